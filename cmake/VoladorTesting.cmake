@@ -1,0 +1,16 @@
+# volador_add_test(NAME SOURCES... LIBS...): a Catch2 test executable whose
+# test cases are registered one by one with CTest.
+include(CTest)
+include(Catch)
+
+add_library(volador_catch_main STATIC "${CMAKE_SOURCE_DIR}/tests/support/catch_main.cpp")
+target_link_libraries(volador_catch_main PUBLIC Catch2::Catch2)
+
+function(volador_add_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE volador_catch_main volador_warnings ${ARG_LIBS})
+  target_compile_definitions(${name} PRIVATE
+    VOLADOR_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+  catch_discover_tests(${name} PROPERTIES TIMEOUT 120)
+endfunction()

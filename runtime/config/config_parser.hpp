@@ -1,0 +1,37 @@
+#pragma once
+// distributed.yaml -> ExperimentConfig, with every error reported at once.
+
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "runtime/config/experiment_config.hpp"
+
+namespace volador::config {
+
+// One problem in a config file. `field` is the dotted path
+// ("searcher.max_trials", "bind_mounts[1].host_path"); line and column are
+// 1-based (0 when the problem is about a missing key of the whole document).
+struct ConfigError {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string field;
+  std::string message;  // e.g. `expected a positive integer, got "ten"`
+
+  // "FILE:LINE:COL: FIELD: MESSAGE"
+  [[nodiscard]] std::string to_string() const;
+};
+
+using ParseOutcome = std::variant<ExperimentConfig, std::vector<ConfigError>>;
+
+// Parses and validates `yaml_text` (named `file_name` in errors). Returns the
+// config, or every error found (never an empty list). Never throws; bounded
+// in time and memory for hostile input (alias bombs, huge documents).
+ParseOutcome parse_experiment_config(std::string_view yaml_text, std::string_view file_name);
+
+// All errors joined by newlines, for printing.
+std::string format_errors(const std::vector<ConfigError>& errors);
+
+}  // namespace volador::config

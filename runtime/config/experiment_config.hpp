@@ -1,0 +1,101 @@
+#pragma once
+// The experiment configuration (distributed.yaml) as typed structs, with the
+// defaults of the user manual. Produced only by parse_experiment_config(),
+// which guarantees every invariant stated in the comments below.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/hparams/space.hpp"
+
+namespace volador::config {
+
+enum class LengthUnit { batches, records, epochs };
+
+// A training length such as `{batches: 900}` or `{epochs: 2}`; value > 0.
+struct Length {
+  LengthUnit unit = LengthUnit::batches;
+  std::uint64_t value = 0;
+};
+
+struct SearcherConfig {
+  std::string name;      // single | grid | random | adaptive_asha (and later ones)
+  std::string metric;    // validation metric name
+  bool smaller_is_better = true;
+  Length max_length;
+  std::uint32_t max_trials = 0;             // random, adaptive_asha (> 0 there)
+  std::uint32_t max_concurrent_trials = 16; // 0 = as many as fit
+  std::string mode = "standard";            // adaptive_asha: aggressive|standard|conservative
+  std::uint32_t divisor = 4;                // adaptive_asha
+  std::uint32_t max_rungs = 5;              // adaptive_asha
+  // Keys this build does not interpret yet but accepts for named searchers
+  // (tpe, bayesian, early stopping options), kept for later issues.
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+struct CheckpointStorage {
+  std::string type = "shared_fs";  // shared_fs | s3 | gcs | azure
+  std::string host_path;           // shared_fs
+  std::string storage_path;        // shared_fs, optional sub-folder
+  std::string bucket, access_key, secret_key, prefix, endpoint_url;  // s3 / gcs
+  std::string container, connection_string, account_url, credential;  // azure
+  std::uint32_t save_experiment_best = 0;
+  std::uint32_t save_trial_best = 1;
+  std::uint32_t save_trial_latest = 1;
+};
+
+struct Resources {
+  std::uint32_t slots_per_trial = 1;
+  std::uint64_t shm_size = 4ull << 30;  // bytes; `128M`, `1.5G` accepted
+  std::string resource_pool;            // empty = the default pool
+};
+
+struct BindMount {
+  std::string host_path;
+  std::string container_path;
+  bool read_only = false;
+};
+
+struct RegistryAuth {
+  std::string username, password, serveraddress;
+};
+
+struct Environment {
+  std::string image;
+  bool force_pull_image = false;
+  std::optional<RegistryAuth> registry_auth;
+  std::vector<std::string> environment_variables;  // each NAME=VALUE
+};
+
+struct ExperimentConfig {
+  std::string name;
+  std::string description;
+  nlohmann::json labels = nlohmann::json::array();  // list of strings
+  nlohmann::json data = nlohmann::json::object();   // free-form, passed to trials
+  std::string workspace, project;                   // both or neither
+  std::string entrypoint;                           // "file:Class" or a command
+
+  hparams::Space hyperparameters;                   // always has global_batch_size
+  std::uint64_t global_batch_size = 0;              // > 0, divisible by slots_per_trial
+
+  SearcherConfig searcher;
+  std::optional<std::uint64_t> records_per_epoch;   // required if any length is in epochs
+  std::uint64_t scheduling_unit = 100;              // batches between metric reports
+  std::optional<Length> min_validation_period;
+  std::optional<Length> min_checkpoint_period;
+  bool perform_initial_validation = false;
+  std::uint32_t max_restarts = 5;
+  std::optional<CheckpointStorage> checkpoint_storage;  // absent: the cluster default
+
+  Resources resources;
+  std::vector<BindMount> bind_mounts;
+  Environment environment;
+  std::optional<std::uint32_t> experiment_seed;     // 0 .. 2^31-1
+};
+
+}  // namespace volador::config
