@@ -1,2 +1,155 @@
 @0x9f1c2d3e4b5a6978;
-# Control-plane messages between actors and nodes (runtime/wire).
+# Control-plane messages between actors and nodes. They travel as Cap'n Proto
+# bytes (standard framing) inside CAF messages; runtime/wire converts them to
+# and from plain C++ structs. A message whose only content is one id travels
+# as a CAF integer instead.
+
+struct MetricEntry {
+  name @0 :Text;
+  value @1 :Float64;
+}
+
+struct LogEntry {
+  seq @0 :UInt64;      # 0 until the journal assigns one
+  timeMs @1 :Int64;
+  stream @2 :Text;     # stdout | stderr | system
+  text @3 :Text;
+}
+
+# --- client -> master ---
+
+struct CreateExperimentRequest {
+  configYaml @0 :Text;
+  configFileName @1 :Text;
+  archive @2 :Data;    # the project folder, packed (storage/archives)
+}
+
+struct CreateExperimentReply {
+  experimentId @0 :UInt64;   # 0 when refused
+  errors @1 :List(Text);     # why it was refused, one line each
+}
+
+struct TrialSummary {
+  id @0 :UInt64;
+  experimentId @1 :UInt64;
+  requestId @2 :UInt64;
+  state @3 :Text;            # ACTIVE, PAUSED, COMPLETED, CANCELED, ERROR
+  hparamsJson @4 :Text;
+  seed @5 :UInt32;
+  batchesTrained @6 :UInt64;
+  restarts @7 :UInt32;
+  hasBestValidation @8 :Bool;
+  bestValidation @9 :Float64;
+  errorMessage @10 :Text;
+}
+
+struct ExperimentSummary {
+  id @0 :UInt64;
+  name @1 :Text;
+  state @2 :Text;
+  progress @3 :Float64;
+  searcher @4 :Text;
+  metric @5 :Text;
+  smallerIsBetter @6 :Bool;
+  numTrials @7 :UInt32;
+  hasBestMetric @8 :Bool;
+  bestMetric @9 :Float64;
+  bestTrialId @10 :UInt64;
+  createdAtMs @11 :Int64;
+  endedAtMs @12 :Int64;
+  errorMessage @13 :Text;
+}
+
+struct ExperimentList {
+  experiments @0 :List(ExperimentSummary);
+}
+
+struct ExperimentDetail {
+  summary @0 :ExperimentSummary;
+  description @1 :Text;
+  configYaml @2 :Text;
+  trials @3 :List(TrialSummary);
+}
+
+struct MetricPoint {
+  kind @0 :Text;             # training | validation
+  batches @1 :UInt64;
+  reportedAtMs @2 :Int64;
+  metrics @3 :List(MetricEntry);
+}
+
+struct TrialDetail {
+  summary @0 :TrialSummary;
+  metrics @1 :List(MetricPoint);
+}
+
+struct LogBatch {
+  lines @0 :List(LogEntry);
+}
+
+# --- agent <-> master ---
+
+struct AgentInfo {
+  agentId @0 :Text;
+  hostname @1 :Text;
+  slots @2 :UInt32;
+}
+
+# What an agent needs to start one rank worker of a trial.
+struct LaunchSpec {
+  trialId @0 :UInt64;
+  experimentId @1 :UInt64;
+  runId @2 :UInt32;
+  rank @3 :UInt32;
+  worldSize @4 :UInt32;
+  entrypoint @5 :Text;
+  hparamsJson @6 :Text;
+  seed @7 :UInt32;
+  globalBatchSize @8 :UInt64;
+  dataJson @9 :Text;
+  environmentVariables @10 :List(Text);
+  archive @11 :Data;
+  masterHost @12 :Text;
+  masterPort @13 :UInt16;
+  token @14 :Text;           # per-run secret the rank presents to the master
+}
+
+struct WorkerExit {
+  trialId @0 :UInt64;
+  runId @1 :UInt32;
+  rank @2 :UInt32;
+  exitCode @3 :Int32;        # -1 when killed by a signal
+  signal @4 :Int32;          # 0 when it exited
+  message @5 :Text;          # e.g. why it could not be started
+}
+
+struct LogLines {
+  trialId @0 :UInt64;
+  runId @1 :UInt32;
+  lines @2 :List(LogEntry);
+}
+
+# --- rank worker <-> trial ---
+
+struct RankHello {
+  trialId @0 :UInt64;
+  runId @1 :UInt32;
+  rank @2 :UInt32;
+  token @3 :Text;
+}
+
+struct WorkloadRequest {
+  kind @0 :Kind;
+  enum Kind {
+    train @0;
+    validate @1;
+  }
+  startBatch @1 :UInt64;     # train: index of the first batch of the trial
+  batches @2 :UInt64;        # train: how many batches
+}
+
+struct WorkloadResult {
+  metrics @0 :List(MetricEntry);  # averaged over the workload's batches
+  batchesTrained @1 :UInt64;      # total after the workload
+  errorMessage @2 :Text;          # non-empty: the trial code failed
+}

@@ -1,0 +1,82 @@
+#pragma once
+// The native (C++) trial API, mirroring the manual's PyTorchTrial: the trial
+// builds its training and validation data sets, then the system calls
+// train_batch() and evaluate_batch() with batches it draws from them, and
+// averages the returned metrics over batches (and, with several ranks, over
+// ranks). A trial object lives in one rank worker process and is used from
+// one thread.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/core/error.hpp"
+#include "runtime/core/metrics.hpp"
+
+namespace volador::trial_api {
+
+// A dense float tensor, row-major.
+struct Tensor {
+  std::vector<std::size_t> shape;
+  std::vector<float> values;
+};
+
+// A batch of records: inputs [n, ...] and targets [n, ...] (first dimension n).
+struct Batch {
+  Tensor inputs;
+  Tensor targets;
+  [[nodiscard]] std::size_t size() const { return inputs.shape.empty() ? 0 : inputs.shape[0]; }
+};
+
+// Random-access records; the system decides order, sharding and batching.
+class Dataset {
+ public:
+  virtual ~Dataset() = default;
+  [[nodiscard]] virtual std::size_t size() const = 0;
+  // The records at `indices` (each < size()) as one batch, in that order.
+  [[nodiscard]] virtual Batch gather(std::span<const std::size_t> indices) const = 0;
+};
+
+// What a trial knows about its run (the manual's PyTorchTrialContext).
+class TrialContext {
+ public:
+  TrialContext(nlohmann::json hparams, nlohmann::json data_config, std::uint32_t seed,
+               std::uint64_t global_batch_size, std::uint32_t rank, std::uint32_t size);
+
+  // The hyperparameter `name` (nested ones as a JSON object). Error
+  // not_found naming the hyperparameter when absent.
+  [[nodiscard]] Result<nlohmann::json> get_hparam(const std::string& name) const;
+  [[nodiscard]] const nlohmann::json& get_hparams() const { return hparams_; }
+  [[nodiscard]] const nlohmann::json& get_data_config() const { return data_config_; }
+  [[nodiscard]] std::uint32_t get_seed() const { return seed_; }
+  [[nodiscard]] std::uint64_t get_global_batch_size() const { return global_batch_size_; }
+  [[nodiscard]] std::uint64_t get_per_slot_batch_size() const { return global_batch_size_ / size_; }
+  [[nodiscard]] std::uint32_t get_rank() const { return rank_; }
+  [[nodiscard]] std::uint32_t get_size() const { return size_; }
+
+ private:
+  nlohmann::json hparams_;
+  nlohmann::json data_config_;
+  std::uint32_t seed_;
+  std::uint64_t global_batch_size_;
+  std::uint32_t rank_;
+  std::uint32_t size_;
+};
+
+class Trial {
+ public:
+  virtual ~Trial() = default;
+  [[nodiscard]] virtual std::unique_ptr<Dataset> build_training_data() = 0;
+  [[nodiscard]] virtual std::unique_ptr<Dataset> build_validation_data() = 0;
+  // One optimisation step on `batch`; returns metrics such as {"loss": ...}.
+  virtual MetricMap train_batch(const Batch& batch, std::uint64_t epoch_idx, std::uint64_t batch_idx) = 0;
+  // Metrics of `batch` under the current model; no learning.
+  virtual MetricMap evaluate_batch(const Batch& batch) = 0;
+};
+
+}  // namespace volador::trial_api

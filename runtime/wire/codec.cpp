@@ -1,0 +1,381 @@
+#include "runtime/wire/codec.hpp"
+
+#include <capnp/message.h>
+#include <capnp/schema.h>
+#include <capnp/serialize.h>
+#include <kj/exception.h>
+
+#include <cstring>
+#include <string_view>
+
+#include "schemas/control.capnp.h"
+
+namespace volador::wire {
+namespace {
+
+namespace cp = ::capnp;
+
+std::string text(cp::Text::Reader t) { return {t.cStr(), t.size()}; }
+
+std::string data(cp::Data::Reader d) { return {reinterpret_cast<const char*>(d.begin()), d.size()}; }
+
+cp::Data::Reader as_data(const std::string& s) {
+  return {reinterpret_cast<const kj::byte*>(s.data()), s.size()};
+}
+
+void write_metrics(const MetricMap& in, cp::List<::MetricEntry>::Builder out) {
+  unsigned i = 0;
+  for (const auto& [name, value] : in) {
+    out[i].setName(name);
+    out[i].setValue(value);
+    ++i;
+  }
+}
+
+MetricMap read_metrics(cp::List<::MetricEntry>::Reader in) {
+  MetricMap out;
+  for (auto e : in) out[text(e.getName())] = e.getValue();
+  return out;
+}
+
+void write_strings(const std::vector<std::string>& in, cp::List<cp::Text>::Builder out) {
+  for (unsigned i = 0; i < in.size(); ++i) out.set(i, in[i]);
+}
+
+std::vector<std::string> read_strings(cp::List<cp::Text>::Reader in) {
+  std::vector<std::string> out;
+  for (auto t : in) out.push_back(text(t));
+  return out;
+}
+
+// Schema<Message> names the generated struct and converts in both directions.
+template <class Message>
+struct Schema;
+
+template <>
+struct Schema<LogEntry> {
+  using Type = ::LogEntry;
+  static void write(const LogEntry& m, Type::Builder b) {
+    b.setSeq(m.seq);
+    b.setTimeMs(m.time_ms);
+    b.setStream(m.stream);
+    b.setText(m.text);
+  }
+  static LogEntry read(Type::Reader r) {
+    return {r.getSeq(), r.getTimeMs(), text(r.getStream()), text(r.getText())};
+  }
+};
+
+template <class Element>
+void write_list(const std::vector<Element>& in, typename cp::List<typename Schema<Element>::Type>::Builder out) {
+  for (unsigned i = 0; i < in.size(); ++i) Schema<Element>::write(in[i], out[i]);
+}
+
+template <class Element>
+std::vector<Element> read_list(typename cp::List<typename Schema<Element>::Type>::Reader in) {
+  std::vector<Element> out;
+  out.reserve(in.size());
+  for (auto r : in) out.push_back(Schema<Element>::read(r));
+  return out;
+}
+
+template <>
+struct Schema<CreateExperimentRequest> {
+  using Type = ::CreateExperimentRequest;
+  static void write(const CreateExperimentRequest& m, Type::Builder b) {
+    b.setConfigYaml(m.config_yaml);
+    b.setConfigFileName(m.config_file_name);
+    b.setArchive(as_data(m.archive));
+  }
+  static CreateExperimentRequest read(Type::Reader r) {
+    return {text(r.getConfigYaml()), text(r.getConfigFileName()), data(r.getArchive())};
+  }
+};
+
+template <>
+struct Schema<CreateExperimentReply> {
+  using Type = ::CreateExperimentReply;
+  static void write(const CreateExperimentReply& m, Type::Builder b) {
+    b.setExperimentId(m.experiment_id);
+    write_strings(m.errors, b.initErrors(m.errors.size()));
+  }
+  static CreateExperimentReply read(Type::Reader r) {
+    return {r.getExperimentId(), read_strings(r.getErrors())};
+  }
+};
+
+template <>
+struct Schema<TrialSummary> {
+  using Type = ::TrialSummary;
+  static void write(const TrialSummary& m, Type::Builder b) {
+    b.setId(m.id);
+    b.setExperimentId(m.experiment_id);
+    b.setRequestId(m.request_id);
+    b.setState(m.state);
+    b.setHparamsJson(m.hparams_json);
+    b.setSeed(m.seed);
+    b.setBatchesTrained(m.batches_trained);
+    b.setRestarts(m.restarts);
+    b.setHasBestValidation(m.has_best_validation);
+    b.setBestValidation(m.best_validation);
+    b.setErrorMessage(m.error_message);
+  }
+  static TrialSummary read(Type::Reader r) {
+    return {r.getId(), r.getExperimentId(), r.getRequestId(), text(r.getState()),
+            text(r.getHparamsJson()), r.getSeed(), r.getBatchesTrained(), r.getRestarts(),
+            r.getHasBestValidation(), r.getBestValidation(), text(r.getErrorMessage())};
+  }
+};
+
+template <>
+struct Schema<ExperimentSummary> {
+  using Type = ::ExperimentSummary;
+  static void write(const ExperimentSummary& m, Type::Builder b) {
+    b.setId(m.id);
+    b.setName(m.name);
+    b.setState(m.state);
+    b.setProgress(m.progress);
+    b.setSearcher(m.searcher);
+    b.setMetric(m.metric);
+    b.setSmallerIsBetter(m.smaller_is_better);
+    b.setNumTrials(m.num_trials);
+    b.setHasBestMetric(m.has_best_metric);
+    b.setBestMetric(m.best_metric);
+    b.setBestTrialId(m.best_trial_id);
+    b.setCreatedAtMs(m.created_at_ms);
+    b.setEndedAtMs(m.ended_at_ms);
+    b.setErrorMessage(m.error_message);
+  }
+  static ExperimentSummary read(Type::Reader r) {
+    return {r.getId(), text(r.getName()), text(r.getState()), r.getProgress(),
+            text(r.getSearcher()), text(r.getMetric()), r.getSmallerIsBetter(),
+            r.getNumTrials(), r.getHasBestMetric(), r.getBestMetric(), r.getBestTrialId(),
+            r.getCreatedAtMs(), r.getEndedAtMs(), text(r.getErrorMessage())};
+  }
+};
+
+template <>
+struct Schema<ExperimentList> {
+  using Type = ::ExperimentList;
+  static void write(const ExperimentList& m, Type::Builder b) {
+    write_list(m.experiments, b.initExperiments(m.experiments.size()));
+  }
+  static ExperimentList read(Type::Reader r) {
+    return {read_list<ExperimentSummary>(r.getExperiments())};
+  }
+};
+
+template <>
+struct Schema<ExperimentDetail> {
+  using Type = ::ExperimentDetail;
+  static void write(const ExperimentDetail& m, Type::Builder b) {
+    Schema<ExperimentSummary>::write(m.summary, b.initSummary());
+    b.setDescription(m.description);
+    b.setConfigYaml(m.config_yaml);
+    write_list(m.trials, b.initTrials(m.trials.size()));
+  }
+  static ExperimentDetail read(Type::Reader r) {
+    return {Schema<ExperimentSummary>::read(r.getSummary()), text(r.getDescription()),
+            text(r.getConfigYaml()), read_list<TrialSummary>(r.getTrials())};
+  }
+};
+
+template <>
+struct Schema<MetricPoint> {
+  using Type = ::MetricPoint;
+  static void write(const MetricPoint& m, Type::Builder b) {
+    b.setKind(m.kind);
+    b.setBatches(m.batches);
+    b.setReportedAtMs(m.reported_at_ms);
+    write_metrics(m.metrics, b.initMetrics(m.metrics.size()));
+  }
+  static MetricPoint read(Type::Reader r) {
+    return {text(r.getKind()), r.getBatches(), r.getReportedAtMs(), read_metrics(r.getMetrics())};
+  }
+};
+
+template <>
+struct Schema<TrialDetail> {
+  using Type = ::TrialDetail;
+  static void write(const TrialDetail& m, Type::Builder b) {
+    Schema<TrialSummary>::write(m.summary, b.initSummary());
+    write_list(m.metrics, b.initMetrics(m.metrics.size()));
+  }
+  static TrialDetail read(Type::Reader r) {
+    return {Schema<TrialSummary>::read(r.getSummary()), read_list<MetricPoint>(r.getMetrics())};
+  }
+};
+
+template <>
+struct Schema<LogBatch> {
+  using Type = ::LogBatch;
+  static void write(const LogBatch& m, Type::Builder b) { write_list(m.lines, b.initLines(m.lines.size())); }
+  static LogBatch read(Type::Reader r) { return {read_list<LogEntry>(r.getLines())}; }
+};
+
+template <>
+struct Schema<AgentInfo> {
+  using Type = ::AgentInfo;
+  static void write(const AgentInfo& m, Type::Builder b) {
+    b.setAgentId(m.agent_id);
+    b.setHostname(m.hostname);
+    b.setSlots(m.slots);
+  }
+  static AgentInfo read(Type::Reader r) {
+    return {text(r.getAgentId()), text(r.getHostname()), r.getSlots()};
+  }
+};
+
+template <>
+struct Schema<LaunchSpec> {
+  using Type = ::LaunchSpec;
+  static void write(const LaunchSpec& m, Type::Builder b) {
+    b.setTrialId(m.trial_id);
+    b.setExperimentId(m.experiment_id);
+    b.setRunId(m.run_id);
+    b.setRank(m.rank);
+    b.setWorldSize(m.world_size);
+    b.setEntrypoint(m.entrypoint);
+    b.setHparamsJson(m.hparams_json);
+    b.setSeed(m.seed);
+    b.setGlobalBatchSize(m.global_batch_size);
+    b.setDataJson(m.data_json);
+    write_strings(m.environment_variables, b.initEnvironmentVariables(m.environment_variables.size()));
+    b.setArchive(as_data(m.archive));
+    b.setMasterHost(m.master_host);
+    b.setMasterPort(m.master_port);
+    b.setToken(m.token);
+  }
+  static LaunchSpec read(Type::Reader r) {
+    return {r.getTrialId(),      r.getExperimentId(),
+            r.getRunId(),        r.getRank(),
+            r.getWorldSize(),    text(r.getEntrypoint()),
+            text(r.getHparamsJson()), r.getSeed(),
+            r.getGlobalBatchSize(), text(r.getDataJson()),
+            read_strings(r.getEnvironmentVariables()), data(r.getArchive()),
+            text(r.getMasterHost()), r.getMasterPort(),
+            text(r.getToken())};
+  }
+};
+
+template <>
+struct Schema<WorkerExit> {
+  using Type = ::WorkerExit;
+  static void write(const WorkerExit& m, Type::Builder b) {
+    b.setTrialId(m.trial_id);
+    b.setRunId(m.run_id);
+    b.setRank(m.rank);
+    b.setExitCode(m.exit_code);
+    b.setSignal(m.signal);
+    b.setMessage(m.message);
+  }
+  static WorkerExit read(Type::Reader r) {
+    return {r.getTrialId(), r.getRunId(), r.getRank(), r.getExitCode(), r.getSignal(), text(r.getMessage())};
+  }
+};
+
+template <>
+struct Schema<LogLines> {
+  using Type = ::LogLines;
+  static void write(const LogLines& m, Type::Builder b) {
+    b.setTrialId(m.trial_id);
+    b.setRunId(m.run_id);
+    write_list(m.lines, b.initLines(m.lines.size()));
+  }
+  static LogLines read(Type::Reader r) {
+    return {r.getTrialId(), r.getRunId(), read_list<LogEntry>(r.getLines())};
+  }
+};
+
+template <>
+struct Schema<RankHello> {
+  using Type = ::RankHello;
+  static void write(const RankHello& m, Type::Builder b) {
+    b.setTrialId(m.trial_id);
+    b.setRunId(m.run_id);
+    b.setRank(m.rank);
+    b.setToken(m.token);
+  }
+  static RankHello read(Type::Reader r) {
+    return {r.getTrialId(), r.getRunId(), r.getRank(), text(r.getToken())};
+  }
+};
+
+template <>
+struct Schema<WorkloadRequest> {
+  using Type = ::WorkloadRequest;
+  static void write(const WorkloadRequest& m, Type::Builder b) {
+    b.setKind(m.kind == WorkloadKind::train ? Type::Kind::TRAIN : Type::Kind::VALIDATE);
+    b.setStartBatch(m.start_batch);
+    b.setBatches(m.batches);
+  }
+  static WorkloadRequest read(Type::Reader r) {
+    auto kind = r.getKind() == Type::Kind::TRAIN ? WorkloadKind::train : WorkloadKind::validate;
+    return {kind, r.getStartBatch(), r.getBatches()};
+  }
+};
+
+template <>
+struct Schema<WorkloadResult> {
+  using Type = ::WorkloadResult;
+  static void write(const WorkloadResult& m, Type::Builder b) {
+    write_metrics(m.metrics, b.initMetrics(m.metrics.size()));
+    b.setBatchesTrained(m.batches_trained);
+    b.setErrorMessage(m.error_message);
+  }
+  static WorkloadResult read(Type::Reader r) {
+    return {read_metrics(r.getMetrics()), r.getBatchesTrained(), text(r.getErrorMessage())};
+  }
+};
+
+}  // namespace
+
+template <class Message>
+Bytes encode(const Message& message) {
+  cp::MallocMessageBuilder builder;
+  Schema<Message>::write(message, builder.initRoot<typename Schema<Message>::Type>());
+  auto words = cp::messageToFlatArray(builder);
+  auto bytes = words.asBytes();
+  return Bytes(reinterpret_cast<const char*>(bytes.begin()), reinterpret_cast<const char*>(bytes.end()));
+}
+
+template <class Message>
+Result<Message> decode(const Bytes& bytes) {
+  const auto type_name = cp::Schema::from<typename Schema<Message>::Type>().getShortDisplayName();
+  auto failure = [&](std::string_view why) {
+    return fail(Error::corruption("malformed " + std::string(type_name.cStr()) + " message: " + std::string(why)));
+  };
+  if (bytes.size() % sizeof(cp::word) != 0) return failure("size is not a multiple of 8 bytes");
+  if (bytes.size() > kMaxMessageBytes) return failure("larger than the message limit");
+  // Copy into word-aligned storage: CAF's buffer carries no alignment promise.
+  kj::Array<cp::word> words = kj::heapArray<cp::word>(bytes.size() / sizeof(cp::word));
+  std::memcpy(words.begin(), bytes.data(), bytes.size());
+  try {
+    cp::ReaderOptions options;
+    options.traversalLimitInWords = kMaxMessageBytes / sizeof(cp::word);
+    cp::FlatArrayMessageReader reader(words.asPtr(), options);
+    return Schema<Message>::read(reader.getRoot<typename Schema<Message>::Type>());
+  } catch (const kj::Exception& e) {
+    return failure(e.getDescription().cStr());
+  }
+}
+
+#define VOLADOR_WIRE_MESSAGE(M) \
+  template Bytes encode<M>(const M&); \
+  template Result<M> decode<M>(const Bytes&);
+VOLADOR_WIRE_MESSAGE(CreateExperimentRequest)
+VOLADOR_WIRE_MESSAGE(CreateExperimentReply)
+VOLADOR_WIRE_MESSAGE(ExperimentList)
+VOLADOR_WIRE_MESSAGE(ExperimentDetail)
+VOLADOR_WIRE_MESSAGE(TrialDetail)
+VOLADOR_WIRE_MESSAGE(LogBatch)
+VOLADOR_WIRE_MESSAGE(AgentInfo)
+VOLADOR_WIRE_MESSAGE(LaunchSpec)
+VOLADOR_WIRE_MESSAGE(WorkerExit)
+VOLADOR_WIRE_MESSAGE(LogLines)
+VOLADOR_WIRE_MESSAGE(RankHello)
+VOLADOR_WIRE_MESSAGE(WorkloadRequest)
+VOLADOR_WIRE_MESSAGE(WorkloadResult)
+#undef VOLADOR_WIRE_MESSAGE
+
+}  // namespace volador::wire

@@ -1,0 +1,150 @@
+#pragma once
+// Control-plane messages as plain C++ structs, one per struct of
+// schemas/control.capnp (see there for field meanings). Actors build and read
+// these; runtime/wire/codec.hpp turns them into the bytes CAF carries.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/core/metrics.hpp"
+
+namespace volador::wire {
+
+struct LogEntry {
+  std::uint64_t seq = 0;
+  std::int64_t time_ms = 0;
+  std::string stream;
+  std::string text;
+};
+
+struct CreateExperimentRequest {
+  std::string config_yaml;
+  std::string config_file_name;
+  std::string archive;
+};
+
+struct CreateExperimentReply {
+  std::uint64_t experiment_id = 0;
+  std::vector<std::string> errors;
+};
+
+struct TrialSummary {
+  std::uint64_t id = 0;
+  std::uint64_t experiment_id = 0;
+  std::uint64_t request_id = 0;
+  std::string state;
+  std::string hparams_json;
+  std::uint32_t seed = 0;
+  std::uint64_t batches_trained = 0;
+  std::uint32_t restarts = 0;
+  bool has_best_validation = false;
+  double best_validation = 0;
+  std::string error_message;
+};
+
+struct ExperimentSummary {
+  std::uint64_t id = 0;
+  std::string name;
+  std::string state;
+  double progress = 0;
+  std::string searcher;
+  std::string metric;
+  bool smaller_is_better = true;
+  std::uint32_t num_trials = 0;
+  bool has_best_metric = false;
+  double best_metric = 0;
+  std::uint64_t best_trial_id = 0;
+  std::int64_t created_at_ms = 0;
+  std::int64_t ended_at_ms = 0;
+  std::string error_message;
+};
+
+struct ExperimentList {
+  std::vector<ExperimentSummary> experiments;
+};
+
+struct ExperimentDetail {
+  ExperimentSummary summary;
+  std::string description;
+  std::string config_yaml;
+  std::vector<TrialSummary> trials;
+};
+
+struct MetricPoint {
+  std::string kind;
+  std::uint64_t batches = 0;
+  std::int64_t reported_at_ms = 0;
+  MetricMap metrics;
+};
+
+struct TrialDetail {
+  TrialSummary summary;
+  std::vector<MetricPoint> metrics;
+};
+
+struct LogBatch {
+  std::vector<LogEntry> lines;
+};
+
+struct AgentInfo {
+  std::string agent_id;
+  std::string hostname;
+  std::uint32_t slots = 0;
+};
+
+struct LaunchSpec {
+  std::uint64_t trial_id = 0;
+  std::uint64_t experiment_id = 0;
+  std::uint32_t run_id = 0;
+  std::uint32_t rank = 0;
+  std::uint32_t world_size = 1;
+  std::string entrypoint;
+  std::string hparams_json;
+  std::uint32_t seed = 0;
+  std::uint64_t global_batch_size = 0;
+  std::string data_json;
+  std::vector<std::string> environment_variables;
+  std::string archive;
+  std::string master_host;
+  std::uint16_t master_port = 0;
+  std::string token;
+};
+
+struct WorkerExit {
+  std::uint64_t trial_id = 0;
+  std::uint32_t run_id = 0;
+  std::uint32_t rank = 0;
+  std::int32_t exit_code = 0;
+  std::int32_t signal = 0;
+  std::string message;
+};
+
+struct LogLines {
+  std::uint64_t trial_id = 0;
+  std::uint32_t run_id = 0;
+  std::vector<LogEntry> lines;
+};
+
+struct RankHello {
+  std::uint64_t trial_id = 0;
+  std::uint32_t run_id = 0;
+  std::uint32_t rank = 0;
+  std::string token;
+};
+
+enum class WorkloadKind { train, validate };
+
+struct WorkloadRequest {
+  WorkloadKind kind = WorkloadKind::train;
+  std::uint64_t start_batch = 0;
+  std::uint64_t batches = 0;
+};
+
+struct WorkloadResult {
+  MetricMap metrics;
+  std::uint64_t batches_trained = 0;
+  std::string error_message;
+};
+
+}  // namespace volador::wire

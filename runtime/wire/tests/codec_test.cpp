@@ -1,0 +1,57 @@
+#include <catch2/catch.hpp>
+
+#include "runtime/wire/codec.hpp"
+
+using namespace volador;
+using namespace volador::wire;
+
+TEST_CASE("A launch spec survives encode and decode, archive bytes included") {
+  LaunchSpec spec;
+  spec.trial_id = 31;
+  spec.run_id = 2;
+  spec.entrypoint = "native:softmax";
+  spec.hparams_json = R"({"lr":0.1})";
+  spec.environment_variables = {"A=1", "B=two"};
+  spec.archive = std::string("\0\x01\xff tar", 7);
+  spec.master_port = 17000;
+  auto back = decode<LaunchSpec>(encode(spec));
+  REQUIRE(back.has_value());
+  CHECK(back->trial_id == 31);
+  CHECK(back->run_id == 2);
+  CHECK(back->entrypoint == "native:softmax");
+  CHECK(back->environment_variables == spec.environment_variables);
+  CHECK(back->archive == spec.archive);
+  CHECK(back->master_port == 17000);
+}
+
+TEST_CASE("Nested messages keep their lists and metric maps") {
+  TrialDetail detail;
+  detail.summary.id = 4;
+  detail.summary.state = "COMPLETED";
+  detail.metrics.push_back({"validation", 300, 1234, {{"accuracy", 0.9}, {"loss", 0.25}}});
+  auto back = decode<TrialDetail>(encode(detail));
+  REQUIRE(back.has_value());
+  CHECK(back->summary.state == "COMPLETED");
+  REQUIRE(back->metrics.size() == 1);
+  CHECK(back->metrics[0].metrics.at("accuracy") == 0.9);
+  CHECK(back->metrics[0].batches == 300);
+}
+
+TEST_CASE("Workload kinds round-trip") {
+  auto back = decode<WorkloadRequest>(encode(WorkloadRequest{WorkloadKind::validate, 7, 0}));
+  REQUIRE(back.has_value());
+  CHECK(back->kind == WorkloadKind::validate);
+  CHECK(back->start_batch == 7);
+}
+
+TEST_CASE("Malformed bytes give a corruption error naming the message type") {
+  Bytes garbage(24, '\x7f');
+  auto r = decode<RankHello>(garbage);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().code == ErrorCode::corruption);
+  CHECK(r.error().message.find("RankHello") != std::string::npos);
+
+  auto odd = decode<RankHello>(Bytes(5, 0));
+  REQUIRE_FALSE(odd.has_value());
+  CHECK(odd.error().message.find("multiple of 8") != std::string::npos);
+}
