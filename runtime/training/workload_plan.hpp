@@ -1,8 +1,9 @@
 #pragma once
 // The sequence of workloads a trial runs: train up to scheduling_unit batches,
 // validate every min_validation_period, checkpoint every min_checkpoint_period,
-// always validate at the end. Pure: the trial actor keeps a Progress and asks
-// for the next workload after each one completes.
+// always validate and then checkpoint at the target the searcher asked for.
+// Pure: the trial actor keeps a Progress and asks for the next workload after
+// each one completes; a later, larger target continues from that Progress.
 
 #include <cstdint>
 
@@ -13,7 +14,7 @@ namespace volador::training {
 struct SchedulePolicy {
   std::uint64_t scheduling_unit = 100;     // batches per train workload, > 0
   std::uint64_t validation_period = 0;     // batches; 0 = only the final validation
-  std::uint64_t checkpoint_period = 0;     // batches; 0 = none until the end
+  std::uint64_t checkpoint_period = 0;     // batches; 0 = none until the target
   bool initial_validation = false;         // validate before any training
 };
 
@@ -32,13 +33,15 @@ enum class WorkloadKind { train, validate, checkpoint, done };
 struct Workload {
   WorkloadKind kind = WorkloadKind::done;
   std::uint64_t batches = 0;        // train: how many batches to run
-  std::uint64_t start_batch = 0;    // train: index of the first batch (= batches_trained)
+  std::uint64_t start_batch = 0;    // batches_trained when it starts (train: the first batch's index)
 };
 
-// The next workload to reach `target_batches` (the length the searcher asked
-// for). Train workloads never cross a validation or checkpoint boundary; a
-// validation is due when validation_period batches have passed since the last
-// one, and once at target; `done` when trained to target and validated there.
+// The next workload to reach `target_batches` (> 0, the length the searcher
+// asked for). Order: an initial validation (if asked) before any training;
+// periodic validation then checkpoint when their period has passed since the
+// last one (any validation or checkpoint restarts the count); at the target a
+// validation and a checkpoint unless one already happened at that batch count;
+// then `done`. Train workloads never cross a due point or the target.
 Workload next_workload(const SchedulePolicy& policy, const Progress& progress,
                        std::uint64_t target_batches);
 
