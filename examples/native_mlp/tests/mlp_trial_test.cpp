@@ -1,0 +1,60 @@
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "examples/native_mlp/mlp_model.hpp"
+#include "examples/native_mlp/mlp_trial.hpp"
+#include "runtime/trial_api/trial_runner.hpp"
+
+using namespace volador;
+using namespace volador::examples;
+
+TEST_CASE("The MLP gradient matches finite differences") {
+  MlpModel model({5, 4, 3}, 7);
+  std::mt19937 rng(3);
+  std::normal_distribution<float> n;
+  std::vector<float> x(2 * 5);
+  for (auto& v : x) v = n(rng);
+  std::vector<float> y{0, 2};
+  std::vector<float> grad(model.shape().parameter_count());
+  model.evaluate(x, y, 2, grad);
+  auto params = model.parameters();
+  for (std::size_t i = 0; i < params.size(); i += 3) {
+    const float saved = params[i];
+    const float h = 1e-2f;
+    params[i] = saved + h;
+    const double up = model.evaluate(x, y, 2, {}).loss;
+    params[i] = saved - h;
+    const double down = model.evaluate(x, y, 2, {}).loss;
+    params[i] = saved;
+    CHECK(grad[i] == Approx((up - down) / (2 * h)).margin(2e-3));
+  }
+}
+
+TEST_CASE("The example trial learns the synthetic task far above chance") {
+  trial_api::TrialRegistry registry;
+  register_example_trials(registry);
+  trial_api::TrialContext ctx(nlohmann::json{{"learning_rate", 0.05}, {"hidden_units", 32}},
+                              nlohmann::json{{"train_records", 3000}, {"validation_records", 600}}, 11, 32, 0, 1);
+  auto trial = registry.create("native:mlp_classifier", ctx);
+  REQUIRE(trial.has_value());
+  auto runner = trial_api::TrialRunner::create(std::move(*trial), ctx);
+  REQUIRE(runner.has_value());
+  auto before = runner->validate();
+  REQUIRE(runner->train(0, 400).has_value());
+  auto after = runner->validate();
+  REQUIRE(after.has_value());
+  INFO("before " << before->at("accuracy") << " after " << after->at("accuracy"));
+  CHECK(before->at("accuracy") < 0.3);
+  CHECK(after->at("accuracy") > 0.6);  // chance is 0.1 with 10 classes  // chance is 0.1 with 10 classes
+  CHECK(after->at("validation_loss") < before->at("validation_loss"));
+}
+
+TEST_CASE("The example trial names a missing hyperparameter") {
+  trial_api::TrialRegistry registry;
+  register_example_trials(registry);
+  trial_api::TrialContext ctx(nlohmann::json{{"learning_rate", 0.05}}, nlohmann::json::object(), 1, 32, 0, 1);
+  auto trial = registry.create("native:mlp_classifier", ctx);
+  REQUIRE_FALSE(trial.has_value());
+  CHECK(trial.error().message.find("hidden_units") != std::string::npos);
+}
