@@ -1,0 +1,68 @@
+#include <catch2/catch.hpp>
+
+#include <future>
+#include <mutex>
+
+#include "runtime/process/child_process.hpp"
+
+using namespace volador;
+using namespace volador::process;
+
+namespace {
+
+struct Captured {
+  std::mutex mutex;
+  std::vector<std::pair<std::string, std::string>> lines;
+  std::promise<ProcessExit> exit;
+};
+
+Result<std::unique_ptr<ChildProcess>> run(Captured& c, ProcessSpec spec) {
+  return ChildProcess::spawn(
+      spec,
+      [&c](std::string_view stream, std::string line) {
+        std::lock_guard lock(c.mutex);
+        c.lines.emplace_back(std::string(stream), std::move(line));
+      },
+      [&c](ProcessExit e) { c.exit.set_value(e); });
+}
+
+}  // namespace
+
+TEST_CASE("Lines of stdout and stderr are captured, with the exit code and environment") {
+  Captured c;
+  auto child = run(c, {{"sh", "-c", "echo out1; echo err1 >&2; printf \"tail-$VOLADOR_X\"; exit 3"},
+                       {{"VOLADOR_X", "42"}}, {}});
+  REQUIRE(child.has_value());
+  auto exit = c.exit.get_future().get();
+  CHECK(exit.exit_code == 3);
+  CHECK(exit.signal == 0);
+  std::lock_guard lock(c.mutex);
+  CHECK(std::count(c.lines.begin(), c.lines.end(), std::pair<std::string, std::string>{"stdout", "out1"}) == 1);
+  CHECK(std::count(c.lines.begin(), c.lines.end(), std::pair<std::string, std::string>{"stderr", "err1"}) == 1);
+  CHECK(std::count(c.lines.begin(), c.lines.end(), std::pair<std::string, std::string>{"stdout", "tail-42"}) == 1);
+}
+
+TEST_CASE("kill ends the child and what it started, reporting the signal") {
+  Captured c;
+  auto child = run(c, {{"sh", "-c", "sleep 30 & sleep 30"}, {}, {}});
+  REQUIRE(child.has_value());
+  (*child)->kill(SIGKILL);
+  auto exit = c.exit.get_future().get();  // returns only once both sleeps closed the pipes
+  CHECK(exit.exit_code == -1);
+  CHECK(exit.signal == SIGKILL);
+}
+
+TEST_CASE("A program that cannot be started is an error naming it") {
+  Captured c;
+  auto child = run(c, {{"/nonexistent/volador-worker"}, {}, {}});
+  REQUIRE_FALSE(child.has_value());
+  CHECK(child.error().message.find("/nonexistent/volador-worker") != std::string::npos);
+  CHECK(child.error().message.find("No such file") != std::string::npos);
+}
+
+TEST_CASE("A missing working folder is an error naming it") {
+  Captured c;
+  auto child = run(c, {{"true"}, {}, "/nonexistent-dir"});
+  REQUIRE_FALSE(child.has_value());
+  CHECK(child.error().message.find("/nonexistent-dir") != std::string::npos);
+}
