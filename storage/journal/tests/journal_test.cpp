@@ -1,0 +1,482 @@
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <rocksdb/db.h>
+
+#include "storage/journal/journal.hpp"
+#include "storage/journal/journal_keys.hpp"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using namespace volador;
+using namespace volador::storage;
+
+namespace {
+
+// A fresh folder under the system temp dir, removed with everything in it.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static std::atomic<int> counter{0};
+    std::random_device random;
+    path = fs::temp_directory_path() /
+           ("volador-journal-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
+            std::to_string(random()));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  fs::path journal() const { return path / "journal"; }
+};
+
+std::unique_ptr<Journal> open_journal(const fs::path& dir) {
+  auto journal = Journal::open(dir);
+  if (!journal) FAIL("open: " << journal.error().message);
+  return std::move(*journal);
+}
+
+ExperimentRecord make_experiment(std::uint64_t id) {
+  return {.id = id,
+          .name = "exp-" + std::to_string(id),
+          .config_yaml = "name: mnist\nsearcher:\n  name: random\n",
+          .config_file_name = "distributed.yaml",
+          .state = RunState::active,
+          .experiment_seed = 42,
+          .progress = 0.25,
+          .error_message = "",
+          .created_at_ms = 1'700'000'000'000,
+          .ended_at_ms = 0};
+}
+
+TrialRecord make_trial(std::uint64_t id, std::uint64_t experiment_id) {
+  return {.id = id,
+          .experiment_id = experiment_id,
+          .request_id = id * 10,
+          .hparams = {{"lr", 0.01}, {"layers", {64, 32}}, {"optimizer", "adam"}},
+          .seed = 7,
+          .state = RunState::paused,
+          .batches_trained = 1200,
+          .restarts = 1,
+          .run_id = 2,
+          .error_message = "",
+          .created_at_ms = 1'700'000'000'001,
+          .ended_at_ms = 0};
+}
+
+void check_same(const ExperimentRecord& a, const ExperimentRecord& b) {
+  CHECK(a.id == b.id);
+  CHECK(a.name == b.name);
+  CHECK(a.config_yaml == b.config_yaml);
+  CHECK(a.config_file_name == b.config_file_name);
+  CHECK(a.state == b.state);
+  CHECK(a.experiment_seed == b.experiment_seed);
+  CHECK(a.progress == b.progress);
+  CHECK(a.error_message == b.error_message);
+  CHECK(a.created_at_ms == b.created_at_ms);
+  CHECK(a.ended_at_ms == b.ended_at_ms);
+}
+
+void check_same(const TrialRecord& a, const TrialRecord& b) {
+  CHECK(a.id == b.id);
+  CHECK(a.experiment_id == b.experiment_id);
+  CHECK(a.request_id == b.request_id);
+  CHECK(a.hparams == b.hparams);
+  CHECK(a.seed == b.seed);
+  CHECK(a.state == b.state);
+  CHECK(a.batches_trained == b.batches_trained);
+  CHECK(a.restarts == b.restarts);
+  CHECK(a.run_id == b.run_id);
+  CHECK(a.error_message == b.error_message);
+  CHECK(a.created_at_ms == b.created_at_ms);
+  CHECK(a.ended_at_ms == b.ended_at_ms);
+}
+
+std::vector<LogLine> make_lines(std::initializer_list<const char*> texts) {
+  std::vector<LogLine> lines;
+  for (const char* text : texts) lines.push_back({.trial_id = 0, .seq = 0, .time_ms = 5, .stream = "stdout", .text = text});
+  return lines;
+}
+
+std::vector<std::uint64_t> seqs(const std::vector<LogLine>& lines) {
+  std::vector<std::uint64_t> out;
+  for (const auto& line : lines) out.push_back(line.seq);
+  return out;
+}
+
+// Runs one hidden test case of this binary in a child process (fresh, so no
+// RocksDB state is inherited), with VOLADOR_JOURNAL_CHILD_DIR set to `dir`.
+pid_t spawn_child(const std::string& test_name, const fs::path& dir) {
+  ::setenv("VOLADOR_JOURNAL_CHILD_DIR", dir.c_str(), 1);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  std::string exe = "/proc/self/exe";
+  std::vector<char*> argv{exe.data(), const_cast<char*>(test_name.c_str()), nullptr};
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::unsetenv("VOLADOR_JOURNAL_CHILD_DIR");
+  REQUIRE(rc == 0);
+  return pid;
+}
+
+const char* child_dir() { return std::getenv("VOLADOR_JOURNAL_CHILD_DIR"); }
+
+constexpr int kCrashRecords = 20;
+
+}  // namespace
+
+TEST_CASE("experiments round-trip, replace, and come back in id order", "[journal]") {
+  TempDir tmp;
+  auto journal = open_journal(tmp.journal());
+  for (std::uint64_t id : {256u, 3u, 1u}) REQUIRE(journal->put_experiment(make_experiment(id)));
+
+  auto one = journal->experiment(3);
+  REQUIRE(one);
+  check_same(*one, make_experiment(3));
+
+  auto changed = make_experiment(3);
+  changed.state = RunState::error;
+  changed.error_message = "searcher failed";
+  changed.ended_at_ms = 1'700'000'500'000;
+  REQUIRE(journal->put_experiment(changed));
+  check_same(*journal->experiment(3), changed);
+
+  auto all = journal->experiments();
+  REQUIRE(all);
+  REQUIRE(all->size() == 3);
+  CHECK((*all)[0].id == 1);
+  CHECK((*all)[1].id == 3);
+  CHECK((*all)[2].id == 256);
+
+  auto missing = journal->experiment(99);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().code == ErrorCode::not_found);
+}
+
+TEST_CASE("trials round-trip and are listed per experiment in id order", "[journal]") {
+  TempDir tmp;
+  auto journal = open_journal(tmp.journal());
+  REQUIRE(journal->put_trial(make_trial(300, 1)));
+  REQUIRE(journal->put_trial(make_trial(2, 1)));
+  REQUIRE(journal->put_trial(make_trial(5, 2)));
+
+  check_same(*journal->trial(300), make_trial(300, 1));
+
+  auto changed = make_trial(2, 1);
+  changed.state = RunState::completed;
+  changed.batches_trained = 5000;
+  changed.hparams["lr"] = 0.5;
+  REQUIRE(journal->put_trial(changed));
+  check_same(*journal->trial(2), changed);
+
+  auto of_one = journal->trials(1);
+  REQUIRE(of_one);
+  REQUIRE(of_one->size() == 2);
+  CHECK((*of_one)[0].id == 2);
+  CHECK((*of_one)[0].state == RunState::completed);
+  CHECK((*of_one)[1].id == 300);
+  CHECK(journal->trials(2)->size() == 1);
+  CHECK(journal->trials(3)->empty());
+
+  auto missing = journal->trial(4);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().code == ErrorCode::not_found);
+}
+
+TEST_CASE("metrics come back by kind, batches, then append order, also after reopening", "[journal]") {
+  TempDir tmp;
+  auto metric = [](MetricKind kind, std::uint64_t batches, double loss) {
+    return MetricRecord{.trial_id = 9, .kind = kind, .batches = batches,
+                        .metrics = {{"loss", loss}, {"accuracy", 0.5}}, .reported_at_ms = 11};
+  };
+  {
+    auto journal = open_journal(tmp.journal());
+    REQUIRE(journal->append_metrics(metric(MetricKind::validation, 100, 1.0)));
+    REQUIRE(journal->append_metrics(metric(MetricKind::training, 256, 2.0)));
+    REQUIRE(journal->append_metrics(metric(MetricKind::training, 3, 3.0)));
+    REQUIRE(journal->append_metrics(metric(MetricKind::training, 3, 4.0)));
+    REQUIRE(journal->append_metrics({.trial_id = 10, .kind = MetricKind::training, .batches = 1,
+                                     .metrics = {{"loss", 9.0}}, .reported_at_ms = 0}));
+  }
+  auto journal = open_journal(tmp.journal());
+  REQUIRE(journal->append_metrics(metric(MetricKind::training, 3, 5.0)));
+
+  auto records = journal->metrics(9);
+  REQUIRE(records);
+  std::vector<double> losses;
+  for (const auto& r : *records) losses.push_back(r.metrics.at("loss"));
+  CHECK(losses == std::vector<double>{3.0, 4.0, 5.0, 2.0, 1.0});
+  CHECK((*records)[0].kind == MetricKind::training);
+  CHECK((*records)[0].batches == 3);
+  CHECK((*records)[0].metrics.at("accuracy") == 0.5);
+  CHECK((*records)[0].reported_at_ms == 11);
+  CHECK((*records)[4].kind == MetricKind::validation);
+  CHECK((*records)[4].batches == 100);
+  CHECK(journal->metrics(10)->size() == 1);
+  CHECK(journal->metrics(11)->empty());
+}
+
+TEST_CASE("log lines get per-trial seqs that continue after reopening, and page by seq", "[journal]") {
+  TempDir tmp;
+  {
+    auto journal = open_journal(tmp.journal());
+    CHECK(*journal->append_logs(4, make_lines({"a", "b", "c"})) == 3);
+    CHECK(*journal->append_logs(4, make_lines({"d", "e"})) == 5);
+    CHECK(*journal->append_logs(8, make_lines({"other"})) == 1);
+    CHECK(*journal->append_logs(4, {}) == 5);
+  }
+  auto journal = open_journal(tmp.journal());
+  CHECK(*journal->append_logs(4, make_lines({"f"})) == 6);
+  CHECK(*journal->append_logs(8, make_lines({"other 2"})) == 2);
+
+  auto all = journal->logs(4, 0, 100);
+  REQUIRE(all);
+  CHECK(seqs(*all) == std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6});
+  CHECK((*all)[0].text == "a");
+  CHECK((*all)[0].stream == "stdout");
+  CHECK((*all)[0].trial_id == 4);
+  CHECK((*all)[5].text == "f");
+
+  CHECK(seqs(*journal->logs(4, 2, 2)) == std::vector<std::uint64_t>{3, 4});
+  CHECK(seqs(*journal->logs(4, 4, 10)) == std::vector<std::uint64_t>{5, 6});
+  CHECK(journal->logs(4, 6, 10)->empty());
+  CHECK(journal->logs(4, 0, 0)->empty());
+  CHECK(journal->logs(5, 0, 10)->empty());
+  CHECK(journal->logs(8, 1, 10)->at(0).text == "other 2");
+}
+
+TEST_CASE("archives and searcher state round-trip and are replaced", "[journal]") {
+  TempDir tmp;
+  auto journal = open_journal(tmp.journal());
+  std::string archive(300 << 10, '\0');  // large enough for a blob file
+  std::mt19937 random(1);
+  for (char& c : archive) c = static_cast<char>(random());
+  REQUIRE(journal->put_archive(1, archive));
+  REQUIRE(journal->put_archive(2, std::string("\0\1small", 7)));
+  CHECK(*journal->archive(1) == archive);
+  CHECK(*journal->archive(2) == std::string("\0\1small", 7));
+  CHECK(journal->archive(3).error().code == ErrorCode::not_found);
+
+  auto none = journal->searcher_state(1);
+  REQUIRE(none);
+  CHECK_FALSE(none->has_value());
+  const nlohmann::json first = {{"searcher", "asha"}, {"rungs", {{1, 2}, {3}}}};
+  const nlohmann::json second = {{"searcher", "asha"}, {"rungs", nlohmann::json::array()}};
+  REQUIRE(journal->put_searcher_state(1, first));
+  CHECK(**journal->searcher_state(1) == first);
+  REQUIRE(journal->put_searcher_state(1, second));
+  CHECK(**journal->searcher_state(1) == second);
+
+  const nlohmann::json bad_utf8 = std::string("\xff\xfe");
+  auto refused = journal->put_searcher_state(2, bad_utf8);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().code == ErrorCode::invalid_argument);
+}
+
+TEST_CASE("counters are independent and never repeat across reopening", "[journal]") {
+  TempDir tmp;
+  {
+    auto journal = open_journal(tmp.journal());
+    CHECK(*journal->next_id("experiment") == 1);
+    CHECK(*journal->next_id("experiment") == 2);
+    CHECK(*journal->next_id("trial") == 1);
+    CHECK(journal->next_id("").error().code == ErrorCode::invalid_argument);
+  }
+  auto journal = open_journal(tmp.journal());
+  CHECK(*journal->next_id("experiment") == 3);
+  CHECK(*journal->next_id("trial") == 2);
+}
+
+TEST_CASE("concurrent callers get unique ids and gap-free log seqs", "[journal]") {
+  TempDir tmp;
+  auto journal = open_journal(tmp.journal());
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 15;
+  std::vector<std::vector<std::uint64_t>> ids(kThreads);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        auto id = journal->next_id("trial");
+        auto seq = journal->append_logs(1, make_lines({"line"}));
+        if (!id || !seq) ++failures;
+        else ids[t].push_back(*id);
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  REQUIRE(failures == 0);
+  std::set<std::uint64_t> unique;
+  for (const auto& per_thread : ids) unique.insert(per_thread.begin(), per_thread.end());
+  CHECK(unique.size() == kThreads * kPerThread);
+  CHECK(*unique.begin() == 1);
+  CHECK(*unique.rbegin() == kThreads * kPerThread);
+
+  auto lines = journal->logs(1, 0, 1000);
+  REQUIRE(lines->size() == kThreads * kPerThread);
+  for (std::size_t i = 0; i < lines->size(); ++i) CHECK((*lines)[i].seq == i + 1);
+}
+
+TEST_CASE("reopening the journal loses nothing", "[journal]") {
+  TempDir tmp;
+  {
+    auto journal = open_journal(tmp.journal());
+    REQUIRE(journal->put_experiment(make_experiment(1)));
+    REQUIRE(journal->put_trial(make_trial(1, 1)));
+    REQUIRE(journal->append_metrics({.trial_id = 1, .kind = MetricKind::validation, .batches = 10,
+                                     .metrics = {{"loss", 0.1}}, .reported_at_ms = 3}));
+    REQUIRE(journal->append_logs(1, make_lines({"hello"})));
+    REQUIRE(journal->put_archive(1, "tar bytes"));
+    REQUIRE(journal->put_searcher_state(1, {{"k", 1}}));
+  }
+  auto journal = open_journal(tmp.journal());
+  check_same(*journal->experiment(1), make_experiment(1));
+  check_same(journal->trials(1)->at(0), make_trial(1, 1));
+  CHECK(journal->metrics(1)->at(0).metrics.at("loss") == 0.1);
+  CHECK(journal->logs(1, 0, 10)->at(0).text == "hello");
+  CHECK(*journal->archive(1) == "tar bytes");
+  CHECK(**journal->searcher_state(1) == nlohmann::json{{"k", 1}});
+}
+
+TEST_CASE("a value that does not decode is reported as corruption naming its key", "[journal]") {
+  TempDir tmp;
+  {
+    auto journal = open_journal(tmp.journal());
+    REQUIRE(journal->put_trial(make_trial(7, 1)));
+    REQUIRE(journal->put_experiment(make_experiment(2)));
+    REQUIRE(journal->append_logs(3, make_lines({"ok"})));
+  }
+  {
+    rocksdb::DB* raw = nullptr;
+    REQUIRE(rocksdb::DB::Open(rocksdb::Options(), tmp.journal().string(), &raw).ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    REQUIRE(db->Put(rocksdb::WriteOptions(), keys::trial(7), "garbage!").ok());       // 8 bytes: a bad segment table
+    REQUIRE(db->Put(rocksdb::WriteOptions(), keys::experiment(2), "xyz").ok());       // not whole words
+    REQUIRE(db->Put(rocksdb::WriteOptions(), keys::log(3, 1), std::string(16, '\xff')).ok());
+  }
+  auto journal = open_journal(tmp.journal());
+  auto trial = journal->trial(7);
+  REQUIRE_FALSE(trial);
+  CHECK(trial.error().code == ErrorCode::corruption);
+  CHECK_THAT(trial.error().message, Catch::Contains("t/7"));
+  CHECK(journal->trials(1).error().code == ErrorCode::corruption);
+
+  auto experiment = journal->experiment(2);
+  REQUIRE_FALSE(experiment);
+  CHECK_THAT(experiment.error().message, Catch::Contains("e/2"));
+  CHECK(journal->experiments().error().code == ErrorCode::corruption);
+
+  auto logs = journal->logs(3, 0, 10);
+  REQUIRE_FALSE(logs);
+  CHECK_THAT(logs.error().message, Catch::Contains("l/3/1"));
+}
+
+TEST_CASE("a record stored under another record's key is corruption", "[journal]") {
+  TempDir tmp;
+  std::string value;
+  {
+    auto journal = open_journal(tmp.journal());
+    REQUIRE(journal->put_experiment(make_experiment(5)));
+  }
+  {
+    rocksdb::DB* raw = nullptr;
+    REQUIRE(rocksdb::DB::Open(rocksdb::Options(), tmp.journal().string(), &raw).ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    REQUIRE(db->Get(rocksdb::ReadOptions(), keys::experiment(5), &value).ok());
+    REQUIRE(db->Put(rocksdb::WriteOptions(), keys::experiment(6), value).ok());
+  }
+  auto journal = open_journal(tmp.journal());
+  auto moved = journal->experiment(6);
+  REQUIRE_FALSE(moved);
+  CHECK(moved.error().code == ErrorCode::corruption);
+  CHECK_THAT(moved.error().message, Catch::Contains("e/6") && Catch::Contains("holds experiment 5"));
+}
+
+TEST_CASE("a second open of a journal in use fails clearly", "[journal]") {
+  TempDir tmp;
+  auto journal = open_journal(tmp.journal());
+  auto second = Journal::open(tmp.journal());
+  REQUIRE_FALSE(second);
+  CHECK(second.error().code == ErrorCode::io);
+  CHECK_THAT(second.error().message,
+             Catch::Contains("journal at " + tmp.journal().string() + " is in use by another process"));
+}
+
+TEST_CASE("an open in another process is refused until that process dies", "[journal][process]") {
+  TempDir tmp;
+  const pid_t child = spawn_child("journal child holding the journal open", tmp.path);
+  const fs::path ready = tmp.path / "ready";
+  int status = 0;
+  for (int i = 0; i < 500 && !fs::exists(ready); ++i) {
+    REQUIRE(::waitpid(child, &status, WNOHANG) == 0);  // the child must not have ended
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  REQUIRE(fs::exists(ready));
+
+  auto refused = Journal::open(tmp.journal());
+  REQUIRE_FALSE(refused);
+  CHECK_THAT(refused.error().message, Catch::Contains("is in use by another process"));
+
+  ::kill(child, SIGKILL);
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  auto journal = open_journal(tmp.journal());
+  CHECK(journal->experiment(1));
+}
+
+TEST_CASE("journal child holding the journal open", "[.][child]") {
+  if (child_dir() == nullptr) return;
+  const fs::path dir = child_dir();
+  auto journal = open_journal(dir / "journal");
+  REQUIRE(journal->put_experiment(make_experiment(1)));
+  std::ofstream(dir / "ready") << "ready";
+  for (;;) ::pause();
+}
+
+TEST_CASE("every acknowledged write survives a kill -9 right after it", "[journal][process]") {
+  TempDir tmp;
+  const pid_t child = spawn_child("journal child killed after writing", tmp.path);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFSIGNALED(status));
+  REQUIRE(WTERMSIG(status) == SIGKILL);
+
+  auto journal = open_journal(tmp.journal());
+  auto experiments = journal->experiments();
+  REQUIRE(experiments);
+  CHECK(experiments->size() == kCrashRecords);
+  CHECK(journal->logs(1, 0, 1000)->size() == kCrashRecords);
+  CHECK(*journal->next_id("experiment") == kCrashRecords + 1);
+}
+
+TEST_CASE("journal child killed after writing", "[.][child]") {
+  if (child_dir() == nullptr) return;
+  auto journal = open_journal(fs::path(child_dir()) / "journal");
+  for (int i = 0; i < kCrashRecords; ++i) {
+    auto id = journal->next_id("experiment");
+    REQUIRE(id);
+    REQUIRE(journal->put_experiment(make_experiment(*id)));
+    REQUIRE(journal->append_logs(1, make_lines({"line"})));
+  }
+  ::kill(::getpid(), SIGKILL);
+}

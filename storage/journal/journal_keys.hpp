@@ -1,0 +1,44 @@
+#pragma once
+// Key layout of the journal in RocksDB (one default column family). Ids are
+// 8-byte big-endian, so a prefix scan returns records in id order:
+//   e/<exp>                            experiment
+//   t/<trial>                          trial
+//   x/<exp>/<trial>                    index: the trials of an experiment (empty value)
+//   m/<trial>/<kind>/<batches>/<seq>   metric report (kind: one byte, 0 training, 1 validation)
+//   l/<trial>/<seq>                    log line
+//   a/<exp>                            model-definition archive
+//   s/<exp>                            searcher state
+//   c/<name>                           durable counter
+// Changing this layout makes existing journals unreadable.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "storage/journal/journal.hpp"
+
+namespace volador::storage::keys {
+
+std::string experiment(std::uint64_t id);
+std::string trial(std::uint64_t id);
+std::string trial_index(std::uint64_t experiment_id, std::uint64_t trial_id);
+std::string metric(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches, std::uint64_t seq);
+std::string log(std::uint64_t trial_id, std::uint64_t seq);
+std::string archive(std::uint64_t experiment_id);
+std::string searcher_state(std::uint64_t experiment_id);
+std::string counter(std::string_view name);
+
+// Prefixes shared by the keys of one scan.
+std::string experiments_prefix();
+std::string trial_index_prefix(std::uint64_t experiment_id);
+std::string metrics_prefix(std::uint64_t trial_id);
+std::string metric_step_prefix(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches);
+std::string logs_prefix(std::uint64_t trial_id);
+
+// The id or seq in the last 8 bytes of a key (0 if the key is shorter).
+std::uint64_t trailing_id(std::string_view key);
+
+// A readable form for error messages, e.g. "m/7/validation/100/3".
+std::string describe(std::string_view key);
+
+}  // namespace volador::storage::keys
