@@ -1,0 +1,174 @@
+#include "runtime/config/config_parser.hpp"
+
+#include <array>
+#include <exception>
+
+#include <yaml-cpp/yaml.h>
+
+#include "runtime/config/checkpoint_storage.hpp"
+#include "runtime/config/container.hpp"
+#include "runtime/config/cross_field_rules.hpp"
+#include "runtime/config/diagnostics.hpp"
+#include "runtime/config/document_check.hpp"
+#include "runtime/config/field_readers.hpp"
+#include "runtime/config/hyperparameters.hpp"
+#include "runtime/config/length.hpp"
+#include "runtime/config/resources.hpp"
+#include "runtime/config/scalars.hpp"
+#include "runtime/config/searcher.hpp"
+#include "runtime/config/section.hpp"
+
+namespace volador::config {
+namespace {
+
+constexpr std::size_t kMaxBytes = std::size_t{1} << 20;
+
+constexpr std::array<std::string_view, 20> kTopLevelKeys{
+    "name",         "description",       "labels",
+    "data",         "workspace",         "project",
+    "entrypoint",   "hyperparameters",   "searcher",
+    "records_per_epoch", "scheduling_unit", "min_validation_period",
+    "min_checkpoint_period", "perform_initial_validation", "max_restarts",
+    "checkpoint_storage", "resources",   "bind_mounts",
+    "environment",  "experiment_seed"};
+
+constexpr ReadUnsigned<std::uint32_t> read_seed{0, 0x7fff'ffff};
+
+// nlohmann's serializer is the UTF-8 validator at hand.
+bool is_utf8(std::string_view text) {
+  try {
+    (void)nlohmann::json(std::string(text)).dump();
+    return true;
+  } catch (const nlohmann::json::type_error&) {
+    return false;
+  }
+}
+
+std::optional<nlohmann::json> read_data(Diagnostics& diag, const YAML::Node& node,
+                                        const std::string& field) {
+  if (node.IsMap()) return to_json(node);
+  diag.report(node, field, "expected a map, got " + describe(node));
+  return std::nullopt;
+}
+
+std::vector<YAML::Node> parse_yaml(Diagnostics& diag, std::string_view text) {
+  if (text.size() > kMaxBytes) {
+    diag.report_document("", "file too large: " + std::to_string(text.size()) +
+                                 " bytes, the limit is " + std::to_string(kMaxBytes));
+    return {};
+  }
+  if (!is_utf8(text)) {
+    diag.report_document("", "file is not valid UTF-8");
+    return {};
+  }
+  try {
+    return YAML::LoadAll(std::string(text));
+  } catch (const YAML::ParserException& e) {
+    diag.report(e.mark, "", e.msg);
+    return {};
+  }
+}
+
+// The document's top-level map, or nullopt (reported).
+std::optional<YAML::Node> load_document(Diagnostics& diag, std::string_view text) {
+  const std::vector<YAML::Node> documents = parse_yaml(diag, text);
+  if (diag.has_errors()) return std::nullopt;
+  if (documents.empty() || documents[0].IsNull()) {
+    diag.report_document("", "empty document; expected a map of fields (name, entrypoint, "
+                             "hyperparameters, searcher, ...)");
+    return std::nullopt;
+  }
+  if (documents.size() > 1) {
+    diag.report(documents[1], "", "expected one YAML document, found " +
+                                      std::to_string(documents.size()));
+    return std::nullopt;
+  }
+  if (!documents[0].IsMap()) {
+    diag.report(documents[0], "", "expected a map of fields at the top level, got " +
+                                      describe(documents[0]));
+    return std::nullopt;
+  }
+  return documents[0];
+}
+
+void read_identity(const Section& top, ExperimentConfig& config) {
+  top.read_required("name", config.name, read_nonempty_string);
+  top.read("description", config.description, read_string);
+  top.read("labels", config.labels, ReadList{read_string});
+  top.read("data", config.data, read_data);
+  top.read("workspace", config.workspace, read_nonempty_string);
+  top.read("project", config.project, read_nonempty_string);
+  top.read_required("entrypoint", config.entrypoint, read_nonempty_string);
+}
+
+void read_hyperparameter_section(const Section& top, ExperimentConfig& config) {
+  auto node = top.require("hyperparameters");
+  if (!node) return;
+  Diagnostics& diag = top.diagnostics();
+  config.hyperparameters = read_hyperparameters(diag, *node, "hyperparameters");
+  auto batch_size = read_global_batch_size(diag, config.hyperparameters, *node, "hyperparameters");
+  if (batch_size) config.global_batch_size = *batch_size;
+}
+
+void read_training(const Section& top, ExperimentConfig& config) {
+  top.read_required("searcher", config.searcher, read_searcher);
+  top.read("records_per_epoch", config.records_per_epoch, read_positive_u64);
+  top.read("scheduling_unit", config.scheduling_unit, read_positive_u64);
+  top.read("min_validation_period", config.min_validation_period, read_length);
+  top.read("min_checkpoint_period", config.min_checkpoint_period, read_length);
+  top.read("perform_initial_validation", config.perform_initial_validation, read_bool);
+  top.read("max_restarts", config.max_restarts, read_count_u32);
+  top.read("experiment_seed", config.experiment_seed, read_seed);
+}
+
+void read_placement(const Section& top, ExperimentConfig& config) {
+  top.read("checkpoint_storage", config.checkpoint_storage, read_checkpoint_storage);
+  top.read("resources", config.resources, read_resources);
+  top.read("bind_mounts", config.bind_mounts, ReadList{read_bind_mount});
+  top.read("environment", config.environment, read_environment);
+}
+
+ExperimentConfig read_experiment(Diagnostics& diag, const YAML::Node& root) {
+  ExperimentConfig config;
+  const Section top(diag, root, "", kTopLevelKeys);
+  read_identity(top, config);
+  read_hyperparameter_section(top, config);
+  read_training(top, config);
+  read_placement(top, config);
+  return config;
+}
+
+}  // namespace
+
+std::string ConfigError::to_string() const {
+  std::string out = file + ":";
+  if (line > 0) out += std::to_string(line) + ":" + std::to_string(column) + ":";
+  out += " ";
+  if (!field.empty()) out += field + ": ";
+  return out + message;
+}
+
+std::string format_errors(const std::vector<ConfigError>& errors) {
+  std::string out;
+  for (const auto& error : errors) out += error.to_string() + "\n";
+  return out;
+}
+
+ParseOutcome parse_experiment_config(std::string_view yaml_text, std::string_view file_name) {
+  Diagnostics diag{std::string(file_name)};
+  try {
+    auto root = load_document(diag, yaml_text);
+    if (root && check_document(diag, *root)) {
+      ExperimentConfig config = read_experiment(diag, *root);
+      check_cross_field_rules(diag, config);
+      if (!diag.has_errors()) return config;
+    }
+  } catch (const YAML::Exception& e) {
+    diag.report(e.mark, "", e.msg);
+  } catch (const std::exception& e) {
+    diag.report_document("", std::string("internal error while reading the config: ") + e.what());
+  }
+  return diag.take_sorted();
+}
+
+}  // namespace volador::config

@@ -1,0 +1,25 @@
+#pragma once
+// Internal to volador_config: how a trial's container is made, the
+// `bind_mounts:` and `environment:` sections.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "runtime/config/diagnostics.hpp"
+#include "runtime/config/experiment_config.hpp"
+
+namespace volador::config {
+
+// {host_path (absolute), container_path, read_only}; both paths required.
+std::optional<BindMount> read_bind_mount(Diagnostics& diag, const YAML::Node& node,
+                                         const std::string& field);
+
+// image, force_pull_image, registry_auth {username, password, serveraddress
+// (all required)}, environment_variables (a list of NAME=VALUE where NAME is
+// a shell identifier).
+Environment read_environment(Diagnostics& diag, const YAML::Node& node, const std::string& field);
+
+}  // namespace volador::config

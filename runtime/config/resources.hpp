@@ -1,0 +1,24 @@
+#pragma once
+// Internal to volador_config: the `resources:` section and byte sizes.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <yaml-cpp/yaml.h>
+
+#include "runtime/config/diagnostics.hpp"
+#include "runtime/config/experiment_config.hpp"
+
+namespace volador::config {
+
+// Bytes from `4294967296`, `128M`, `1.5G`, `4Gi`, `512 MiB`, `64k`: a
+// number, then optionally K, M, G, T or P (any case, powers of 1024 as
+// Docker reads them), `i` and `B`. Fractions are rounded down.
+std::optional<std::uint64_t> parse_byte_size(std::string_view text);
+
+// slots_per_trial (> 0), shm_size (> 0 bytes), resource_pool.
+Resources read_resources(Diagnostics& diag, const YAML::Node& node, const std::string& field);
+
+}  // namespace volador::config
