@@ -9,7 +9,7 @@
 #include "runtime/config/container.hpp"
 #include "runtime/config/cross_field_rules.hpp"
 #include "runtime/config/diagnostics.hpp"
-#include "runtime/config/document_check.hpp"
+#include "runtime/config/document.hpp"
 #include "runtime/config/field_readers.hpp"
 #include "runtime/config/hyperparameters.hpp"
 #include "runtime/config/length.hpp"
@@ -20,8 +20,6 @@
 
 namespace volador::config {
 namespace {
-
-constexpr std::size_t kMaxBytes = std::size_t{1} << 20;
 
 constexpr std::array<std::string_view, 20> kTopLevelKeys{
     "name",         "description",       "labels",
@@ -34,61 +32,11 @@ constexpr std::array<std::string_view, 20> kTopLevelKeys{
 
 constexpr ReadUnsigned<std::uint32_t> read_seed{0, 0x7fff'ffff};
 
-// nlohmann's serializer is the UTF-8 validator at hand.
-bool is_utf8(std::string_view text) {
-  try {
-    (void)nlohmann::json(std::string(text)).dump();
-    return true;
-  } catch (const nlohmann::json::type_error&) {
-    return false;
-  }
-}
-
 std::optional<nlohmann::json> read_data(Diagnostics& diag, const YAML::Node& node,
                                         const std::string& field) {
   if (node.IsMap()) return to_json(node);
   diag.report(node, field, "expected a map, got " + describe(node));
   return std::nullopt;
-}
-
-std::vector<YAML::Node> parse_yaml(Diagnostics& diag, std::string_view text) {
-  if (text.size() > kMaxBytes) {
-    diag.report_document("", "file too large: " + std::to_string(text.size()) +
-                                 " bytes, the limit is " + std::to_string(kMaxBytes));
-    return {};
-  }
-  if (!is_utf8(text)) {
-    diag.report_document("", "file is not valid UTF-8");
-    return {};
-  }
-  try {
-    return YAML::LoadAll(std::string(text));
-  } catch (const YAML::ParserException& e) {
-    diag.report(e.mark, "", e.msg);
-    return {};
-  }
-}
-
-// The document's top-level map, or nullopt (reported).
-std::optional<YAML::Node> load_document(Diagnostics& diag, std::string_view text) {
-  const std::vector<YAML::Node> documents = parse_yaml(diag, text);
-  if (diag.has_errors()) return std::nullopt;
-  if (documents.empty() || documents[0].IsNull()) {
-    diag.report_document("", "empty document; expected a map of fields (name, entrypoint, "
-                             "hyperparameters, searcher, ...)");
-    return std::nullopt;
-  }
-  if (documents.size() > 1) {
-    diag.report(documents[1], "", "expected one YAML document, found " +
-                                      std::to_string(documents.size()));
-    return std::nullopt;
-  }
-  if (!documents[0].IsMap()) {
-    diag.report(documents[0], "", "expected a map of fields at the top level, got " +
-                                      describe(documents[0]));
-    return std::nullopt;
-  }
-  return documents[0];
 }
 
 void read_identity(const Section& top, ExperimentConfig& config) {

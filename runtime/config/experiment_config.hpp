@@ -24,7 +24,8 @@ struct Length {
 };
 
 struct SearcherConfig {
-  std::string name;      // single | grid | random | adaptive_asha (and later ones)
+  std::string name;      // single | grid | random | adaptive_asha | tpe | bayesian
+                         // (`adaptive` in the file is stored as adaptive_asha)
   std::string metric;    // validation metric name
   bool smaller_is_better = true;
   Length max_length;
@@ -33,8 +34,9 @@ struct SearcherConfig {
   std::string mode = "standard";            // adaptive_asha: aggressive|standard|conservative
   std::uint32_t divisor = 4;                // adaptive_asha
   std::uint32_t max_rungs = 5;              // adaptive_asha
-  // Keys this build does not interpret yet but accepts for named searchers
-  // (tpe, bayesian, early stopping options), kept for later issues.
+  // Keys this build does not interpret yet, kept as JSON for later issues:
+  // early_stopping, goal, max_failed_trials (any searcher but single) and
+  // every other key of tpe and bayesian.
   nlohmann::json extra = nlohmann::json::object();
 };
 
@@ -51,7 +53,7 @@ struct CheckpointStorage {
 
 struct Resources {
   std::uint32_t slots_per_trial = 1;
-  std::uint64_t shm_size = 4ull << 30;  // bytes; `128M`, `1.5G` accepted
+  std::uint64_t shm_size = 4ull << 30;  // bytes > 0; `128M`, `1.5G`, `4Gi` accepted
   std::string resource_pool;            // empty = the default pool
 };
 

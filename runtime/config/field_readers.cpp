@@ -96,7 +96,7 @@ std::optional<std::uint64_t> read_unsigned(Diagnostics& diag, const YAML::Node& 
                         integer->magnitude >= min && integer->magnitude <= max;
   if (in_range) return integer->magnitude;
   std::string message = expected(unsigned_kind(min, max, type_max), node);
-  if (integer && !integer->negative && integer->magnitude > max) {
+  if (integer && !integer->negative && integer->magnitude > max && max == type_max) {
     message += " (the largest allowed is " + std::to_string(max) + ")";
   }
   diag.report(node, field, std::move(message));

@@ -124,8 +124,9 @@ nlohmann::json to_json(const YAML::Node& node) {
 std::string describe(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Scalar:
-      return is_plain_scalar(node) ? json_quoted(node.Scalar())
-                                   : "the quoted string " + json_quoted(node.Scalar());
+      if (!is_plain_scalar(node)) return "the quoted string " + json_quoted(node.Scalar());
+      if (parse_number(node.Scalar()) || parse_bool(node.Scalar())) return node.Scalar();
+      return json_quoted(node.Scalar());
     case YAML::NodeType::Sequence:
       return "a list";
     case YAML::NodeType::Map:

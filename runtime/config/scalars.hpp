@@ -38,8 +38,8 @@ bool is_plain_scalar(const YAML::Node& node);
 // boolean or string by the rules above, other scalars -> string.
 nlohmann::json to_json(const YAML::Node& node);
 
-// How a value reads in an error message: `"ten"`, `the quoted string "64"`,
-// `a map`, `a list`, `null`.
+// How a value reads in an error message: `"ten"`, `-3`, `1.5`, `true`,
+// `the quoted string "64"`, `a map`, `a list`, `null`.
 std::string describe(const YAML::Node& node);
 
 }  // namespace volador::config

@@ -24,7 +24,7 @@ void Section::sort_key(const YAML::Node& key, const YAML::Node& value, Keys know
                        Unknown unknown) {
   const std::string& name = key.Scalar();
   if (std::ranges::find(known, name) != known.end()) {
-    if (!get(name)) entries_.emplace_back(name, value);
+    if (!find(name)) entries_.emplace_back(name, value);
   } else if (unknown == Unknown::keep) {
     kept_.emplace_back(name, value);
   } else if (auto suggestion = did_you_mean(name, known)) {
@@ -44,11 +44,16 @@ std::optional<YAML::Node> Section::peek(const YAML::Node& node, std::string_view
   return std::nullopt;
 }
 
-std::optional<YAML::Node> Section::get(std::string_view key) const {
+const YAML::Node* Section::find(std::string_view key) const {
   auto it = std::ranges::find(entries_, key, &std::pair<std::string, YAML::Node>::first);
-  if (it == entries_.end()) return std::nullopt;
-  diag_.remember(field(key), it->second.Mark());
-  return it->second;
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+std::optional<YAML::Node> Section::get(std::string_view key) const {
+  const YAML::Node* value = find(key);
+  if (!value) return std::nullopt;
+  diag_.remember(field(key), value->Mark());
+  return *value;
 }
 
 std::optional<YAML::Node> Section::require(std::string_view key) const {

@@ -68,6 +68,7 @@ class Section {
     out = std::forward<Value>(value);
   }
   void sort_key(const YAML::Node& key, const YAML::Node& value, Keys known, Unknown unknown);
+  [[nodiscard]] const YAML::Node* find(std::string_view key) const;
 
   Diagnostics& diag_;
   YAML::Node node_;
