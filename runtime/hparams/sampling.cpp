@@ -53,37 +53,50 @@ Value sample_param(const Hyperparameter& hp, Rng& rng) {
       hp.param);
 }
 
-// `count` points evenly spaced over [lo, hi] including both ends; the midpoint for count 1.
-std::vector<double> linspace(double lo, double hi, std::uint32_t count) {
-  if (count == 1) return {std::midpoint(lo, hi)};
-  std::vector<double> out;
-  for (std::uint32_t i = 0; i < count; ++i) out.push_back(std::lerp(lo, hi, static_cast<double>(i) / (count - 1)));
-  return out;
+// The i-th of `count` points evenly spaced over [lo, hi], both ends included;
+// the midpoint for count 1.
+double spaced(double lo, double hi, std::uint32_t count, std::uint64_t i) {
+  return count == 1 ? std::midpoint(lo, hi) : std::lerp(lo, hi, static_cast<double>(i) / (count - 1));
 }
 
-std::vector<Value> int_grid(const IntParam& p) {
+Value int_point(const IntParam& p, std::uint64_t i) {
   const std::uint64_t span = int_span(p);
   const std::uint32_t count = p.count.value();
-  std::vector<Value> out;
-  if (count > span) {  // count >= the number of integers: all of them
-    for (std::uint64_t off = 0; off <= span; ++off) out.emplace_back(int_at_offset(p, off));
-  } else if (count == 1) {
-    out.emplace_back(std::midpoint(p.minval, p.maxval));
-  } else {
-    // Spacing span/(count-1) > 1, so the rounded points are distinct.
-    for (std::uint32_t i = 0; i < count; ++i) {
-      const long double exact = static_cast<long double>(span) * i / (count - 1);
-      out.emplace_back(int_at_offset(p, static_cast<std::uint64_t>(std::roundl(exact))));
-    }
-  }
-  return out;
+  if (count > span) return int_at_offset(p, i);  // count >= the number of integers: all of them
+  if (count == 1) return std::midpoint(p.minval, p.maxval);
+  // Spacing span/(count-1) > 1, so the rounded points are distinct.
+  const long double exact = static_cast<long double>(span) * i / (count - 1);
+  return int_at_offset(p, static_cast<std::uint64_t>(std::roundl(exact)));
 }
 
-template <class Transform>
-std::vector<Value> float_grid(double lo, double hi, std::uint32_t count, Transform transform) {
-  std::vector<Value> out;
-  for (double x : linspace(lo, hi, count)) out.emplace_back(transform(x));
-  return out;
+// Points on the grid axis of a leaf (any parameter but a non-empty nested
+// space; an empty one has the single value {}). Computed, never materialised.
+std::uint64_t axis_size(const Hyperparameter& leaf) {
+  return std::visit(Overloaded{
+                        [](const IntParam& p) {
+                          const std::uint64_t span = int_span(p);  // + 1 would overflow on the full int64 range
+                          return span < p.count.value() ? span + 1 : std::uint64_t{p.count.value()};
+                        },
+                        [](const DoubleParam& p) { return std::uint64_t{p.count.value()}; },
+                        [](const LogParam& p) { return std::uint64_t{p.count.value()}; },
+                        [](const CategoricalParam& p) { return std::uint64_t{p.vals.size()}; },
+                        [](const auto&) { return std::uint64_t{1}; },  // const, empty space
+                    },
+                    leaf.param);
+}
+
+Value axis_value(const Hyperparameter& leaf, std::uint64_t i) {
+  return std::visit(Overloaded{
+                        [](const ConstParam& p) { return p.val; },
+                        [&](const IntParam& p) { return int_point(p, i); },
+                        [&](const DoubleParam& p) { return Value(spaced(p.minval, p.maxval, p.count.value(), i)); },
+                        [&](const LogParam& p) {
+                          return Value(std::pow(p.base, spaced(p.minval, p.maxval, p.count.value(), i)));
+                        },
+                        [&](const CategoricalParam& p) { return p.vals[i]; },
+                        [](const Space&) { return Value::object(); },
+                    },
+                    leaf.param);
 }
 
 void set_at(Value& root, const std::vector<std::string>& path, const Value& value) {
@@ -130,18 +143,10 @@ Value sample(const Space& space, Rng& rng) {
 }
 
 std::vector<Value> grid_values(const Hyperparameter& param) {
-  return std::visit(
-      Overloaded{
-          [](const ConstParam& p) { return std::vector<Value>{p.val}; },
-          [](const IntParam& p) { return int_grid(p); },
-          [](const DoubleParam& p) { return float_grid(p.minval, p.maxval, p.count.value(), std::identity{}); },
-          [](const LogParam& p) {
-            return float_grid(p.minval, p.maxval, p.count.value(), [&](double x) { return std::pow(p.base, x); });
-          },
-          [](const CategoricalParam& p) { return p.vals; },
-          [](const Space& nested) { return grid(nested); },
-      },
-      param.param);
+  if (const auto* nested = std::get_if<Space>(&param.param)) return grid(*nested);
+  std::vector<Value> out;
+  for (std::uint64_t i = 0, n = axis_size(param); i < n; ++i) out.push_back(axis_value(param, i));
+  return out;
 }
 
 Status validate_grid_space(const Space& space) { return validate_grid_counts(space, ""); }
@@ -158,7 +163,7 @@ void Grid::add_axes(const Space& space, std::vector<std::string>& path) {
     if (nested && !nested->empty()) {
       add_axes(*nested, path);
     } else {
-      axes_.push_back({path, nested ? std::vector<Value>{Value::object()} : grid_values(hp)});
+      axes_.push_back({path, hp, axis_size(hp)});
     }
     path.pop_back();
   }
@@ -166,16 +171,15 @@ void Grid::add_axes(const Space& space, std::vector<std::string>& path) {
 
 std::uint64_t Grid::size() const {
   std::uint64_t n = 1;
-  for (const auto& axis : axes_) n = saturating_mul(n, axis.values.size());
+  for (const auto& axis : axes_) n = saturating_mul(n, axis.size);
   return n;
 }
 
 Value Grid::point(std::uint64_t index) const {
   Value out = Value::object();
   for (auto axis = axes_.rbegin(); axis != axes_.rend(); ++axis) {
-    const std::uint64_t radix = axis->values.size();
-    set_at(out, axis->path, axis->values[index % radix]);
-    index /= radix;
+    set_at(out, axis->path, axis_value(axis->leaf, index % axis->size));
+    index /= axis->size;
   }
   return out;
 }

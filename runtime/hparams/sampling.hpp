@@ -32,7 +32,7 @@ std::vector<Value> grid_values(const Hyperparameter& param);
 Status validate_grid_space(const Space& space);
 
 // The cartesian product of grid_values over every leaf, addressable by index
-// without materialising it: keys in name order, nested keys flattened in
+// without materialising it or any axis: keys in name order, nested keys flattened in
 // place, the first leaf varying slowest, the last fastest.
 class Grid {
  public:
@@ -46,7 +46,8 @@ class Grid {
  private:
   struct Axis {
     std::vector<std::string> path;  // keys from the top of the space to the leaf
-    std::vector<Value> values;
+    Hyperparameter leaf;            // its values are computed on demand
+    std::uint64_t size = 0;
   };
   void add_axes(const Space& space, std::vector<std::string>& path);
 

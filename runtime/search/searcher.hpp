@@ -24,25 +24,31 @@ struct CreateTrial {
   RequestId request_id = 0;
   nlohmann::json hparams;  // concrete values, nesting as in the config
   std::uint32_t seed = 0;  // the trial's seed, derived from experiment_seed
+  friend bool operator==(const CreateTrial&, const CreateTrial&) = default;
 };
 // Train the trial until it has trained `batches` in total, then validate and
 // report with on_validation_completed().
 struct ValidateAfter {
   RequestId request_id = 0;
   std::uint64_t batches = 0;
+  friend bool operator==(const ValidateAfter&, const ValidateAfter&) = default;
 };
 // The trial needs no more work; the system stops it gracefully.
 struct CloseTrial {
   RequestId request_id = 0;
+  friend bool operator==(const CloseTrial&, const CloseTrial&) = default;
 };
 // The search is over; no more operations will come.
 struct Shutdown {
   bool failure = false;  // true when the search gave up (e.g. too many failed trials)
+  friend bool operator==(const Shutdown&, const Shutdown&) = default;
 };
 
 using Operation = std::variant<CreateTrial, ValidateAfter, CloseTrial, Shutdown>;
 using Operations = std::vector<Operation>;
 
+// Why a trial ended early. Every reason finishes the trial; errored ones count
+// as failures, and a searcher that samples may replace invalid_hparams ones.
 enum class ExitReason { errored, user_canceled, invalid_hparams };
 
 class Searcher {

@@ -164,6 +164,19 @@ TEST_CASE("A huge grid reports a saturated size instead of overflowing") {
   CHECK(Grid(space).size() == std::numeric_limits<std::uint64_t>::max());
 }
 
+TEST_CASE("Grid axes are computed, not materialised, and handle the full int64 range") {
+  constexpr auto lo = std::numeric_limits<std::int64_t>::min();
+  constexpr auto hi = std::numeric_limits<std::int64_t>::max();
+  const auto full = grid_values(hp(IntParam{lo, hi, 3}));
+  REQUIRE(full.size() == 3);
+  CHECK(full.front() == lo);
+  CHECK(full.back() == hi);
+  const Grid big({{"d", hp(DoubleParam{0, 1, 4'000'000'000u})}, {"i", hp(IntParam{0, 9, 4'000'000'000u})}});
+  CHECK(big.size() == 40'000'000'000ULL);
+  CHECK(big.point(big.size() - 1) == Value{{"d", 1.0}, {"i", 9}});
+  CHECK(big.point(10) == Value{{"d", 1.0 / 3'999'999'999.0}, {"i", 0}});
+}
+
 TEST_CASE("Grid search needs a count on every range") {
   CHECK(validate_grid_space({{"a", hp(IntParam{0, 2, 3})}, {"b", hp(CategoricalParam{{1}})}}).has_value());
   const Space nested{{"lr", hp(DoubleParam{0, 1, {}})}};

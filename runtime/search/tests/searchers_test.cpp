@@ -1,0 +1,403 @@
+#include <catch2/catch.hpp>
+
+#include <deque>
+#include <map>
+#include <set>
+
+#include "runtime/hparams/sampling.hpp"
+#include "runtime/search/fixed_length_searcher.hpp"
+#include "runtime/search/searcher.hpp"
+
+using namespace volador;
+using namespace volador::search;
+using hparams::Hyperparameter;
+using nlohmann::json;
+
+namespace {
+
+Hyperparameter hp(auto param) { return Hyperparameter{std::move(param)}; }
+
+config::ExperimentConfig make_config(std::string name, hparams::Space space) {
+  config::ExperimentConfig config;
+  config.global_batch_size = 32;
+  space["global_batch_size"] = hp(hparams::ConstParam{32});
+  config.hyperparameters = std::move(space);
+  config.searcher.name = std::move(name);
+  config.searcher.metric = "loss";
+  config.searcher.max_length = {config::LengthUnit::batches, 500};
+  return config;
+}
+
+std::unique_ptr<Searcher> build(const config::ExperimentConfig& config, std::uint32_t seed = 7) {
+  auto searcher = make_searcher(config, seed);
+  REQUIRE(searcher.has_value());
+  return std::move(*searcher);
+}
+
+const hparams::Space kManualGrid{{"aparam", hp(hparams::IntParam{0, 2, 3})},
+                                 {"bparam", hp(hparams::CategoricalParam{{10, 20}})},
+                                 {"cparam", hp(hparams::ConstParam{"c"})}};
+const hparams::Space kRandomSpace{{"x", hp(hparams::DoubleParam{0, 1, {}})}, {"n", hp(hparams::IntParam{1, 8, {}})}};
+
+// A tiny stand-in for the searcher actor: acts on operations in FIFO order and
+// feeds the resulting events back. Trials listed in `exits` end early instead
+// of validating. A value type, so a copy can continue a run independently.
+struct Driver {
+  std::deque<Operation> pending;
+  std::vector<Operation> log;
+  std::map<RequestId, ExitReason> exits;
+  std::map<RequestId, json> hparams;
+  std::uint64_t alive = 0, max_alive = 0, shutdowns = 0;
+  std::vector<double> progress;
+
+  void take(Operations ops) {
+    for (auto& op : ops) {
+      log.push_back(op);
+      pending.push_back(std::move(op));
+    }
+  }
+  void start(Searcher& s) { take(s.initial_operations()); }
+  double metric(RequestId id) const { return hparams.at(id).value("x", static_cast<double>(id)); }
+
+  bool step(Searcher& s) {
+    if (pending.empty()) return false;
+    const Operation op = pending.front();
+    pending.pop_front();
+    std::visit([&](const auto& o) { act(s, o); }, op);
+    progress.push_back(s.progress());
+    return true;
+  }
+  void run(Searcher& s) {
+    while (step(s)) {
+    }
+  }
+
+  void act(Searcher& s, const CreateTrial& c) {
+    max_alive = std::max(max_alive, ++alive);
+    hparams[c.request_id] = c.hparams;
+    take(s.on_trial_created(c.request_id));
+  }
+  void act(Searcher& s, const ValidateAfter& v) {
+    if (auto exit = exits.find(v.request_id); exit != exits.end()) {
+      --alive;
+      take(s.on_trial_exited_early(v.request_id, exit->second));
+    } else {
+      take(s.on_validation_completed(v.request_id, metric(v.request_id), v.batches));
+    }
+  }
+  void act(Searcher& s, const CloseTrial& c) {
+    --alive;
+    take(s.on_trial_closed(c.request_id));
+  }
+  void act(Searcher&, const Shutdown&) { ++shutdowns; }
+
+  template <class Op>
+  std::vector<Op> all() const {
+    std::vector<Op> out;
+    for (const auto& op : log)
+      if (const auto* o = std::get_if<Op>(&op)) out.push_back(*o);
+    return out;
+  }
+};
+
+Driver run_all(Searcher& s, std::map<RequestId, ExitReason> exits = {}) {
+  Driver d;
+  d.exits = std::move(exits);
+  d.start(s);
+  d.run(s);
+  return d;
+}
+
+std::vector<RequestId> created_ids(const Driver& d) {
+  std::vector<RequestId> ids;
+  for (const auto& c : d.all<CreateTrial>()) ids.push_back(c.request_id);
+  return ids;
+}
+
+std::vector<RequestId> iota_ids(RequestId n) {
+  std::vector<RequestId> ids;
+  for (RequestId i = 1; i <= n; ++i) ids.push_back(i);
+  return ids;
+}
+
+void check_finished_cleanly(const Driver& d, bool failure = false) {
+  CHECK(d.shutdowns == 1);
+  CHECK(d.alive == 0);
+  REQUIRE_FALSE(d.log.empty());
+  CHECK(d.log.back() == Operation{Shutdown{failure}});
+  CHECK(d.progress.back() == 1.0);
+  CHECK(std::is_sorted(d.progress.begin(), d.progress.end()));
+}
+
+// Runs `steps` events, saves, restores into a fresh searcher, and checks both
+// continue with identical operations.
+void check_restore_at(const config::ExperimentConfig& config, std::size_t steps,
+                      const std::map<RequestId, ExitReason>& exits = {}) {
+  auto original = build(config);
+  Driver d;
+  d.exits = exits;
+  d.start(*original);
+  for (std::size_t i = 0; i < steps && d.step(*original); ++i) {
+  }
+  const std::string saved = original->save_state().dump();
+  auto restored = build(config);
+  REQUIRE(restored->load_state(json::parse(saved)).has_value());
+  CHECK(restored->save_state() == original->save_state());
+  CHECK(restored->progress() == original->progress());
+  Driver copy = d;
+  d.run(*original);
+  copy.run(*restored);
+  CHECK(copy.log == d.log);
+  CHECK(copy.shutdowns == 1);
+}
+
+}  // namespace
+
+TEST_CASE("single: one trial with the constants, trained to max_length, closed, then shutdown") {
+  auto config = make_config("single", {{"lr", hp(hparams::ConstParam{0.1})}});
+  auto searcher = build(config, 7);
+  CHECK(searcher->progress() == 0.0);
+  const Driver d = run_all(*searcher);
+  const json hparams{{"global_batch_size", 32}, {"lr", 0.1}};
+  const std::vector<Operation> expected{CreateTrial{1, hparams, hparams::trial_seed(7, 1)}, ValidateAfter{1, 500},
+                                        CloseTrial{1}, Shutdown{false}};
+  CHECK(d.log == expected);
+  check_finished_cleanly(d);
+}
+
+TEST_CASE("single refuses searchable hyperparameters") {
+  const auto result = make_searcher(make_config("single", kRandomSpace), 1);
+  REQUIRE_FALSE(result.has_value());
+  CHECK(result.error().code == ErrorCode::invalid_argument);
+}
+
+TEST_CASE("single: a trial that errors ends the search as a failure") {
+  auto searcher = build(make_config("single", {}));
+  const Driver d = run_all(*searcher, {{1, ExitReason::errored}});
+  CHECK(d.all<CloseTrial>().empty());
+  check_finished_cleanly(d, true);
+}
+
+TEST_CASE("grid: one trial per point of the manual's grid, all at once with no cap") {
+  auto config = make_config("grid", kManualGrid);
+  config.searcher.max_concurrent_trials = 0;
+  auto searcher = build(config);
+  const Driver d = run_all(*searcher);
+  const auto creates = d.all<CreateTrial>();
+  REQUIRE(creates.size() == 6);
+  const auto points = hparams::grid(config.hyperparameters);
+  for (std::size_t i = 0; i < creates.size(); ++i) {
+    CHECK(creates[i].request_id == i + 1);
+    CHECK(creates[i].hparams == points[i]);
+  }
+  CHECK(creates[1].hparams == json{{"aparam", 0}, {"bparam", 20}, {"cparam", "c"}, {"global_batch_size", 32}});
+  CHECK(d.max_alive == 6);
+  CHECK(d.all<CloseTrial>().size() == 6);
+  check_finished_cleanly(d);
+}
+
+TEST_CASE("grid: max_concurrent_trials caps the trials alive at a time") {
+  auto config = make_config("grid", kManualGrid);
+  config.searcher.max_concurrent_trials = 2;
+  auto searcher = build(config);
+  CHECK(searcher->initial_operations().size() == 2);
+  const Driver d = run_all(*build(config));
+  CHECK(d.max_alive == 2);
+  CHECK(created_ids(d) == iota_ids(6));
+  check_finished_cleanly(d);
+}
+
+TEST_CASE("grid: an early exit counts as done; the search still covers every point") {
+  auto config = make_config("grid", kManualGrid);
+  config.searcher.max_concurrent_trials = 3;
+  auto searcher = build(config);
+  const Driver d = run_all(*searcher, {{2, ExitReason::errored}, {4, ExitReason::invalid_hparams}});
+  CHECK(created_ids(d) == iota_ids(6));
+  CHECK(d.all<CloseTrial>().size() == 4);
+  check_finished_cleanly(d);
+}
+
+TEST_CASE("grid needs a count on every range and a bounded grid") {
+  const auto missing = make_searcher(make_config("grid", {{"lr", hp(hparams::DoubleParam{0, 1, {}})}}), 1);
+  REQUIRE_FALSE(missing.has_value());
+  CHECK_THAT(missing.error().message, Catch::Matchers::Contains("lr"));
+  hparams::Space huge;
+  for (int i = 0; i < 8; ++i) huge["p" + std::to_string(i)] = hp(hparams::IntParam{0, 1 << 30, 1u << 30});
+  CHECK_FALSE(make_searcher(make_config("grid", huge), 1).has_value());
+}
+
+TEST_CASE("random: max_trials sampled trials, ids in creation order, cap respected") {
+  auto config = make_config("random", kRandomSpace);
+  config.searcher.max_trials = 10;
+  config.searcher.max_concurrent_trials = 3;
+  auto searcher = build(config);
+  const Driver d = run_all(*searcher);
+  CHECK(created_ids(d) == iota_ids(10));
+  CHECK(d.max_alive == 3);
+  std::set<std::uint32_t> seeds;
+  for (const auto& c : d.all<CreateTrial>()) {
+    CHECK(c.hparams["global_batch_size"] == 32);
+    CHECK(c.hparams["x"].get<double>() >= 0.0);
+    CHECK(c.hparams["x"].get<double>() < 1.0);
+    CHECK((c.hparams["n"].get<int>() >= 1 && c.hparams["n"].get<int>() <= 8));
+    seeds.insert(c.seed);
+  }
+  CHECK(seeds.size() == 10);
+  for (const auto& v : d.all<ValidateAfter>()) CHECK(v.batches == 500);
+  check_finished_cleanly(d);
+}
+
+TEST_CASE("random: no cap creates every trial at once") {
+  auto config = make_config("random", kRandomSpace);
+  config.searcher.max_trials = 5;
+  config.searcher.max_concurrent_trials = 0;
+  auto searcher = build(config);
+  CHECK(searcher->initial_operations().size() == 5);
+}
+
+TEST_CASE("random: the experiment seed decides the samples") {
+  auto config = make_config("random", kRandomSpace);
+  config.searcher.max_trials = 4;
+  auto a = build(config, 11), b = build(config, 11), c = build(config, 12);
+  const auto ops_a = run_all(*a).log;
+  CHECK(ops_a == run_all(*b).log);
+  CHECK(ops_a != run_all(*c).log);
+}
+
+TEST_CASE("random: errored trials count as done (Determined semantics)") {
+  auto config = make_config("random", kRandomSpace);
+  config.searcher.max_trials = 6;
+  config.searcher.max_concurrent_trials = 2;
+  auto searcher = build(config);
+  const Driver d = run_all(*searcher, {{2, ExitReason::errored}, {5, ExitReason::user_canceled}});
+  CHECK(created_ids(d) == iota_ids(6));
+  CHECK(d.all<CloseTrial>().size() == 4);
+  CHECK(d.max_alive == 2);
+  check_finished_cleanly(d);
+}
+
+TEST_CASE("random: when every trial errors the shutdown reports failure") {
+  auto config = make_config("random", kRandomSpace);
+  config.searcher.max_trials = 3;
+  auto searcher = build(config);
+  const Driver d =
+      run_all(*searcher, {{1, ExitReason::errored}, {2, ExitReason::errored}, {3, ExitReason::errored}});
+  check_finished_cleanly(d, true);
+}
+
+TEST_CASE("random: a trial with invalid hyperparameters is replaced by a fresh sample") {
+  auto config = make_config("random", kRandomSpace);
+  config.searcher.max_trials = 4;
+  config.searcher.max_concurrent_trials = 2;
+  auto searcher = build(config);
+  const Driver d = run_all(*searcher, {{3, ExitReason::invalid_hparams}});
+  CHECK(created_ids(d) == iota_ids(5));
+  CHECK(d.all<CloseTrial>().size() == 4);
+  check_finished_cleanly(d);
+}
+
+TEST_CASE("Save and restore at any point continues with identical operations") {
+  auto grid_config = make_config("grid", kManualGrid);
+  grid_config.searcher.max_concurrent_trials = 2;
+  auto random_config = make_config("random", kRandomSpace);
+  random_config.searcher.max_trials = 7;
+  random_config.searcher.max_concurrent_trials = 3;
+  const std::map<RequestId, ExitReason> exits{{2, ExitReason::errored}, {4, ExitReason::invalid_hparams}};
+  for (std::size_t steps : {0, 1, 2, 3, 5, 8, 13, 21, 100}) {
+    INFO("steps before saving: " << steps);
+    check_restore_at(make_config("single", {}), steps);
+    check_restore_at(grid_config, steps);
+    check_restore_at(grid_config, steps, exits);
+    check_restore_at(random_config, steps);
+    check_restore_at(random_config, steps, exits);
+  }
+}
+
+TEST_CASE("Restoring refuses another searcher's or broken state and keeps the current one") {
+  auto config = make_config("random", kRandomSpace);
+  config.searcher.max_trials = 3;
+  auto searcher = build(config);
+  const json before = searcher->save_state();
+  const json grid_state = build(make_config("grid", kManualGrid))->save_state();
+  CHECK(searcher->load_state(grid_state).error().code == ErrorCode::corruption);
+  CHECK_FALSE(searcher->load_state(json{{"kind", "random"}}).has_value());
+  json bad_rng = before;
+  bad_rng["generator"]["rng"] = "not numbers";
+  CHECK_FALSE(searcher->load_state(bad_rng).has_value());
+  json bad_book = before;
+  bad_book["book"]["alive"] = {9};
+  CHECK_FALSE(searcher->load_state(bad_book).has_value());
+  CHECK(searcher->save_state() == before);
+}
+
+TEST_CASE("The best trial respects smaller_is_better") {
+  for (bool smaller : {true, false}) {
+    auto config = make_config("random", kRandomSpace);
+    config.searcher.max_trials = 8;
+    config.searcher.smaller_is_better = smaller;
+    auto searcher = build(config);
+    const Driver d = run_all(*searcher);
+    const auto* fixed = dynamic_cast<const FixedLengthSearcher*>(searcher.get());
+    REQUIRE(fixed != nullptr);
+    REQUIRE(fixed->best().has_value());
+    double best = smaller ? 2.0 : -1.0;
+    for (const auto& [id, hp] : d.hparams) best = smaller ? std::min(best, hp["x"].get<double>()) : std::max(best, hp["x"].get<double>());
+    CHECK(fixed->best()->metric == best);
+    CHECK(d.hparams.at(fixed->best()->id)["x"].get<double>() == best);
+  }
+}
+
+TEST_CASE("Events for unknown or finished trials and early validations change nothing") {
+  auto config = make_config("grid", kManualGrid);
+  config.searcher.max_concurrent_trials = 1;
+  auto searcher = build(config);
+  CHECK(searcher->initial_operations().size() == 1);
+  CHECK(searcher->on_trial_created(9).empty());
+  CHECK(searcher->on_validation_completed(9, 1.0, 500).empty());
+  CHECK(searcher->on_trial_closed(9).empty());
+  CHECK(searcher->on_trial_exited_early(9, ExitReason::errored).empty());
+  CHECK(searcher->on_trial_created(1) == Operations{ValidateAfter{1, 500}});
+  CHECK(searcher->on_validation_completed(1, 1.0, 100).empty());
+  CHECK(searcher->on_validation_completed(1, 1.0, 500) == Operations{CloseTrial{1}});
+  const auto next = searcher->on_trial_closed(1);
+  REQUIRE(next.size() == 1);
+  CHECK(std::get<CreateTrial>(next[0]).request_id == 2);
+  CHECK(searcher->on_trial_closed(1).empty());
+  CHECK(searcher->progress() == Approx(1.0 / 6));
+}
+
+TEST_CASE("max_length in records or epochs becomes batches") {
+  auto config = make_config("single", {});
+  config.searcher.max_length = {config::LengthUnit::records, 1000};
+  CHECK(build(config)->initial_operations().size() == 1);
+  auto searcher = build(config);
+  searcher->initial_operations();
+  CHECK(searcher->on_trial_created(1) == Operations{ValidateAfter{1, 31}});
+  config.searcher.max_length = {config::LengthUnit::epochs, 2};
+  config.records_per_epoch = 100;
+  searcher = build(config);
+  searcher->initial_operations();
+  CHECK(searcher->on_trial_created(1) == Operations{ValidateAfter{1, 6}});
+}
+
+TEST_CASE("make_searcher rejects unknown and not-yet-built searchers and bad inputs") {
+  const auto unknown = make_searcher(make_config("hyperband", {}), 1);
+  REQUIRE_FALSE(unknown.has_value());
+  CHECK(unknown.error().code == ErrorCode::invalid_argument);
+  CHECK_THAT(unknown.error().message, Catch::Matchers::Contains("hyperband"));
+  for (const char* name : {"adaptive_asha", "adaptive", "tpe", "bayesian"}) {
+    const auto planned = make_searcher(make_config(name, {}), 1);
+    REQUIRE_FALSE(planned.has_value());
+    CHECK(planned.error().message == std::string("searcher ") + name + " is not available in this build yet");
+  }
+  CHECK_FALSE(make_searcher(make_config("random", kRandomSpace), 1).has_value());  // max_trials 0
+  auto epochs = make_config("single", {});
+  epochs.searcher.max_length = {config::LengthUnit::epochs, 1};
+  CHECK_FALSE(make_searcher(epochs, 1).has_value());  // no records_per_epoch
+  auto zero_batch = make_config("single", {});
+  zero_batch.global_batch_size = 0;
+  CHECK_FALSE(make_searcher(zero_batch, 1).has_value());
+  auto zero_length = make_config("single", {});
+  zero_length.searcher.max_length.value = 0;
+  CHECK_FALSE(make_searcher(zero_length, 1).has_value());
+}
