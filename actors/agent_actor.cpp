@@ -1,0 +1,156 @@
+#include "actors/agent_actor.hpp"
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "actors/atoms.hpp"
+#include "actors/caf_error.hpp"
+#include "actors/master_context.hpp"
+#include "runtime/wire/codec.hpp"
+#include "storage/archives/archive.hpp"
+
+namespace volador::actors {
+namespace {
+
+using Self = caf::stateful_actor<AgentState>*;
+namespace fs = std::filesystem;
+
+constexpr auto kRegisterTimeout = std::chrono::seconds(10);
+
+std::string hostname() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// NAME=VALUE entries of the config's environment_variables.
+void add_user_environment(const std::vector<std::string>& entries, std::map<std::string, std::string>& env) {
+  for (const auto& entry : entries) {
+    auto eq = entry.find('=');
+    if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+}
+
+// The worker's environment: the user's variables, then Volador's own (which win).
+std::map<std::string, std::string> worker_environment(const wire::LaunchSpec& spec) {
+  std::map<std::string, std::string> env;
+  add_user_environment(spec.environment_variables, env);
+  env["VOLADOR_MASTER"] = spec.master_host + ":" + std::to_string(spec.master_port);
+  env["VOLADOR_TRIAL_ID"] = std::to_string(spec.trial_id);
+  env["VOLADOR_EXPERIMENT_ID"] = std::to_string(spec.experiment_id);
+  env["VOLADOR_RUN_ID"] = std::to_string(spec.run_id);
+  env["VOLADOR_RANK"] = std::to_string(spec.rank);
+  env["VOLADOR_WORLD_SIZE"] = std::to_string(spec.world_size);
+  env["VOLADOR_TOKEN"] = spec.token;
+  env["VOLADOR_HPARAMS"] = spec.hparams_json;
+  env["VOLADOR_TRIAL_FILE"] = "volador-trial.json";
+  return env;
+}
+
+// Writes what the worker reads at start: entrypoint, hyperparameters, seed, data config.
+Status write_trial_file(const wire::LaunchSpec& spec, const fs::path& dir) {
+  nlohmann::json trial = {{"trial_id", spec.trial_id},
+                          {"experiment_id", spec.experiment_id},
+                          {"run_id", spec.run_id},
+                          {"rank", spec.rank},
+                          {"world_size", spec.world_size},
+                          {"entrypoint", spec.entrypoint},
+                          {"hparams", nlohmann::json::parse(spec.hparams_json, nullptr, false)},
+                          {"seed", spec.seed},
+                          {"global_batch_size", spec.global_batch_size},
+                          {"data", nlohmann::json::parse(spec.data_json, nullptr, false)}};
+  std::ofstream out(dir / "volador-trial.json");
+  out << trial.dump(2) << '\n';
+  if (!out) return fail(Error::io("cannot write " + (dir / "volador-trial.json").string()));
+  return {};
+}
+
+// Prepares the working folder: the unpacked model definition plus the trial file.
+Result<fs::path> prepare_folder(const AgentOptions& options, const wire::LaunchSpec& spec) {
+  auto dir = options.work_dir / fmt::format("trial-{}-run-{}-rank-{}", spec.trial_id, spec.run_id, spec.rank);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (auto s = archives::unpack_archive(spec.archive, dir); !s) return fail(s.error());
+  if (auto s = write_trial_file(spec, dir); !s) return fail(s.error());
+  return dir;
+}
+
+// startup-hook.sh runs first, in the worker's shell, then the worker replaces it.
+std::vector<std::string> worker_command(const AgentOptions& options) {
+  return {"/bin/sh", "-c", "if [ -f ./startup-hook.sh ]; then . ./startup-hook.sh || exit $?; fi; exec \"$0\"",
+          options.worker_program.string()};
+}
+
+caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) {
+  auto spec = wire::decode<wire::LaunchSpec>(bytes);
+  if (!spec) return to_caf_error(spec.error());
+  auto dir = prepare_folder(self->state.options, *spec);
+  if (!dir) return to_caf_error(dir.error());
+  const std::uint64_t trial_id = spec->trial_id;
+  const std::uint32_t run_id = spec->run_id, rank = spec->rank;
+  auto on_line = [trial, trial_id, run_id](std::string_view stream, std::string line) {
+    wire::LogLines logs{trial_id, run_id, {{0, now_ms(), std::string(stream), std::move(line)}}};
+    caf::anon_send(trial, log_atom::value, wire::encode(logs));
+  };
+  auto agent = caf::actor_cast<caf::actor>(self);
+  auto on_exit = [agent, trial_id, run_id, rank](process::ProcessExit exit) {
+    wire::WorkerExit report{trial_id, run_id, rank, exit.exit_code, exit.signal, ""};
+    caf::anon_send(agent, exited_atom::value, wire::encode(report));
+  };
+  auto child = process::ChildProcess::spawn({worker_command(self->state.options), worker_environment(*spec), *dir},
+                                            on_line, on_exit);
+  if (!child) return to_caf_error(child.error());
+  spdlog::info("trial {} run {} rank {}: worker pid {} in {}", trial_id, run_id, rank, (*child)->pid(), dir->string());
+  self->state.workers[{trial_id, run_id, rank}] = {trial, std::move(*child)};
+  return true;
+}
+
+void on_worker_exit(Self self, const wire::Bytes& bytes) {
+  auto report = wire::decode<wire::WorkerExit>(bytes);
+  if (!report) return;
+  auto it = self->state.workers.find({report->trial_id, report->run_id, report->rank});
+  if (it == self->state.workers.end()) return;
+  self->send(it->second.trial, exited_atom::value, bytes);
+  self->state.workers.erase(it);  // joins the reader thread, which has finished
+}
+
+void kill_trial(Self self, std::uint64_t trial_id) {
+  for (auto& [key, worker] : self->state.workers)
+    if (std::get<0>(key) == trial_id) worker.process->kill();
+}
+
+void register_with_master(Self self) {
+  auto& st = self->state;
+  wire::AgentInfo info{st.options.agent_id, hostname(), st.options.slots};
+  self->request(st.master, kRegisterTimeout, register_atom::value, wire::encode(info), caf::actor_cast<caf::actor>(self))
+      .then([=](bool) { spdlog::info("agent {} registered with {} slots", self->state.options.agent_id, self->state.options.slots); },
+            [=](const caf::error& error) {
+              spdlog::error("agent {}: registration refused: {}", self->state.options.agent_id, from_caf_error(error).message);
+              self->quit(error);
+            });
+}
+
+}  // namespace
+
+caf::behavior agent_actor(Self self, AgentOptions options, caf::actor master) {
+  self->state.options = std::move(options);
+  self->state.master = std::move(master);
+  self->monitor(self->state.master);
+  self->set_down_handler([=](const caf::down_msg& down) {
+    if (down.source != self->state.master.address()) return;
+    spdlog::error("agent {}: lost the master; killing its workers", self->state.options.agent_id);
+    self->state.workers.clear();
+    self->quit(caf::sec::remote_linking_failed);
+  });
+  register_with_master(self);
+  return {
+      [=](launch_atom, const wire::Bytes& bytes, caf::actor trial) { return launch(self, bytes, std::move(trial)); },
+      [=](kill_atom, std::uint64_t trial_id) { kill_trial(self, trial_id); },
+      [=](exited_atom, const wire::Bytes& bytes) { on_worker_exit(self, bytes); },
+  };
+}
+
+}  // namespace volador::actors

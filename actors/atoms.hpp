@@ -1,0 +1,38 @@
+#pragma once
+// The CAF atoms that name Volador's messages. Each actor's header lists the
+// messages it handles; payloads with structure are Cap'n Proto bytes
+// (runtime/wire), lone ids travel as CAF integers.
+
+#include <caf/atom.hpp>
+
+namespace volador::actors {
+
+// client -> master
+using create_atom = caf::atom_constant<caf::atom("create")>;
+using list_atom = caf::atom_constant<caf::atom("list")>;
+using describe_atom = caf::atom_constant<caf::atom("describe")>;
+using trial_atom = caf::atom_constant<caf::atom("trial")>;
+using logs_atom = caf::atom_constant<caf::atom("logs")>;
+// agent <-> master
+using register_atom = caf::atom_constant<caf::atom("register")>;
+using launch_atom = caf::atom_constant<caf::atom("launch")>;
+using kill_atom = caf::atom_constant<caf::atom("kill")>;
+using exited_atom = caf::atom_constant<caf::atom("exited")>;
+using log_atom = caf::atom_constant<caf::atom("log")>;
+// rank worker <-> trial
+using hello_atom = caf::atom_constant<caf::atom("hello")>;
+using workload_atom = caf::atom_constant<caf::atom("workload")>;
+using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
+// inside the master
+using request_slots_atom = caf::atom_constant<caf::atom("reqslots")>;
+using granted_atom = caf::atom_constant<caf::atom("granted")>;
+using release_atom = caf::atom_constant<caf::atom("release")>;
+using train_to_atom = caf::atom_constant<caf::atom("trainto")>;
+using close_atom = caf::atom_constant<caf::atom("close")>;
+using validated_atom = caf::atom_constant<caf::atom("validated")>;
+using trial_ended_atom = caf::atom_constant<caf::atom("trialend")>;
+using attach_atom = caf::atom_constant<caf::atom("attach")>;
+using detach_atom = caf::atom_constant<caf::atom("detach")>;
+using listening_atom = caf::atom_constant<caf::atom("listening")>;
+
+}  // namespace volador::actors

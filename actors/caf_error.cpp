@@ -1,0 +1,24 @@
+#include "actors/caf_error.hpp"
+
+#include <caf/atom.hpp>
+#include <caf/message.hpp>
+#include <caf/sec.hpp>
+
+namespace volador::actors {
+namespace {
+constexpr caf::atom_value kCategory = caf::atom("volador");
+}
+
+caf::error to_caf_error(const Error& error) {
+  return caf::error(static_cast<std::uint8_t>(error.code), kCategory, caf::make_message(error.message));
+}
+
+Error from_caf_error(const caf::error& error) {
+  if (error.category() == kCategory && error.context().match_elements<std::string>())
+    return Error{static_cast<ErrorCode>(error.code()), error.context().get_as<std::string>(0)};
+  if (error.category() == caf::atom("system"))
+    return Error::unavailable(caf::to_string(static_cast<caf::sec>(error.code())));
+  return Error::unavailable(caf::to_string(error));
+}
+
+}  // namespace volador::actors

@@ -1,0 +1,48 @@
+#pragma once
+// One experiment on the master: owns its searcher (a pure search::Searcher),
+// turns the searcher's operations into trial actors and messages to them,
+// feeds trial events back to the searcher, journals the searcher state after
+// every event, and records the experiment's end.
+//
+// Messages (from its trial actors):
+//   (validated_atom, uint64 request, double metric, uint64 batches)
+//   (trial_ended_atom, uint64 request, string state)   state: COMPLETED or ERROR
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include <caf/actor.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include "actors/master_context.hpp"
+#include "runtime/config/experiment_config.hpp"
+#include "runtime/search/searcher.hpp"
+
+namespace volador::actors {
+
+struct ExperimentState {
+  struct Trial {
+    std::uint64_t trial_id = 0;
+    caf::actor actor;
+    bool ended = false;
+    bool errored = false;
+  };
+
+  MasterContext context;
+  storage::ExperimentRecord record;
+  std::shared_ptr<const config::ExperimentConfig> config;
+  std::shared_ptr<const std::string> archive;
+  std::shared_ptr<search::Searcher> searcher;  // shared only to pass it through spawn()
+  std::map<search::RequestId, Trial> trials;
+  bool shutdown = false;
+  bool search_failed = false;
+  static inline const char* name = "experiment";
+};
+
+// Starts the search of an experiment already journaled as ACTIVE.
+caf::behavior experiment_actor(caf::stateful_actor<ExperimentState>* self, MasterContext context,
+                               storage::ExperimentRecord record, std::shared_ptr<const config::ExperimentConfig> config,
+                               std::shared_ptr<const std::string> archive, std::shared_ptr<search::Searcher> searcher);
+
+}  // namespace volador::actors

@@ -1,0 +1,109 @@
+#include "actors/master_actor.hpp"
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include <random>
+
+#include "actors/atoms.hpp"
+#include "actors/caf_error.hpp"
+#include "actors/experiment_actor.hpp"
+#include "actors/master_queries.hpp"
+#include "runtime/config/config_parser.hpp"
+#include "runtime/wire/codec.hpp"
+
+namespace volador::actors {
+namespace {
+
+using Self = caf::stateful_actor<MasterState>*;
+
+constexpr std::size_t kLogPage = 1000;
+
+
+template <class Message>
+caf::result<wire::Bytes> reply(Result<Message> message) {
+  if (!message) return to_caf_error(message.error());
+  return wire::encode(*message);
+}
+
+wire::CreateExperimentReply refused(std::vector<std::string> errors) { return {0, std::move(errors)}; }
+
+std::uint32_t random_experiment_seed() {
+  std::random_device device;
+  return device() & 0x7fffffffu;
+}
+
+// Journals and starts a new experiment; the reply carries its id or why it was refused.
+wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExperimentRequest& request) {
+  auto parsed = config::parse_experiment_config(request.config_yaml, request.config_file_name);
+  if (auto* errors = std::get_if<std::vector<config::ConfigError>>(&parsed)) {
+    std::vector<std::string> lines;
+    for (const auto& e : *errors) lines.push_back(e.to_string());
+    return refused(std::move(lines));
+  }
+  auto config = std::make_shared<const config::ExperimentConfig>(std::get<config::ExperimentConfig>(std::move(parsed)));
+  const auto seed = config->experiment_seed.value_or(random_experiment_seed());
+  auto searcher = search::make_searcher(*config, seed);
+  if (!searcher) return refused({request.config_file_name + ": searcher.name: " + searcher.error().message});
+
+  auto& journal = *self->state.context.journal;
+  auto id = journal.next_id("experiment");
+  if (!id) return refused({"the master cannot journal the experiment: " + id.error().message});
+  storage::ExperimentRecord record{*id, config->name, request.config_yaml, request.config_file_name,
+                                   RunState::active, seed, 0, "", now_ms(), 0};
+  if (auto s = journal.put_archive(*id, request.archive); !s) return refused({"storing the model definition failed: " + s.error().message});
+  if (auto s = journal.put_experiment(record); !s) return refused({"journaling the experiment failed: " + s.error().message});
+  spdlog::info("experiment {} '{}' created ({} searcher)", *id, config->name, config->searcher.name);
+  self->spawn(experiment_actor, self->state.context, record, config,
+              std::make_shared<const std::string>(request.archive), std::shared_ptr<search::Searcher>(std::move(*searcher)));
+  return {*id, {}};
+}
+
+}  // namespace
+
+
+caf::behavior master_actor(Self self, MasterContext context) {
+  self->state.context = std::move(context);
+  self->state.context.gateway = caf::actor_cast<caf::actor>(self);
+  return {
+      [=](create_atom, const wire::Bytes& bytes) -> caf::result<wire::Bytes> {
+        auto request = wire::decode<wire::CreateExperimentRequest>(bytes);
+        if (!request) return to_caf_error(request.error());
+        return wire::encode(create_experiment(self, *request));
+      },
+      [=](list_atom) { return reply(list_experiments(*self->state.context.journal)); },
+      [=](describe_atom, std::uint64_t id) { return reply(describe_experiment(*self->state.context.journal, id)); },
+      [=](trial_atom, std::uint64_t id) { return reply(describe_trial(*self->state.context.journal, id)); },
+      [=](logs_atom, std::uint64_t id, std::uint64_t after_seq) {
+        return reply(trial_logs(*self->state.context.journal, id, after_seq, kLogPage));
+      },
+      [=](register_atom, wire::Bytes& bytes, caf::actor& agent) {
+        auto promise = self->make_response_promise();
+        promise.delegate(self->state.context.pool, register_atom::value, std::move(bytes), std::move(agent));
+        return promise;
+      },
+      [=](hello_atom, wire::Bytes& bytes, caf::actor& rank) {
+        auto promise = self->make_response_promise();
+        auto hello = wire::decode<wire::RankHello>(bytes);
+        if (!hello) {
+          promise.deliver(to_caf_error(hello.error()));
+          return promise;
+        }
+        auto it = self->state.trials.find(hello->trial_id);
+        if (it == self->state.trials.end()) {
+          promise.deliver(to_caf_error(Error::not_found("trial " + std::to_string(hello->trial_id) + " is not running")));
+          return promise;
+        }
+        promise.delegate(it->second, hello_atom::value, std::move(bytes), std::move(rank));
+        return promise;
+      },
+      [=](attach_atom, std::uint64_t trial_id, caf::actor trial) { self->state.trials[trial_id] = std::move(trial); },
+      [=](detach_atom, std::uint64_t trial_id) { self->state.trials.erase(trial_id); },
+      [=](listening_atom, const std::string& host, std::uint16_t port) {
+        self->state.context.host = host;
+        self->state.context.port = port;
+      },
+  };
+}
+
+}  // namespace volador::actors

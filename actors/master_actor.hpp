@@ -1,0 +1,35 @@
+#pragma once
+// The master's front door, published on the master's port: clients submit
+// and query experiments, agents register, rank workers report in. It spawns
+// one experiment actor per submitted experiment and routes rank workers to
+// their trial actor.
+//
+// Messages:
+//   (create_atom, Bytes CreateExperimentRequest) -> Bytes CreateExperimentReply
+//   (list_atom)                                  -> Bytes ExperimentList
+//   (describe_atom, uint64 experiment)           -> Bytes ExperimentDetail
+//   (trial_atom, uint64 trial)                   -> Bytes TrialDetail
+//   (logs_atom, uint64 trial, uint64 after_seq)  -> Bytes LogBatch
+//   (register_atom, Bytes AgentInfo, actor agent) -> bool     (to the pool)
+//   (hello_atom, Bytes RankHello, actor rank)    -> bool      (to the trial)
+//   (attach_atom, uint64 trial, actor) / (detach_atom, uint64 trial)  from trial actors
+//   (listening_atom, string host, uint16 port)   the address rank workers use, once published
+// Errors come back as caf::error in the "volador" category (actors/caf_error.hpp).
+
+#include <caf/actor.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include "actors/master_context.hpp"
+
+namespace volador::actors {
+
+struct MasterState {
+  MasterContext context;
+  std::map<std::uint64_t, caf::actor> trials;  // running trial actors by trial id
+  static inline const char* name = "master";
+};
+
+// `context.gateway` is filled in with the actor itself.
+caf::behavior master_actor(caf::stateful_actor<MasterState>* self, MasterContext context);
+
+}  // namespace volador::actors

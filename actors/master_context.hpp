@@ -1,0 +1,27 @@
+#pragma once
+// What every master-side actor shares: the journal, the resource pool, the
+// gateway (for routing rank workers to their trial) and the address rank
+// workers use to reach the master.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <caf/actor.hpp>
+
+#include "storage/journal/journal.hpp"
+
+namespace volador::actors {
+
+struct MasterContext {
+  std::shared_ptr<storage::Journal> journal;
+  caf::actor pool;
+  caf::actor gateway;
+  std::string host;        // as rank workers reach the master
+  std::uint16_t port = 0;
+};
+
+// Milliseconds since the unix epoch, for journal timestamps.
+std::int64_t now_ms();
+
+}  // namespace volador::actors

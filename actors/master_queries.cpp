@@ -1,0 +1,118 @@
+#include "actors/master_queries.hpp"
+
+#include <optional>
+
+#include "runtime/config/config_parser.hpp"
+
+namespace volador::actors {
+namespace {
+
+struct SearchGoal {
+  std::string searcher;
+  std::string metric;
+  bool smaller_is_better = true;
+};
+
+// The searcher settings of a journaled experiment (its config was valid at submission).
+SearchGoal search_goal(const storage::ExperimentRecord& record) {
+  auto parsed = config::parse_experiment_config(record.config_yaml, record.config_file_name);
+  if (const auto* cfg = std::get_if<config::ExperimentConfig>(&parsed))
+    return {cfg->searcher.name, cfg->searcher.metric, cfg->searcher.smaller_is_better};
+  return {};
+}
+
+bool better(double a, double b, bool smaller_is_better) { return smaller_is_better ? a < b : a > b; }
+
+std::optional<double> best_validation(const std::vector<storage::MetricRecord>& metrics, const SearchGoal& goal) {
+  std::optional<double> best;
+  for (const auto& m : metrics) {
+    if (m.kind != storage::MetricKind::validation) continue;
+    auto it = m.metrics.find(goal.metric);
+    if (it != m.metrics.end() && (!best || better(it->second, *best, goal.smaller_is_better))) best = it->second;
+  }
+  return best;
+}
+
+wire::TrialSummary trial_summary(const storage::TrialRecord& t, std::optional<double> best) {
+  return {t.id, t.experiment_id, t.request_id, std::string(to_string(t.state)), t.hparams.dump(), t.seed,
+          t.batches_trained, t.restarts, best.has_value(), best.value_or(0), t.error_message};
+}
+
+struct ExperimentView {
+  wire::ExperimentSummary summary;
+  std::vector<wire::TrialSummary> trials;
+};
+
+Result<ExperimentView> view(const storage::Journal& journal, const storage::ExperimentRecord& e) {
+  auto goal = search_goal(e);
+  auto trials = journal.trials(e.id);
+  if (!trials) return fail(trials.error());
+  ExperimentView out;
+  auto& s = out.summary;
+  s = {e.id, e.name, std::string(to_string(e.state)), e.progress, goal.searcher, goal.metric,
+       goal.smaller_is_better, static_cast<std::uint32_t>(trials->size()), false, 0, 0, e.created_at_ms,
+       e.ended_at_ms, e.error_message};
+  for (const auto& t : *trials) {
+    auto metrics = journal.metrics(t.id);
+    if (!metrics) return fail(metrics.error());
+    auto best = best_validation(*metrics, goal);
+    if (best && (!s.has_best_metric || better(*best, s.best_metric, goal.smaller_is_better))) {
+      s.has_best_metric = true;
+      s.best_metric = *best;
+      s.best_trial_id = t.id;
+    }
+    out.trials.push_back(trial_summary(t, best));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<wire::ExperimentList> list_experiments(const storage::Journal& journal) {
+  auto experiments = journal.experiments();
+  if (!experiments) return fail(experiments.error());
+  wire::ExperimentList list;
+  for (const auto& e : *experiments) {
+    auto v = view(journal, e);
+    if (!v) return fail(v.error());
+    list.experiments.push_back(std::move(v->summary));
+  }
+  return list;
+}
+
+Result<wire::ExperimentDetail> describe_experiment(const storage::Journal& journal, std::uint64_t experiment_id) {
+  auto e = journal.experiment(experiment_id);
+  if (!e) return fail(e.error());
+  auto v = view(journal, *e);
+  if (!v) return fail(v.error());
+  auto parsed = config::parse_experiment_config(e->config_yaml, e->config_file_name);
+  const auto* cfg = std::get_if<config::ExperimentConfig>(&parsed);
+  return wire::ExperimentDetail{std::move(v->summary), cfg ? cfg->description : "", e->config_yaml,
+                                std::move(v->trials)};
+}
+
+Result<wire::TrialDetail> describe_trial(const storage::Journal& journal, std::uint64_t trial_id) {
+  auto t = journal.trial(trial_id);
+  if (!t) return fail(t.error());
+  auto e = journal.experiment(t->experiment_id);
+  if (!e) return fail(e.error());
+  auto metrics = journal.metrics(trial_id);
+  if (!metrics) return fail(metrics.error());
+  wire::TrialDetail detail{trial_summary(*t, best_validation(*metrics, search_goal(*e))), {}};
+  for (const auto& m : *metrics)
+    detail.metrics.push_back({m.kind == storage::MetricKind::training ? "training" : "validation", m.batches,
+                              m.reported_at_ms, m.metrics});
+  return detail;
+}
+
+Result<wire::LogBatch> trial_logs(const storage::Journal& journal, std::uint64_t trial_id, std::uint64_t after_seq,
+                                  std::size_t limit) {
+  if (auto t = journal.trial(trial_id); !t) return fail(t.error());
+  auto lines = journal.logs(trial_id, after_seq, limit);
+  if (!lines) return fail(lines.error());
+  wire::LogBatch batch;
+  for (auto& l : *lines) batch.lines.push_back({l.seq, l.time_ms, std::move(l.stream), std::move(l.text)});
+  return batch;
+}
+
+}  // namespace volador::actors

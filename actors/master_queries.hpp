@@ -1,0 +1,22 @@
+#pragma once
+// Read-only views for clients, built from the journal (no actor state): what
+// `experiment list/describe`, `trial describe` and `trial logs` show.
+
+#include <cstdint>
+
+#include "runtime/core/error.hpp"
+#include "runtime/wire/messages.hpp"
+#include "storage/journal/journal.hpp"
+
+namespace volador::actors {
+
+Result<wire::ExperimentList> list_experiments(const storage::Journal& journal);
+// not_found when no experiment has this id.
+Result<wire::ExperimentDetail> describe_experiment(const storage::Journal& journal, std::uint64_t experiment_id);
+// not_found when no trial has this id.
+Result<wire::TrialDetail> describe_trial(const storage::Journal& journal, std::uint64_t trial_id);
+// At most `limit` log lines with seq > after_seq; not_found for an unknown trial.
+Result<wire::LogBatch> trial_logs(const storage::Journal& journal, std::uint64_t trial_id, std::uint64_t after_seq,
+                                  std::size_t limit);
+
+}  // namespace volador::actors

@@ -1,0 +1,28 @@
+#pragma once
+// The resource pool: agents' slots and the queue of trials waiting for them;
+// the policy is runtime/scheduling's SlotScheduler.
+//
+// Messages:
+//   (register_atom, Bytes AgentInfo, actor agent) -> bool   an agent offers its slots
+//   (request_slots_atom, uint64 trial, uint32 slots, actor trial)
+//       later: trial <- (granted_atom, actor agent, string agent_id)
+//   (release_atom, uint64 trial)                            slots back to the pool
+// A lost agent (down message) is removed with its allocations.
+
+#include <caf/actor.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include "runtime/scheduling/slot_scheduler.hpp"
+
+namespace volador::actors {
+
+struct ResourcePoolState {
+  scheduling::SlotScheduler scheduler;
+  std::map<std::string, caf::actor> agents;
+  std::map<std::uint64_t, caf::actor> waiting_trials;
+  static inline const char* name = "resource-pool";
+};
+
+caf::behavior resource_pool_actor(caf::stateful_actor<ResourcePoolState>* self);
+
+}  // namespace volador::actors

@@ -1,0 +1,133 @@
+#include "runtime/cli/commands.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "runtime/cli/views.hpp"
+#include "runtime/config/config_parser.hpp"
+#include "storage/archives/archive.hpp"
+
+namespace volador::cli {
+namespace {
+
+constexpr auto kPollInterval = std::chrono::milliseconds(1000);
+
+int report(const Error& error) {
+  std::cerr << "error: " << error.message << "\n";
+  return 1;
+}
+
+Result<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(Error::not_found("cannot read " + path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool is_terminal_state(const std::string& state) { return state == "COMPLETED" || state == "CANCELED" || state == "ERROR"; }
+
+void print_best(const wire::ExperimentDetail& detail) {
+  const auto& e = detail.summary;
+  if (!e.has_best_metric) return;
+  for (const auto& t : detail.trials)
+    if (t.id == e.best_trial_id)
+      std::cout << fmt::format("best trial {}: {} = {:.6g}\nhyperparameters: {}\n", t.id, e.metric, e.best_metric,
+                               t.hparams_json);
+}
+
+// Polls until the experiment ends, printing a line whenever progress changes.
+int follow_experiment(MasterClient& client, std::uint64_t id, bool json) {
+  std::string last;
+  for (;;) {
+    auto detail = client.describe_experiment(id);
+    if (!detail) return report(detail.error());
+    auto line = progress_line(*detail);
+    if (line != last && !json) std::cout << line << std::endl;
+    last = line;
+    if (is_terminal_state(detail->summary.state)) {
+      if (json) std::cout << to_json(*detail).dump(2) << "\n";
+      else print_best(*detail);
+      if (!detail->summary.error_message.empty()) std::cerr << "error: " << detail->summary.error_message << "\n";
+      return detail->summary.state == "COMPLETED" ? 0 : 2;
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+}
+
+}  // namespace
+
+int create_experiment(caf::actor_system& system, const net::Endpoint& master, const CreateOptions& options) {
+  auto yaml = read_file(options.config_path);
+  if (!yaml) return report(yaml.error());
+  auto parsed = config::parse_experiment_config(*yaml, options.config_path);
+  if (auto* errors = std::get_if<std::vector<config::ConfigError>>(&parsed)) {
+    std::cerr << config::format_errors(*errors) << "\n";
+    return 1;
+  }
+  auto archive = archives::pack_directory(options.model_dir);
+  if (!archive) return report(archive.error());
+  auto client = MasterClient::connect(system, master);
+  if (!client) return report(client.error());
+  auto reply = client->create_experiment({*yaml, options.config_path, std::move(*archive)});
+  if (!reply) return report(reply.error());
+  if (!reply->errors.empty()) {
+    for (const auto& e : reply->errors) std::cerr << e << "\n";
+    return 1;
+  }
+  if (options.json && !options.follow) std::cout << nlohmann::json{{"id", reply->experiment_id}}.dump() << "\n";
+  if (!options.json) std::cout << "created experiment " << reply->experiment_id << "\n";
+  return options.follow ? follow_experiment(*client, reply->experiment_id, options.json) : 0;
+}
+
+int list_experiments(MasterClient& client, bool json) {
+  auto list = client.list_experiments();
+  if (!list) return report(list.error());
+  std::cout << (json ? to_json(*list).dump(2) + "\n" : render_table(*list));
+  return 0;
+}
+
+int describe_experiment(MasterClient& client, std::uint64_t id, bool json) {
+  auto detail = client.describe_experiment(id);
+  if (!detail) return report(detail.error());
+  std::cout << (json ? to_json(*detail).dump(2) + "\n" : render_table(*detail));
+  return 0;
+}
+
+int describe_trial(MasterClient& client, std::uint64_t id, bool json) {
+  auto detail = client.describe_trial(id);
+  if (!detail) return report(detail.error());
+  std::cout << (json ? to_json(*detail).dump(2) + "\n" : render_table(*detail));
+  return 0;
+}
+
+int trial_logs(MasterClient& client, std::uint64_t id, bool follow) {
+  std::uint64_t after = 0;
+  for (;;) {
+    auto batch = client.trial_logs(id, after);
+    if (!batch) return report(batch.error());
+    for (const auto& line : batch->lines) {
+      std::cout << (line.stream == "stdout" ? "" : "[" + line.stream + "] ") << line.text << "\n";
+      after = line.seq;
+    }
+    std::cout.flush();
+    if (!batch->lines.empty()) continue;  // drain pages before checking the state
+    if (!follow) return 0;
+    auto trial = client.describe_trial(id);
+    if (!trial) return report(trial.error());
+    if (is_terminal_state(trial->summary.state)) {
+      // Lines journaled between the last page and the state check.
+      auto rest = client.trial_logs(id, after);
+      if (rest)
+        for (const auto& line : rest->lines) std::cout << line.text << "\n";
+      return 0;
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+}
+
+}  // namespace volador::cli

@@ -1,0 +1,29 @@
+#pragma once
+// The `volador` client's verbs. Each prints its result (a table, or JSON with
+// `json`) to stdout and returns the process exit status: 0 success, 1 failure
+// (the reason printed to stderr as one line), 2 the experiment ended other
+// than COMPLETED (create --follow).
+
+#include <cstdint>
+#include <string>
+
+#include "runtime/cli/master_client.hpp"
+
+namespace volador::cli {
+
+struct CreateOptions {
+  std::string config_path;
+  std::string model_dir;
+  bool follow = false;
+  bool json = false;
+};
+
+// Validates the config locally first, so a bad file fails without a master.
+int create_experiment(caf::actor_system& system, const net::Endpoint& master, const CreateOptions& options);
+int list_experiments(MasterClient& client, bool json);
+int describe_experiment(MasterClient& client, std::uint64_t id, bool json);
+int describe_trial(MasterClient& client, std::uint64_t id, bool json);
+// Prints the trial's log; with `follow`, keeps printing until the trial ends.
+int trial_logs(MasterClient& client, std::uint64_t id, bool follow);
+
+}  // namespace volador::cli

@@ -1,0 +1,57 @@
+#include "runtime/cli/master_client.hpp"
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/atoms.hpp"
+#include "actors/caf_error.hpp"
+#include "runtime/wire/codec.hpp"
+
+namespace volador::cli {
+namespace {
+constexpr auto kQueryTimeout = std::chrono::seconds(30);
+constexpr auto kCreateTimeout = std::chrono::seconds(120);  // carries the model definition
+}  // namespace
+
+MasterClient::MasterClient(caf::actor_system& system, caf::actor gateway, net::Endpoint endpoint)
+    : system_(&system), gateway_(std::move(gateway)), endpoint_(std::move(endpoint)) {}
+
+Result<MasterClient> MasterClient::connect(caf::actor_system& system, const net::Endpoint& master) {
+  auto gateway = system.middleman().remote_actor(master.host, master.port);
+  if (!gateway)
+    return fail(Error::unavailable("cannot reach the master at " + master.to_string() +
+                                   " (is `volador-node up` running? set -m HOST:PORT or VOLADOR_MASTER)"));
+  return MasterClient(system, *gateway, master);
+}
+
+template <class Reply, class... Args>
+Result<Reply> MasterClient::call(std::chrono::seconds timeout, Args&&... args) {
+  caf::scoped_actor self{*system_};
+  Result<Reply> out = fail(Error::internal("no reply"));
+  self->request(gateway_, timeout, std::forward<Args>(args)...)
+      .receive([&](const wire::Bytes& bytes) { out = wire::decode<Reply>(bytes); },
+               [&](const caf::error& error) { out = fail(actors::from_caf_error(error)); });
+  return out;
+}
+
+Result<wire::CreateExperimentReply> MasterClient::create_experiment(const wire::CreateExperimentRequest& request) {
+  return call<wire::CreateExperimentReply>(kCreateTimeout, actors::create_atom::value, wire::encode(request));
+}
+
+Result<wire::ExperimentList> MasterClient::list_experiments() {
+  return call<wire::ExperimentList>(kQueryTimeout, actors::list_atom::value);
+}
+
+Result<wire::ExperimentDetail> MasterClient::describe_experiment(std::uint64_t id) {
+  return call<wire::ExperimentDetail>(kQueryTimeout, actors::describe_atom::value, id);
+}
+
+Result<wire::TrialDetail> MasterClient::describe_trial(std::uint64_t id) {
+  return call<wire::TrialDetail>(kQueryTimeout, actors::trial_atom::value, id);
+}
+
+Result<wire::LogBatch> MasterClient::trial_logs(std::uint64_t id, std::uint64_t after_seq) {
+  return call<wire::LogBatch>(kQueryTimeout, actors::logs_atom::value, id, after_seq);
+}
+
+}  // namespace volador::cli

@@ -1,0 +1,38 @@
+#pragma once
+// The client side of the master's gateway: one blocking call per request,
+// each with a timeout, each returning the decoded reply or an Error.
+
+#include <chrono>
+#include <memory>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include "runtime/core/error.hpp"
+#include "runtime/net/endpoint.hpp"
+#include "runtime/wire/messages.hpp"
+
+namespace volador::cli {
+
+class MasterClient {
+ public:
+  // Connects to the master's gateway (unavailable, naming the address, when it cannot).
+  static Result<MasterClient> connect(caf::actor_system& system, const net::Endpoint& master);
+
+  Result<wire::CreateExperimentReply> create_experiment(const wire::CreateExperimentRequest& request);
+  Result<wire::ExperimentList> list_experiments();
+  Result<wire::ExperimentDetail> describe_experiment(std::uint64_t id);
+  Result<wire::TrialDetail> describe_trial(std::uint64_t id);
+  Result<wire::LogBatch> trial_logs(std::uint64_t id, std::uint64_t after_seq);
+
+ private:
+  MasterClient(caf::actor_system& system, caf::actor gateway, net::Endpoint endpoint);
+  template <class Reply, class... Args>
+  Result<Reply> call(std::chrono::seconds timeout, Args&&... args);
+
+  caf::actor_system* system_;
+  caf::actor gateway_;
+  net::Endpoint endpoint_;
+};
+
+}  // namespace volador::cli

@@ -1,0 +1,164 @@
+#include "runtime/cli/views.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+namespace volador::cli {
+namespace {
+
+using Row = std::vector<std::string>;
+
+// Columns padded to their widest cell, two spaces apart.
+std::string table(const Row& header, const std::vector<Row>& rows) {
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    width[c] = header[c].size();
+    for (const auto& r : rows) width[c] = std::max(width[c], r[c].size());
+  }
+  auto line = [&](const Row& r) {
+    std::string out;
+    for (std::size_t c = 0; c < r.size(); ++c) {
+      out += r[c];
+      if (c + 1 < r.size()) out += std::string(width[c] - r[c].size() + 2, ' ');
+    }
+    return out + "\n";
+  };
+  std::string out = line(header);
+  for (const auto& r : rows) out += line(r);
+  return out;
+}
+
+nlohmann::json hparams_json(const std::string& text) {
+  auto parsed = nlohmann::json::parse(text, nullptr, false);
+  return parsed.is_discarded() ? nlohmann::json(text) : parsed;
+}
+
+std::string metric_text(bool has, double value) { return has ? fmt::format("{:.6g}", value) : "-"; }
+
+std::string compact_hparams(const std::string& text) {
+  auto json = hparams_json(text);
+  if (!json.is_object()) return text;
+  std::string out;
+  for (const auto& [k, v] : json.items()) {
+    if (k == "global_batch_size") continue;
+    out += (out.empty() ? "" : " ") + k + "=" + (v.is_number_float() ? fmt::format("{:.4g}", v.get<double>()) : v.dump());
+  }
+  return out;
+}
+
+std::string percent(double progress) { return fmt::format("{:.0f}%", progress * 100); }
+
+}  // namespace
+
+nlohmann::json to_json(const wire::ExperimentSummary& e) {
+  nlohmann::json out = {{"id", e.id}, {"name", e.name}, {"state", e.state}, {"progress", e.progress},
+                        {"searcher", e.searcher}, {"metric", e.metric}, {"smaller_is_better", e.smaller_is_better},
+                        {"num_trials", e.num_trials}, {"created_at_ms", e.created_at_ms},
+                        {"ended_at_ms", e.ended_at_ms}, {"best_metric", nullptr}, {"best_trial_id", nullptr}};
+  if (e.has_best_metric) {
+    out["best_metric"] = e.best_metric;
+    out["best_trial_id"] = e.best_trial_id;
+  }
+  if (!e.error_message.empty()) out["error"] = e.error_message;
+  return out;
+}
+
+nlohmann::json to_json(const wire::TrialSummary& t) {
+  nlohmann::json out = {{"id", t.id}, {"experiment_id", t.experiment_id}, {"state", t.state},
+                        {"hparams", hparams_json(t.hparams_json)}, {"seed", t.seed},
+                        {"batches_trained", t.batches_trained}, {"restarts", t.restarts},
+                        {"best_validation", nullptr}};
+  if (t.has_best_validation) out["best_validation"] = t.best_validation;
+  if (!t.error_message.empty()) out["error"] = t.error_message;
+  return out;
+}
+
+nlohmann::json to_json(const wire::ExperimentList& list) {
+  auto out = nlohmann::json::array();
+  for (const auto& e : list.experiments) out.push_back(to_json(e));
+  return out;
+}
+
+nlohmann::json to_json(const wire::ExperimentDetail& detail) {
+  auto out = to_json(detail.summary);
+  out["description"] = detail.description;
+  out["config"] = detail.config_yaml;
+  out["trials"] = nlohmann::json::array();
+  for (const auto& t : detail.trials) out["trials"].push_back(to_json(t));
+  return out;
+}
+
+nlohmann::json to_json(const wire::TrialDetail& detail) {
+  auto out = to_json(detail.summary);
+  out["metrics"] = nlohmann::json::array();
+  for (const auto& m : detail.metrics)
+    out["metrics"].push_back({{"kind", m.kind}, {"batches", m.batches}, {"reported_at_ms", m.reported_at_ms},
+                              {"metrics", m.metrics}});
+  return out;
+}
+
+std::string render_table(const wire::ExperimentList& list) {
+  std::vector<Row> rows;
+  for (const auto& e : list.experiments)
+    rows.push_back({std::to_string(e.id), e.name, e.state, percent(e.progress), e.searcher,
+                    std::to_string(e.num_trials), metric_text(e.has_best_metric, e.best_metric)});
+  return table({"ID", "NAME", "STATE", "PROGRESS", "SEARCHER", "TRIALS", "BEST"}, rows);
+}
+
+std::string render_table(const wire::ExperimentDetail& detail) {
+  const auto& e = detail.summary;
+  std::string out = fmt::format("Experiment {}: {}\nState: {}  Progress: {}\nSearcher: {}  Metric: {} ({})\n", e.id,
+                                e.name, e.state, percent(e.progress), e.searcher, e.metric,
+                                e.smaller_is_better ? "smaller is better" : "larger is better");
+  if (!e.error_message.empty()) out += "Error: " + e.error_message + "\n";
+  if (e.has_best_metric) out += fmt::format("Best: {} = {:.6g} (trial {})\n", e.metric, e.best_metric, e.best_trial_id);
+  std::vector<Row> rows;
+  for (const auto& t : detail.trials)
+    rows.push_back({std::to_string(t.id), t.state, std::to_string(t.batches_trained),
+                    metric_text(t.has_best_validation, t.best_validation), compact_hparams(t.hparams_json)});
+  return out + "\n" + table({"TRIAL", "STATE", "BATCHES", "BEST " + e.metric, "HPARAMS"}, rows);
+}
+
+std::string render_table(const wire::TrialDetail& detail) {
+  const auto& t = detail.summary;
+  std::string out = fmt::format("Trial {} (experiment {}): {}\nHyperparameters: {}\nSeed: {}  Batches trained: {}\n",
+                                t.id, t.experiment_id, t.state, t.hparams_json, t.seed, t.batches_trained);
+  if (!t.error_message.empty()) out += "Error: " + t.error_message + "\n";
+  std::vector<std::string> names;
+  for (const auto& m : detail.metrics)
+    for (const auto& [name, value] : m.metrics)
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  Row header{"KIND", "BATCHES"};
+  header.insert(header.end(), names.begin(), names.end());
+  std::vector<Row> rows;
+  for (const auto& m : detail.metrics) {
+    Row row{m.kind, std::to_string(m.batches)};
+    for (const auto& name : names) {
+      auto it = m.metrics.find(name);
+      row.push_back(it == m.metrics.end() ? "" : fmt::format("{:.6g}", it->second));
+    }
+    rows.push_back(std::move(row));
+  }
+  return out + "\n" + table(header, rows);
+}
+
+std::string progress_line(const wire::ExperimentDetail& detail) {
+  const auto& e = detail.summary;
+  std::map<std::string, int> states;
+  for (const auto& t : detail.trials) ++states[t.state];
+  std::string counts;
+  for (const auto& [state, n] : states) {
+    std::string lower = state;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + lower;
+  }
+  std::string line = fmt::format("experiment {} {} {} | trials: {}", e.id, e.state, percent(e.progress),
+                                 counts.empty() ? "none yet" : counts);
+  if (e.has_best_metric) line += fmt::format(" | best {} {:.4g} (trial {})", e.metric, e.best_metric, e.best_trial_id);
+  return line;
+}
+
+}  // namespace volador::cli

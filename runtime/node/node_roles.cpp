@@ -1,0 +1,63 @@
+#include "runtime/node/node_roles.hpp"
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include <thread>
+
+#include "actors/agent_actor.hpp"
+#include "actors/atoms.hpp"
+#include "actors/master_actor.hpp"
+#include "actors/resource_pool_actor.hpp"
+
+namespace volador::node {
+namespace fs = std::filesystem;
+
+Result<RunningMaster> start_master(caf::actor_system& system, const MasterOptions& options) {
+  std::error_code ec;
+  fs::create_directories(options.data_dir, ec);
+  if (ec) return fail(Error::io("cannot create data folder " + options.data_dir.string() + ": " + ec.message()));
+  auto journal = storage::Journal::open(options.data_dir / "journal");
+  if (!journal) return fail(journal.error());
+  actors::MasterContext context;
+  context.journal = std::move(*journal);
+  context.pool = system.spawn(actors::resource_pool_actor);
+  auto gateway = system.spawn(actors::master_actor, context);
+  auto port = system.middleman().publish(gateway, options.listen.port, options.listen.host.c_str());
+  if (!port) {
+    caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(context.pool, caf::exit_reason::user_shutdown);
+    return fail(Error::unavailable("cannot listen on " + options.listen.to_string() + ": " + system.render(port.error())));
+  }
+  // Rank workers need the port actually bound (the option may be 0).
+  caf::anon_send(gateway, actors::listening_atom::value, options.listen.host, *port);
+  spdlog::info("master listening on {}:{}, data in {}", options.listen.host, *port, options.data_dir.string());
+  return RunningMaster{gateway, {options.listen.host, *port}};
+}
+
+Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions& options, caf::actor master) {
+  std::error_code ec;
+  fs::create_directories(options.work_dir, ec);
+  if (ec) return fail(Error::io("cannot create work folder " + options.work_dir.string() + ": " + ec.message()));
+  auto self_path = fs::read_symlink("/proc/self/exe", ec);
+  auto worker = self_path.parent_path() / "volador-worker";
+  if (ec || !fs::exists(worker)) return fail(Error::not_found("volador-worker not found beside " + self_path.string()));
+  actors::AgentOptions agent{options.agent_id, options.slots, fs::absolute(options.work_dir), worker};
+  return system.spawn(actors::agent_actor, agent, std::move(master));
+}
+
+Result<caf::actor> connect_to_master(caf::actor_system& system, const net::Endpoint& master,
+                                     std::chrono::milliseconds patience) {
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  for (;;) {
+    auto gateway = system.middleman().remote_actor(master.host, master.port);
+    if (gateway) return *gateway;
+    if (std::chrono::steady_clock::now() >= deadline)
+      return fail(Error::unavailable("cannot reach the master at " + master.to_string() + ": " +
+                                     system.render(gateway.error())));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+}  // namespace volador::node

@@ -1,0 +1,47 @@
+#pragma once
+// The roles a volador-node process can play, each started on an existing
+// actor system and left running; the caller waits for a signal or for the
+// role's actors to end.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include "runtime/core/error.hpp"
+#include "runtime/net/endpoint.hpp"
+
+namespace volador::node {
+
+struct MasterOptions {
+  std::filesystem::path data_dir;  // journal under data_dir/journal
+  net::Endpoint listen;            // host must be loopback until the TLS issue lands
+};
+
+struct RunningMaster {
+  caf::actor gateway;
+  net::Endpoint bound;  // the address actually listened on
+};
+
+// Opens the journal, spawns the resource pool and the gateway and publishes
+// the gateway at `listen`. Errors: the journal cannot be opened (in use,
+// unreadable) or the port cannot be bound.
+Result<RunningMaster> start_master(caf::actor_system& system, const MasterOptions& options);
+
+struct AgentNodeOptions {
+  std::string agent_id;
+  std::uint32_t slots = 1;
+  std::filesystem::path work_dir;
+};
+
+// Spawns an agent that registers with `master` and launches volador-worker
+// (found beside this executable) for each rank it is given.
+Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions& options, caf::actor master);
+
+// Connects to a master's gateway, retrying for up to `patience` while it starts.
+Result<caf::actor> connect_to_master(caf::actor_system& system, const net::Endpoint& master,
+                                     std::chrono::milliseconds patience);
+
+}  // namespace volador::node

@@ -1,0 +1,57 @@
+#include "runtime/worker/worker_launch.hpp"
+
+#include <cstdlib>
+#include <fstream>
+
+namespace volador::worker {
+namespace {
+
+Result<std::string> variable(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0')
+    return fail(Error::invalid_argument(std::string(name) + " is not set: volador-worker is started by a Volador agent"));
+  return std::string(value);
+}
+
+Result<nlohmann::json> read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return fail(Error::not_found("cannot read the trial file " + path));
+  auto json = nlohmann::json::parse(in, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) return fail(Error::corruption("the trial file " + path + " is not a JSON object"));
+  return json;
+}
+
+}  // namespace
+
+trial_api::TrialContext WorkerLaunch::context() const {
+  return {hparams, data, seed, global_batch_size, hello.rank, world_size};
+}
+
+Result<WorkerLaunch> read_worker_launch() {
+  auto master = variable("VOLADOR_MASTER");
+  auto token = variable("VOLADOR_TOKEN");
+  auto trial_file = variable("VOLADOR_TRIAL_FILE");
+  for (const auto* r : {&master, &token, &trial_file})
+    if (!*r) return fail(r->error());
+  auto endpoint = net::parse_endpoint(*master);
+  if (!endpoint) return fail(endpoint.error());
+  auto trial = read_json_file(*trial_file);
+  if (!trial) return fail(trial.error());
+  try {
+    WorkerLaunch launch;
+    launch.master = *endpoint;
+    launch.hello = {trial->at("trial_id").get<std::uint64_t>(), trial->at("run_id").get<std::uint32_t>(),
+                    trial->at("rank").get<std::uint32_t>(), *token};
+    launch.world_size = trial->at("world_size").get<std::uint32_t>();
+    launch.entrypoint = trial->at("entrypoint").get<std::string>();
+    launch.hparams = trial->at("hparams");
+    launch.data = trial->at("data");
+    launch.seed = trial->at("seed").get<std::uint32_t>();
+    launch.global_batch_size = trial->at("global_batch_size").get<std::uint64_t>();
+    return launch;
+  } catch (const nlohmann::json::exception& e) {
+    return fail(Error::corruption("the trial file " + *trial_file + " is incomplete: " + e.what()));
+  }
+}
+
+}  // namespace volador::worker

@@ -1,0 +1,34 @@
+#pragma once
+// What a rank worker learns at start from its environment (set by the agent)
+// and the trial file in its working folder.
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/core/error.hpp"
+#include "runtime/net/endpoint.hpp"
+#include "runtime/trial_api/trial.hpp"
+#include "runtime/wire/messages.hpp"
+
+namespace volador::worker {
+
+struct WorkerLaunch {
+  net::Endpoint master;
+  wire::RankHello hello;      // trial, run, rank, token
+  std::uint32_t world_size = 1;
+  std::string entrypoint;
+  nlohmann::json hparams;
+  nlohmann::json data;
+  std::uint32_t seed = 0;
+  std::uint64_t global_batch_size = 0;
+
+  [[nodiscard]] trial_api::TrialContext context() const;
+};
+
+// Reads VOLADOR_MASTER, VOLADOR_TOKEN and the file named by
+// VOLADOR_TRIAL_FILE. Errors name the missing variable or the bad file.
+Result<WorkerLaunch> read_worker_launch();
+
+}  // namespace volador::worker
