@@ -1,0 +1,96 @@
+#include "tests/integration/cluster_fixture.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace volador::testing {
+namespace fs = std::filesystem;
+
+fs::path binary(const std::string& name) { return fs::path(VOLADOR_BIN_DIR) / name; }
+
+void write_file(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+CommandResult run_command(std::vector<std::string> argv, int timeout_s) {
+  auto result = std::make_shared<CommandResult>();
+  auto mutex = std::make_shared<std::mutex>();
+  auto done = std::make_shared<std::promise<process::ProcessExit>>();
+  auto exited = done->get_future();
+  auto child = process::ChildProcess::spawn(
+      {std::move(argv), {}, {}},
+      [result, mutex](std::string_view stream, std::string line) {
+        std::lock_guard lock(*mutex);
+        (stream == "stdout" ? result->out : result->err) += line + "\n";
+      },
+      [done](process::ProcessExit exit) { done->set_value(exit); });
+  REQUIRE(child.has_value());
+  if (exited.wait_for(std::chrono::seconds(timeout_s)) != std::future_status::ready) {
+    (*child)->kill();
+    FAIL("command did not finish within " << timeout_s << " s");
+  }
+  result->exit_code = exited.get().exit_code;
+  child->reset();  // joins the reader before the result is read
+  return *result;
+}
+
+TempDir::TempDir() {
+  std::random_device device;
+  path_ = fs::temp_directory_path() / ("volador-it-" + std::to_string(device()));
+  fs::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+Cluster::Cluster(const fs::path& data_dir) : data_dir_(data_dir) {}
+
+Cluster::~Cluster() {
+  agent_.reset();
+  master_.reset();
+}
+
+std::unique_ptr<process::ChildProcess> Cluster::spawn_node(std::vector<std::string> args) {
+  args.insert(args.begin(), binary("volador-node").string());
+  auto log = std::make_shared<std::ofstream>(data_dir_ / "nodes.log", std::ios::app);
+  auto child = process::ChildProcess::spawn(
+      {args, {}, {}}, [log](std::string_view, std::string line) { *log << line << std::endl; },
+      [](process::ProcessExit) {});
+  REQUIRE(child.has_value());
+  return std::move(*child);
+}
+
+void Cluster::start_master() {
+  const auto address_file = data_dir_ / "master.addr";
+  fs::remove(address_file);
+  master_ = spawn_node({"master", "--data", data_dir_.string(), "--listen", "127.0.0.1:0"});
+  for (int i = 0; i < 200 && !fs::exists(address_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(fs::exists(address_file));
+  std::ifstream(address_file) >> address_;
+}
+
+void Cluster::stop_master() {
+  master_->kill(SIGTERM);
+  master_.reset();
+}
+
+void Cluster::start_agent(std::uint32_t slots) {
+  agent_ = spawn_node({"agent", "-m", address_, "--slots", std::to_string(slots), "--id", "test-agent",
+                       "--work-dir", (data_dir_ / "agent-work").string()});
+}
+
+CommandResult Cluster::cli(std::vector<std::string> args, int timeout_s) const {
+  args.insert(args.begin(), {binary("volador").string(), "-m", address_});
+  return run_command(std::move(args), timeout_s);
+}
+
+}  // namespace volador::testing

@@ -1,0 +1,64 @@
+#pragma once
+// A throw-away cluster for end-to-end tests: a master and an agent as two
+// volador-node processes on loopback, a temporary data folder, and a way to
+// run the `volador` client and capture what it prints.
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/process/child_process.hpp"
+
+namespace volador::testing {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  [[nodiscard]] nlohmann::json json() const { return nlohmann::json::parse(out); }
+};
+
+// Runs a program to completion (bounded by `timeout_s`) and captures its output.
+CommandResult run_command(std::vector<std::string> argv, int timeout_s = 120);
+
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+class Cluster {
+ public:
+  explicit Cluster(const std::filesystem::path& data_dir);
+  ~Cluster();
+
+  void start_master();
+  void stop_master();  // SIGTERM, then waits for it to exit
+  void start_agent(std::uint32_t slots);
+  [[nodiscard]] const std::string& master_address() const { return address_; }
+
+  // `volador -m ADDRESS args...`
+  CommandResult cli(std::vector<std::string> args, int timeout_s = 120) const;
+
+ private:
+  std::unique_ptr<process::ChildProcess> spawn_node(std::vector<std::string> args);
+
+  std::filesystem::path data_dir_;
+  std::string address_;
+  std::unique_ptr<process::ChildProcess> master_;
+  std::unique_ptr<process::ChildProcess> agent_;
+};
+
+std::filesystem::path binary(const std::string& name);
+
+// Writes `text` to `path` (creating folders).
+void write_file(const std::filesystem::path& path, const std::string& text);
+
+}  // namespace volador::testing

@@ -1,0 +1,169 @@
+// End to end: master and agent as separate volador-node processes on
+// loopback, experiments submitted and inspected with the volador client.
+#include <catch2/catch.hpp>
+
+#include "storage/journal/journal.hpp"
+#include "tests/integration/cluster_fixture.hpp"
+
+using namespace volador;
+using namespace volador::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kExampleDir = fs::path(VOLADOR_SOURCE_DIR) / "examples/native_mlp";
+
+// The example experiment, shortened, with `overrides` appended (later keys
+// of the same name are refused as duplicates, so overrides use new keys).
+std::string example_config(const std::string& entrypoint, int max_trials, int epochs) {
+  return "name: integration\n"
+         "entrypoint: " + entrypoint + "\n"
+         "data: {train_records: 2000, validation_records: 500}\n"
+         "hyperparameters:\n"
+         "  global_batch_size: 32\n"
+         "  learning_rate: {type: log, base: 10, minval: -2, maxval: -1}\n"
+         "  hidden_units: {type: int, minval: 16, maxval: 48}\n"
+         "records_per_epoch: 2000\n"
+         "scheduling_unit: 20\n"
+         "min_validation_period: {epochs: 1}\n"
+         "max_restarts: 0\n"
+         "experiment_seed: 3\n"
+         "searcher:\n"
+         "  name: random\n"
+         "  metric: accuracy\n"
+         "  smaller_is_better: false\n"
+         "  max_trials: " + std::to_string(max_trials) + "\n"
+         "  max_concurrent_trials: 2\n"
+         "  max_length: {epochs: " + std::to_string(epochs) + "}\n";
+}
+
+}  // namespace
+
+TEST_CASE("A random search runs on a master and an agent in separate processes and is journaled") {
+  TempDir dir;
+  write_file(dir.path() / "project/distributed.yaml", example_config("native:mlp_classifier", 3, 2));
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(2);
+
+  auto created = cluster.cli({"experiment", "create", (dir.path() / "project/distributed.yaml").string(),
+                              (dir.path() / "project").string(), "--follow", "--json"});
+  INFO(created.err);
+  REQUIRE(created.exit_code == 0);
+  auto experiment = created.json();
+  CHECK(experiment["state"] == "COMPLETED");
+  CHECK(experiment["searcher"] == "random");
+  REQUIRE(experiment["trials"].size() == 3);
+  CHECK(experiment["best_metric"].get<double>() > 0.5);  // chance is 0.1
+  for (const auto& trial : experiment["trials"]) {
+    CHECK(trial["state"] == "COMPLETED");
+    CHECK(trial["batches_trained"] == 125);  // 2 epochs of 2000 records in batches of 32
+  }
+
+  const auto trial_id = experiment["trials"][0]["id"].get<std::uint64_t>();
+  auto described = cluster.cli({"trial", "describe", std::to_string(trial_id), "--json"});
+  REQUIRE(described.exit_code == 0);
+  const auto trial_detail = described.json();
+  int validations = 0, trainings = 0;
+  for (const auto& m : trial_detail["metrics"]) {
+    validations += m["kind"] == "validation";
+    trainings += m["kind"] == "training";
+    if (m["kind"] == "validation") CHECK(m["metrics"].contains("accuracy"));
+  }
+  CHECK(validations == 3);  // every 62 batches (one epoch, rounded down) and at the target, 125
+  CHECK(trainings >= 7);    // 125 batches in units of at most 20
+
+  auto listed = cluster.cli({"experiment", "list", "--json"});
+  REQUIRE(listed.exit_code == 0);
+  CHECK(listed.json().size() == 1);
+
+  // The journal holds everything once the master is gone, and a new master reads it back.
+  cluster.stop_master();
+  {
+    auto journal = storage::Journal::open(dir.path() / "data/journal");
+    REQUIRE(journal.has_value());
+    auto trials = (*journal)->trials(experiment["id"].get<std::uint64_t>());
+    REQUIRE(trials.has_value());
+    CHECK(trials->size() == 3);
+    auto metrics = (*journal)->metrics(trial_id);
+    REQUIRE(metrics.has_value());
+    CHECK(metrics->size() == trial_detail["metrics"].size());
+  }
+  cluster.start_master();
+  auto after_restart = cluster.cli({"experiment", "describe", experiment["id"].dump(), "--json"});
+  REQUIRE(after_restart.exit_code == 0);
+  CHECK(after_restart.json()["state"] == "COMPLETED");
+  CHECK(after_restart.json()["best_metric"] == experiment["best_metric"]);
+}
+
+TEST_CASE("A trial whose worker crashes is marked ERROR and its log is kept") {
+  TempDir dir;
+  // The hook runs in the worker's shell, which the worker then replaces: it
+  // prints a line, then kills the worker with SIGKILL while it trains.
+  write_file(dir.path() / "project/startup-hook.sh", "echo hook-ran\n(sleep 0.5; kill -KILL $$) &\n");
+  write_file(dir.path() / "project/distributed.yaml", example_config("native:mlp_classifier", 1, 200));
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1);
+
+  auto created = cluster.cli({"experiment", "create", (dir.path() / "project/distributed.yaml").string(),
+                              (dir.path() / "project").string(), "--follow", "--json"});
+  CHECK(created.exit_code == 2);
+  auto experiment = created.json();
+  CHECK(experiment["state"] == "ERROR");
+  REQUIRE(experiment["trials"].size() == 1);
+  auto trial = experiment["trials"][0];
+  CHECK(trial["state"] == "ERROR");
+  CHECK(trial["error"].get<std::string>().find("killed by signal 9") != std::string::npos);
+
+  auto logs = cluster.cli({"trial", "logs", trial["id"].dump()});
+  REQUIRE(logs.exit_code == 0);
+  CHECK(logs.out.find("hook-ran") != std::string::npos);
+  CHECK(logs.out.find("killed by signal 9") != std::string::npos);
+}
+
+TEST_CASE("A trial whose code cannot be built fails with the reason in its log") {
+  TempDir dir;
+  write_file(dir.path() / "project/distributed.yaml", example_config("native:no_such_trial", 1, 1));
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1);
+
+  auto created = cluster.cli({"experiment", "create", (dir.path() / "project/distributed.yaml").string(),
+                              (dir.path() / "project").string(), "--follow", "--json"});
+  CHECK(created.exit_code == 2);
+  const auto trial_id = created.json()["trials"][0]["id"].dump();
+  auto logs = cluster.cli({"trial", "logs", trial_id});
+  CHECK(logs.out.find("no native trial named 'no_such_trial'") != std::string::npos);
+  CHECK(logs.out.find("exited with code 1") != std::string::npos);
+}
+
+TEST_CASE("A bad config is refused by the CLI with FILE:LINE:COL errors for each bad field") {
+  TempDir dir;
+  write_file(dir.path() / "bad.yaml",
+             "name: bad\n"
+             "entrypoint: native:mlp_classifier\n"
+             "hyperparameters:\n"
+             "  global_batch_size: 32\n"
+             "searcher:\n"
+             "  name: random\n"
+             "  metric: accuracy\n"
+             "  max_trials: ten\n"
+             "  max_length: {batches: 10}\n"
+             "max_restart: 2\n");
+  auto bad = dir.path() / "bad.yaml";
+  // No master is needed: the client validates before connecting.
+  auto result = run_command({binary("volador").string(), "-m", "127.0.0.1:1", "experiment", "create", bad.string(),
+                             dir.path().string()});
+  CHECK(result.exit_code == 1);
+  CHECK(result.err.find(bad.string() + ":8:15: searcher.max_trials: expected a positive integer, got \"ten\"") !=
+        std::string::npos);
+  CHECK(result.err.find(bad.string() + ":10:1: max_restart") != std::string::npos);
+  CHECK(result.err.find("max_restarts") != std::string::npos);  // did you mean
+}
+
+TEST_CASE("The CLI says which master it cannot reach and exits non-zero") {
+  auto result = run_command({binary("volador").string(), "-m", "127.0.0.1:1", "experiment", "list"});
+  CHECK(result.exit_code == 1);
+  CHECK(result.err.find("cannot reach the master at 127.0.0.1:1") != std::string::npos);
+}
