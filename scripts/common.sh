@@ -1,0 +1,32 @@
+# Shared by demo.sh and test.sh: install what is missing (Debian 12), then
+# configure and build. Sourced, not run.
+set -euo pipefail
+
+VOLADOR_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${VOLADOR_BUILD_DIR:-$VOLADOR_ROOT/build}"
+
+DEB_PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config
+  libcaf-dev capnproto libcapnp-dev libyaml-cpp-dev librocksdb-dev libspdlog-dev
+  catch2 nlohmann-json3-dev libcli11-dev libarchive-dev
+)
+
+install_missing_packages() {
+  local missing=()
+  for p in "${DEB_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build_volador() {
+  if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+    cmake -S "$VOLADOR_ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  fi
+  cmake --build "$BUILD_DIR" --parallel "$(nproc)"
+}

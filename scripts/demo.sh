@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Starts a single-host Volador cluster (master + agent in one process, data in
+# ./volador-demo), submits the example experiment, follows it to the end,
+# prints the best trial and stops the cluster. --keep leaves it running.
+source "$(dirname "$0")/common.sh"
+
+keep=false
+[ "${1:-}" = "--keep" ] && keep=true
+
+install_missing_packages
+build_volador
+
+data_dir="$VOLADOR_ROOT/volador-demo"
+mkdir -p "$data_dir"
+rm -f "$data_dir/master.addr"
+"$BUILD_DIR/bin/volador-node" up --data "$data_dir" --listen 127.0.0.1:0 > "$data_dir/node.log" 2>&1 &
+node_pid=$!
+stop_cluster() { kill "$node_pid" 2>/dev/null && wait "$node_pid" 2>/dev/null || true; }
+$keep || trap stop_cluster EXIT
+
+for _ in $(seq 100); do
+  [ -s "$data_dir/master.addr" ] && break
+  kill -0 "$node_pid" 2>/dev/null || { cat "$data_dir/node.log"; exit 1; }
+  sleep 0.1
+done
+export VOLADOR_MASTER="$(cat "$data_dir/master.addr")"
+echo "cluster up: master at $VOLADOR_MASTER (log: $data_dir/node.log)"
+
+example="$VOLADOR_ROOT/examples/native_mlp"
+status=0
+"$BUILD_DIR/bin/volador" experiment create "$example/distributed.yaml" "$example" --follow || status=$?
+"$BUILD_DIR/bin/volador" experiment list
+if $keep; then
+  echo "cluster left running (pid $node_pid): export VOLADOR_MASTER=$VOLADOR_MASTER"
+fi
+exit $status
