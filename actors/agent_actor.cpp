@@ -19,6 +19,7 @@ using Self = caf::stateful_actor<AgentState>*;
 namespace fs = std::filesystem;
 
 constexpr auto kRegisterTimeout = std::chrono::seconds(10);
+constexpr auto kFlushInterval = std::chrono::milliseconds(100);
 
 std::string hostname() {
   char name[256] = {};
@@ -91,9 +92,10 @@ caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) 
   if (!dir) return to_caf_error(dir.error());
   const std::uint64_t trial_id = spec->trial_id;
   const std::uint32_t run_id = spec->run_id, rank = spec->rank;
-  auto on_line = [trial, trial_id, run_id](std::string_view stream, std::string line) {
-    wire::LogLines logs{trial_id, run_id, {{0, now_ms(), std::string(stream), std::move(line)}}};
-    caf::anon_send(trial, log_atom::value, wire::encode(logs));
+  auto output = std::make_shared<LineBuffer>();
+  auto on_line = [output](std::string_view stream, std::string line) {
+    std::lock_guard lock(output->mutex);
+    output->lines.push_back({0, now_ms(), std::string(stream), std::move(line)});
   };
   auto agent = caf::actor_cast<caf::actor>(self);
   auto on_exit = [agent, trial_id, run_id, rank](process::ProcessExit exit) {
@@ -104,8 +106,21 @@ caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) 
                                             on_line, on_exit);
   if (!child) return to_caf_error(child.error());
   spdlog::info("trial {} run {} rank {}: worker pid {} in {}", trial_id, run_id, rank, (*child)->pid(), dir->string());
-  self->state.workers[{trial_id, run_id, rank}] = {trial, std::move(*child)};
+  self->state.workers[{trial_id, run_id, rank}] = {trial, output, std::move(*child)};
   return true;
+}
+
+using WorkerKey = std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>;
+
+void ship_output(Self self, const WorkerKey& key, AgentState::Worker& worker) {
+  auto lines = worker.output->take();
+  if (lines.empty()) return;
+  wire::LogLines logs{std::get<0>(key), std::get<1>(key), std::move(lines)};
+  self->send(worker.trial, log_atom::value, wire::encode(logs));
+}
+
+void ship_all_output(Self self) {
+  for (auto& [key, worker] : self->state.workers) ship_output(self, key, worker);
 }
 
 void on_worker_exit(Self self, const wire::Bytes& bytes) {
@@ -113,6 +128,7 @@ void on_worker_exit(Self self, const wire::Bytes& bytes) {
   if (!report) return;
   auto it = self->state.workers.find({report->trial_id, report->run_id, report->rank});
   if (it == self->state.workers.end()) return;
+  ship_output(self, it->first, it->second);  // the last lines go before the exit report
   self->send(it->second.trial, exited_atom::value, bytes);
   self->state.workers.erase(it);  // joins the reader thread, which has finished
 }
@@ -135,6 +151,11 @@ void register_with_master(Self self) {
 
 }  // namespace
 
+std::vector<wire::LogEntry> LineBuffer::take() {
+  std::lock_guard lock(mutex);
+  return std::exchange(lines, {});
+}
+
 caf::behavior agent_actor(Self self, AgentOptions options, caf::actor master) {
   self->state.options = std::move(options);
   self->state.master = std::move(master);
@@ -146,7 +167,12 @@ caf::behavior agent_actor(Self self, AgentOptions options, caf::actor master) {
     self->quit(caf::sec::remote_linking_failed);
   });
   register_with_master(self);
+  self->send(self, flush_atom::value);
   return {
+      [=](flush_atom) {
+        ship_all_output(self);
+        self->delayed_send(self, kFlushInterval, flush_atom::value);
+      },
       [=](launch_atom, const wire::Bytes& bytes, caf::actor trial) { return launch(self, bytes, std::move(trial)); },
       [=](kill_atom, std::uint64_t trial_id) { kill_trial(self, trial_id); },
       [=](exited_atom, const wire::Bytes& bytes) { on_worker_exit(self, bytes); },

@@ -7,12 +7,15 @@
 // Messages:
 //   (launch_atom, Bytes LaunchSpec, actor trial) -> bool   start a rank worker
 //   (kill_atom, uint64 trial)                              kill that trial's workers
+//   (flush_atom)                                           (to itself) ship buffered output
 // To the trial: (log_atom, Bytes LogLines), (exited_atom, Bytes WorkerExit).
 // When the master goes away the agent kills its workers and quits.
 
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <vector>
 #include <string>
 #include <tuple>
 
@@ -20,6 +23,7 @@
 #include <caf/stateful_actor.hpp>
 
 #include "runtime/process/child_process.hpp"
+#include "runtime/wire/messages.hpp"
 
 namespace volador::actors {
 
@@ -30,9 +34,19 @@ struct AgentOptions {
   std::filesystem::path worker_program;  // the volador-worker binary
 };
 
+// Output lines of one worker, filled by its reader thread and shipped to the
+// trial in batches by the agent (one journal write per batch, not per line).
+struct LineBuffer {
+  std::mutex mutex;
+  std::vector<wire::LogEntry> lines;
+  // Everything buffered so far, leaving the buffer empty.
+  std::vector<wire::LogEntry> take();
+};
+
 struct AgentState {
   struct Worker {
     caf::actor trial;
+    std::shared_ptr<LineBuffer> output;
     std::unique_ptr<process::ChildProcess> process;
   };
   AgentOptions options;

@@ -19,6 +19,7 @@ using launch_atom = caf::atom_constant<caf::atom("launch")>;
 using kill_atom = caf::atom_constant<caf::atom("kill")>;
 using exited_atom = caf::atom_constant<caf::atom("exited")>;
 using log_atom = caf::atom_constant<caf::atom("log")>;
+using flush_atom = caf::atom_constant<caf::atom("flush")>;
 // rank worker <-> trial
 using hello_atom = caf::atom_constant<caf::atom("hello")>;
 using workload_atom = caf::atom_constant<caf::atom("workload")>;

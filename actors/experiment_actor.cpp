@@ -35,6 +35,12 @@ void finish_if_done(Self self) {
 
 void apply(Self self, search::Operations operations);
 
+// The trial with this request id if it exists and has not ended, else null.
+ExperimentState::Trial* running_trial(Self self, search::RequestId request) {
+  auto it = self->state.trials.find(request);
+  return it == self->state.trials.end() || it->second.ended ? nullptr : &it->second;
+}
+
 void create_trial(Self self, const search::CreateTrial& op) {
   auto& st = self->state;
   auto id = st.context.journal->next_id("trial");
@@ -65,9 +71,9 @@ void apply(Self self, search::Operations operations) {
           if constexpr (std::is_same_v<Op, search::CreateTrial>) {
             create_trial(self, op);
           } else if constexpr (std::is_same_v<Op, search::ValidateAfter>) {
-            self->send(st.trials.at(op.request_id).actor, train_to_atom::value, op.batches);
+            if (auto* trial = running_trial(self, op.request_id)) self->send(trial->actor, train_to_atom::value, op.batches);
           } else if constexpr (std::is_same_v<Op, search::CloseTrial>) {
-            self->send(st.trials.at(op.request_id).actor, close_atom::value);
+            if (auto* trial = running_trial(self, op.request_id)) self->send(trial->actor, close_atom::value);
           } else {
             st.shutdown = true;
             st.search_failed = op.failure;
@@ -106,11 +112,12 @@ caf::behavior experiment_actor(Self self, MasterContext context, storage::Experi
         checkpoint_search(self);
       },
       [=](trial_ended_atom, std::uint64_t request, const std::string& state) {
-        auto& trial = self->state.trials.at(request);
-        trial.ended = true;
-        trial.errored = state != to_string(RunState::completed);
+        auto* trial = running_trial(self, request);
+        if (trial == nullptr) return;
+        trial->ended = true;
+        trial->errored = state != to_string(RunState::completed);
         auto& searcher = *self->state.searcher;
-        apply(self, trial.errored ? searcher.on_trial_exited_early(request, search::ExitReason::errored)
+        apply(self, trial->errored ? searcher.on_trial_exited_early(request, search::ExitReason::errored)
                                   : searcher.on_trial_closed(request));
         checkpoint_search(self);
         finish_if_done(self);

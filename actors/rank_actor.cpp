@@ -14,13 +14,27 @@ using Self = caf::stateful_actor<RankState>*;
 
 constexpr auto kHelloTimeout = std::chrono::seconds(30);
 
+std::string format_metrics(const MetricMap& metrics) {
+  std::string out;
+  for (const auto& [name, value] : metrics) out += fmt::format("{}{}={:.6g}", out.empty() ? "" : " ", name, value);
+  return out;
+}
+
+// Runs one workload; the line it logs goes to the trial's log through stdout.
 wire::WorkloadResult run(Self self, const wire::WorkloadRequest& request) {
   auto& st = self->state;
-  Result<MetricMap> metrics = request.kind == wire::WorkloadKind::train
-                                  ? st.runner->train(request.start_batch, request.batches)
-                                  : st.runner->validate();
-  if (!metrics) return {{}, st.batches_trained, metrics.error().message};
-  if (request.kind == wire::WorkloadKind::train) st.batches_trained = request.start_batch + request.batches;
+  const bool train = request.kind == wire::WorkloadKind::train;
+  Result<MetricMap> metrics = train ? st.runner->train(request.start_batch, request.batches) : st.runner->validate();
+  if (!metrics) {
+    spdlog::error("{}", metrics.error().message);
+    return {{}, st.batches_trained, metrics.error().message};
+  }
+  if (train) {
+    st.batches_trained = request.start_batch + request.batches;
+    spdlog::info("trained batches {}-{}: {}", request.start_batch, st.batches_trained - 1, format_metrics(*metrics));
+  } else {
+    spdlog::info("validated after {} batches: {}", st.batches_trained, format_metrics(*metrics));
+  }
   return {std::move(*metrics), st.batches_trained, ""};
 }
 
