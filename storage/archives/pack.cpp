@@ -14,25 +14,13 @@
 #include <vector>
 
 #include "storage/archives/archive.hpp"
+#include "storage/archives/libarchive_handles.hpp"
 #include "storage/archives/ignore_rules.hpp"
 
 namespace volador::archives {
 namespace {
 
 namespace fs = std::filesystem;
-
-// libarchive's message for the last error on `a`.
-std::string error_of(archive* a) {
-  const char* message = archive_error_string(a);
-  return message == nullptr ? "unknown libarchive error" : message;
-}
-
-struct WriteFree {
-  void operator()(archive* a) const { archive_write_free(a); }
-};
-struct EntryFree {
-  void operator()(archive_entry* e) const { archive_entry_free(e); }
-};
 
 struct Item {
   std::string relative;  // with `/` separators
@@ -124,7 +112,7 @@ Error too_large(const fs::path& dir, std::uint64_t max_bytes, std::vector<Item> 
 }
 
 Status write_entry(archive* a, const Item& item) {
-  std::unique_ptr<archive_entry, EntryFree> entry(archive_entry_new());
+  ArchiveEntry entry(archive_entry_new());
   archive_entry_set_pathname(entry.get(), item.relative.c_str());
   archive_entry_set_filetype(entry.get(), item.directory ? AE_IFDIR : AE_IFREG);
   archive_entry_set_perm(entry.get(), item.directory || item.executable ? 0755 : 0644);
@@ -149,8 +137,8 @@ Status write_entry(archive* a, const Item& item) {
   return {};
 }
 
-std::unique_ptr<archive, WriteFree> open_writer(Sink& sink) {
-  std::unique_ptr<archive, WriteFree> a(archive_write_new());
+ArchiveWriter open_writer(Sink& sink) {
+  ArchiveWriter a(archive_write_new());
   archive_write_set_format_pax_restricted(a.get());
   archive_write_add_filter_gzip(a.get());
   archive_write_set_filter_option(a.get(), "gzip", "timestamp", nullptr);  // no time in the header

@@ -16,21 +16,12 @@
 #include <vector>
 
 #include "storage/archives/archive.hpp"
+#include "storage/archives/libarchive_handles.hpp"
 
 namespace volador::archives {
 namespace {
 
 namespace fs = std::filesystem;
-
-// libarchive's message for the last error on `a`.
-std::string error_of(archive* a) {
-  const char* message = archive_error_string(a);
-  return message == nullptr ? "unknown libarchive error" : message;
-}
-
-struct ReadFree {
-  void operator()(archive* a) const { archive_read_free(a); }
-};
 
 struct FileCloser {
   int fd;
@@ -129,7 +120,7 @@ Status unpack_entry(archive* a, archive_entry* entry, const fs::path& dest, std:
 }  // namespace
 
 Status unpack_archive(std::string_view bytes, const std::filesystem::path& dest, std::uint64_t max_unpacked_bytes) {
-  std::unique_ptr<archive, ReadFree> a(archive_read_new());
+  ArchiveReader a(archive_read_new());
   archive_read_support_filter_gzip(a.get());
   archive_read_support_format_tar(a.get());
   if (archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {

@@ -37,6 +37,13 @@ std::string example_config(const std::string& entrypoint, int max_trials, int ep
          "  max_length: {epochs: " + std::to_string(epochs) + "}\n";
 }
 
+// Submits DIR/project (with its distributed.yaml) and follows it to the end.
+CommandResult submit_and_follow(const Cluster& cluster, const TempDir& dir) {
+  const auto project = dir.path() / "project";
+  return cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--follow",
+                      "--json"});
+}
+
 }  // namespace
 
 TEST_CASE("A random search runs on a master and an agent in separate processes and is journaled") {
@@ -46,8 +53,7 @@ TEST_CASE("A random search runs on a master and an agent in separate processes a
   cluster.start_master();
   cluster.start_agent(2);
 
-  auto created = cluster.cli({"experiment", "create", (dir.path() / "project/distributed.yaml").string(),
-                              (dir.path() / "project").string(), "--follow", "--json"});
+  auto created = submit_and_follow(cluster, dir);
   INFO(created.err);
   REQUIRE(created.exit_code == 0);
   auto experiment = created.json();
@@ -106,8 +112,7 @@ TEST_CASE("A trial whose worker crashes is marked ERROR and its log is kept") {
   cluster.start_master();
   cluster.start_agent(1);
 
-  auto created = cluster.cli({"experiment", "create", (dir.path() / "project/distributed.yaml").string(),
-                              (dir.path() / "project").string(), "--follow", "--json"});
+  auto created = submit_and_follow(cluster, dir);
   CHECK(created.exit_code == 2);
   auto experiment = created.json();
   CHECK(experiment["state"] == "ERROR");
@@ -129,8 +134,7 @@ TEST_CASE("A trial whose code cannot be built fails with the reason in its log")
   cluster.start_master();
   cluster.start_agent(1);
 
-  auto created = cluster.cli({"experiment", "create", (dir.path() / "project/distributed.yaml").string(),
-                              (dir.path() / "project").string(), "--follow", "--json"});
+  auto created = submit_and_follow(cluster, dir);
   CHECK(created.exit_code == 2);
   const auto trial_id = created.json()["trials"][0]["id"].dump();
   auto logs = cluster.cli({"trial", "logs", trial_id});
