@@ -88,6 +88,17 @@ void Cluster::start_agent(std::uint32_t slots) {
                        "--work-dir", (data_dir_ / "agent-work").string()});
 }
 
+void Cluster::kill_agent() { agent_.reset(); }
+
+bool eventually(const std::function<bool()>& condition, int timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return condition();
+}
+
 CommandResult Cluster::cli(std::vector<std::string> args, int timeout_s) const {
   args.insert(args.begin(), {binary("volador").string(), "-m", address_});
   return run_command(std::move(args), timeout_s);

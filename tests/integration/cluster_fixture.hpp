@@ -4,6 +4,7 @@
 // run the `volador` client and capture what it prints.
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,7 @@ class Cluster {
   void start_master();
   void stop_master();  // SIGTERM, then waits for it to exit
   void start_agent(std::uint32_t slots);
+  void kill_agent();  // SIGKILL, as if its host died
   [[nodiscard]] const std::string& master_address() const { return address_; }
 
   // `volador -m ADDRESS args...`
@@ -57,6 +59,9 @@ class Cluster {
 };
 
 std::filesystem::path binary(const std::string& name);
+
+// Polls `condition` every 100 ms for up to `timeout_s`; true once it holds.
+bool eventually(const std::function<bool()>& condition, int timeout_s = 30);
 
 // Writes `text` to `path` (creating folders).
 void write_file(const std::filesystem::path& path, const std::string& text);

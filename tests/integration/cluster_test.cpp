@@ -127,6 +127,29 @@ TEST_CASE("A trial whose worker crashes is marked ERROR and its log is kept") {
   CHECK(logs.out.find("killed by signal 9") != std::string::npos);
 }
 
+TEST_CASE("Losing the agent fails its running trial instead of hanging") {
+  TempDir dir;
+  write_file(dir.path() / "project/distributed.yaml", example_config("native:mlp_classifier", 1, 400));
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1);
+  const auto project = dir.path() / "project";
+  auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--json"});
+  REQUIRE(created.exit_code == 0);
+  const auto id = created.json()["id"].dump();
+  auto describe = [&] { return cluster.cli({"experiment", "describe", id, "--json"}).json(); };
+  REQUIRE(eventually([&] {
+    auto e = describe();
+    return !e["trials"].empty() && e["trials"][0]["batches_trained"].get<int>() > 0;
+  }));
+
+  cluster.kill_agent();
+  REQUIRE(eventually([&] { return describe()["state"] == "ERROR"; }));
+  auto trial = describe()["trials"][0];
+  CHECK(trial["state"] == "ERROR");
+  CHECK(trial["error"].get<std::string>().find("lost the agent") != std::string::npos);
+}
+
 TEST_CASE("A trial whose code cannot be built fails with the reason in its log") {
   TempDir dir;
   write_file(dir.path() / "project/distributed.yaml", example_config("native:no_such_trial", 1, 1));
