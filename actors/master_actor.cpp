@@ -10,6 +10,7 @@
 #include "actors/experiment_actor.hpp"
 #include "actors/master_queries.hpp"
 #include "runtime/config/config_parser.hpp"
+#include "runtime/trial_api/trial_registry.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::actors {
@@ -33,6 +34,19 @@ std::uint32_t random_experiment_seed() {
   return device() & 0x7fffffffu;
 }
 
+// What this build cannot run yet, one line each (empty when it can run it).
+std::vector<std::string> unsupported_features(const config::ExperimentConfig& config, const std::string& file) {
+  std::vector<std::string> out;
+  if (config.resources.slots_per_trial > 1)
+    out.push_back(file + ": resources.slots_per_trial: multi-slot (data-parallel) trials are not available in this "
+                         "build yet; use 1");
+  if (!config.entrypoint.starts_with(trial_api::kNativeEntrypointPrefix))
+    out.push_back(file + ": entrypoint: '" + config.entrypoint +
+                  "' is not a native trial; Python trials and commands are not available in this build yet "
+                  "(native trials are named native:<name>)");
+  return out;
+}
+
 // Journals and starts a new experiment; the reply carries its id or why it was refused.
 wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExperimentRequest& request) {
   auto parsed = config::parse_experiment_config(request.config_yaml, request.config_file_name);
@@ -42,6 +56,8 @@ wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExper
     return refused(std::move(lines));
   }
   auto config = std::make_shared<const config::ExperimentConfig>(std::get<config::ExperimentConfig>(std::move(parsed)));
+  if (auto missing = unsupported_features(*config, request.config_file_name); !missing.empty())
+    return refused(std::move(missing));
   const auto seed = config->experiment_seed.value_or(random_experiment_seed());
   auto searcher = search::make_searcher(*config, seed);
   if (!searcher) return refused({request.config_file_name + ": searcher.name: " + searcher.error().message});

@@ -2,6 +2,8 @@
 // loopback, experiments submitted and inspected with the volador client.
 #include <catch2/catch.hpp>
 
+#include <regex>
+
 #include "storage/journal/journal.hpp"
 #include "tests/integration/cluster_fixture.hpp"
 
@@ -193,4 +195,28 @@ TEST_CASE("The CLI says which master it cannot reach and exits non-zero") {
   auto result = run_command({binary("volador").string(), "-m", "127.0.0.1:1", "experiment", "list"});
   CHECK(result.exit_code == 1);
   CHECK(result.err.find("cannot reach the master at 127.0.0.1:1") != std::string::npos);
+}
+
+TEST_CASE("The master refuses what this build cannot run, saying why, and stores nothing") {
+  TempDir dir;
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  const auto project = dir.path() / "project";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"native:mlp_classifier", "resources: {slots_per_trial: 2}\n"},
+      {"model_def:MNistTrial", ""},
+  };
+  for (const auto& [entrypoint, extra] : cases) {
+    write_file(project / "distributed.yaml", example_config(entrypoint, 1, 1) + extra);
+    auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()});
+    CHECK(created.exit_code == 1);
+    CHECK(created.err.find("not available in this build yet") != std::string::npos);
+  }
+  write_file(project / "distributed.yaml",
+             std::regex_replace(example_config("native:mlp_classifier", 1, 1), std::regex("name: random"),
+                                "name: adaptive_asha"));
+  auto asha = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()});
+  CHECK(asha.exit_code == 1);
+  CHECK(asha.err.find("adaptive_asha") != std::string::npos);
+  CHECK(cluster.cli({"experiment", "list", "--json"}).json().empty());
 }
