@@ -1,0 +1,110 @@
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "actors/master_queries.hpp"
+
+using namespace volador;
+using namespace volador::actors;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kConfig = R"(name: q
+entrypoint: native:mlp_classifier
+hyperparameters:
+  global_batch_size: 8
+  lr: {type: double, minval: 0.1, maxval: 0.2}
+searcher:
+  name: random
+  metric: accuracy
+  smaller_is_better: false
+  max_trials: 2
+  max_length: {batches: 10}
+)";
+
+struct JournalFixture {
+  fs::path dir = fs::temp_directory_path() / ("volador-queries-" + std::to_string(std::random_device{}()));
+  std::unique_ptr<storage::Journal> journal = std::move(storage::Journal::open(dir).value());
+  ~JournalFixture() {
+    journal.reset();
+    fs::remove_all(dir);
+  }
+
+  void add_trial(std::uint64_t id, std::vector<double> accuracies) {
+    storage::TrialRecord t;
+    t.id = id;
+    t.experiment_id = 1;
+    t.request_id = id;
+    t.hparams = {{"lr", 0.1 * static_cast<double>(id)}};
+    t.state = RunState::completed;
+    REQUIRE(journal->put_trial(t));
+    std::uint64_t step = 0;
+    for (double a : accuracies)
+      REQUIRE(journal->append_metrics({id, storage::MetricKind::validation, step += 5, {{"accuracy", a}}, 0}));
+    REQUIRE(journal->append_metrics({id, storage::MetricKind::training, 5, {{"accuracy", 0.99}}, 0}));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("The best metric respects smaller_is_better and ignores training metrics") {
+  JournalFixture f;
+  REQUIRE(f.journal->put_experiment({1, "q", kConfig, "q.yaml", RunState::active, 7, 0.5, "", 1, 0}));
+  f.add_trial(1, {0.5, 0.7});
+  f.add_trial(2, {0.8, 0.6});
+
+  auto detail = describe_experiment(*f.journal, 1);
+  REQUIRE(detail.has_value());
+  CHECK(detail->summary.searcher == "random");
+  CHECK(detail->summary.has_best_metric);
+  CHECK(detail->summary.best_metric == 0.8);  // larger is better; the 0.99 is a training metric
+  CHECK(detail->summary.best_trial_id == 2);
+  REQUIRE(detail->trials.size() == 2);
+  CHECK(detail->trials[0].best_validation == 0.7);
+  CHECK(detail->summary.state == "ACTIVE");
+
+  auto list = list_experiments(*f.journal);
+  REQUIRE(list.has_value());
+  REQUIRE(list->experiments.size() == 1);
+  CHECK(list->experiments[0].num_trials == 2);
+}
+
+TEST_CASE("A trial's detail lists every metric report in order, by kind") {
+  JournalFixture f;
+  REQUIRE(f.journal->put_experiment({1, "q", kConfig, "q.yaml", RunState::completed, 7, 1, "", 1, 2}));
+  f.add_trial(4, {0.1, 0.2, 0.3});
+  auto detail = describe_trial(*f.journal, 4);
+  REQUIRE(detail.has_value());
+  REQUIRE(detail->metrics.size() == 4);
+  CHECK(detail->metrics[0].kind == "training");
+  CHECK(detail->metrics[1].kind == "validation");
+  CHECK(detail->metrics[3].batches == 15);
+  CHECK(detail->summary.best_validation == 0.3);
+}
+
+TEST_CASE("Unknown experiments and trials are not_found errors naming them") {
+  JournalFixture f;
+  auto e = describe_experiment(*f.journal, 42);
+  REQUIRE_FALSE(e.has_value());
+  CHECK(e.error().code == ErrorCode::not_found);
+  auto t = describe_trial(*f.journal, 43);
+  REQUIRE_FALSE(t.has_value());
+  CHECK(t.error().code == ErrorCode::not_found);
+  auto logs = trial_logs(*f.journal, 44, 0, 10);
+  REQUIRE_FALSE(logs.has_value());
+  CHECK(logs.error().code == ErrorCode::not_found);
+}
+
+TEST_CASE("Logs page from a sequence number") {
+  JournalFixture f;
+  f.add_trial(5, {});
+  std::vector<storage::LogLine> lines;
+  for (int i = 0; i < 5; ++i) lines.push_back({5, 0, 0, "stdout", "line " + std::to_string(i)});
+  REQUIRE(f.journal->append_logs(5, lines));
+  auto page = trial_logs(*f.journal, 5, 2, 2);
+  REQUIRE(page.has_value());
+  REQUIRE(page->lines.size() == 2);
+  CHECK(page->lines[0].text == "line 2");
+  CHECK(page->lines[0].seq == 3);
+}
