@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <sstream>
 
 namespace volador::hparams {
 namespace {
@@ -13,18 +14,6 @@ struct Overloaded : F... {
 };
 
 constexpr std::uint64_t kMaxU64 = std::numeric_limits<std::uint64_t>::max();
-
-// Uniform in [0, 1) from the top 53 bits of one draw.
-double unit_interval(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-
-// Uniform in [0, n), n > 0, by rejection (unbiased).
-std::uint64_t below(Rng& rng, std::uint64_t n) {
-  const std::uint64_t threshold = (0 - n) % n;  // 2^64 - threshold is a multiple of n
-  for (;;) {
-    const std::uint64_t x = rng();
-    if (x >= threshold) return x % n;
-  }
-}
 
 // Number of integers in [minval, maxval] minus one (no overflow).
 std::uint64_t int_span(const IntParam& p) {
@@ -41,13 +30,13 @@ Value sample_param(const Hyperparameter& hp, Rng& rng) {
           [](const ConstParam& p) { return p.val; },
           [&](const IntParam& p) {
             const std::uint64_t span = int_span(p);
-            return Value(int_at_offset(p, span == kMaxU64 ? rng() : below(rng, span + 1)));
+            return Value(int_at_offset(p, span == kMaxU64 ? rng() : uniform_below(rng, span + 1)));
           },
-          [&](const DoubleParam& p) { return Value(std::lerp(p.minval, p.maxval, unit_interval(rng))); },
+          [&](const DoubleParam& p) { return Value(std::lerp(p.minval, p.maxval, uniform_unit(rng))); },
           [&](const LogParam& p) {
-            return Value(std::pow(p.base, std::lerp(p.minval, p.maxval, unit_interval(rng))));
+            return Value(std::pow(p.base, std::lerp(p.minval, p.maxval, uniform_unit(rng))));
           },
-          [&](const CategoricalParam& p) { return p.vals[below(rng, p.vals.size())]; },
+          [&](const CategoricalParam& p) { return p.vals[uniform_below(rng, p.vals.size())]; },
           [&](const Space& nested) { return sample(nested, rng); },
       },
       hp.param);
@@ -135,6 +124,29 @@ Status validate_grid_counts(const Space& space, const std::string& prefix) {
 }
 
 }  // namespace
+
+double uniform_unit(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+std::uint64_t uniform_below(Rng& rng, std::uint64_t n) {
+  const std::uint64_t threshold = (0 - n) % n;  // 2^64 - threshold is a multiple of n
+  for (;;) {
+    const std::uint64_t x = rng();
+    if (x >= threshold) return x % n;
+  }
+}
+
+std::string rng_to_text(const Rng& rng) {
+  std::ostringstream out;
+  out << rng;
+  return out.str();
+}
+
+Result<Rng> rng_from_text(const std::string& text) {
+  std::istringstream in(text);
+  Rng rng;
+  if (!(in >> rng)) return fail(Error::corruption("random engine state does not decode"));
+  return rng;
+}
 
 Value sample(const Space& space, Rng& rng) {
   Value out = Value::object();

@@ -14,6 +14,14 @@ namespace volador::hparams {
 // The random engine every sampler uses; its state can be saved as text.
 using Rng = std::mt19937_64;
 
+// Uniform in [0, 1) from the top 53 bits of one draw.
+double uniform_unit(Rng& rng);
+// Uniform in [0, n), n > 0, by rejection (unbiased).
+std::uint64_t uniform_below(Rng& rng, std::uint64_t n);
+// The engine's full state as text, and back (error: corruption).
+std::string rng_to_text(const Rng& rng);
+Result<Rng> rng_from_text(const std::string& text);
+
 // One sample: a JSON object mirroring the space's nesting. int: uniform over
 // [minval, maxval]; double: uniform; log: base^uniform(minval, maxval);
 // categorical: uniform choice; const: its value. Deterministic given rng state,
