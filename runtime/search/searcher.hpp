@@ -33,9 +33,12 @@ struct ValidateAfter {
   std::uint64_t batches = 0;
   friend bool operator==(const ValidateAfter&, const ValidateAfter&) = default;
 };
-// The trial needs no more work; the system stops it gracefully.
+// The trial needs no more work; the system stops it gracefully. A trial the
+// searcher stops before max_length (ASHA, early stopping, a goal reached, too
+// many failures) is `stopped_early`; either way it ends COMPLETED, not failed.
 struct CloseTrial {
   RequestId request_id = 0;
+  bool stopped_early = false;
   friend bool operator==(const CloseTrial&, const CloseTrial&) = default;
 };
 // The search is over; no more operations will come.
@@ -61,6 +64,8 @@ class Searcher {
   virtual Operations on_trial_created(RequestId id) = 0;
   // The trial validated after `batches` total batches; `metric` is the
   // searcher metric (raw: the searcher applies smaller_is_better itself).
+  // Validations before the trial's current ValidateAfter target (periodic
+  // ones) are welcome: they count for the goal and the best trial only.
   virtual Operations on_validation_completed(RequestId id, double metric, std::uint64_t batches) = 0;
   // The trial stopped for good (after CloseTrial or after its last ValidateAfter).
   virtual Operations on_trial_closed(RequestId id) = 0;
@@ -76,8 +81,9 @@ class Searcher {
   virtual Status load_state(const nlohmann::json& state) = 0;
 };
 
-// The searcher named by config.searcher.name, seeded with `experiment_seed`.
-// Error (invalid_argument) for a name this build does not implement.
+// The searcher named by config.searcher.name (see README.md here for each one
+// and its fields), seeded with `experiment_seed`. Error (invalid_argument) for
+// an unknown name or settings the config parser would have refused.
 // `global_batch_size` and lengths are taken from `config`.
 Result<std::unique_ptr<Searcher>> make_searcher(const config::ExperimentConfig& config,
                                                 std::uint32_t experiment_seed);

@@ -2,49 +2,80 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <string_view>
 
 #include "runtime/hparams/sampling.hpp"
-#include "runtime/search/grid_searcher.hpp"
-#include "runtime/search/random_searcher.hpp"
+#include "runtime/search/adaptive_asha.hpp"
+#include "runtime/search/basic_suggesters.hpp"
 #include "runtime/search/searcher.hpp"
-#include "runtime/search/single_searcher.hpp"
+#include "runtime/search/sequential_searcher.hpp"
 #include "runtime/training/lengths.hpp"
 
 namespace volador::search {
 namespace {
 
 using SearcherResult = Result<std::unique_ptr<Searcher>>;
-using Builder = SearcherResult (*)(const config::ExperimentConfig&, const FixedLengthSettings&);
 
-// Names the manual or the seeds define whose algorithms come in later issues.
-constexpr std::array<std::string_view, 4> kPlanned{"adaptive_asha", "adaptive", "tpe", "bayesian"};
+// What every builder gets: the config, and the settings read from it.
+struct Inputs {
+  const config::ExperimentConfig& config;
+  BaseSettings base;
+  std::uint64_t max_length = 0;
+  SearcherOptions options;
+};
+using Builder = SearcherResult (*)(Inputs&);
 
-SearcherResult make_single(const config::ExperimentConfig& config, const FixedLengthSettings& settings) {
-  if (!hparams::is_constant(config.hyperparameters))
-    return fail(Error::invalid_argument("the single searcher needs constant hyperparameters only"));
-  return std::make_unique<SingleSearcher>(settings, config.hyperparameters);
+SearcherResult sequential(std::string kind, Inputs& in, std::uint64_t trials, std::unique_ptr<Suggester> suggester) {
+  in.base.trials = trials;
+  return std::make_unique<SequentialSearcher>(std::move(kind), in.base,
+                                              SequentialSettings{in.max_length, in.options.early_stopping},
+                                              std::move(suggester));
 }
 
-SearcherResult make_grid(const config::ExperimentConfig& config, const FixedLengthSettings& settings) {
-  if (auto status = hparams::validate_grid_space(config.hyperparameters); !status) return fail(status.error());
-  hparams::Grid grid(config.hyperparameters);
+SearcherResult make_single(Inputs& in) {
+  if (!hparams::is_constant(in.config.hyperparameters))
+    return fail(Error::invalid_argument("the single searcher needs constant hyperparameters only"));
+  return sequential("single", in, 1, std::make_unique<GridSuggester>(hparams::Grid(in.config.hyperparameters)));
+}
+
+SearcherResult make_grid(Inputs& in) {
+  if (auto status = hparams::validate_grid_space(in.config.hyperparameters); !status) return fail(status.error());
+  hparams::Grid grid(in.config.hyperparameters);
   if (grid.size() == 0) return fail(Error::invalid_argument("the hyperparameter grid is empty"));
   if (grid.size() == std::numeric_limits<std::uint64_t>::max())
     return fail(Error::invalid_argument("the hyperparameter grid has too many points"));
-  return std::make_unique<GridSearcher>(settings, std::move(grid));
+  const std::uint64_t size = grid.size();
+  return sequential("grid", in, size, std::make_unique<GridSuggester>(std::move(grid)));
 }
 
-SearcherResult make_random(const config::ExperimentConfig& config, const FixedLengthSettings& settings) {
-  if (config.searcher.max_trials == 0)
-    return fail(Error::invalid_argument("the random searcher needs searcher.max_trials > 0"));
-  return std::make_unique<RandomSearcher>(settings, config.hyperparameters, config.searcher.max_trials);
+Status need_max_trials(const config::SearcherConfig& searcher) {
+  if (searcher.max_trials == 0)
+    return fail(Error::invalid_argument("the " + searcher.name + " searcher needs searcher.max_trials > 0"));
+  return {};
 }
 
-constexpr std::array<std::pair<std::string_view, Builder>, 3> kBuilders{{
+SearcherResult make_random(Inputs& in) {
+  if (auto status = need_max_trials(in.config.searcher); !status) return fail(status.error());
+  return sequential("random", in, in.config.searcher.max_trials,
+                    std::make_unique<RandomSuggester>(in.config.hyperparameters, in.base.experiment_seed));
+}
+
+SearcherResult make_asha(Inputs& in) {
+  const auto& s = in.config.searcher;
+  if (auto status = need_max_trials(s); !status) return fail(status.error());
+  if (in.options.early_stopping)
+    return fail(Error::invalid_argument("searcher.early_stopping: adaptive_asha stops trials itself"));
+  auto plan = plan_asha({s.mode, s.divisor, s.max_rungs, in.max_length, s.max_trials, s.max_concurrent_trials});
+  if (!plan) return fail(plan.error());
+  return std::make_unique<AdaptiveAshaSearcher>(in.base, std::move(*plan), s.divisor, in.config.hyperparameters);
+}
+
+constexpr std::array<std::pair<std::string_view, Builder>, 4> kBuilders{{
     {"single", make_single},
     {"grid", make_grid},
     {"random", make_random},
+    {"adaptive_asha", make_asha},
 }};
 
 // max_length in batches; errors for inputs the config parser would have refused.
@@ -61,18 +92,21 @@ Result<std::uint64_t> max_length_batches(const config::ExperimentConfig& config)
 
 Result<std::unique_ptr<Searcher>> make_searcher(const config::ExperimentConfig& config,
                                                 std::uint32_t experiment_seed) {
-  const std::string& name = config.searcher.name;
-  if (std::ranges::find(kPlanned, name) != kPlanned.end())
-    return fail(Error::invalid_argument("searcher " + name + " is not available in this build yet"));
+  const std::string name = config.searcher.name == "adaptive" ? "adaptive_asha" : config.searcher.name;
   const auto builder = std::ranges::find(kBuilders, name, [](const auto& entry) { return entry.first; });
   if (builder == kBuilders.end()) return fail(Error::invalid_argument("unknown searcher " + name));
   const auto max_length = max_length_batches(config);
   if (!max_length) return fail(max_length.error());
-  const FixedLengthSettings settings{.max_length_batches = *max_length,
-                                     .max_concurrent_trials = config.searcher.max_concurrent_trials,
-                                     .smaller_is_better = config.searcher.smaller_is_better,
-                                     .experiment_seed = experiment_seed};
-  return builder->second(config, settings);
+  auto options = read_searcher_options(config.searcher);
+  if (!options) return fail(options.error());
+  Inputs in{config,
+            {.max_concurrent_trials = config.searcher.max_concurrent_trials,
+             .smaller_is_better = config.searcher.smaller_is_better,
+             .limits = options->limits,
+             .experiment_seed = experiment_seed},
+            *max_length,
+            std::move(*options)};
+  return builder->second(in);
 }
 
 }  // namespace volador::search
