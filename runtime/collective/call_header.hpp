@@ -1,0 +1,25 @@
+#pragma once
+// Which collective call a rank is in: every backend sends or posts one with
+// its data, and a rank that sees a different one from a peer reports both
+// calls instead of mixing the data of different calls.
+
+#include <cstdint>
+#include <string>
+
+namespace volador::collective {
+
+enum class CallOp : std::uint8_t { allreduce_sum = 1, allreduce_avg, broadcast, barrier };
+
+struct CallHeader {
+  std::uint32_t tag = 0;    // CallOp | root << 8
+  std::uint32_t seq = 0;    // call number within the communicator
+  std::uint64_t bytes = 0;  // the call's buffer size
+  friend bool operator==(const CallHeader&, const CallHeader&) = default;
+};
+static_assert(sizeof(CallHeader) == 16);
+
+[[nodiscard]] CallHeader make_header(CallOp op, int root, std::uint32_t seq, std::uint64_t bytes);
+// "allreduce(sum) #7 of 4096 bytes", for error messages.
+[[nodiscard]] std::string describe(const CallHeader& h);
+
+}  // namespace volador::collective

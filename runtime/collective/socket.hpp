@@ -1,0 +1,61 @@
+#pragma once
+// Owned descriptors, endpoints and the few blocking-style socket calls of
+// the TCP backend's setup. Sockets are nonblocking and close-on-exec; every
+// wait is bounded by a Deadline (error unavailable when it expires).
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "runtime/collective/deadline.hpp"
+#include "runtime/core/error.hpp"
+
+namespace volador::collective {
+
+// A file descriptor closed on destruction. Move-only.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() { reset(); }
+  Fd(Fd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  Fd& operator=(Fd&& other) noexcept;
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+
+  [[nodiscard]] int get() const { return fd_; }
+  explicit operator bool() const { return fd_ >= 0; }
+  void reset();
+
+ private:
+  int fd_ = -1;
+};
+
+// strerror's text and the number: "Connection refused (errno 111)".
+[[nodiscard]] std::string errno_text(int err);
+
+// A TCP address as the rendezvous passes it around.
+struct Endpoint {
+  std::string host;  // numeric IPv4/IPv6 address or a resolvable name
+  std::uint16_t port = 0;
+  // "host:port", or "[v6]:port" for an IPv6 address.
+  [[nodiscard]] std::string to_string() const;
+  friend bool operator==(const Endpoint&, const Endpoint&) = default;
+};
+// Parses to_string()'s form; error invalid_argument naming the problem.
+[[nodiscard]] Result<Endpoint> parse_endpoint(std::string_view text);
+
+// Connects to `to`, retrying failed attempts until the deadline; the socket
+// comes back tuned (tune_data_socket).
+[[nodiscard]] Result<Fd> connect_to(const Endpoint& to, Deadline& deadline);
+// Nonblocking, TCP_NODELAY and large socket buffers.
+[[nodiscard]] Status tune_data_socket(int fd);
+// Waits until `fd` has `events` (POLLIN/POLLOUT) or the deadline expires.
+[[nodiscard]] Status wait_ready(int fd, short events, Deadline& deadline);
+// Sends or receives exactly the span; a closed peer is error unavailable.
+[[nodiscard]] Status send_exact(int fd, std::span<const std::byte> bytes, Deadline& deadline);
+[[nodiscard]] Status recv_exact(int fd, std::span<std::byte> bytes, Deadline& deadline);
+
+}  // namespace volador::collective

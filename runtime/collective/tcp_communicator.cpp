@@ -1,0 +1,166 @@
+#include "runtime/collective/tcp_communicator.hpp"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/collective/reduce_kernels.hpp"
+#include "runtime/collective/ring_schedule.hpp"
+#include "runtime/collective/tcp_mesh.hpp"
+
+namespace volador::collective {
+
+namespace {
+
+constexpr std::size_t kStagingFloats = 64 << 10;  // 256 KiB: stays in L2 until it is added
+
+CallOp wire_op(ReduceOp op) { return op == ReduceOp::sum ? CallOp::allreduce_sum : CallOp::allreduce_avg; }
+
+}  // namespace
+
+Result<std::unique_ptr<TcpCommunicator>> TcpCommunicator::connect(TcpListener& listener,
+                                                                  std::span<const Endpoint> endpoints, int rank,
+                                                                  std::string_view secret, CommOptions options) {
+  auto peers = connect_mesh(listener, endpoints, rank, secret, options.timeout);
+  if (!peers) return fail(peers.error());
+  return std::unique_ptr<TcpCommunicator>(new TcpCommunicator(std::move(*peers), rank, options));
+}
+
+TcpCommunicator::TcpCommunicator(std::vector<Fd> peers, int rank, CommOptions options)
+    : peers_(std::move(peers)), rank_(rank), options_(options), staging_(kStagingFloats) {}
+
+Status TcpCommunicator::allreduce(std::span<float> data, ReduceOp op) {
+  if (auto ok = latch_.check(); !ok) return ok;
+  const CallHeader header = make_header(wire_op(op), 0, seq_++, data.size_bytes());
+  if (size() == 1) return {};
+  const float scale = op == ReduceOp::avg ? 1.0f / static_cast<float>(size()) : 1.0f;
+  const bool direct = data.size_bytes() <= kDirectBytes;
+  return finish(direct ? reduce_direct(data, scale, header) : reduce_ring(data, scale, header), header);
+}
+
+Status TcpCommunicator::broadcast(std::span<std::byte> data, int root) {
+  if (auto ok = latch_.check(); !ok) return ok;
+  if (root < 0 || root >= size()) return fail(Error::invalid_argument("broadcast root " + std::to_string(root) + " outside the group"));
+  const CallHeader header = make_header(CallOp::broadcast, root, seq_++, data.size_bytes());
+  if (size() == 1) return {};
+  const bool direct = data.size() <= kDirectBytes || size() == 2;
+  return finish(direct ? broadcast_direct(data, root, header) : broadcast_chain(data, root, header), header);
+}
+
+Status TcpCommunicator::barrier() {
+  if (auto ok = latch_.check(); !ok) return ok;
+  float token = 0.0f;
+  const CallHeader header = make_header(CallOp::barrier, 0, seq_++, sizeof token);
+  if (size() == 1) return {};
+  return finish(reduce_direct(std::span(&token, 1), 1.0f, header), header);
+}
+
+// Every rank sends its whole buffer to every other, then sums the rows in rank order.
+Status TcpCommunicator::reduce_direct(std::span<float> data, float scale, const CallHeader& header) {
+  const int n = size();
+  const std::size_t count = data.size();
+  gathered_.resize(count * static_cast<std::size_t>(n));
+  auto row = [&](int r) { return std::span(gathered_).subspan(count * static_cast<std::size_t>(r), count); };
+  std::vector<SendStream> sends;
+  std::vector<RecvStream> recvs;
+  for (int peer = 0; peer < n; ++peer) {
+    if (peer == rank_) continue;
+    sends.push_back(send_to(peer, header));
+    sends.back().parts = {std::as_bytes(data)};
+    recvs.push_back(recv_from(peer, header));
+    recvs.back().parts = {{std::as_writable_bytes(row(peer))}};
+  }
+  if (auto moved = pump(sends, recvs, options_.timeout); !moved) return moved;
+  std::ranges::copy(data, row(rank_).begin());
+  std::vector<const float*> rows;
+  for (int r = 0; r < n; ++r) rows.push_back(row(r).data());
+  sum_rows(data.data(), rows, count, scale);
+  return {};
+}
+
+// Ring reduce-scatter + all-gather: receive from rank-1, send to rank+1,
+// each block forwarded as soon as it has been added to (or copied).
+Status TcpCommunicator::reduce_ring(std::span<float> data, float scale, const CallHeader& header) {
+  const int n = size();
+  auto block_bytes = [&](int b) {
+    const Range r = block(data.size(), n, b);
+    return std::as_writable_bytes(data.subspan(r.offset, r.count));
+  };
+  RecvStream in = recv_from((rank_ + n - 1) % n, header);
+  in.scratch = staging_;
+  SendStream out = send_to((rank_ + 1) % n, header);
+  for (int t = 0; t < ring_steps(n); ++t) {
+    const RingStep step = ring_step(n, rank_, t);
+    const bool last_add = step.reduce && t == n - 2;
+    out.parts.push_back(block_bytes(step.send_block));
+    in.parts.push_back({block_bytes(step.recv_block), step.reduce, last_add ? scale : 1.0f});
+  }
+  out.lead = out.parts.front().size();
+  out.gate = &in;
+  return pump(std::span(&out, 1), std::span(&in, 1), options_.timeout);
+}
+
+Status TcpCommunicator::broadcast_direct(std::span<std::byte> data, int root, const CallHeader& header) {
+  std::vector<SendStream> sends;
+  std::vector<RecvStream> recvs;
+  if (rank_ == root) {
+    for (int peer = 0; peer < size(); ++peer) {
+      if (peer == rank_) continue;
+      sends.push_back(send_to(peer, header));
+      sends.back().parts = {data};
+    }
+  } else {
+    recvs.push_back(recv_from(root, header));
+    recvs.back().parts = {{data}};
+  }
+  return pump(sends, recvs, options_.timeout);
+}
+
+// root -> root+1 -> ...: every rank forwards what it has received so far.
+Status TcpCommunicator::broadcast_chain(std::span<std::byte> data, int root, const CallHeader& header) {
+  const int next = chain_next(size(), root, rank_);
+  const int prev = chain_prev(size(), root, rank_);
+  RecvStream in;
+  SendStream out;
+  if (prev >= 0) {
+    in = recv_from(prev, header);
+    in.parts = {{data}};
+  }
+  if (next >= 0) {
+    out = send_to(next, header);
+    out.parts = {data};
+    if (prev >= 0) {
+      out.lead = 0;
+      out.gate = &in;
+    }
+  }
+  return pump(std::span(&out, next >= 0 ? 1 : 0), std::span(&in, prev >= 0 ? 1 : 0), options_.timeout);
+}
+
+Status TcpCommunicator::finish(Status outcome, const CallHeader& header) {
+  if (outcome) return outcome;
+  for (const Fd& fd : peers_) {
+    if (fd) ::shutdown(fd.get(), SHUT_RDWR);
+  }
+  const Error& e = outcome.error();
+  return latch_.record(fail({e.code, "tcp " + describe(header) + " on rank " + std::to_string(rank_) + ": " + e.message}));
+}
+
+SendStream TcpCommunicator::send_to(int peer, const CallHeader& header) const {
+  SendStream s;
+  s.fd = peers_[static_cast<std::size_t>(peer)].get();
+  s.peer = peer;
+  s.header = header;
+  return s;
+}
+
+RecvStream TcpCommunicator::recv_from(int peer, const CallHeader& header) const {
+  RecvStream r;
+  r.fd = peers_[static_cast<std::size_t>(peer)].get();
+  r.peer = peer;
+  r.expected = header;
+  return r;
+}
+
+}  // namespace volador::collective
