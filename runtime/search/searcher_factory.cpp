@@ -8,8 +8,10 @@
 #include "runtime/hparams/sampling.hpp"
 #include "runtime/search/adaptive_asha.hpp"
 #include "runtime/search/basic_suggesters.hpp"
+#include "runtime/search/gp_suggester.hpp"
 #include "runtime/search/searcher.hpp"
 #include "runtime/search/sequential_searcher.hpp"
+#include "runtime/search/tpe_suggester.hpp"
 #include "runtime/training/lengths.hpp"
 
 namespace volador::search {
@@ -61,6 +63,18 @@ SearcherResult make_random(Inputs& in) {
                     std::make_unique<RandomSuggester>(in.config.hyperparameters, in.base.experiment_seed));
 }
 
+SearcherResult make_tpe(Inputs& in) {
+  if (auto status = need_max_trials(in.config.searcher); !status) return fail(status.error());
+  return sequential("tpe", in, in.config.searcher.max_trials,
+                    std::make_unique<TpeSuggester>(in.config.hyperparameters, in.base.experiment_seed, in.options.tpe));
+}
+
+SearcherResult make_bayesian(Inputs& in) {
+  if (auto status = need_max_trials(in.config.searcher); !status) return fail(status.error());
+  return sequential("bayesian", in, in.config.searcher.max_trials,
+                    std::make_unique<GpSuggester>(in.config.hyperparameters, in.base.experiment_seed, in.options.gp));
+}
+
 SearcherResult make_asha(Inputs& in) {
   const auto& s = in.config.searcher;
   if (auto status = need_max_trials(s); !status) return fail(status.error());
@@ -71,10 +85,12 @@ SearcherResult make_asha(Inputs& in) {
   return std::make_unique<AdaptiveAshaSearcher>(in.base, std::move(*plan), s.divisor, in.config.hyperparameters);
 }
 
-constexpr std::array<std::pair<std::string_view, Builder>, 4> kBuilders{{
+constexpr std::array<std::pair<std::string_view, Builder>, 6> kBuilders{{
     {"single", make_single},
     {"grid", make_grid},
     {"random", make_random},
+    {"tpe", make_tpe},
+    {"bayesian", make_bayesian},
     {"adaptive_asha", make_asha},
 }};
 
