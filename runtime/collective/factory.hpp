@@ -1,0 +1,47 @@
+#pragma once
+// Builds a group's communicator from what the rendezvous gathered: shared
+// memory when every rank is on this host, TCP otherwise. (Device buffers
+// use NcclCommunicator directly; see nccl_communicator.hpp.)
+//
+// The rendezvous, as the rank and trial actors run it:
+//   1. each rank: listener = TcpListener::open(my_ip); report
+//      RankAddress{local_host_id(), listener->endpoint()} to the trial actor;
+//   2. trial actor: once all ranks reported, send every rank the same
+//      GroupSpec fields (group_id unique per run, a fresh secret, all
+//      addresses in rank order);
+//   3. each rank: make_communicator(spec, *listener).
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/collective/communicator.hpp"
+#include "runtime/collective/tcp_listener.hpp"
+
+namespace volador::collective {
+
+struct RankAddress {
+  std::string host_id;  // local_host_id() of the rank's machine
+  Endpoint endpoint;    // the rank's TcpListener endpoint
+};
+
+struct GroupSpec {
+  std::string group_id;            // unique per trial run: [A-Za-z0-9._-], at most 200
+  std::string secret;              // per-trial secret, 1-256 bytes, for TCP connections
+  std::vector<RankAddress> ranks;  // every rank's address, index = rank
+  int rank = 0;                    // this process's rank
+  CommOptions options;             // the same on every rank
+};
+
+enum class Backend { shm, tcp };
+
+// shm when every rank has the same host id, else tcp.
+[[nodiscard]] Backend choose_backend(std::span<const RankAddress> ranks);
+// This machine's identity: host name and kernel boot id (two containers that
+// share a kernel but not /dev/shm must use distinct host names).
+[[nodiscard]] std::string local_host_id();
+// Sets up the chosen backend; `listener` is this rank's (shm leaves it unused).
+[[nodiscard]] Result<std::unique_ptr<Communicator>> make_communicator(const GroupSpec& spec, TcpListener& listener);
+
+}  // namespace volador::collective
