@@ -1,0 +1,59 @@
+#pragma once
+// Internal to volador_checkpoints: file descriptors and the POSIX calls the
+// stores need for durability (fsync of files and folders), with errors as
+// Error::io values that name the path and the errno text.
+
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "runtime/core/error.hpp"
+
+namespace volador::checkpoints {
+
+// Owns one open descriptor; closes it on destruction (ignoring errors: call
+// close() to see them). Move-only.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept;
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  ~UniqueFd();
+
+  [[nodiscard]] int get() const { return fd_; }
+  // Closes now; an error (e.g. a delayed ENOSPC on NFS) names `path`.
+  Status close(const std::filesystem::path& path);
+
+ private:
+  int fd_ = -1;
+};
+
+// Error::io("<what> <path>: <strerror(err)>").
+Error io_error(std::string_view what, const std::filesystem::path& path, int err);
+
+// open(2) with O_CLOEXEC added.
+Result<UniqueFd> open_fd(const std::filesystem::path& path, int flags, int mode = 0644);
+
+// Writes every byte (retrying short writes and EINTR).
+Status write_all(int fd, std::span<const char> bytes, const std::filesystem::path& path);
+
+// Reads up to buffer.size() bytes; 0 at end of file.
+Result<std::size_t> read_some(int fd, std::span<char> buffer, const std::filesystem::path& path);
+
+Status fsync_fd(int fd, const std::filesystem::path& path);
+
+// Opens the folder and fsyncs it, making its entries (creates, renames) durable.
+Status fsync_directory(const std::filesystem::path& dir);
+
+// Creates `path` with `bytes`, failing if it exists; fsynced and closed.
+Status write_new_file_durably(const std::filesystem::path& path, std::span<const char> bytes);
+
+// Reads a whole (small) file.
+Result<std::string> read_whole_file(const std::filesystem::path& path);
+
+}  // namespace volador::checkpoints
