@@ -18,8 +18,8 @@ Status read_count(const json& object, const std::string& prefix, const char* key
                   std::uint32_t& out) {
   if (!object.contains(key)) return {};
   const json& v = object.at(key);
-  const bool ok = v.is_number_unsigned() && v.get<std::uint64_t>() >= min &&
-                  v.get<std::uint64_t>() <= std::numeric_limits<std::uint32_t>::max();
+  const bool ok = v.is_number_integer() && v.get<std::int64_t>() >= min &&
+                  v.get<std::int64_t>() <= std::numeric_limits<std::uint32_t>::max();
   if (!ok) return fail(bad(prefix + key, "an integer of at least " + std::to_string(min), v));
   out = v.get<std::uint32_t>();
   return {};

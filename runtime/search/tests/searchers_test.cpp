@@ -6,6 +6,7 @@
 
 #include "runtime/hparams/sampling.hpp"
 #include "runtime/search/searcher_base.hpp"
+#include "runtime/search/searcher_options.hpp"
 #include "runtime/search/searcher.hpp"
 
 using namespace volador;
@@ -38,6 +39,23 @@ const hparams::Space kManualGrid{{"aparam", hp(hparams::IntParam{0, 2, 3})},
                                  {"bparam", hp(hparams::CategoricalParam{{10, 20}})},
                                  {"cparam", hp(hparams::ConstParam{"c"})}};
 const hparams::Space kRandomSpace{{"x", hp(hparams::DoubleParam{0, 1, {}})}, {"n", hp(hparams::IntParam{1, 8, {}})}};
+// Every kind of hyperparameter, nested too; the Driver's metric is x.
+const hparams::Space kEveryType{
+    {"x", hp(hparams::DoubleParam{0, 1, {}})},
+    {"n", hp(hparams::IntParam{1, 8, {}})},
+    {"opt", hp(hparams::Space{{"lr", hp(hparams::LogParam{10, -4, -1, {}})},
+                              {"kind", hp(hparams::CategoricalParam{{"sgd", "adam", 3}})}})},
+    {"act", hp(hparams::ConstParam{"relu"})}};
+
+// A config of `name` over kEveryType with `extra` keys.
+config::ExperimentConfig every_type_config(std::string name, std::uint32_t max_trials, std::uint32_t cap,
+                                           json extra = json::object()) {
+  auto config = make_config(std::move(name), kEveryType);
+  config.searcher.max_trials = max_trials;
+  config.searcher.max_concurrent_trials = cap;
+  config.searcher.extra = std::move(extra);
+  return config;
+}
 
 // A tiny stand-in for the searcher actor: acts on operations in FIFO order and
 // feeds the resulting events back. Trials listed in `exits` end early instead
@@ -311,6 +329,160 @@ TEST_CASE("Save and restore at any point continues with identical operations") {
     check_restore_at(random_config, steps);
     check_restore_at(random_config, steps, exits);
   }
+}
+
+TEST_CASE("Every searcher saves and restores at any point and continues identically", "[search][state]") {
+  auto asha = every_type_config("adaptive_asha", 24, 4);
+  asha.searcher.divisor = 2;
+  const std::vector<config::ExperimentConfig> configs{
+      every_type_config("tpe", 14, 3, {{"n_startup_trials", 4}}),
+      every_type_config("bayesian", 10, 2, {{"n_initial_points", 3}, {"n_candidates", 40}}),
+      asha,
+      every_type_config("random", 12, 3, {{"early_stopping", {{"min_trials", 1}, {"start_step", 1}, {"num_steps", 4}}}}),
+      every_type_config("tpe", 12, 2, {{"goal", 0.05}, {"early_stopping", "median"}, {"n_startup_trials", 3}}),
+  };
+  const std::map<RequestId, ExitReason> exits{{2, ExitReason::errored}, {5, ExitReason::invalid_hparams}};
+  for (const auto& config : configs) {
+    for (std::size_t steps : {0, 1, 3, 8, 21, 55, 144}) {
+      INFO(config.searcher.name << " " << config.searcher.extra.dump() << ", steps before saving: " << steps);
+      check_restore_at(config, steps);
+      check_restore_at(config, steps, exits);
+    }
+  }
+}
+
+TEST_CASE("tpe and bayesian suggest every kind of hyperparameter within its range", "[search]") {
+  for (const char* name : {"tpe", "bayesian"}) {
+    auto config = every_type_config(name, 16, 2, {{"n_startup_trials", 3}, {"n_initial_points", 3}, {"n_candidates", 30}});
+    auto searcher = build(config);
+    const Driver d = run_all(*searcher, {{4, ExitReason::invalid_hparams}});
+    CHECK(created_ids(d) == iota_ids(17));
+    for (const auto& c : d.all<CreateTrial>()) {
+      INFO(name << ": " << c.hparams.dump());
+      CHECK((c.hparams["x"].get<double>() >= 0 && c.hparams["x"].get<double>() <= 1));
+      CHECK(c.hparams["n"].is_number_integer());
+      CHECK((c.hparams["n"].get<int>() >= 1 && c.hparams["n"].get<int>() <= 8));
+      const double lr = c.hparams["opt"]["lr"].get<double>();
+      CHECK((lr >= 1e-4 * (1 - 1e-9) && lr <= 1e-1 * (1 + 1e-9)));
+      const json kind = c.hparams["opt"]["kind"];
+      CHECK((kind == "sgd" || kind == "adam" || kind == 3));
+      CHECK(c.hparams["act"] == "relu");
+      CHECK(c.hparams["global_batch_size"] == 32);
+    }
+    check_finished_cleanly(d);
+  }
+}
+
+TEST_CASE("A goal ends the search: open trials are closed as stopped early, no more are created", "[search]") {
+  for (bool smaller : {true, false}) {
+    auto config = every_type_config("random", 50, 3, {{"goal", smaller ? 0.1 : 0.9}});
+    config.searcher.smaller_is_better = smaller;
+    auto searcher = build(config);
+    const Driver d = run_all(*searcher);
+    const auto creates = d.all<CreateTrial>();
+    CHECK(creates.size() < 50);
+    const auto reached = std::ranges::find_if(creates, [&](const CreateTrial& c) {
+      const double x = c.hparams["x"].get<double>();
+      return smaller ? x <= 0.1 : x >= 0.9;
+    });
+    REQUIRE(reached != creates.end());
+    bool stopped_reacher = false;
+    for (const auto& c : d.all<CloseTrial>()) {
+      if (c.request_id == reached->request_id) stopped_reacher = c.stopped_early;
+      if (c.request_id > reached->request_id) CHECK(c.stopped_early);
+    }
+    CHECK(stopped_reacher);
+    CHECK(d.log.back() == Operation{Shutdown{false}});
+    CHECK(d.shutdowns == 1);
+    CHECK(d.alive == 0);
+  }
+}
+
+TEST_CASE("max_failed_trials gives up: open trials closed, Shutdown reports failure", "[search]") {
+  auto config = every_type_config("random", 20, 3, {{"max_failed_trials", 2}});
+  auto searcher = build(config);
+  const Driver d = run_all(*searcher, {{2, ExitReason::errored}, {4, ExitReason::errored}, {6, ExitReason::errored}});
+  CHECK(d.all<CreateTrial>().size() < 20);
+  CHECK(d.log.back() == Operation{Shutdown{true}});
+  CHECK(d.shutdowns == 1);
+  CHECK(d.alive == 0);
+  // Canceled trials and invalid hyperparameters are not failures.
+  auto lenient = build(config);
+  const Driver e = run_all(*lenient, {{1, ExitReason::user_canceled}, {2, ExitReason::invalid_hparams},
+                                      {3, ExitReason::errored}});
+  CHECK(e.log.back() == Operation{Shutdown{false}});
+  CHECK(e.all<CreateTrial>().size() == 21);
+}
+
+TEST_CASE("Median early stopping: trials validate on the ladder and stop when worse than the median", "[search]") {
+  // One trial at a time, metric x at every step: at 200 and 300 batches trial k stops when x_k is
+  // above the median x of the earlier trials that reached that length (at least 2 of them).
+  auto config = every_type_config("random", 12, 1,
+                                  {{"early_stopping", {{"min_trials", 2}, {"start_step", 2}, {"num_steps", 4}}}});
+  config.searcher.max_length = {config::LengthUnit::batches, 400};
+  auto searcher = build(config);
+  const Driver d = run_all(*searcher);
+  std::map<RequestId, std::vector<std::uint64_t>> targets;
+  for (const auto& v : d.all<ValidateAfter>()) targets[v.request_id].push_back(v.batches);
+  std::vector<std::pair<double, std::uint64_t>> earlier;  // x, batches reached
+  std::size_t stops = 0;
+  for (const auto& c : d.all<CreateTrial>()) {
+    const double x = c.hparams["x"].get<double>();
+    std::vector<std::uint64_t> expected{100};
+    for (std::uint64_t step : {200, 300, 400}) {
+      expected.push_back(step);
+      std::vector<double> others;
+      for (const auto& [ox, reached] : earlier)
+        if (reached >= step) others.push_back(ox);
+      std::ranges::sort(others);
+      const std::size_t n = others.size();
+      if (step < 400 && n >= 2 && x > (n % 2 ? others[n / 2] : (others[n / 2 - 1] + others[n / 2]) / 2)) break;
+    }
+    INFO("trial " << c.request_id << " x " << x);
+    CHECK(targets[c.request_id] == expected);
+    stops += expected.back() < 400;
+    earlier.emplace_back(x, expected.back());
+  }
+  CHECK(stops >= 3);
+  std::size_t stopped_closes = 0;
+  for (const auto& c : d.all<CloseTrial>()) stopped_closes += c.stopped_early;
+  CHECK(stopped_closes == stops);
+  check_finished_cleanly(d);
+}
+
+TEST_CASE("Searcher options: defaults and bad values", "[search]") {
+  config::SearcherConfig s;
+  s.name = "tpe";
+  auto defaults = read_searcher_options(s);
+  REQUIRE(defaults.has_value());
+  CHECK(defaults->tpe.n_startup_trials == 10);
+  CHECK(defaults->tpe.gamma == 0.1);
+  CHECK(defaults->tpe.n_ei_candidates == 24);
+  CHECK_FALSE(defaults->early_stopping.has_value());
+  CHECK_FALSE(defaults->limits.goal.has_value());
+  s.extra = {{"early_stopping", "median"}, {"goal", -2.5}, {"max_failed_trials", 3}, {"gamma", 0.25}};
+  auto set = read_searcher_options(s);
+  REQUIRE(set.has_value());
+  CHECK(set->early_stopping->min_trials == 3);
+  CHECK(set->early_stopping->start_step == 4);
+  CHECK(set->limits.goal == -2.5);
+  CHECK(set->limits.max_failed_trials == 3u);
+  CHECK(set->tpe.gamma == 0.25);
+  for (const json& bad : {json{{"gamma", 0}}, json{{"gamma", "x"}}, json{{"n_startup_trials", 0}},
+                          json{{"max_failed_trials", -1}}, json{{"early_stopping", "hyperband"}},
+                          json{{"early_stopping", {{"rule", 3}}}}, json{{"early_stopping", {{"min_trials", 0}}}},
+                          json{{"goal", "high"}}}) {
+    s.extra = bad;
+    INFO(bad.dump());
+    const auto result = read_searcher_options(s);
+    REQUIRE_FALSE(result.has_value());
+    CHECK(result.error().code == ErrorCode::invalid_argument);
+    CHECK_THAT(result.error().message, Catch::Matchers::StartsWith("searcher."));
+  }
+  auto asha = make_config("adaptive_asha", kRandomSpace);
+  asha.searcher.max_trials = 4;
+  asha.searcher.extra = {{"early_stopping", "median"}};
+  CHECK_FALSE(make_searcher(asha, 1).has_value());
 }
 
 TEST_CASE("Restoring refuses another searcher's or broken state and keeps the current one") {

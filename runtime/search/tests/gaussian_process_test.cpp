@@ -1,0 +1,82 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "runtime/search/gaussian_process.hpp"
+#include "runtime/search/lbfgs.hpp"
+#include "runtime/search/linalg.hpp"
+
+using namespace volador::search;
+
+TEST_CASE("Cholesky, triangular solves and the inverse agree with a hand example", "[search][gp]") {
+  Matrix a(3);
+  const double values[3][3] = {{4, 2, 0.4}, {2, 5, 1}, {0.4, 1, 3}};
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 3; ++j) a(i, j) = values[i][j];
+  Matrix l = a;
+  REQUIRE(cholesky(l));
+  CHECK(l(0, 0) == Approx(2));
+  CHECK(l(1, 0) == Approx(1));
+  CHECK(l(1, 1) == Approx(2));
+  std::vector<double> b{1, 2, 3};
+  solve_lower(l, b);
+  solve_lower_transposed(l, b);  // b = a^-1 (1, 2, 3)
+  const Matrix inv = cholesky_inverse(l);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(b[i] == Approx(inv(i, 0) * 1 + inv(i, 1) * 2 + inv(i, 2) * 3));
+    for (std::size_t j = 0; j < 3; ++j) {
+      double s = 0;
+      for (std::size_t k = 0; k < 3; ++k) s += a(i, k) * inv(k, j);
+      CHECK(s == Approx(i == j ? 1.0 : 0.0).margin(1e-12));
+    }
+  }
+  Matrix singular(2);
+  singular(0, 0) = singular(0, 1) = singular(1, 0) = singular(1, 1) = 1;
+  CHECK_FALSE(cholesky(singular));
+}
+
+TEST_CASE("L-BFGS finds the minimum of the Rosenbrock function", "[search][gp]") {
+  const Objective rosenbrock = [](std::span<const double> x, std::span<double> g) {
+    g[0] = -2 * (1 - x[0]) - 400 * x[0] * (x[1] - x[0] * x[0]);
+    g[1] = 200 * (x[1] - x[0] * x[0]);
+    return (1 - x[0]) * (1 - x[0]) + 100 * (x[1] - x[0] * x[0]) * (x[1] - x[0] * x[0]);
+  };
+  const Minimum m = minimize_lbfgs(rosenbrock, {-1.2, 1.0}, 500, 1e-8);
+  CHECK(m.x[0] == Approx(1).margin(1e-4));
+  CHECK(m.x[1] == Approx(1).margin(1e-4));
+}
+
+TEST_CASE("The GP likelihood's gradient matches finite differences", "[search][gp]") {
+  const Points x{{0.1, 0.9}, {0.4, 0.2}, {0.8, 0.5}, {0.3, 0.35}, {0.65, 0.05}};
+  const std::vector<double> y{0.5, -1.2, 0.3, 0.9, -0.4};
+  const std::vector<double> theta{std::log(0.3), std::log(0.7), 0.2, std::log(0.01)};
+  std::vector<double> grad(theta.size()), scratch(theta.size());
+  const double f = gp_negative_log_likelihood(x, y, theta, grad);
+  REQUIRE(std::isfinite(f));
+  for (std::size_t j = 0; j < theta.size(); ++j) {
+    auto up = theta, down = theta;
+    up[j] += 1e-6;
+    down[j] -= 1e-6;
+    const double numeric =
+        (gp_negative_log_likelihood(x, y, up, scratch) - gp_negative_log_likelihood(x, y, down, scratch)) / 2e-6;
+    INFO("theta " << j);
+    CHECK(grad[j] == Approx(numeric).epsilon(1e-4).margin(1e-6));
+  }
+}
+
+TEST_CASE("A fitted GP interpolates its data and is unsure far from it", "[search][gp]") {
+  Points x;
+  std::vector<double> y;
+  for (int i = 0; i <= 10; ++i) {
+    const double t = 0.05 * i;  // data on [0, 0.5] only
+    x.push_back({t});
+    y.push_back(std::sin(6 * t));
+  }
+  const auto theta = fit_gp_theta(x, y, {default_gp_theta(1)});
+  auto gp = GaussianProcess::condition(x, y, theta);
+  REQUIRE(gp.has_value());
+  const auto near = gp->predict(std::vector<double>{0.225});
+  CHECK(near.mean == Approx(std::sin(6 * 0.225)).margin(0.02));
+  const auto far = gp->predict(std::vector<double>{1.0});
+  CHECK(far.variance > 20 * near.variance);
+}
