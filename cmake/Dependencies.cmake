@@ -17,3 +17,7 @@ if(CMAKE_CUDA_COMPILER)
   set(VOLADOR_HAVE_CUDA ON)
 endif()
 message(STATUS "volador: CUDA support ${VOLADOR_HAVE_CUDA}")
+
+# Benchmark peers for bench/allreduce, optional: OpenMPI (libopenmpi-dev) and Gloo (libgloo-dev).
+find_package(MPI QUIET COMPONENTS CXX)
+find_package(Gloo QUIET CONFIG)

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Summarises run.sh's output: medians over rounds of every RESULT and LIMIT
+line, nccl-tests-style tables with our ratios to each peer, and the targets
+of bench/allreduce/README.md checked one by one.
+
+    summarize.py RESULTS_FILE
+"""
+import json
+import statistics
+import sys
+from collections import defaultdict
+
+PEERS = {"volador-shm": ["openmpi-vader"], "volador-tcp": ["openmpi-tcp", "gloo-tcp"]}
+
+
+def load(path):
+    results, limits, rounds = defaultdict(list), defaultdict(list), 0
+    for line in open(path):
+        if line.startswith("RESULT "):
+            r = json.loads(line[7:])
+            results[(r["impl"], r["ranks"], r["bytes"])].append(r)
+        elif line.startswith("LIMIT "):
+            r = json.loads(line[6:])
+            limits[r["name"]].append(r["gbps"])
+        elif line.startswith("ROUND "):
+            rounds += 1
+    return results, limits, rounds
+
+
+def median(rows, key):
+    return statistics.median(r[key] for r in rows) if rows else None
+
+
+def size_text(b):
+    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
+        if b >= 1 << shift and b % (1 << shift) == 0:
+            return f"{b >> shift}{unit}"
+    return str(b)
+
+
+def table(results, ours, ranks):
+    peers = PEERS[ours]
+    sizes = sorted({b for (impl, n, b) in results if impl == ours and n == ranks})
+    if not sizes:
+        return
+    impls = [ours] + peers
+    print(f"\n## {ours} vs {', '.join(peers)}, {ranks} ranks (medians; busbw GB/s, time us)")
+    head = f"{'size':>6} " + " ".join(f"{i + ' us':>19} {'busbw':>7}" for i in impls)
+    head += " " + " ".join(f"{'x ' + p:>20}" for p in peers)
+    print(head)
+    for b in sizes:
+        cells, ours_bus = [], None
+        for impl in impls:
+            rows = results.get((impl, ranks, b), [])
+            t, bus = median(rows, "time_us"), median(rows, "busbw_gbps")
+            cells.append(f"{t:>19.2f} {bus:>7.3f}" if rows else f"{'-':>19} {'-':>7}")
+            if impl == ours:
+                ours_bus, ours_t = bus, t
+        ratios = []
+        for p in peers:
+            rows = results.get((p, ranks, b), [])
+            if rows and ours_bus:
+                # latency-bound sizes compare times, the rest bandwidth
+                ratios.append(f"{median(rows, 'time_us') / ours_t:>20.2f}")
+            else:
+                ratios.append(f"{'-':>20}")
+        print(f"{size_text(b):>6} " + " ".join(cells) + " " + " ".join(ratios))
+
+
+def check(label, ok, detail):
+    print(f"  [{'MET' if ok else 'NOT MET'}] {label}: {detail}")
+
+
+def targets(results, limits):
+    print("\n## Targets (medians; 'x' = our speed / peer's speed)")
+    def bus(impl, n, b):
+        return median(results.get((impl, n, b), []), "busbw_gbps")
+    def t(impl, n, b):
+        return median(results.get((impl, n, b), []), "time_us")
+    ranks = sorted({n for (_, n, _) in results})
+    big = sorted({b for (_, _, b) in results if b >= 16 << 20})
+    for n in ranks:
+        pairs = [(b, bus("volador-shm", n, b), bus("openmpi-vader", n, b)) for b in big]
+        pairs = [(b, o, p) for b, o, p in pairs if o and p]
+        if pairs:
+            worst = min(o / p for _, o, p in pairs)
+            check(f"shm busbw >= 2x OpenMPI vader at >= 16 MiB, {n} ranks", worst >= 2.0,
+                  "worst " + f"{worst:.2f}x; " + ", ".join(f"{size_text(b)} {o / p:.2f}x" for b, o, p in pairs))
+        o, p = bus("volador-shm", n, 1 << 20), bus("openmpi-vader", n, 1 << 20)
+        if o and p:
+            check(f"shm busbw >= 1x OpenMPI vader at 1 MiB, {n} ranks", o >= p, f"{o:.3f} vs {p:.3f} GB/s = {o / p:.2f}x")
+        o, p = t("volador-shm", n, 8), t("openmpi-vader", n, 8)
+        if o and p:
+            check(f"shm 8-byte latency <= 2x OpenMPI vader, {n} ranks", o <= 2 * p, f"{o:.2f} vs {p:.2f} us")
+        o, p = t("volador-tcp", n, 8), t("openmpi-tcp", n, 8)
+        if o and p:
+            check(f"tcp 8-byte latency <= OpenMPI tcp, {n} ranks", o <= p, f"{o:.2f} vs {p:.2f} us")
+        loop = limits.get("tcp_loopback_bidir_per_direction")
+        if loop and big:
+            best = max((bus("volador-tcp", n, b) or 0) for b in big)
+            limit = statistics.median(loop)
+            check(f"tcp busbw >= 90% of loopback both-ways ({limit:.3f} GB/s per direction), {n} ranks",
+                  best >= 0.9 * limit, f"best at >= 16 MiB {best:.3f} GB/s = {best / limit:.0%}")
+
+
+def main():
+    results, limits, rounds = load(sys.argv[1])
+    print(f"# {rounds} rounds; medians of each row over the rounds")
+    print("\n## Machine limits (GB/s, medians)")
+    for name, values in sorted(limits.items()):
+        print(f"  {name}: {statistics.median(values):.3f} (of {len(values)})")
+    for ours in PEERS:
+        for n in sorted({n for (impl, n, _) in results if impl == ours}):
+            table(results, ours, n)
+    targets(results, limits)
+
+
+if __name__ == "__main__":
+    main()
