@@ -1,6 +1,8 @@
 #include "runtime/config/searcher.hpp"
 
 #include <array>
+#include <limits>
+#include <sstream>
 
 #include "runtime/config/field_readers.hpp"
 #include "runtime/config/length.hpp"
@@ -13,30 +15,40 @@ namespace {
 constexpr std::array<std::string_view, 7> kNames{"single", "grid",  "random",  "adaptive_asha",
                                                  "adaptive", "tpe", "bayesian"};
 constexpr std::array<std::string_view, 3> kModes{"aggressive", "standard", "conservative"};
+constexpr std::array<std::string_view, 2> kStoppingRules{"median", "median_stop"};
+constexpr std::array<std::string_view, 4> kStoppingKeys{"rule", "min_trials", "start_step", "num_steps"};
 
-constexpr std::array<std::string_view, 4> kSingleKeys{"name", "metric", "smaller_is_better",
-                                                      "max_length"};
+constexpr std::array<std::string_view, 4> kSingleKeys{"name", "metric", "smaller_is_better", "max_length"};
 constexpr std::array<std::string_view, 8> kGridKeys{
     "name", "metric", "smaller_is_better", "max_length", "max_concurrent_trials",
     "early_stopping", "goal", "max_failed_trials"};
 constexpr std::array<std::string_view, 9> kRandomKeys{
     "name", "metric", "smaller_is_better", "max_length", "max_concurrent_trials",
     "early_stopping", "goal", "max_failed_trials", "max_trials"};
+constexpr std::array<std::string_view, 13> kTpeKeys{
+    "name", "metric", "smaller_is_better", "max_length", "max_concurrent_trials", "early_stopping", "goal",
+    "max_failed_trials", "max_trials", "n_startup_trials", "gamma", "n_ei_candidates", "prior_weight"};
+constexpr std::array<std::string_view, 12> kBayesianKeys{
+    "name", "metric", "smaller_is_better", "max_length", "max_concurrent_trials", "early_stopping", "goal",
+    "max_failed_trials", "max_trials", "n_initial_points", "xi", "n_candidates"};
 constexpr std::array<std::string_view, 12> kAshaKeys{
     "name", "metric", "smaller_is_better", "max_length", "max_concurrent_trials",
     "early_stopping", "goal", "max_failed_trials", "max_trials", "mode", "divisor", "max_rungs"};
-constexpr std::array<std::string_view, 3> kExtensionKeys{"early_stopping", "goal",
-                                                         "max_failed_trials"};
+constexpr std::array<std::string_view, 19> kAllKeys{
+    "name", "metric", "smaller_is_better", "max_length", "max_concurrent_trials", "early_stopping", "goal",
+    "max_failed_trials", "max_trials", "mode", "divisor", "max_rungs", "n_startup_trials", "gamma",
+    "n_ei_candidates", "prior_weight", "n_initial_points", "xi", "n_candidates"};
 
 // Keys of a searcher by name; unknown or absent names know every key.
 Keys keys_of(std::string_view name) {
   if (name == "single") return kSingleKeys;
   if (name == "grid") return kGridKeys;
-  if (name == "random" || name == "tpe" || name == "bayesian") return kRandomKeys;
-  return kAshaKeys;
+  if (name == "random") return kRandomKeys;
+  if (name == "tpe") return kTpeKeys;
+  if (name == "bayesian") return kBayesianKeys;
+  if (name == "adaptive_asha") return kAshaKeys;
+  return kAllKeys;
 }
-
-bool keeps_unknown_keys(std::string_view name) { return name == "tpe" || name == "bayesian"; }
 
 bool needs_max_trials(std::string_view name) {
   return name == "random" || name == "adaptive_asha" || name == "tpe" || name == "bayesian";
@@ -50,11 +62,75 @@ std::string read_name(Diagnostics& diag, const YAML::Node& node, const std::stri
   return *name == "adaptive" ? "adaptive_asha" : *name;
 }
 
-void read_extra(const Section& section, SearcherConfig& searcher) {
-  for (std::string_view key : kExtensionKeys) {
-    if (auto value = section.get(key)) searcher.extra[std::string(key)] = to_json(*value);
+std::string format_number(double x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
+}
+
+// A number in [lo, hi] (lo excluded when `open_lo`).
+struct ReadRange {
+  double lo = -std::numeric_limits<double>::max();
+  double hi = std::numeric_limits<double>::max();
+  bool open_lo = false;
+  std::optional<double> operator()(Diagnostics& diag, const YAML::Node& node, const std::string& field) const {
+    auto value = read_number(diag, node, field);
+    if (!value || ((open_lo ? *value > lo : *value >= lo) && *value <= hi)) return value;
+    diag.report(node, field,
+                "expected a number " +
+                    (hi == std::numeric_limits<double>::max()
+                         ? std::string(open_lo ? "above " : "of at least ") + format_number(lo)
+                         : "in " + std::string(open_lo ? "(" : "[") + format_number(lo) + ", " + format_number(hi) + "]") +
+                    ", got " + describe(node));
+    return std::nullopt;
   }
-  for (const auto& [key, value] : section.kept()) searcher.extra[key] = to_json(value);
+};
+
+// `median`, or a map {rule: median, min_trials, start_step, num_steps}; as JSON.
+std::optional<nlohmann::json> read_early_stopping(Diagnostics& diag, const YAML::Node& node,
+                                                  const std::string& field) {
+  if (node.IsScalar()) {
+    if (!ReadChoice{kStoppingRules}(diag, node, field)) return std::nullopt;
+    return "median";
+  }
+  const Section section(diag, node, field, kStoppingKeys);
+  if (!section.is_map()) return std::nullopt;
+  nlohmann::json rule{{"rule", "median"}};
+  std::optional<std::string> name;
+  section.read("rule", name, ReadChoice{kStoppingRules});
+  for (std::string_view key : {"min_trials", "start_step", "num_steps"}) {
+    std::optional<std::uint32_t> value;
+    section.read(key, value, read_positive_u32);
+    if (value) rule[std::string(key)] = *value;
+  }
+  return rule;
+}
+
+// Reads `key` with `read` into extra[key] when present and good.
+template <class Read>
+void read_extra(const Section& section, nlohmann::json& extra, std::string_view key, const Read& read) {
+  if (auto node = section.get(key))
+    if (auto value = read(section.diagnostics(), *node, section.field(key))) extra[std::string(key)] = *value;
+}
+
+void read_extension_keys(const Section& section, SearcherConfig& searcher) {
+  auto& extra = searcher.extra;
+  read_extra(section, extra, "goal", read_number);
+  read_extra(section, extra, "max_failed_trials", read_positive_u32);
+  if (auto node = section.get("early_stopping"); node && searcher.name == "adaptive_asha") {
+    section.diagnostics().report(*node, section.field("early_stopping"),
+                                 "adaptive_asha stops trials itself; early_stopping is for grid, random, tpe "
+                                 "and bayesian");
+  } else {
+    read_extra(section, extra, "early_stopping", read_early_stopping);
+  }
+  read_extra(section, extra, "n_startup_trials", read_positive_u32);
+  read_extra(section, extra, "gamma", ReadRange{0, 1, true});
+  read_extra(section, extra, "n_ei_candidates", read_positive_u32);
+  read_extra(section, extra, "prior_weight", ReadRange{0, std::numeric_limits<double>::max(), true});
+  read_extra(section, extra, "n_initial_points", read_positive_u32);
+  read_extra(section, extra, "xi", ReadRange{0});
+  read_extra(section, extra, "n_candidates", read_positive_u32);
 }
 
 void read_asha_options(const Section& section, SearcherConfig& searcher) {
@@ -68,9 +144,7 @@ void read_asha_options(const Section& section, SearcherConfig& searcher) {
 SearcherConfig read_searcher(Diagnostics& diag, const YAML::Node& node, const std::string& field) {
   SearcherConfig searcher;
   searcher.name = read_name(diag, node, field);
-  const Section section(diag, node, field, keys_of(searcher.name),
-                        keeps_unknown_keys(searcher.name) ? Section::Unknown::keep
-                                                          : Section::Unknown::refuse);
+  const Section section(diag, node, field, keys_of(searcher.name));
   (void)section.require("name");  // read above; this reports it missing
   section.read_required("metric", searcher.metric, read_nonempty_string);
   section.read("smaller_is_better", searcher.smaller_is_better, read_bool);
@@ -82,7 +156,7 @@ SearcherConfig read_searcher(Diagnostics& diag, const YAML::Node& node, const st
     section.read("max_trials", searcher.max_trials, read_positive_u32);
   }
   read_asha_options(section, searcher);
-  read_extra(section, searcher);
+  read_extension_keys(section, searcher);
   return searcher;
 }
 

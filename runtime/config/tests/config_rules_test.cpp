@@ -122,22 +122,63 @@ TEST_CASE("searcher fields", "[config][rules]") {
   });
 }
 
-TEST_CASE("searcher names and kept keys", "[config][rules]") {
+TEST_CASE("searcher names and the keys beyond the manual", "[config][rules]") {
   CHECK(parse_ok(searcher("  name: adaptive\n  metric: m\n  max_trials: 2\n  max_length: {batches: 1}\n"))
             .searcher.name == "adaptive_asha");
   const SearcherConfig tpe = parse_ok(searcher(
       "  name: tpe\n  metric: m\n  max_trials: 9\n  max_length: {batches: 1}\n"
-      "  n_startup_trials: 5\n  gamma: 0.25\n  goal: 0.99\n")).searcher;
+      "  n_startup_trials: 5\n  gamma: 0.25\n  goal: 0.99\n  n_ei_candidates: 48\n  prior_weight: 2\n")).searcher;
   CHECK(tpe.name == "tpe");
   CHECK(tpe.max_trials == 9);
-  CHECK(tpe.extra == nlohmann::json{{"n_startup_trials", 5}, {"gamma", 0.25}, {"goal", 0.99}});
+  CHECK(tpe.extra == nlohmann::json{{"n_startup_trials", 5}, {"gamma", 0.25}, {"goal", 0.99},
+                                    {"n_ei_candidates", 48}, {"prior_weight", 2.0}});
   const SearcherConfig random = parse_ok(searcher(
       "  name: random\n  metric: m\n  max_trials: 9\n  max_length: {batches: 1}\n"
-      "  max_failed_trials: 3\n  early_stopping: {median_stop: {min_trials_required: 3}}\n")).searcher;
+      "  max_failed_trials: 3\n  early_stopping: {rule: median_stop, min_trials: 2, num_steps: 5}\n")).searcher;
   CHECK(random.extra == nlohmann::json{{"max_failed_trials", 3},
-                                       {"early_stopping", {{"median_stop", {{"min_trials_required", 3}}}}}});
-  CHECK(parse_ok(searcher("  name: bayesian\n  metric: m\n  max_trials: 9\n  max_length: {batches: 1}\n"))
-            .searcher.name == "bayesian");
+                                       {"early_stopping", {{"rule", "median"}, {"min_trials", 2}, {"num_steps", 5}}}});
+  CHECK(parse_ok(searcher("  name: grid\n  metric: m\n  max_length: {batches: 1}\n  early_stopping: median\n"))
+            .searcher.extra == nlohmann::json{{"early_stopping", "median"}});
+  const SearcherConfig bayesian = parse_ok(searcher(
+      "  name: bayesian\n  metric: m\n  max_trials: 9\n  max_length: {batches: 1}\n"
+      "  n_initial_points: 4\n  xi: 0\n  n_candidates: 500\n")).searcher;
+  CHECK(bayesian.extra == nlohmann::json{{"n_initial_points", 4}, {"xi", 0.0}, {"n_candidates", 500}});
+}
+
+TEST_CASE("bad keys of the searchers beyond the manual", "[config][rules]") {
+  const std::string head = "  metric: m\n  max_trials: 2\n  max_length: {batches: 1}\n";
+  check_bad_cases({
+      {searcher("  name: tpe\n" + head + "  gamma: 0\n"),
+       "distributed.yaml:9:10: searcher.gamma: expected a number in (0, 1], got 0"},
+      {searcher("  name: tpe\n" + head + "  n_ei_candidate: 5\n"),
+       "distributed.yaml:9:3: searcher.n_ei_candidate: unknown field; did you mean \"n_ei_candidates\"?"},
+      {searcher("  name: tpe\n" + head + "  n_startup_trials: 0\n"),
+       "distributed.yaml:9:21: searcher.n_startup_trials: expected a positive integer, got 0"},
+      {searcher("  name: tpe\n" + head + "  prior_weight: -1\n"),
+       "distributed.yaml:9:17: searcher.prior_weight: expected a number above 0, got -1"},
+      {searcher("  name: bayesian\n" + head + "  xi: -0.1\n"),
+       "distributed.yaml:9:7: searcher.xi: expected a number of at least 0, got -0.1"},
+      {searcher("  name: bayesian\n" + head + "  gamma: 0.5\n"), "distributed.yaml:9:3: searcher.gamma: unknown field"},
+      {searcher("  name: random\n" + head + "  n_candidates: 5\n"),
+       "distributed.yaml:9:3: searcher.n_candidates: unknown field"},
+      {searcher("  name: random\n" + head + "  goal: high\n"),
+       "distributed.yaml:9:9: searcher.goal: expected a number, got \"high\""},
+      {searcher("  name: random\n" + head + "  max_failed_trials: 0\n"),
+       "distributed.yaml:9:22: searcher.max_failed_trials: expected a positive integer, got 0"},
+      {searcher("  name: random\n" + head + "  early_stopping: hyperband\n"),
+       "distributed.yaml:9:19: searcher.early_stopping: expected one of median, median_stop; got \"hyperband\""},
+      {searcher("  name: random\n" + head + "  early_stopping: {min_trial: 2}\n"),
+       "distributed.yaml:9:20: searcher.early_stopping.min_trial: unknown field; did you mean \"min_trials\"?"},
+      {searcher("  name: random\n" + head + "  early_stopping: {start_step: 0}\n"),
+       "distributed.yaml:9:32: searcher.early_stopping.start_step: expected a positive integer, got 0"},
+      {searcher("  name: random\n" + head + "  early_stopping: [median]\n"),
+       "distributed.yaml:9:19: searcher.early_stopping: expected a map, got a list"},
+      {searcher("  name: adaptive_asha\n" + head + "  early_stopping: median\n"),
+       "distributed.yaml:9:19: searcher.early_stopping: adaptive_asha stops trials itself; early_stopping is for "
+       "grid, random, tpe and bayesian"},
+      {searcher("  name: grid\n  metric: m\n  max_length: {batches: 1}\n  gamma: 1\n"),
+       "distributed.yaml:8:3: searcher.gamma: unknown field"},
+  });
 }
 
 TEST_CASE("hyperparameter entries", "[config][rules][hparams]") {
