@@ -31,7 +31,9 @@ Status add_entry(const fs::path& dir, const fs::directory_entry& entry, FolderTr
   } else if (fs::is_regular_file(status) && relative != kManifestFileName) {
     tree.files.push_back(relative);
   } else {
-    const char* what = fs::is_regular_file(status) ? "a reserved name" : fs::is_symlink(status) ? "a symlink" : "a special file";
+    const char* what = fs::is_regular_file(status) ? "a reserved name"
+                       : fs::is_symlink(status)    ? "a symlink"
+                                                   : "a special file";
     return fail(Error::invalid_argument("checkpoint file '" + relative + "' in " + dir.string() + " is " + what +
                                         "; a checkpoint holds regular files and folders only"));
   }

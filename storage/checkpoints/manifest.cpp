@@ -19,7 +19,9 @@ struct Reader {
 
   Result<std::uint64_t> unsigned_field(const char* key) const {
     auto it = object.find(key);
-    if (it == object.end() || !it->is_number_unsigned()) return fail(corrupt(std::string(key) + " must be a non-negative integer"));
+    if (it == object.end() || !it->is_number_unsigned()) {
+      return fail(corrupt(std::string(key) + " must be a non-negative integer"));
+    }
     return it->get<std::uint64_t>();
   }
 

@@ -40,8 +40,9 @@ Status remove_tree(const fs::path& path) {
 }
 
 Status rename_path(const fs::path& from, const fs::path& to) {
-  if (std::rename(from.c_str(), to.c_str()) != 0) return fail(io_error("cannot rename " + from.string() + " to", to, errno));
-  return {};
+  if (std::rename(from.c_str(), to.c_str()) == 0) return {};
+  const int err = errno;
+  return fail(io_error("cannot rename " + from.string() + " to", to, err));
 }
 
 // `dest` made absolute and without a trailing separator, so that
@@ -86,8 +87,9 @@ Result<PendingCheckpoint> SharedFsStore::begin(std::string_view uuid) {
   }
   const fs::path dir = pending_dir(uuid);
   if (::mkdir(dir.c_str(), 0755) != 0) {
-    if (errno == EEXIST) return fail(Error::already_exists("checkpoint " + std::string(uuid) + " is already being written"));
-    return fail(io_error("cannot create", dir, errno));
+    const int err = errno;
+    if (err == EEXIST) return fail(Error::already_exists("checkpoint " + std::string(uuid) + " is already being written"));
+    return fail(io_error("cannot create", dir, err));
   }
   return PendingCheckpoint{.uuid = std::string(uuid), .dir = dir};
 }
@@ -164,9 +166,11 @@ Status SharedFsStore::remove(std::string_view uuid) {
   if (auto valid = check_uuid(uuid); !valid) return valid;
   const fs::path doomed = root_ / (std::string(kIncompletePrefix) + std::string(uuid) + ".removing");
   if (auto cleared = remove_tree(doomed); !cleared) return cleared;
-  if (std::rename(committed_dir(uuid).c_str(), doomed.c_str()) != 0) {
-    if (errno == ENOENT) return {};
-    return fail(io_error("cannot remove", committed_dir(uuid), errno));
+  const fs::path dir = committed_dir(uuid);
+  if (std::rename(dir.c_str(), doomed.c_str()) != 0) {
+    const int err = errno;
+    if (err == ENOENT) return {};
+    return fail(io_error("cannot remove", dir, err));
   }
   if (auto synced = fsync_directory(root_); !synced) return synced;
   return remove_tree(doomed);
@@ -182,7 +186,8 @@ Status SharedFsStore::download(std::string_view uuid, const fs::path& dest_dir) 
   std::error_code ec;
   fs::create_directories(dest.parent_path(), ec);
   if (ec) return fail(Error::io("cannot create " + dest.parent_path().string() + ": " + ec.message()));
-  const fs::path staging = dest.parent_path() / ("." + dest.filename().string() + std::string(kIncompletePrefix) + std::string(uuid));
+  const fs::path staging =
+      dest.parent_path() / ("." + dest.filename().string() + std::string(kIncompletePrefix) + std::string(uuid));
   discard_tree(staging);
   if (::mkdir(staging.c_str(), 0755) != 0) return fail(io_error("cannot create", staging, errno));
   auto copied = copy_checked(stored->manifest, stored->text, committed_dir(uuid), staging);
