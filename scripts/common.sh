@@ -7,7 +7,7 @@ BUILD_DIR="${VOLADOR_BUILD_DIR:-$VOLADOR_ROOT/build}"
 
 DEB_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
-  libcaf-dev capnproto libcapnp-dev libyaml-cpp-dev librocksdb-dev libspdlog-dev
+  libcaf-dev capnproto libcapnp-dev libssl-dev libyaml-cpp-dev librocksdb-dev libspdlog-dev
   catch2 nlohmann-json3-dev libcli11-dev libarchive-dev
 )
 

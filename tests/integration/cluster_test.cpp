@@ -2,8 +2,6 @@
 // loopback, experiments submitted and inspected with the volador client.
 #include <catch2/catch.hpp>
 
-#include <regex>
-
 #include "storage/journal/journal.hpp"
 #include "tests/integration/cluster_fixture.hpp"
 
@@ -212,11 +210,5 @@ TEST_CASE("The master refuses what this build cannot run, saying why, and stores
     CHECK(created.exit_code == 1);
     CHECK(created.err.find("not available in this build yet") != std::string::npos);
   }
-  write_file(project / "distributed.yaml",
-             std::regex_replace(example_config("native:mlp_classifier", 1, 1), std::regex("name: random"),
-                                "name: adaptive_asha"));
-  auto asha = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()});
-  CHECK(asha.exit_code == 1);
-  CHECK(asha.err.find("adaptive_asha") != std::string::npos);
   CHECK(cluster.cli({"experiment", "list", "--json"}).json().empty());
 }
