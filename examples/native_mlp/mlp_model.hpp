@@ -32,6 +32,7 @@ class MlpModel {
                      std::span<float> gradient) const;
 
   std::span<float> parameters() { return parameters_; }
+  [[nodiscard]] std::span<const float> parameters() const { return parameters_; }
   [[nodiscard]] const MlpShape& shape() const { return shape_; }
 
  private:
@@ -44,6 +45,9 @@ class MomentumSgd {
  public:
   MomentumSgd(std::size_t size, double learning_rate, double momentum);
   void step(std::span<float> parameters, std::span<const float> gradient);
+  // The momentum buffer, for checkpoints.
+  std::span<float> velocity() { return velocity_; }
+  [[nodiscard]] std::span<const float> velocity() const { return velocity_; }
 
  private:
   std::vector<float> velocity_;

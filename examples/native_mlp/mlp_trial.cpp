@@ -32,6 +32,16 @@ class MlpTrial : public trial_api::Trial {
     return {{"validation_loss", result.loss}, {"accuracy", result.accuracy}};
   }
 
+  Status save(const std::filesystem::path& dir) const override {
+    if (auto s = trial_api::write_floats(dir / "parameters.bin", model_.parameters()); !s) return s;
+    return trial_api::write_floats(dir / "velocity.bin", optimizer_.velocity());
+  }
+
+  Status load(const std::filesystem::path& dir) override {
+    if (auto s = trial_api::read_floats(dir / "parameters.bin", model_.parameters()); !s) return s;
+    return trial_api::read_floats(dir / "velocity.bin", optimizer_.velocity());
+  }
+
  private:
   SyntheticSpec data_;
   MlpModel model_;

@@ -1,5 +1,7 @@
 #include "runtime/trial_api/trial.hpp"
 
+#include <fstream>
+
 namespace volador::trial_api {
 
 TrialContext::TrialContext(nlohmann::json hparams, nlohmann::json data_config, std::uint32_t seed,
@@ -15,6 +17,30 @@ Result<nlohmann::json> TrialContext::get_hparam(const std::string& name) const {
   auto it = hparams_.find(name);
   if (it == hparams_.end()) return fail(Error::not_found("hyperparameter '" + name + "' is not defined"));
   return *it;
+}
+
+Status write_floats(const std::filesystem::path& file, std::span<const float> values) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  const std::uint64_t count = values.size();
+  out.write(reinterpret_cast<const char*>(&count), sizeof count);
+  out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size_bytes()));
+  out.flush();
+  if (!out) return fail(Error::io("cannot write " + file.string()));
+  return {};
+}
+
+Status read_floats(const std::filesystem::path& file, std::span<float> out) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return fail(Error::not_found("checkpoint file " + file.string() + " is missing"));
+  std::uint64_t count = 0;
+  in.read(reinterpret_cast<char*>(&count), sizeof count);
+  if (!in || count != out.size())
+    return fail(Error::corruption("checkpoint file " + file.string() + " holds " + std::to_string(count) +
+                                  " values, expected " + std::to_string(out.size())));
+  in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size_bytes()));
+  if (!in || in.peek() != std::char_traits<char>::eof())
+    return fail(Error::corruption("checkpoint file " + file.string() + " has the wrong size"));
+  return {};
 }
 
 }  // namespace volador::trial_api

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <span>
 #include <string>
@@ -77,6 +78,17 @@ class Trial {
   virtual MetricMap train_batch(const Batch& batch, std::uint64_t epoch_idx, std::uint64_t batch_idx) = 0;
   // Metrics of `batch` under the current model; no learning.
   virtual MetricMap evaluate_batch(const Batch& batch) = 0;
+
+  // Writes everything needed to continue exactly as if never stopped (model,
+  // optimizer, schedulers, own RNGs) into the existing, empty folder `dir`.
+  virtual Status save(const std::filesystem::path& dir) const = 0;
+  // Restores what save() wrote into a freshly built trial.
+  virtual Status load(const std::filesystem::path& dir) = 0;
 };
+
+// Binary float arrays for trial checkpoints: a count, then the values.
+Status write_floats(const std::filesystem::path& file, std::span<const float> values);
+// Reads exactly `out.size()` values; corruption naming the file otherwise.
+Status read_floats(const std::filesystem::path& file, std::span<float> out);
 
 }  // namespace volador::trial_api

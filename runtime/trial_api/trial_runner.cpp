@@ -97,4 +97,20 @@ Result<MetricMap> TrialRunner::validate() {
   return averager.mean();
 }
 
+Status TrialRunner::save(const std::filesystem::path& dir) const {
+  try {
+    return trial_->save(dir);
+  } catch (const std::exception& e) {
+    return fail(Error::internal(std::string("save raised: ") + e.what()));
+  }
+}
+
+Status TrialRunner::load(const std::filesystem::path& dir) {
+  try {
+    return trial_->load(dir);
+  } catch (const std::exception& e) {
+    return fail(Error::internal(std::string("load raised: ") + e.what()));
+  }
+}
+
 }  // namespace volador::trial_api

@@ -29,6 +29,12 @@ class TrialRunner {
   // the per-slot batch size; metrics averaged over batches.
   Result<MetricMap> validate();
 
+  // Saves the trial into the empty folder `dir`. The data position needs no
+  // saving: batch b's records follow from (seed, b) alone.
+  Status save(const std::filesystem::path& dir) const;
+  // Restores a trial saved with save().
+  Status load(const std::filesystem::path& dir);
+
   [[nodiscard]] std::uint64_t batches_per_epoch() const { return batches_per_epoch_; }
 
  private:

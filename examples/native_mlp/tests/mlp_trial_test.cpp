@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <random>
 
 #include "examples/native_mlp/mlp_model.hpp"
@@ -57,4 +58,27 @@ TEST_CASE("The example trial names a missing hyperparameter") {
   auto trial = registry.create("native:mlp_classifier", ctx);
   REQUIRE_FALSE(trial.has_value());
   CHECK(trial.error().message.find("hidden_units") != std::string::npos);
+}
+
+TEST_CASE("A trial saved and restored mid-training continues bit for bit") {
+  trial_api::TrialRegistry registry;
+  register_example_trials(registry);
+  trial_api::TrialContext ctx(nlohmann::json{{"learning_rate", 0.05}, {"hidden_units", 16}},
+                              nlohmann::json{{"train_records", 640}, {"validation_records", 200}}, 5, 32, 0, 1);
+  auto make = [&] { return std::move(trial_api::TrialRunner::create(std::move(*registry.create("native:mlp_classifier", ctx)), ctx).value()); };
+  auto straight = make();
+  REQUIRE(straight.train(0, 50).has_value());
+  auto expected = straight.train(50, 30).value();
+
+  auto first = make();
+  REQUIRE(first.train(0, 50).has_value());
+  auto dir = std::filesystem::temp_directory_path() / ("volador-mlp-ckpt-" + std::to_string(std::random_device{}()));
+  std::filesystem::create_directories(dir);
+  REQUIRE(first.save(dir));
+  auto resumed = make();
+  REQUIRE(resumed.load(dir));
+  auto got = resumed.train(50, 30).value();
+  CHECK(got == expected);  // exact equality: same floats in the same order
+  CHECK(resumed.validate().value() == straight.validate().value());
+  std::filesystem::remove_all(dir);
 }

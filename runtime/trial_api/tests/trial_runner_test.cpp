@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <random>
 #include <set>
 #include <stdexcept>
 
@@ -38,6 +39,8 @@ class RecordingTrial : public Trial {
     seen_->push_back(batch.inputs.values);
     return {{"records", static_cast<double>(batch.size())}};
   }
+  Status save(const std::filesystem::path&) const override { return {}; }
+  Status load(const std::filesystem::path&) override { return {}; }
   MetricMap evaluate_batch(const Batch& batch) override {
     double sum = 0;
     for (auto v : batch.inputs.values) sum += v;
@@ -157,4 +160,22 @@ TEST_CASE("get_hparam names a missing hyperparameter") {
   auto missing = ctx.get_hparam("momentum");
   REQUIRE_FALSE(missing.has_value());
   CHECK(missing.error().message.find("momentum") != std::string::npos);
+}
+
+TEST_CASE("Float arrays round-trip and a wrong size is corruption naming the file") {
+  auto dir = std::filesystem::temp_directory_path() / ("volador-floats-" + std::to_string(std::random_device{}()));
+  std::filesystem::create_directories(dir);
+  std::vector<float> values{1.5f, -2.0f, 3.25f};
+  REQUIRE(write_floats(dir / "v.bin", values));
+  std::vector<float> back(3);
+  REQUIRE(read_floats(dir / "v.bin", back));
+  CHECK(back == values);
+  std::vector<float> wrong(4);
+  auto r = read_floats(dir / "v.bin", wrong);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().code == ErrorCode::corruption);
+  CHECK(r.error().message.find("v.bin") != std::string::npos);
+  auto missing = read_floats(dir / "none.bin", back);
+  CHECK(missing.error().code == ErrorCode::not_found);
+  std::filesystem::remove_all(dir);
 }
