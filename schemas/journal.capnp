@@ -82,3 +82,20 @@ struct SearcherState {
 struct Counter {
   value @0 :UInt64;
 }
+
+enum CheckpointState {
+  active @0;
+  deleted @1;
+}
+
+struct Checkpoint {
+  uuid @0 :Text;
+  experimentId @1 :UInt64;
+  trialId @2 :UInt64;
+  batches @3 :UInt64;
+  runId @4 :UInt32;
+  validationMetrics @5 :List(Metric);
+  state @6 :CheckpointState;
+  totalBytes @7 :UInt64;
+  createdAtMs @8 :Int64;
+}

@@ -2,8 +2,9 @@
 // The master's journal: every record a user would miss after a crash, in an
 // embedded RocksDB. Durability contract: a call that returns success has
 // written its records with sync = true (one synced write batch per call), so
-// they survive a kill -9 of the master and a power loss. Thread-safe: actors
-// on any thread may call any method concurrently.
+// they survive a kill -9 of the master and a power loss; commit() writes
+// several records all or nothing. Thread-safe: actors on any thread may call
+// any method concurrently.
 
 #include <cstdint>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -67,6 +69,51 @@ struct LogLine {
   std::string text;             // one line, no trailing newline
 };
 
+enum class CheckpointState { active, deleted };
+
+struct CheckpointRecord {
+  std::string uuid;                // the checkpoint's folder in checkpoint storage; never empty
+  std::uint64_t experiment_id = 0;
+  std::uint64_t trial_id = 0;
+  std::uint64_t batches = 0;       // total batches trained when it was taken
+  std::uint32_t run_id = 0;        // the trial's run that wrote it
+  MetricMap validation_metrics;    // the validation at `batches`; empty when none
+  CheckpointState state = CheckpointState::active;
+  std::uint64_t total_bytes = 0;
+  std::int64_t created_at_ms = 0;
+};
+
+// Records to write together, all or nothing (Journal::commit). Operations
+// apply in the order they were added, e.g. a delete_metrics_after followed by
+// append_metrics keeps the appended report. A plain value: build it anywhere.
+class JournalBatch {
+ public:
+  struct SearcherStatePut {
+    std::uint64_t experiment_id = 0;
+    nlohmann::json state;
+  };
+  struct MetricsDeletion {
+    std::uint64_t trial_id = 0;
+    std::uint64_t after_batches = 0;
+  };
+  using Operation = std::variant<ExperimentRecord, TrialRecord, SearcherStatePut, CheckpointRecord,
+                                 MetricRecord, MetricsDeletion>;
+
+  // The meaning of each operation is that of the Journal method of the same name.
+  JournalBatch& put_experiment(ExperimentRecord record);
+  JournalBatch& put_trial(TrialRecord record);
+  JournalBatch& put_searcher_state(std::uint64_t experiment_id, nlohmann::json state);
+  JournalBatch& put_checkpoint(CheckpointRecord record);
+  JournalBatch& append_metrics(MetricRecord record);
+  JournalBatch& delete_metrics_after(std::uint64_t trial_id, std::uint64_t batches);
+
+  [[nodiscard]] const std::vector<Operation>& operations() const { return operations_; }
+  [[nodiscard]] bool empty() const { return operations_.empty(); }
+
+ private:
+  std::vector<Operation> operations_;
+};
+
 class Journal {
  public:
   // Opens (creating if needed) the journal in `dir`. Error io/corruption when
@@ -78,19 +125,33 @@ class Journal {
   // Never repeats, even across restarts.
   virtual Result<std::uint64_t> next_id(std::string_view counter) = 0;
 
+  // Writes every operation of `batch` in one synced write, or none of them.
+  // A record that cannot be encoded (invalid_argument: e.g. JSON that is not
+  // UTF-8, an empty checkpoint uuid) fails the commit before anything is
+  // written. An empty batch writes nothing.
+  virtual Status commit(const JournalBatch& batch) = 0;
+
+  // One-operation commits.
+
   // Inserts or replaces the record with the same id.
-  virtual Status put_experiment(const ExperimentRecord& record) = 0;
-  virtual Status put_trial(const TrialRecord& record) = 0;
+  Status put_experiment(const ExperimentRecord& record);
+  Status put_trial(const TrialRecord& record);
   // Appends; records of one trial come back ordered by (kind, batches, order of append).
-  virtual Status append_metrics(const MetricRecord& record) = 0;
+  Status append_metrics(const MetricRecord& record);
+  // Deletes the trial's metric reports (both kinds) with batches > `batches`,
+  // e.g. before a restart from the checkpoint at `batches` re-runs them.
+  Status delete_metrics_after(std::uint64_t trial_id, std::uint64_t batches);
+  // Inserts or replaces the checkpoint with the same uuid.
+  Status put_checkpoint(const CheckpointRecord& record);
+  // The searcher's whole state (Searcher::save_state()).
+  Status put_searcher_state(std::uint64_t experiment_id, const nlohmann::json& state);
+
   // Appends lines, assigning their seq; returns the seq of the last one.
   virtual Result<std::uint64_t> append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) = 0;
   // The packed model definition of an experiment (see storage/archives).
   virtual Status put_archive(std::uint64_t experiment_id, std::string_view bytes) = 0;
-  // The searcher's whole state (Searcher::save_state()).
-  virtual Status put_searcher_state(std::uint64_t experiment_id, const nlohmann::json& state) = 0;
 
-  // Reads. not_found for an unknown id.
+  // Reads. not_found for an unknown id or uuid.
   virtual Result<ExperimentRecord> experiment(std::uint64_t id) const = 0;
   virtual Result<std::vector<ExperimentRecord>> experiments() const = 0;        // by id
   virtual Result<TrialRecord> trial(std::uint64_t id) const = 0;
@@ -102,6 +163,10 @@ class Journal {
   virtual Result<std::string> archive(std::uint64_t experiment_id) const = 0;
   // nullopt when none was stored yet.
   virtual Result<std::optional<nlohmann::json>> searcher_state(std::uint64_t experiment_id) const = 0;
+  virtual Result<CheckpointRecord> checkpoint(std::string_view uuid) const = 0;
+  // Deleted ones included; ordered by (trial_id, batches, uuid). Empty when none.
+  virtual Result<std::vector<CheckpointRecord>> checkpoints_of_experiment(std::uint64_t experiment_id) const = 0;
+  virtual Result<std::vector<CheckpointRecord>> checkpoints_of_trial(std::uint64_t trial_id) const = 0;
 };
 
 }  // namespace volador::storage

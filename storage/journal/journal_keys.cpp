@@ -1,6 +1,7 @@
 #include "storage/journal/journal_keys.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace volador::storage::keys {
 namespace {
@@ -25,6 +26,22 @@ std::uint64_t read_id(std::string_view bytes) {
 
 char kind_byte(MetricKind kind) { return kind == MetricKind::training ? '\0' : '\1'; }
 
+// "<prefix><batches>/<uuid>", the tail shared by both checkpoint indexes.
+std::string with_step_and_uuid(std::string prefix, const CheckpointRecord& record) {
+  append_id(prefix, record.batches);
+  return prefix + '/' + record.uuid;
+}
+
+// The fields after the tag of a key, for describe(): 'i' an 8-byte id, 'k' a
+// metric-kind byte, 't' text to the end of the key.
+std::string_view field_kinds(std::string_view tag) {
+  if (tag == "m") return "ikii";
+  if (tag == "kx") return "iiit";
+  if (tag == "kt") return "iit";
+  if (tag == "c" || tag == "k") return "t";
+  return "ii";
+}
+
 }  // namespace
 
 std::string experiment(std::uint64_t id) { return with_id("e/", id); }
@@ -40,10 +57,11 @@ std::string trial_index(std::uint64_t experiment_id, std::uint64_t trial_id) {
 }
 
 std::string metrics_prefix(std::uint64_t trial_id) { return with_id("m/", trial_id) + '/'; }
+std::string metric_kind_prefix(std::uint64_t trial_id, MetricKind kind) {
+  return metrics_prefix(trial_id) + kind_byte(kind) + '/';
+}
 std::string metric_step_prefix(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches) {
-  std::string key = metrics_prefix(trial_id) + kind_byte(kind) + '/';
-  append_id(key, batches);
-  return key + '/';
+  return with_id(metric_kind_prefix(trial_id, kind), batches) + '/';
 }
 std::string metric(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches, std::uint64_t seq) {
   return with_id(metric_step_prefix(trial_id, kind, batches), seq);
@@ -52,28 +70,62 @@ std::string metric(std::uint64_t trial_id, MetricKind kind, std::uint64_t batche
 std::string logs_prefix(std::uint64_t trial_id) { return with_id("l/", trial_id) + '/'; }
 std::string log(std::uint64_t trial_id, std::uint64_t seq) { return with_id(logs_prefix(trial_id), seq); }
 
+std::string checkpoint(std::string_view uuid) { return "k/" + std::string(uuid); }
+std::string checkpoint_experiment_index_prefix(std::uint64_t experiment_id) {
+  return with_id("kx/", experiment_id) + '/';
+}
+std::string checkpoint_trial_index_prefix(std::uint64_t trial_id) { return with_id("kt/", trial_id) + '/'; }
+std::string checkpoint_experiment_index(const CheckpointRecord& record) {
+  std::string prefix = with_id(checkpoint_experiment_index_prefix(record.experiment_id), record.trial_id) + '/';
+  return with_step_and_uuid(std::move(prefix), record);
+}
+std::string checkpoint_trial_index(const CheckpointRecord& record) {
+  return with_step_and_uuid(checkpoint_trial_index_prefix(record.trial_id), record);
+}
+
+std::string prefix_end(std::string prefix) {
+  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff) prefix.pop_back();
+  if (!prefix.empty()) prefix.back() = static_cast<char>(prefix.back() + 1);
+  return prefix;
+}
+
+KeyRange metrics_after(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches) {
+  std::string end = prefix_end(metric_kind_prefix(trial_id, kind));
+  if (batches == std::numeric_limits<std::uint64_t>::max()) return {.begin = end, .end = end};
+  return {.begin = metric_step_prefix(trial_id, kind, batches + 1), .end = std::move(end)};
+}
+
 std::uint64_t trailing_id(std::string_view key) {
   return key.size() < kIdBytes ? 0 : read_id(key.substr(key.size() - kIdBytes));
 }
 
+std::string_view checkpoint_uuid(std::string_view index_key) {
+  const std::size_t ids = index_key.starts_with("kx/") ? 3 : 2;
+  const std::size_t offset = 3 + ids * (kIdBytes + 1);
+  return index_key.size() < offset ? std::string_view() : index_key.substr(offset);
+}
+
 std::string describe(std::string_view key) {
-  if (key.size() < 2 || key[0] == 'c') return std::string(key);
-  std::string text = std::string(key.substr(0, 2));
-  std::string_view rest = key.substr(2);
-  const bool metric_key = key[0] == 'm';
-  for (int field = 0; !rest.empty(); ++field) {
-    if (field > 0) {
-      text += '/';
-      rest.remove_prefix(rest.front() == '/' ? 1 : 0);
-      if (rest.empty()) break;
-    }
-    if (metric_key && field == 1 && !rest.empty()) {
+  const std::size_t slash = key.find('/');
+  if (slash == std::string_view::npos) return std::string(key);
+  std::string text(key.substr(0, slash + 1));
+  std::string_view rest = key.substr(slash + 1);
+  for (char field : field_kinds(key.substr(0, slash))) {
+    if (rest.empty()) break;
+    if (field == 'i') {
+      text += std::to_string(read_id(rest));
+      rest.remove_prefix(std::min(rest.size(), kIdBytes));
+    } else if (field == 'k') {
       text += rest.front() == '\0' ? "training" : "validation";
       rest.remove_prefix(1);
-      continue;
+    } else {
+      text += rest;
+      rest = {};
     }
-    text += std::to_string(read_id(rest));
-    rest.remove_prefix(std::min(rest.size(), kIdBytes));
+    if (rest.starts_with('/')) {
+      text += '/';
+      rest.remove_prefix(1);
+    }
   }
   return text;
 }

@@ -9,6 +9,9 @@
 //   a/<exp>                            model-definition archive
 //   s/<exp>                            searcher state
 //   c/<name>                           durable counter
+//   k/<uuid>                           checkpoint (uuid: its text, to the end of the key)
+//   kx/<exp>/<trial>/<batches>/<uuid>  index: the checkpoints of an experiment (empty value)
+//   kt/<trial>/<batches>/<uuid>        index: the checkpoints of a trial (empty value)
 // Changing this layout makes existing journals unreadable.
 
 #include <cstdint>
@@ -27,16 +30,36 @@ std::string log(std::uint64_t trial_id, std::uint64_t seq);
 std::string archive(std::uint64_t experiment_id);
 std::string searcher_state(std::uint64_t experiment_id);
 std::string counter(std::string_view name);
+std::string checkpoint(std::string_view uuid);
+std::string checkpoint_experiment_index(const CheckpointRecord& record);
+std::string checkpoint_trial_index(const CheckpointRecord& record);
 
 // Prefixes shared by the keys of one scan.
 std::string experiments_prefix();
 std::string trial_index_prefix(std::uint64_t experiment_id);
 std::string metrics_prefix(std::uint64_t trial_id);
+std::string metric_kind_prefix(std::uint64_t trial_id, MetricKind kind);
 std::string metric_step_prefix(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches);
 std::string logs_prefix(std::uint64_t trial_id);
+std::string checkpoint_experiment_index_prefix(std::uint64_t experiment_id);
+std::string checkpoint_trial_index_prefix(std::uint64_t trial_id);
+
+// The smallest key greater than every key starting with `prefix`.
+std::string prefix_end(std::string prefix);
+
+// Keys from `begin` (included) to `end` (excluded); empty when begin >= end.
+struct KeyRange {
+  std::string begin;
+  std::string end;
+};
+// The keys of the trial's `kind` reports with batches > `batches`.
+KeyRange metrics_after(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches);
 
 // The id or seq in the last 8 bytes of a key (0 if the key is shorter).
 std::uint64_t trailing_id(std::string_view key);
+
+// The uuid at the end of a kx/ or kt/ index key (empty if the key is shorter).
+std::string_view checkpoint_uuid(std::string_view index_key);
 
 // A readable form for error messages, e.g. "m/7/validation/100/3".
 std::string describe(std::string_view key);

@@ -1,8 +1,8 @@
 #pragma once
 // The RocksDB implementation of Journal (key layout: journal_keys.hpp; values:
-// Cap'n Proto records of schemas/journal.capnp). Each mutating call writes one
-// synced WriteBatch; concurrent synced writers are group-committed by RocksDB.
-// Thread-safe. Never throws: RocksDB and decoding failures come back as io and
+// Cap'n Proto records of schemas/journal.capnp, journal_codec.hpp). Each
+// mutating call writes one synced WriteBatch; concurrent synced writers are
+// group-committed by RocksDB. Thread-safe. Never throws: RocksDB and decoding failures come back as io and
 // corruption errors naming the journal's path or the record's key.
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "storage/journal/journal.hpp"
 
@@ -34,13 +35,14 @@ class RocksdbJournal final : public Journal {
   ~RocksdbJournal() override;
 
   Result<std::uint64_t> next_id(std::string_view counter) override;
-  Status put_experiment(const ExperimentRecord& record) override;
-  Status put_trial(const TrialRecord& record) override;
-  Status append_metrics(const MetricRecord& record) override;
+  // Holds, from its first read to its write, the locks of the trials whose
+  // metrics it appends or deletes (so their seqs and deletions are serialised
+  // with other commits and append_logs) and, with checkpoints, the checkpoint
+  // lock (a replace moves the old record's index entries).
+  Status commit(const JournalBatch& batch) override;
   // With no lines, writes nothing and returns the trial's last seq (0 if none).
   Result<std::uint64_t> append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) override;
   Status put_archive(std::uint64_t experiment_id, std::string_view bytes) override;
-  Status put_searcher_state(std::uint64_t experiment_id, const nlohmann::json& state) override;
 
   Result<ExperimentRecord> experiment(std::uint64_t id) const override;
   Result<std::vector<ExperimentRecord>> experiments() const override;
@@ -52,13 +54,18 @@ class RocksdbJournal final : public Journal {
                                     std::size_t limit) const override;
   Result<std::string> archive(std::uint64_t experiment_id) const override;
   Result<std::optional<nlohmann::json>> searcher_state(std::uint64_t experiment_id) const override;
+  Result<CheckpointRecord> checkpoint(std::string_view uuid) const override;
+  Result<std::vector<CheckpointRecord>> checkpoints_of_experiment(std::uint64_t experiment_id) const override;
+  Result<std::vector<CheckpointRecord>> checkpoints_of_trial(std::uint64_t trial_id) const override;
 
  private:
-  // Serialises the appends of one trial; caches its last log seq once known.
+  // Serialises the metric and log writes of one trial; caches its last log seq once known.
   struct TrialAppends {
     std::mutex mutex;
     std::optional<std::uint64_t> last_log_seq;
   };
+  // Adds a commit's operations to a WriteBatch (rocksdb_journal_commit.cpp).
+  class BatchBuilder;
 
   RocksdbJournal(std::filesystem::path dir, std::unique_ptr<rocksdb::DB> db);
 
@@ -72,7 +79,15 @@ class RocksdbJournal final : public Journal {
   // (default: the prefix), until visit returns false or an error.
   template <class Visit>
   Status scan(const std::string& prefix, Visit visit, const std::string& start = {}) const;
+  // The records that the index keys under `prefix` point to, in key order;
+  // lookup(index_key) reads one. An index key whose record is missing is corruption.
+  template <class Record, class Lookup>
+  Result<std::vector<Record>> indexed(const std::string& prefix, Lookup lookup) const;
+  Result<std::vector<CheckpointRecord>> indexed_checkpoints(const std::string& prefix) const;
   TrialAppends& appends_of(std::uint64_t trial_id);
+  // The locks commit() holds for `batch`, taken in one global order (the
+  // checkpoint lock, then trials by id) so that concurrent commits never deadlock.
+  std::vector<std::unique_lock<std::mutex>> lock_for(const JournalBatch& batch);
   // io (or corruption) error naming the journal's path and RocksDB's status.
   Error io_error(std::string_view operation, const rocksdb::Status& status) const;
 
@@ -80,6 +95,7 @@ class RocksdbJournal final : public Journal {
   std::unique_ptr<rocksdb::DB> db_;
   std::mutex counters_mutex_;
   std::map<std::string, std::uint64_t, std::less<>> counters_;  // last value handed out
+  std::mutex checkpoints_mutex_;
   std::mutex appends_mutex_;
   // Entries are never erased: a few bytes per trial the master has seen.
   std::unordered_map<std::uint64_t, std::unique_ptr<TrialAppends>> appends_;

@@ -1,0 +1,160 @@
+// RocksdbJournal::commit: every operation of a JournalBatch into one synced
+// rocksdb::WriteBatch. Nothing reaches the database before the final write,
+// so an operation that fails to encode leaves the journal untouched.
+
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+#include <variant>
+
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+#include "storage/journal/journal_codec.hpp"
+#include "storage/journal/journal_keys.hpp"
+#include "storage/journal/rocksdb_journal.hpp"
+
+namespace volador::storage {
+
+// Adds operations in order. Reads the database for what they build on (the
+// last metric seq of a step, a replaced checkpoint's index entries) and
+// remembers what earlier operations of the same batch added, which the
+// database does not show yet. The caller holds lock_for(batch).
+class RocksdbJournal::BatchBuilder {
+ public:
+  BatchBuilder(const RocksdbJournal& journal, rocksdb::WriteBatch& batch) : journal_(journal), batch_(batch) {}
+
+  // Encoding and read errors, or the WriteBatch refusing an entry (over RocksDB's size limits).
+  Status add(const JournalBatch::Operation& operation) {
+    if (auto added = std::visit(*this, operation); !added) return added;
+    if (refusal_) return fail(*refusal_);
+    return {};
+  }
+
+  Status operator()(const ExperimentRecord& record) {
+    auto value = codec::encode_experiment(record);
+    if (!value) return fail(value.error());
+    put(keys::experiment(record.id), codec::bytes_of(*value));
+    return {};
+  }
+
+  Status operator()(const TrialRecord& record) {
+    auto value = codec::encode_trial(record);
+    if (!value) return fail(value.error());
+    put(keys::trial(record.id), codec::bytes_of(*value));
+    put(keys::trial_index(record.experiment_id, record.id), {});
+    return {};
+  }
+
+  Status operator()(const JournalBatch::SearcherStatePut& put_state) {
+    auto value = codec::encode_searcher_state(put_state.experiment_id, put_state.state);
+    if (!value) return fail(value.error());
+    put(keys::searcher_state(put_state.experiment_id), codec::bytes_of(*value));
+    return {};
+  }
+
+  Status operator()(const MetricRecord& record) {
+    auto value = codec::encode_metrics(record);
+    if (!value) return fail(value.error());
+    auto seq = next_metric_seq(keys::metric_step_prefix(record.trial_id, record.kind, record.batches));
+    if (!seq) return fail(seq.error());
+    put(keys::metric(record.trial_id, record.kind, record.batches, *seq), codec::bytes_of(*value));
+    return {};
+  }
+
+  Status operator()(const JournalBatch::MetricsDeletion& deletion) {
+    for (MetricKind kind : {MetricKind::training, MetricKind::validation}) {
+      const keys::KeyRange range = keys::metrics_after(deletion.trial_id, kind, deletion.after_batches);
+      if (range.begin < range.end) check(batch_.DeleteRange(range.begin, range.end), range.begin);
+    }
+    return {};
+  }
+
+  Status operator()(const CheckpointRecord& record) {
+    auto value = codec::encode_checkpoint(record);
+    if (!value) return fail(value.error());
+    auto previous = previous_index_keys(record.uuid);
+    if (!previous) return fail(previous.error());
+    IndexKeys index{keys::checkpoint_experiment_index(record), keys::checkpoint_trial_index(record)};
+    if (*previous && **previous != index) {
+      check(batch_.Delete((*previous)->of_experiment), (*previous)->of_experiment);
+      check(batch_.Delete((*previous)->of_trial), (*previous)->of_trial);
+    }
+    put(keys::checkpoint(record.uuid), codec::bytes_of(*value));
+    put(index.of_experiment, {});
+    put(index.of_trial, {});
+    checkpoints_[record.uuid] = std::move(index);
+    return {};
+  }
+
+ private:
+  struct IndexKeys {
+    std::string of_experiment;
+    std::string of_trial;
+    bool operator==(const IndexKeys&) const = default;
+  };
+
+  void put(const std::string& key, std::string_view value) { check(batch_.Put(key, value), key); }
+
+  // Keeps the first refusal for add() to report.
+  void check(const rocksdb::Status& status, std::string_view key) {
+    if (!status.ok() && !refusal_) refusal_ = journal_.io_error("add " + keys::describe(key) + " to a write", status);
+  }
+
+  // 1 + the last seq under the step, counting the ones this batch added.
+  Result<std::uint64_t> next_metric_seq(const std::string& step_prefix) {
+    auto last = last_metric_seq_.find(step_prefix);
+    if (last == last_metric_seq_.end()) {
+      auto stored = journal_.last_id_under(step_prefix);
+      if (!stored) return fail(stored.error());
+      last = last_metric_seq_.emplace(step_prefix, *stored).first;
+    }
+    return ++last->second;
+  }
+
+  // The index keys of the checkpoint that a put of `uuid` replaces; nullopt for a new one.
+  Result<std::optional<IndexKeys>> previous_index_keys(const std::string& uuid) const {
+    if (auto added = checkpoints_.find(uuid); added != checkpoints_.end()) return added->second;
+    const std::string key = keys::checkpoint(uuid);
+    auto stored = journal_.get(key);
+    if (!stored) return fail(stored.error());
+    if (!*stored) return std::nullopt;
+    auto record = codec::decode_checkpoint(key, **stored);
+    if (!record) return fail(record.error());
+    return IndexKeys{keys::checkpoint_experiment_index(*record), keys::checkpoint_trial_index(*record)};
+  }
+
+  const RocksdbJournal& journal_;
+  rocksdb::WriteBatch& batch_;
+  std::optional<Error> refusal_;
+  std::map<std::string, std::uint64_t> last_metric_seq_;  // by step prefix
+  std::map<std::string, IndexKeys> checkpoints_;           // by uuid
+};
+
+std::vector<std::unique_lock<std::mutex>> RocksdbJournal::lock_for(const JournalBatch& batch) {
+  bool checkpoints = false;
+  std::set<std::uint64_t> trials;
+  for (const JournalBatch::Operation& operation : batch.operations()) {
+    if (const auto* metrics = std::get_if<MetricRecord>(&operation)) trials.insert(metrics->trial_id);
+    if (const auto* deletion = std::get_if<JournalBatch::MetricsDeletion>(&operation)) trials.insert(deletion->trial_id);
+    checkpoints = checkpoints || std::holds_alternative<CheckpointRecord>(operation);
+  }
+  std::vector<std::unique_lock<std::mutex>> locks;
+  if (checkpoints) locks.emplace_back(checkpoints_mutex_);
+  for (std::uint64_t trial_id : trials) locks.emplace_back(appends_of(trial_id).mutex);
+  return locks;
+}
+
+Status RocksdbJournal::commit(const JournalBatch& batch) {
+  if (batch.empty()) return {};
+  const auto locks = lock_for(batch);
+  rocksdb::WriteBatch write_batch;
+  BatchBuilder builder(*this, write_batch);
+  for (const JournalBatch::Operation& operation : batch.operations()) {
+    if (auto added = builder.add(operation); !added) return added;
+  }
+  return write(write_batch);
+}
+
+}  // namespace volador::storage
