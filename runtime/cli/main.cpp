@@ -2,6 +2,7 @@
 //   volador [-m HOST:PORT] experiment create CONFIG DIR [--follow] [--json]
 //   volador experiment list|describe ID [--json]
 //   volador trial describe ID [--json] | trial logs ID [-f]
+//   volador preview-search CONFIG [--json]      (local, no master)
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 #include <CLI/CLI.hpp>
@@ -10,6 +11,7 @@
 #include <iostream>
 
 #include "runtime/cli/commands.hpp"
+#include "runtime/cli/preview_command.hpp"
 #include "runtime/net/actor_system_setup.hpp"
 
 using namespace volador;
@@ -39,7 +41,12 @@ int main(int argc, char** argv) {
   for (auto* cmd : {describe_cmd, trial_describe_cmd, logs_cmd}) cmd->add_option("id", id, "ID")->required();
   for (auto* cmd : {list_cmd, describe_cmd, trial_describe_cmd}) cmd->add_flag("--json", json, "JSON output");
   logs_cmd->add_flag("-f,--follow", follow, "keep printing until the trial ends");
+  std::string preview_path;
+  auto* preview_cmd = app.add_subcommand("preview-search", "simulate the search in CONFIG without running it");
+  preview_cmd->add_option("config", preview_path, "distributed.yaml")->required();
+  preview_cmd->add_flag("--json", json, "JSON output");
   CLI11_PARSE(app, argc, argv);
+  if (preview_cmd->parsed()) return cli::preview_search(preview_path, json);
 
   auto master = net::parse_endpoint(master_text);
   if (!master) {

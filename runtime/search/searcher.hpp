@@ -88,4 +88,8 @@ class Searcher {
 Result<std::unique_ptr<Searcher>> make_searcher(const config::ExperimentConfig& config,
                                                 std::uint32_t experiment_seed);
 
+// searcher.max_length in batches, as the searchers use it; error
+// (invalid_argument) for inputs the config parser would have refused.
+Result<std::uint64_t> max_length_in_batches(const config::ExperimentConfig& config);
+
 }  // namespace volador::search

@@ -94,8 +94,9 @@ constexpr std::array<std::pair<std::string_view, Builder>, 6> kBuilders{{
     {"adaptive_asha", make_asha},
 }};
 
-// max_length in batches; errors for inputs the config parser would have refused.
-Result<std::uint64_t> max_length_batches(const config::ExperimentConfig& config) {
+}  // namespace
+
+Result<std::uint64_t> max_length_in_batches(const config::ExperimentConfig& config) {
   const auto& length = config.searcher.max_length;
   if (config.global_batch_size == 0) return fail(Error::invalid_argument("global_batch_size must be > 0"));
   if (length.value == 0) return fail(Error::invalid_argument("searcher.max_length must be > 0"));
@@ -104,14 +105,12 @@ Result<std::uint64_t> max_length_batches(const config::ExperimentConfig& config)
   return training::to_batches(length, config.global_batch_size, config.records_per_epoch);
 }
 
-}  // namespace
-
 Result<std::unique_ptr<Searcher>> make_searcher(const config::ExperimentConfig& config,
                                                 std::uint32_t experiment_seed) {
   const std::string name = config.searcher.name == "adaptive" ? "adaptive_asha" : config.searcher.name;
   const auto builder = std::ranges::find(kBuilders, name, [](const auto& entry) { return entry.first; });
   if (builder == kBuilders.end()) return fail(Error::invalid_argument("unknown searcher " + name));
-  const auto max_length = max_length_batches(config);
+  const auto max_length = max_length_in_batches(config);
   if (!max_length) return fail(max_length.error());
   auto options = read_searcher_options(config.searcher);
   if (!options) return fail(options.error());

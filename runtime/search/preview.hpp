@@ -1,0 +1,41 @@
+#pragma once
+// preview-search: what a config's search would do, without running anything.
+// The search is simulated (simulation.hpp) with a made-up metric: every trial
+// reports one uniform random value, the same at every length, drawn from the
+// experiment seed. tpe and bayesian are simulated as random search: with such
+// metrics their schedule (trials, lengths, stops) is the same, and no model is
+// fitted. Pure.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/config/experiment_config.hpp"
+#include "runtime/core/error.hpp"
+#include "runtime/search/adaptive_asha.hpp"
+
+namespace volador::search {
+
+// Trials whose training ended at `batches`.
+struct PreviewLength {
+  std::uint64_t batches = 0;
+  std::uint64_t trials = 0;
+  std::uint64_t stopped_early = 0;
+};
+
+struct SearchPreview {
+  std::string searcher;
+  std::uint64_t max_length_batches = 0;
+  std::uint64_t trials = 0;
+  std::vector<PreviewLength> by_length;      // ascending
+  std::uint64_t total_batches = 0;           // summed over trials
+  std::uint32_t max_concurrent_trials = 0;   // most alive at once in the simulation
+  std::vector<AshaBracket> brackets;         // adaptive_asha only
+  std::vector<std::uint64_t> validations;    // the lengths a trial validates at (the searcher's targets)
+};
+
+// The preview of `config`'s search with `seed` as experiment seed; the errors
+// of make_searcher for a config it refuses.
+Result<SearchPreview> preview_search(const config::ExperimentConfig& config, std::uint32_t seed);
+
+}  // namespace volador::search
