@@ -35,6 +35,7 @@ double standard_normal(hparams::Rng& rng) {
 struct Parzen {
   double lo = 0, hi = 0;
   std::vector<double> mu, sigma, weight;  // weights sum to 1
+  std::vector<double> log_scale;          // see normalise()
 
   [[nodiscard]] double sample(hparams::Rng& rng) const {
     double u = hparams::uniform_unit(rng);
@@ -52,19 +53,26 @@ struct Parzen {
     std::vector<double> terms(mu.size());
     for (std::size_t i = 0; i < mu.size(); ++i) {
       const double z = (x - mu[i]) / sigma[i];
-      const double mass = normal_cdf((hi - mu[i]) / sigma[i]) - normal_cdf((lo - mu[i]) / sigma[i]);
-      terms[i] = std::log(weight[i]) - 0.5 * z * z - std::log(sigma[i] * std::sqrt(2 * std::numbers::pi) *
-                                                                std::max(mass, 1e-300));
+      terms[i] = log_scale[i] - 0.5 * z * z;
       max_term = std::max(max_term, terms[i]);
     }
     double sum = 0;
     for (double t : terms) sum += std::exp(t - max_term);
     return max_term + std::log(sum);
   }
+
+  // log of weight / (sigma sqrt(2 pi) mass in [lo, hi]) per component, once weights and sigmas are set.
+  void normalise() {
+    log_scale.resize(mu.size());
+    for (std::size_t i = 0; i < mu.size(); ++i) {
+      const double mass = normal_cdf((hi - mu[i]) / sigma[i]) - normal_cdf((lo - mu[i]) / sigma[i]);
+      log_scale[i] = std::log(weight[i]) - std::log(sigma[i] * std::sqrt(2 * std::numbers::pi) * std::max(mass, 1e-300));
+    }
+  }
 };
 
 Parzen make_parzen(const std::vector<double>& values, double lo, double hi, double prior_weight) {
-  Parzen p{lo, hi, {}, {}, {}};
+  Parzen p{lo, hi, {}, {}, {}, {}};
   const double range = hi - lo;
   const auto w = recency_weights(values.size());
   p.mu = values;
@@ -85,6 +93,7 @@ Parzen make_parzen(const std::vector<double>& values, double lo, double hi, doub
   p.sigma.back() = range;  // the prior is wide
   const double total = std::accumulate(p.weight.begin(), p.weight.end(), 0.0);
   for (double& x : p.weight) x /= total;
+  p.normalise();
   return p;
 }
 

@@ -1,0 +1,182 @@
+// bench_searchers: best-found regret per budget of random, tpe and bayesian on
+// Branin and Hartmann-6 over many seeds; the searchers' own speed; a
+// 10,000-trial adaptive_asha simulation end to end. A table per part and one
+// `RESULT {json}` line per row.
+//   bench_searchers [--seeds N] [--budgets 25,50,100] [--asha-trials N]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/search/simulation.hpp"
+#include "runtime/search/tests/standard_functions.hpp"
+
+using namespace volador;
+using namespace volador::search;
+using namespace volador::search::testing;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Options {
+  std::uint32_t seeds = 20;
+  std::vector<std::uint32_t> budgets{25, 50, 100};
+  std::uint32_t asha_trials = 10'000;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--seeds") o.seeds = static_cast<std::uint32_t>(std::stoul(value));
+    if (flag == "--asha-trials") o.asha_trials = static_cast<std::uint32_t>(std::stoul(value));
+    if (flag == "--budgets") {
+      o.budgets.clear();
+      for (std::size_t at = 0; at < value.size();) {
+        const std::size_t comma = std::min(value.find(',', at), value.size());
+        o.budgets.push_back(static_cast<std::uint32_t>(std::stoul(value.substr(at, comma - at))));
+        at = comma + 1;
+      }
+    }
+  }
+  return o;
+}
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+double quantile(std::vector<double> v, double q) {
+  std::ranges::sort(v);
+  const double at = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(at));
+  const auto hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
+}
+
+// Best-so-far regret after each trial of one search (trials one at a time).
+std::vector<double> regret_curve(const TestFunction& f, const std::string& searcher, std::uint32_t budget,
+                                 std::uint32_t seed) {
+  auto s = make_searcher(function_config(f, searcher, budget), seed);
+  if (!s) throw std::runtime_error(s.error().message);
+  auto sim = simulate(**s, [&](const nlohmann::json& h, RequestId, std::uint64_t) { return f.value(h); });
+  if (!sim) throw std::runtime_error(sim.error().message);
+  std::vector<double> curve;
+  double best = INFINITY;
+  for (const auto& t : sim->trials) curve.push_back((best = std::min(best, t.metric)) - f.minimum);
+  return curve;
+}
+
+void regret_table(const Options& o) {
+  const std::uint32_t budget = *std::ranges::max_element(o.budgets);
+  std::printf("\n== Best-found regret (median [25%%, 75%%] over %u seeds), trials one at a time ==\n", o.seeds);
+  std::printf("%-10s %-9s %7s %12s %12s %12s %10s %12s\n", "function", "searcher", "budget", "median", "q25", "q75",
+              "mean", "s/search");
+  for (const auto& f : {branin_function(), hartmann6_function()}) {
+    for (const std::string searcher : {"random", "tpe", "bayesian"}) {
+      std::vector<std::vector<double>> curves;
+      const auto start = Clock::now();
+      for (std::uint32_t seed = 1; seed <= o.seeds; ++seed) curves.push_back(regret_curve(f, searcher, budget, seed));
+      const double per_search = seconds_since(start) / o.seeds;
+      for (std::uint32_t b : o.budgets) {
+        std::vector<double> at;
+        for (const auto& c : curves) at.push_back(c[b - 1]);
+        double mean = 0;
+        for (double r : at) mean += r / static_cast<double>(at.size());
+        const double med = quantile(at, 0.5), q25 = quantile(at, 0.25), q75 = quantile(at, 0.75);
+        std::printf("%-10s %-9s %7u %12.5f %12.5f %12.5f %10.5f %12.3f\n", f.name.c_str(), searcher.c_str(), b, med,
+                    q25, q75, mean, per_search);
+        std::cout << "RESULT "
+                  << nlohmann::json{{"bench", "regret"}, {"function", f.name},   {"searcher", searcher},
+                                    {"budget", b},       {"seeds", o.seeds},     {"median_regret", med},
+                                    {"q25", q25},        {"q75", q75},           {"mean_regret", mean},
+                                    {"seconds_per_search_of_" + std::to_string(budget), per_search}}
+                                     .dump()
+                  << "\n";
+      }
+    }
+  }
+}
+
+// Suggestions per second of each searcher over a whole sequential search.
+void speed_table() {
+  std::printf("\n== Searcher speed: one %s search, trials one at a time ==\n", "Hartmann-6");
+  std::printf("%-9s %7s %12s %14s\n", "searcher", "trials", "seconds", "suggestions/s");
+  const auto f = hartmann6_function();
+  for (const auto& [searcher, trials] : std::vector<std::pair<std::string, std::uint32_t>>{
+           {"random", 100000}, {"tpe", 1000}, {"bayesian", 100}, {"bayesian", 300}}) {
+    const auto start = Clock::now();
+    regret_curve(f, searcher, trials, 1);
+    const double s = seconds_since(start);
+    std::printf("%-9s %7u %12.3f %14.1f\n", searcher.c_str(), trials, s, trials / s);
+    std::cout << "RESULT "
+              << nlohmann::json{{"bench", "speed"}, {"searcher", searcher}, {"function", f.name},
+                                {"trials", trials}, {"seconds", s},         {"suggestions_per_second", trials / s}}
+                     .dump()
+              << "\n";
+  }
+}
+
+// adaptive_asha with many trials on a learning-curve simulator, end to end.
+void asha_run(std::uint32_t trials) {
+  config::ExperimentConfig config;
+  config.global_batch_size = 1;
+  config.hyperparameters = {{"x", {hparams::DoubleParam{0, 1, {}}}}, {"global_batch_size", {hparams::ConstParam{1}}}};
+  config.searcher.name = "adaptive_asha";
+  config.searcher.metric = "loss";
+  config.searcher.max_length = {config::LengthUnit::batches, 10000};
+  config.searcher.max_trials = trials;
+  config.searcher.max_concurrent_trials = 64;
+  const auto curve = [](const nlohmann::json& h, RequestId, std::uint64_t b) {
+    const double x = h["x"].get<double>();
+    return (x - 0.3) * (x - 0.3) + (0.1 + 0.1 * std::pow(std::sin(7 * x), 2)) * std::exp(-static_cast<double>(b) / 1000.0);
+  };
+  auto s = make_searcher(config, 1);
+  if (!s) throw std::runtime_error(s.error().message);
+  const auto start = Clock::now();
+  auto sim = simulate(**s, curve);
+  const double seconds = seconds_since(start);
+  if (!sim) throw std::runtime_error(sim.error().message);
+  const auto save_start = Clock::now();
+  const std::string state = (*s)->save_state().dump();
+  const double save_seconds = seconds_since(save_start);
+  double best = INFINITY;
+  std::uint64_t finished = 0;
+  for (const auto& t : sim->trials)
+    if (t.batches == 10000) {
+      ++finished;
+      best = std::min(best, std::pow(t.hparams["x"].get<double>() - 0.3, 2));
+    }
+  const double fraction = static_cast<double>(sim->total_batches) / (static_cast<double>(trials) * 10000.0);
+  std::printf("\n== adaptive_asha end to end: %u trials, max_length 10000, standard mode, 64 at once ==\n", trials);
+  std::printf("%.3f s (%.0f trials/s); %llu trained to max_length; %.1f%% of full training; best final loss %.2e;\n"
+              "final state %zu bytes, saved in %.4f s\n",
+              seconds, trials / seconds, static_cast<unsigned long long>(finished), 100 * fraction, best,
+              state.size(), save_seconds);
+  std::cout << "RESULT "
+            << nlohmann::json{{"bench", "asha"},         {"trials", trials},          {"seconds", seconds},
+                              {"trials_per_second", trials / seconds}, {"finished", finished},
+                              {"fraction_of_full_training", fraction}, {"best_final_loss", best},
+                              {"state_bytes", state.size()},          {"save_seconds", save_seconds}}
+                   .dump()
+            << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Options o = parse(argc, argv);
+    regret_table(o);
+    speed_table();
+    asha_run(o.asha_trials);
+  } catch (const std::exception& e) {
+    std::cerr << "bench_searchers: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
