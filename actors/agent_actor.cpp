@@ -62,7 +62,8 @@ Status write_trial_file(const wire::LaunchSpec& spec, const fs::path& dir) {
                           {"hparams", nlohmann::json::parse(spec.hparams_json, nullptr, false)},
                           {"seed", spec.seed},
                           {"global_batch_size", spec.global_batch_size},
-                          {"data", nlohmann::json::parse(spec.data_json, nullptr, false)}};
+                          {"data", nlohmann::json::parse(spec.data_json, nullptr, false)},
+                          {"restore_path", spec.restore_path}};
   std::ofstream out(dir / "volador-trial.json");
   out << trial.dump(2) << '\n';
   if (!out) return fail(Error::io("cannot write " + (dir / "volador-trial.json").string()));

@@ -112,6 +112,7 @@ struct LaunchSpec {
   masterHost @12 :Text;
   masterPort @13 :UInt16;
   token @14 :Text;           # per-run secret the rank presents to the master
+  restorePath @15 :Text;     # checkpoint folder to resume from; empty: start fresh
 }
 
 struct WorkerExit {
@@ -143,9 +144,11 @@ struct WorkloadRequest {
   enum Kind {
     train @0;
     validate @1;
+    checkpoint @2;
   }
-  startBatch @1 :UInt64;     # train: index of the first batch of the trial
+  startBatch @1 :UInt64;     # batches trained when the workload starts
   batches @2 :UInt64;        # train: how many batches
+  path @3 :Text;             # checkpoint: the empty folder to save into
 }
 
 struct WorkloadResult {

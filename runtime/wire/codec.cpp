@@ -10,6 +10,9 @@
 
 #include "schemas/control.capnp.h"
 
+static_assert(static_cast<int>(::WorkloadRequest::Kind::CHECKPOINT) ==
+              static_cast<int>(volador::wire::WorkloadKind::checkpoint));
+
 namespace volador::wire {
 namespace {
 
@@ -245,6 +248,7 @@ struct Schema<LaunchSpec> {
     b.setMasterHost(m.master_host);
     b.setMasterPort(m.master_port);
     b.setToken(m.token);
+    b.setRestorePath(m.restore_path);
   }
   static LaunchSpec read(Type::Reader r) {
     return {r.getTrialId(),      r.getExperimentId(),
@@ -254,7 +258,7 @@ struct Schema<LaunchSpec> {
             r.getGlobalBatchSize(), text(r.getDataJson()),
             read_strings(r.getEnvironmentVariables()), data(r.getArchive()),
             text(r.getMasterHost()), r.getMasterPort(),
-            text(r.getToken())};
+            text(r.getToken()),  text(r.getRestorePath())};
   }
 };
 
@@ -304,14 +308,15 @@ struct Schema<RankHello> {
 template <>
 struct Schema<WorkloadRequest> {
   using Type = ::WorkloadRequest;
+  // WorkloadKind and the schema's Kind list the same kinds in the same order.
   static void write(const WorkloadRequest& m, Type::Builder b) {
-    b.setKind(m.kind == WorkloadKind::train ? Type::Kind::TRAIN : Type::Kind::VALIDATE);
+    b.setKind(static_cast<Type::Kind>(m.kind));
     b.setStartBatch(m.start_batch);
     b.setBatches(m.batches);
+    b.setPath(m.path);
   }
   static WorkloadRequest read(Type::Reader r) {
-    auto kind = r.getKind() == Type::Kind::TRAIN ? WorkloadKind::train : WorkloadKind::validate;
-    return {kind, r.getStartBatch(), r.getBatches()};
+    return {static_cast<WorkloadKind>(r.getKind()), r.getStartBatch(), r.getBatches(), text(r.getPath())};
   }
 };
 

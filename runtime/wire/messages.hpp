@@ -109,6 +109,7 @@ struct LaunchSpec {
   std::string master_host;
   std::uint16_t master_port = 0;
   std::string token;
+  std::string restore_path;
 };
 
 struct WorkerExit {
@@ -133,12 +134,13 @@ struct RankHello {
   std::string token;
 };
 
-enum class WorkloadKind { train, validate };
+enum class WorkloadKind { train, validate, checkpoint };
 
 struct WorkloadRequest {
   WorkloadKind kind = WorkloadKind::train;
   std::uint64_t start_batch = 0;
   std::uint64_t batches = 0;
+  std::string path;
 };
 
 struct WorkloadResult {

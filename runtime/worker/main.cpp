@@ -35,6 +35,11 @@ int main(int argc, char** argv) {
   if (!launch) return fail_with(launch.error().message);
   auto runner = build_runner(*launch);
   if (!runner) return fail_with(runner.error().message);
+  if (!launch->restore_path.empty()) {
+    if (auto loaded = runner->load(launch->restore_path); !loaded)
+      return fail_with("cannot resume from checkpoint " + launch->restore_path + ": " + loaded.error().message);
+    std::printf("resumed from checkpoint %s\n", launch->restore_path.c_str());
+  }
   auto session = actors::RankSession::connect(launch->master, launch->hello);
   if (!session) return fail_with(session.error().message);
   if (auto served = worker::serve_workloads(**session, *runner); !served) return fail_with(served.error().message);

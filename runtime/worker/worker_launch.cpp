@@ -48,6 +48,7 @@ Result<WorkerLaunch> read_worker_launch() {
     launch.data = trial->at("data");
     launch.seed = trial->at("seed").get<std::uint32_t>();
     launch.global_batch_size = trial->at("global_batch_size").get<std::uint64_t>();
+    launch.restore_path = trial->value("restore_path", "");
     return launch;
   } catch (const nlohmann::json::exception& e) {
     return fail(Error::corruption("the trial file " + *trial_file + " is incomplete: " + e.what()));

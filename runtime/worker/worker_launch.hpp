@@ -23,6 +23,7 @@ struct WorkerLaunch {
   nlohmann::json data;
   std::uint32_t seed = 0;
   std::uint64_t global_batch_size = 0;
+  std::string restore_path;   // checkpoint folder to resume from; empty: fresh start
 
   [[nodiscard]] trial_api::TrialContext context() const;
 };

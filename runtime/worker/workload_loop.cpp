@@ -12,9 +12,19 @@ std::string format_metrics(const MetricMap& metrics) {
   return out;
 }
 
+wire::WorkloadResult save_checkpoint(trial_api::TrialRunner& runner, const wire::WorkloadRequest& request) {
+  if (auto saved = runner.save(request.path); !saved) {
+    spdlog::error("checkpoint failed: {}", saved.error().message);
+    return {{}, request.start_batch, "checkpoint failed: " + saved.error().message};
+  }
+  spdlog::info("checkpoint saved after {} batches", request.start_batch);
+  return {{}, request.start_batch, ""};
+}
+
 }  // namespace
 
 wire::WorkloadResult run_workload(trial_api::TrialRunner& runner, const wire::WorkloadRequest& request) {
+  if (request.kind == wire::WorkloadKind::checkpoint) return save_checkpoint(runner, request);
   const bool train = request.kind == wire::WorkloadKind::train;
   const auto end = request.start_batch + request.batches;
   auto metrics = train ? runner.train(request.start_batch, request.batches) : runner.validate();

@@ -38,10 +38,13 @@ TEST_CASE("Nested messages keep their lists and metric maps") {
 }
 
 TEST_CASE("Workload kinds round-trip") {
-  auto back = decode<WorkloadRequest>(encode(WorkloadRequest{WorkloadKind::validate, 7, 0}));
-  REQUIRE(back.has_value());
-  CHECK(back->kind == WorkloadKind::validate);
-  CHECK(back->start_batch == 7);
+  for (auto kind : {WorkloadKind::train, WorkloadKind::validate, WorkloadKind::checkpoint}) {
+    auto back = decode<WorkloadRequest>(encode(WorkloadRequest{kind, 7, 3, "/ckpt/x"}));
+    REQUIRE(back.has_value());
+    CHECK(back->kind == kind);
+    CHECK(back->start_batch == 7);
+    CHECK(back->path == "/ckpt/x");
+  }
 }
 
 TEST_CASE("Malformed bytes give a corruption error naming the message type") {
