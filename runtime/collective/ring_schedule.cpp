@@ -38,6 +38,12 @@ RingStep ring_step(int n, int rank, int t) {
 
 int owned_block(int n, int rank) { return mod(rank + 1, n); }
 
+int doubling_base(int n) {
+  int base = 1;
+  while (base * 2 <= n) base *= 2;
+  return base;
+}
+
 int chain_next(int n, int root, int rank) {
   const int next = mod(rank + 1, n);
   return next == root ? -1 : next;

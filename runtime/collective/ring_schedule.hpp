@@ -36,6 +36,10 @@ struct RingStep {
 // The block `rank` holds fully reduced after the reduce-scatter.
 [[nodiscard]] int owned_block(int n, int rank);
 
+// Recursive doubling runs among the largest power of two <= n ranks; rank
+// r >= that base first folds its data into rank r - base.
+[[nodiscard]] int doubling_base(int n);
+
 // Broadcast chain root -> root+1 -> ... -> root-1 (mod n): the rank this one
 // forwards to and the one it receives from, -1 for none.
 [[nodiscard]] int chain_next(int n, int root, int rank);

@@ -66,16 +66,18 @@ Status ShmCommunicator::barrier() {
 Status ShmCommunicator::reduce_direct(std::span<float> data, float scale, const CallHeader& header) {
   const std::uint64_t g = next_chunk_++;
   if (auto ok = await_free(g); !ok) return ok;
-  post(g, header, std::as_bytes(data));
+  post(g, header, std::as_bytes(data), {data.size_bytes(), 0});
   if (auto ok = await_posted(g, header, -1); !ok) return ok;
   std::vector<const float*> rows;
   for (int r = 0; r < size(); ++r) rows.push_back(reinterpret_cast<const float*>(slot(r, g)));
-  sum_rows(data.data(), rows, data.size(), scale);
+  sum_rows(data.data(), nullptr, rows, data.size(), scale);
   sync_.publish(Phase::drained, g + 1);
   return {};
 }
 
-// Chunk by chunk: post chunk c+1 while the peers still reduce chunk c.
+// Chunk by chunk: post chunk c+1 while the peers still reduce chunk c. A
+// rank posts only the blocks the others reduce; its own block it reduces
+// straight from its buffer.
 Status ShmCommunicator::reduce_chunked(std::span<float> data, float scale, const CallHeader& header) {
   const std::size_t per_chunk = segment_.geometry().slot_bytes / sizeof(float);
   const std::size_t chunks = chunk_count(data.size(), per_chunk);
@@ -85,15 +87,19 @@ Status ShmCommunicator::reduce_chunked(std::span<float> data, float scale, const
     const Range r = chunk(data.size(), per_chunk, c);
     return data.subspan(r.offset, r.count);
   };
+  auto post_others = [&](std::size_t c) {
+    const Range mine = block(piece(c).size(), size(), rank_, kGrain);
+    post(first + c, header, std::as_bytes(piece(c)), {mine.offset * sizeof(float), mine.count * sizeof(float)});
+  };
   if (auto ok = await_free(first); !ok) return ok;
-  post(first, header, std::as_bytes(piece(0)));
+  post_others(0);
   for (std::size_t c = 0; c < chunks; ++c) {
     const std::uint64_t g = first + c;
     if (auto ok = await_posted(g, header, -1); !ok) return ok;
     reduce_chunk(piece(c), g, scale);
     if (c + 1 < chunks) {
       if (auto ok = await_free(g + 1); !ok) return ok;
-      post(g + 1, header, std::as_bytes(piece(c + 1)));
+      post_others(c + 1);
     }
     if (auto ok = sync_.wait_all(Phase::reduced, g + 1); !ok) return ok;
     for (int r = 0; r < size(); ++r) {
@@ -106,14 +112,16 @@ Status ShmCommunicator::reduce_chunked(std::span<float> data, float scale, const
   return {};
 }
 
-// Sums this rank's block of chunk g over every slot, into the user's buffer and back into its slot.
+// Sums this rank's block of chunk g (its own from its buffer, the others'
+// from their slots) into its buffer and, for the peers to copy, its slot.
 void ShmCommunicator::reduce_chunk(std::span<float> chunk, std::uint64_t g, float scale) {
   const Range mine = block(chunk.size(), size(), rank_, kGrain);
+  float* own = chunk.data() + mine.offset;
   std::vector<const float*> rows;
-  for (int r = 0; r < size(); ++r) rows.push_back(reinterpret_cast<const float*>(slot(r, g)) + mine.offset);
-  float* out = chunk.data() + mine.offset;
-  sum_rows(out, rows, mine.count, scale);
-  std::memcpy(slot(rank_, g) + mine.offset * sizeof(float), out, mine.count * sizeof(float));
+  for (int r = 0; r < size(); ++r) {
+    rows.push_back(r == rank_ ? own : reinterpret_cast<const float*>(slot(r, g)) + mine.offset);
+  }
+  sum_rows(own, reinterpret_cast<float*>(slot(rank_, g)) + mine.offset, rows, mine.count, scale);
   sync_.publish(Phase::reduced, g + 1);
 }
 
@@ -128,7 +136,7 @@ Status ShmCommunicator::broadcast_chunks(std::span<std::byte> data, int root, co
     const auto piece = data.subspan(r.offset, r.count);
     if (rank_ == root) {
       if (auto ok = await_free(g); !ok) return ok;
-      post(g, header, piece);
+      post(g, header, piece, {piece.size(), 0});
     } else {
       if (auto ok = await_posted(g, header, root); !ok) return ok;
       std::memcpy(piece.data(), slot(root, g), piece.size());
@@ -144,8 +152,10 @@ Status ShmCommunicator::await_free(std::uint64_t g) {
   return sync_.wait_all(Phase::drained, g - depth + 1);
 }
 
-void ShmCommunicator::post(std::uint64_t g, const CallHeader& header, std::span<const std::byte> payload) {
-  std::memcpy(slot(rank_, g), payload.data(), payload.size());
+void ShmCommunicator::post(std::uint64_t g, const CallHeader& header, std::span<const std::byte> payload, Range skip) {
+  std::memcpy(slot(rank_, g), payload.data(), skip.offset);
+  const std::size_t tail = skip.offset + skip.count;
+  std::memcpy(slot(rank_, g) + tail, payload.data() + tail, payload.size() - tail);
   segment_.line(rank_).call[g % static_cast<std::uint64_t>(segment_.geometry().depth)] = header;
   sync_.publish(Phase::posted, g + 1);
 }

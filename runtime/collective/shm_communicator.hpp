@@ -16,6 +16,7 @@
 
 #include "runtime/collective/communicator.hpp"
 #include "runtime/collective/failure_latch.hpp"
+#include "runtime/collective/ring_schedule.hpp"
 #include "runtime/collective/shm_segment.hpp"
 #include "runtime/collective/shm_sync.hpp"
 
@@ -50,8 +51,9 @@ class ShmCommunicator final : public Communicator {
   Status broadcast_chunks(std::span<std::byte> data, int root, const CallHeader& header);
   // Chunk g's buffer is free once every rank has drained chunk g - depth.
   Status await_free(std::uint64_t g);
-  // Copies `payload` into this rank's buffer for chunk g and publishes it.
-  void post(std::uint64_t g, const CallHeader& header, std::span<const std::byte> payload);
+  // Copies `payload`, except the bytes in `skip`, into this rank's buffer
+  // for chunk g and publishes it.
+  void post(std::uint64_t g, const CallHeader& header, std::span<const std::byte> payload, Range skip);
   // Waits until `peer` (or, with -1, every rank) posted chunk g of the same call.
   Status await_posted(std::uint64_t g, const CallHeader& header, int peer);
   [[nodiscard]] std::byte* slot(int rank, std::uint64_t g) const;

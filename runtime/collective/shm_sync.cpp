@@ -18,8 +18,7 @@ namespace volador::collective {
 namespace {
 
 constexpr std::chrono::milliseconds kLivenessPeriod{20};
-constexpr unsigned kSpins = 1U << 14;  // about a millisecond of pause instructions
-constexpr unsigned kYields = 64;
+constexpr int kPollsPerStep = 16;  // flag checks between clock reads
 constexpr timespec kNap{0, 1'000'000};  // futex naps of 1 ms re-check liveness
 
 constexpr const char* kPhaseNames[] = {"posting", "reducing", "draining"};
@@ -37,12 +36,6 @@ void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #endif
-}
-
-int usable_cpus() {
-  cpu_set_t set;
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-  return static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 std::string rank_text(int rank) { return "rank " + std::to_string(rank); }
@@ -66,7 +59,7 @@ ShmSync::ShmSync(const ShmSegment& segment, int rank, std::chrono::milliseconds 
       lines_(&segment.line(0)),
       rank_(rank),
       timeout_(timeout),
-      spins_(segment.geometry().ranks > usable_cpus() ? 0 : kSpins),
+      spin_(segment.geometry().ranks),
       peers_(std::move(peers)) {}
 
 void ShmSync::publish(Phase phase, std::uint64_t chunks) {
@@ -80,14 +73,19 @@ bool ShmSync::reached(int peer, Phase phase, std::uint64_t chunks) const {
 
 Status ShmSync::wait(int peer, Phase phase, std::uint64_t chunks) {
   if (reached(peer, phase, chunks)) return {};
+  Backoff backoff(spin_);
   Deadline deadline(timeout_);
   auto next_check = Clock::now() + kLivenessPeriod;
-  for (unsigned i = 0;; ++i) {
-    if (reached(peer, phase, chunks)) return {};
-    if (i < spins_) {
+  for (;;) {
+    for (int i = 0; i < kPollsPerStep; ++i) {
+      if (reached(peer, phase, chunks)) {
+        backoff.done();
+        return {};
+      }
       cpu_relax();
-      continue;
     }
+    const Backoff::Step step = backoff.next();
+    if (step == Backoff::Step::spin) continue;
     if (auto ok = check_aborted(); !ok) return ok;
     if (const auto now = Clock::now(); now >= next_check) {
       if (auto ok = check_peers(); !ok) return ok;
@@ -98,11 +96,11 @@ Status ShmSync::wait(int peer, Phase phase, std::uint64_t chunks) {
       }
       next_check = now + kLivenessPeriod;
     }
-    if (i < spins_ + kYields) {
+    if (step == Backoff::Step::yield) {
       ::sched_yield();
-      continue;
+    } else {
+      nap(peer, phase, chunks);
     }
-    nap(peer, phase, chunks);
   }
 }
 

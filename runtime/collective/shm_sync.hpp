@@ -1,8 +1,8 @@
 #pragma once
 // Progress flags between the ranks of a shared-memory group. Each rank
-// publishes, per phase, how many chunks it has finished; a waiter spins
-// briefly (not when ranks outnumber cores), then yields, then naps on a
-// futex, and checks every few milliseconds that no peer has exited (pidfd;
+// publishes, per phase, how many chunks it has finished; a waiter spins,
+// yields, then naps on a futex (wait_policy.hpp), and checks every few
+// milliseconds that no peer has exited (pidfd;
 // ranks must share a pid namespace), closed its communicator or aborted the
 // group. One per communicator, not thread-safe.
 
@@ -14,6 +14,7 @@
 
 #include "runtime/collective/shm_segment.hpp"
 #include "runtime/collective/socket.hpp"
+#include "runtime/collective/wait_policy.hpp"
 
 namespace volador::collective {
 
@@ -52,7 +53,7 @@ class ShmSync {
   ShmRankLine* lines_;
   int rank_;
   std::chrono::milliseconds timeout_;
-  unsigned spins_;
+  SpinPolicy spin_;
   std::vector<Peer> peers_;
 };
 

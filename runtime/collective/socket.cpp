@@ -17,8 +17,6 @@ namespace volador::collective {
 
 namespace {
 
-constexpr int kSocketBufferBytes = 4 << 20;
-
 struct AddrInfoDeleter {
   void operator()(addrinfo* a) const { freeaddrinfo(a); }
 };
@@ -95,11 +93,8 @@ Result<Endpoint> parse_endpoint(std::string_view text) {
 
 Status tune_data_socket(int fd) {
   int one = 1;
-  int size = kSocketBufferBytes;
-  if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0 ||
-      setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size) != 0 ||
-      setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size) != 0) {
-    return fail(Error::io("setsockopt: " + errno_text(errno)));
+  if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0) {
+    return fail(Error::io("setsockopt TCP_NODELAY: " + errno_text(errno)));
   }
   return {};
 }

@@ -28,15 +28,19 @@ Result<std::unique_ptr<TcpCommunicator>> TcpCommunicator::connect(TcpListener& l
 }
 
 TcpCommunicator::TcpCommunicator(std::vector<Fd> peers, int rank, CommOptions options)
-    : peers_(std::move(peers)), rank_(rank), options_(options), staging_(kStagingFloats) {}
+    : peers_(std::move(peers)),
+      rank_(rank),
+      options_(options),
+      spin_(static_cast<int>(peers_.size())),
+      staging_(kStagingFloats) {}
 
 Status TcpCommunicator::allreduce(std::span<float> data, ReduceOp op) {
   if (auto ok = latch_.check(); !ok) return ok;
   const CallHeader header = make_header(wire_op(op), 0, seq_++, data.size_bytes());
   if (size() == 1) return {};
   const float scale = op == ReduceOp::avg ? 1.0f / static_cast<float>(size()) : 1.0f;
-  const bool direct = data.size_bytes() <= kDirectBytes;
-  return finish(direct ? reduce_direct(data, scale, header) : reduce_ring(data, scale, header), header);
+  const bool doubling = data.size_bytes() <= kDoublingBytes;
+  return finish(doubling ? reduce_doubling(data, scale, header) : reduce_ring(data, scale, header), header);
 }
 
 Status TcpCommunicator::broadcast(std::span<std::byte> data, int root) {
@@ -44,7 +48,7 @@ Status TcpCommunicator::broadcast(std::span<std::byte> data, int root) {
   if (root < 0 || root >= size()) return fail(Error::invalid_argument("broadcast root " + std::to_string(root) + " outside the group"));
   const CallHeader header = make_header(CallOp::broadcast, root, seq_++, data.size_bytes());
   if (size() == 1) return {};
-  const bool direct = data.size() <= kDirectBytes || size() == 2;
+  const bool direct = data.size() <= kDoublingBytes || size() == 2;
   return finish(direct ? broadcast_direct(data, root, header) : broadcast_chain(data, root, header), header);
 }
 
@@ -53,30 +57,45 @@ Status TcpCommunicator::barrier() {
   float token = 0.0f;
   const CallHeader header = make_header(CallOp::barrier, 0, seq_++, sizeof token);
   if (size() == 1) return {};
-  return finish(reduce_direct(std::span(&token, 1), 1.0f, header), header);
+  return finish(reduce_doubling(std::span(&token, 1), 1.0f, header), header);
 }
 
-// Every rank sends its whole buffer to every other, then sums the rows in rank order.
-Status TcpCommunicator::reduce_direct(std::span<float> data, float scale, const CallHeader& header) {
-  const int n = size();
-  const std::size_t count = data.size();
-  gathered_.resize(count * static_cast<std::size_t>(n));
-  auto row = [&](int r) { return std::span(gathered_).subspan(count * static_cast<std::size_t>(r), count); };
-  std::vector<SendStream> sends;
-  std::vector<RecvStream> recvs;
-  for (int peer = 0; peer < n; ++peer) {
-    if (peer == rank_) continue;
-    sends.push_back(send_to(peer, header));
-    sends.back().parts = {std::as_bytes(data)};
-    recvs.push_back(recv_from(peer, header));
-    recvs.back().parts = {{std::as_writable_bytes(row(peer))}};
+// Recursive doubling: ranks beyond the largest power of two p fold into rank
+// r - p first; then log2(p) rounds of pairwise exchange, each pair adding
+// lower rank's value + higher rank's so both get the same bits.
+Status TcpCommunicator::reduce_doubling(std::span<float> data, float scale, const CallHeader& header) {
+  const int p = doubling_base(size());
+  gathered_.resize(data.size());
+  const std::span<float> theirs(gathered_);
+  auto add_pair = [&](int peer, float factor) {
+    const float* rows[] = {peer < rank_ ? theirs.data() : data.data(), peer < rank_ ? data.data() : theirs.data()};
+    sum_rows(data.data(), nullptr, rows, data.size(), factor);
+  };
+  if (rank_ >= p) {
+    if (auto ok = transfer(rank_ - p, std::as_bytes(data), -1, {}, header); !ok) return ok;
+    if (auto ok = transfer(-1, {}, rank_ - p, std::as_writable_bytes(data), header); !ok) return ok;
+    return {};
   }
-  if (auto moved = pump(sends, recvs, options_.timeout); !moved) return moved;
-  std::ranges::copy(data, row(rank_).begin());
-  std::vector<const float*> rows;
-  for (int r = 0; r < n; ++r) rows.push_back(row(r).data());
-  sum_rows(data.data(), rows, count, scale);
+  if (rank_ + p < size()) {
+    if (auto ok = transfer(-1, {}, rank_ + p, std::as_writable_bytes(theirs), header); !ok) return ok;
+    add_pair(rank_ + p, 1.0f);
+  }
+  for (int mask = 1; mask < p; mask <<= 1) {
+    const int peer = rank_ ^ mask;
+    if (auto ok = transfer(peer, std::as_bytes(data), peer, std::as_writable_bytes(theirs), header); !ok) return ok;
+    add_pair(peer, mask == p / 2 ? scale : 1.0f);
+  }
+  if (rank_ + p < size()) return transfer(rank_ + p, std::as_bytes(data), -1, {}, header);
   return {};
+}
+
+Status TcpCommunicator::transfer(int to, std::span<const std::byte> out, int from, std::span<std::byte> in,
+                                 const CallHeader& header) {
+  SendStream s = send_to(to < 0 ? rank_ : to, header);
+  s.parts = {out};
+  RecvStream r = recv_from(from < 0 ? rank_ : from, header);
+  r.parts = {{in}};
+  return pump(std::span(&s, to < 0 ? 0 : 1), std::span(&r, from < 0 ? 0 : 1), options_.timeout, spin_);
 }
 
 // Ring reduce-scatter + all-gather: receive from rank-1, send to rank+1,
@@ -98,7 +117,7 @@ Status TcpCommunicator::reduce_ring(std::span<float> data, float scale, const Ca
   }
   out.lead = out.parts.front().size();
   out.gate = &in;
-  return pump(std::span(&out, 1), std::span(&in, 1), options_.timeout);
+  return pump(std::span(&out, 1), std::span(&in, 1), options_.timeout, spin_);
 }
 
 Status TcpCommunicator::broadcast_direct(std::span<std::byte> data, int root, const CallHeader& header) {
@@ -114,7 +133,7 @@ Status TcpCommunicator::broadcast_direct(std::span<std::byte> data, int root, co
     recvs.push_back(recv_from(root, header));
     recvs.back().parts = {{data}};
   }
-  return pump(sends, recvs, options_.timeout);
+  return pump(sends, recvs, options_.timeout, spin_);
 }
 
 // root -> root+1 -> ...: every rank forwards what it has received so far.
@@ -135,7 +154,7 @@ Status TcpCommunicator::broadcast_chain(std::span<std::byte> data, int root, con
       out.gate = &in;
     }
   }
-  return pump(std::span(&out, next >= 0 ? 1 : 0), std::span(&in, prev >= 0 ? 1 : 0), options_.timeout);
+  return pump(std::span(&out, next >= 0 ? 1 : 0), std::span(&in, prev >= 0 ? 1 : 0), options_.timeout, spin_);
 }
 
 Status TcpCommunicator::finish(Status outcome, const CallHeader& header) {

@@ -2,8 +2,9 @@
 // The TCP backend: ranks on any hosts, one authenticated socket per pair.
 // Large allreduces run the bandwidth-optimal ring (reduce-scatter then
 // all-gather, each rank moves 2(n-1)/n of the buffer), forwarding each block
-// while it arrives; small ones exchange whole buffers directly (one round
-// trip). Large broadcasts run a pipelined chain, small ones go direct.
+// while it arrives; small ones run recursive doubling (log2(n) exchanges of
+// the whole buffer). Large broadcasts run a pipelined chain, small ones go
+// direct.
 //
 // Setup, as a rendezvous drives it:
 //   auto listener = TcpListener::open(my_address);       // every rank
@@ -25,8 +26,8 @@ namespace volador::collective {
 
 class TcpCommunicator final : public Communicator {
  public:
-  // Buffers up to this size use the direct exchange instead of the ring.
-  static constexpr std::size_t kDirectBytes = 16 << 10;
+  // Buffers up to this size use recursive doubling instead of the ring.
+  static constexpr std::size_t kDoublingBytes = 32 << 10;
 
   // Connects rank `rank` to every other rank; `endpoints[r]` is rank r's
   // listener endpoint and `secret` the per-trial secret (1-256 bytes) every
@@ -46,13 +47,15 @@ class TcpCommunicator final : public Communicator {
  private:
   TcpCommunicator(std::vector<Fd> peers, int rank, CommOptions options);
 
-  Status reduce_direct(std::span<float> data, float scale, const CallHeader& header);
+  Status reduce_doubling(std::span<float> data, float scale, const CallHeader& header);
   Status reduce_ring(std::span<float> data, float scale, const CallHeader& header);
   Status broadcast_direct(std::span<std::byte> data, int root, const CallHeader& header);
   Status broadcast_chain(std::span<std::byte> data, int root, const CallHeader& header);
   // Records the outcome of a call; on error closes every connection so that
   // the peers fail at once instead of waiting for the timeout.
   Status finish(Status outcome, const CallHeader& header);
+  // One pump: `out` to rank `to`, `in` from rank `from` (-1: no such side).
+  Status transfer(int to, std::span<const std::byte> out, int from, std::span<std::byte> in, const CallHeader& header);
   [[nodiscard]] SendStream send_to(int peer, const CallHeader& header) const;
   [[nodiscard]] RecvStream recv_from(int peer, const CallHeader& header) const;
 
@@ -61,8 +64,9 @@ class TcpCommunicator final : public Communicator {
   CommOptions options_;
   std::uint32_t seq_ = 0;
   FailureLatch latch_;
+  SpinPolicy spin_;
   std::vector<float> staging_;  // ring: received blocks before they are added
-  std::vector<float> gathered_; // direct: every rank's buffer, row by row
+  std::vector<float> gathered_; // doubling: the partner's buffer
 };
 
 }  // namespace volador::collective

@@ -1,6 +1,7 @@
 #include "runtime/collective/tcp_streams.hpp"
 
 #include <poll.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -175,45 +176,52 @@ std::string waiting_on(std::span<const SendStream> sends, std::span<const RecvSt
   return out;
 }
 
-// One pass over every stream; adds the blocked ones to `waits`.
+// One pass over every stream (sends first: a receive is rarely ready before
+// this rank has sent); adds the blocked ones to `waits`.
 Result<bool> step_all(std::span<SendStream> sends, std::span<RecvStream> recvs, std::vector<pollfd>& waits) {
   bool moved = false;
-  for (auto& r : recvs) {
-    if (finished(r)) continue;
-    auto step = step_recv(r);
-    if (!step) return fail(step.error());
-    if (*step) moved = true; else waits.push_back({r.fd, POLLIN, 0});
-  }
   for (auto& s : sends) {
     if (finished(s)) continue;
     auto step = step_send(s);
     if (!step) return fail(step.error());
     if (*step) moved = true; else if (sendable(s) > s.done || s.header_done < kHeaderBytes) waits.push_back({s.fd, POLLOUT, 0});
   }
+  for (auto& r : recvs) {
+    if (finished(r)) continue;
+    auto step = step_recv(r);
+    if (!step) return fail(step.error());
+    if (*step) moved = true; else waits.push_back({r.fd, POLLIN, 0});
+  }
   return moved;
 }
 
 }  // namespace
 
-Status pump(std::span<SendStream> sends, std::span<RecvStream> recvs, std::chrono::milliseconds stall) {
+Status pump(std::span<SendStream> sends, std::span<RecvStream> recvs, std::chrono::milliseconds stall,
+            SpinPolicy& spin) {
   for (auto& s : sends) s.total = drop_empty(s.parts);
   for (auto& r : recvs) r.total = drop_empty(r.parts);
   Deadline deadline(stall);
   std::vector<pollfd> waits;
+  Backoff backoff(spin);
   for (;;) {
     waits.clear();
     auto moved = step_all(sends, recvs, waits);
     if (!moved) return fail(moved.error());
     if (*moved) {
       deadline.extend();
+      backoff.restart();
       continue;
     }
     const bool all_done = std::ranges::all_of(sends, [](const auto& s) { return finished(s); }) &&
                           std::ranges::all_of(recvs, [](const auto& r) { return finished(r); });
     if (all_done) return {};
     if (waits.empty()) return fail(Error::internal("a gated send waits on a finished receive"));
-    const int rc = ::poll(waits.data(), waits.size(), deadline.poll_ms());
-    if (rc == 0) {
+    const Backoff::Step step = backoff.next();
+    if (step == Backoff::Step::spin && waits.size() == 1) continue;  // retrying the one call beats poll + call
+    const int rc = ::poll(waits.data(), waits.size(), step == Backoff::Step::block ? deadline.poll_ms() : 0);
+    if (rc == 0 && step == Backoff::Step::yield) ::sched_yield();
+    if (rc == 0 && step == Backoff::Step::block) {
       return fail(Error::unavailable("no progress for " + std::to_string(stall.count()) + " ms waiting on rank(s) " +
                                      waiting_on(sends, recvs)));
     }

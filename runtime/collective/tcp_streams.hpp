@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runtime/collective/call_header.hpp"
+#include "runtime/collective/wait_policy.hpp"
 #include "runtime/core/error.hpp"
 
 namespace volador::collective {
@@ -48,9 +49,10 @@ struct SendStream {
   std::size_t header_done = 0, part = 0, part_done = 0, done = 0, total = 0;
 };
 
-// Runs every stream to its end. Errors: unavailable when a peer closes its
-// connection or nothing moves for `stall`; invalid_argument when a peer's
-// header differs from the expected one.
-[[nodiscard]] Status pump(std::span<SendStream> sends, std::span<RecvStream> recvs, std::chrono::milliseconds stall);
+// Runs every stream to its end, waiting as wait_policy.hpp describes. Errors: unavailable when a peer closes its connection or
+// nothing moves for `stall`; invalid_argument when a peer's header differs
+// from the expected one.
+[[nodiscard]] Status pump(std::span<SendStream> sends, std::span<RecvStream> recvs, std::chrono::milliseconds stall,
+                          SpinPolicy& spin);
 
 }  // namespace volador::collective

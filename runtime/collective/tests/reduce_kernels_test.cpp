@@ -30,14 +30,19 @@ TEST_CASE("sum_rows adds rows in row order, tile by tile") {
         for (std::size_t i = 0; i < count; ++i) rows[r][i] = 1.0f / static_cast<float>(1 + r + i % 7);
         pointers.push_back(rows[r].data());
       }
-      std::vector<float> out(count + 1, 42.0f);
-      sum_rows(out.data(), pointers, count, 0.5f);
+      std::vector<float> out(count + 1, 42.0f), mirror(count + 1, 43.0f);
+      sum_rows(out.data(), mirror.data(), pointers, count, 0.5f);
+      std::vector<float> expected(count);
       for (std::size_t i = 0; i < count; ++i) {
-        float expected = rows[0][i];
-        for (std::size_t r = 1; r < rows_n; ++r) expected += rows[r][i];
-        CHECK(out[i] == expected * 0.5f);
+        expected[i] = rows[0][i];
+        for (std::size_t r = 1; r < rows_n; ++r) expected[i] += rows[r][i];
+        CHECK(out[i] == expected[i] * 0.5f);
+        CHECK(mirror[i] == expected[i] * 0.5f);
       }
       CHECK(out[count] == 42.0f);
+      CHECK(mirror[count] == 43.0f);
+      sum_rows(rows.back().data(), nullptr, pointers, count, 0.5f);  // into one of the rows
+      for (std::size_t i = 0; i < count; ++i) CHECK(rows.back()[i] == expected[i] * 0.5f);
     }
   }
 }

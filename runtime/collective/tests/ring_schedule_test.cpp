@@ -83,3 +83,11 @@ TEST_CASE("The broadcast chain visits every rank once, starting at the root") {
     }
   }
 }
+
+TEST_CASE("Recursive doubling folds the ranks beyond a power of two") {
+  CHECK(doubling_base(1) == 1);
+  CHECK(doubling_base(2) == 2);
+  CHECK(doubling_base(3) == 2);
+  CHECK(doubling_base(7) == 4);
+  CHECK(doubling_base(8) == 8);
+}
