@@ -1,14 +1,11 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -21,94 +18,14 @@
 
 #include "storage/journal/journal.hpp"
 #include "storage/journal/journal_keys.hpp"
-
-extern char** environ;
+#include "storage/journal/tests/journal_test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace volador;
 using namespace volador::storage;
+using namespace volador::storage::testing;
 
 namespace {
-
-// A fresh folder under the system temp dir, removed with everything in it.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static std::atomic<int> counter{0};
-    std::random_device random;
-    path = fs::temp_directory_path() /
-           ("volador-journal-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
-            std::to_string(random()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  fs::path journal() const { return path / "journal"; }
-};
-
-std::unique_ptr<Journal> open_journal(const fs::path& dir) {
-  auto journal = Journal::open(dir);
-  if (!journal) FAIL("open: " << journal.error().message);
-  return std::move(*journal);
-}
-
-ExperimentRecord make_experiment(std::uint64_t id) {
-  return {.id = id,
-          .name = "exp-" + std::to_string(id),
-          .config_yaml = "name: mnist\nsearcher:\n  name: random\n",
-          .config_file_name = "distributed.yaml",
-          .state = RunState::active,
-          .experiment_seed = 42,
-          .progress = 0.25,
-          .error_message = "",
-          .created_at_ms = 1'700'000'000'000,
-          .ended_at_ms = 0};
-}
-
-TrialRecord make_trial(std::uint64_t id, std::uint64_t experiment_id) {
-  return {.id = id,
-          .experiment_id = experiment_id,
-          .request_id = id * 10,
-          .hparams = {{"lr", 0.01}, {"layers", {64, 32}}, {"optimizer", "adam"}},
-          .seed = 7,
-          .state = RunState::paused,
-          .batches_trained = 1200,
-          .restarts = 1,
-          .run_id = 2,
-          .error_message = "",
-          .created_at_ms = 1'700'000'000'001,
-          .ended_at_ms = 0};
-}
-
-void check_same(const ExperimentRecord& a, const ExperimentRecord& b) {
-  CHECK(a.id == b.id);
-  CHECK(a.name == b.name);
-  CHECK(a.config_yaml == b.config_yaml);
-  CHECK(a.config_file_name == b.config_file_name);
-  CHECK(a.state == b.state);
-  CHECK(a.experiment_seed == b.experiment_seed);
-  CHECK(a.progress == b.progress);
-  CHECK(a.error_message == b.error_message);
-  CHECK(a.created_at_ms == b.created_at_ms);
-  CHECK(a.ended_at_ms == b.ended_at_ms);
-}
-
-void check_same(const TrialRecord& a, const TrialRecord& b) {
-  CHECK(a.id == b.id);
-  CHECK(a.experiment_id == b.experiment_id);
-  CHECK(a.request_id == b.request_id);
-  CHECK(a.hparams == b.hparams);
-  CHECK(a.seed == b.seed);
-  CHECK(a.state == b.state);
-  CHECK(a.batches_trained == b.batches_trained);
-  CHECK(a.restarts == b.restarts);
-  CHECK(a.run_id == b.run_id);
-  CHECK(a.error_message == b.error_message);
-  CHECK(a.created_at_ms == b.created_at_ms);
-  CHECK(a.ended_at_ms == b.ended_at_ms);
-}
 
 std::vector<LogLine> make_lines(std::initializer_list<const char*> texts) {
   std::vector<LogLine> lines;
@@ -121,25 +38,6 @@ std::vector<std::uint64_t> seqs(const std::vector<LogLine>& lines) {
   for (const auto& line : lines) out.push_back(line.seq);
   return out;
 }
-
-// Runs one hidden test case of this binary in a child process (fresh, so no
-// RocksDB state is inherited), with VOLADOR_JOURNAL_CHILD_DIR set to `dir`.
-pid_t spawn_child(const std::string& test_name, const fs::path& dir) {
-  ::setenv("VOLADOR_JOURNAL_CHILD_DIR", dir.c_str(), 1);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  std::string exe = "/proc/self/exe";
-  std::vector<char*> argv{exe.data(), const_cast<char*>(test_name.c_str()), nullptr};
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::unsetenv("VOLADOR_JOURNAL_CHILD_DIR");
-  REQUIRE(rc == 0);
-  return pid;
-}
-
-const char* child_dir() { return std::getenv("VOLADOR_JOURNAL_CHILD_DIR"); }
 
 constexpr int kCrashRecords = 20;
 

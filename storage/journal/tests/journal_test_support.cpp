@@ -1,0 +1,144 @@
+#include "storage/journal/tests/journal_test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <random>
+#include <utility>
+#include <vector>
+
+extern char** environ;
+
+namespace volador::storage::testing {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kChildDirVariable = "VOLADOR_JOURNAL_CHILD_DIR";
+
+TempDir::TempDir() {
+  static std::atomic<int> counter{0};
+  std::random_device random;
+  path = fs::temp_directory_path() / ("volador-journal-test-" + std::to_string(::getpid()) + "-" +
+                                      std::to_string(counter++) + "-" + std::to_string(random()));
+  fs::create_directories(path);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path, ec);
+}
+
+std::unique_ptr<Journal> open_journal(const fs::path& dir) {
+  auto journal = Journal::open(dir);
+  if (!journal) FAIL("open: " << journal.error().message);
+  return std::move(*journal);
+}
+
+ExperimentRecord make_experiment(std::uint64_t id) {
+  return {.id = id,
+          .name = "exp-" + std::to_string(id),
+          .config_yaml = "name: mnist\nsearcher:\n  name: random\n",
+          .config_file_name = "distributed.yaml",
+          .state = RunState::active,
+          .experiment_seed = 42,
+          .progress = 0.25,
+          .error_message = "",
+          .created_at_ms = 1'700'000'000'000,
+          .ended_at_ms = 0};
+}
+
+TrialRecord make_trial(std::uint64_t id, std::uint64_t experiment_id) {
+  return {.id = id,
+          .experiment_id = experiment_id,
+          .request_id = id * 10,
+          .hparams = {{"lr", 0.01}, {"layers", {64, 32}}, {"optimizer", "adam"}},
+          .seed = 7,
+          .state = RunState::paused,
+          .batches_trained = 1200,
+          .restarts = 1,
+          .run_id = 2,
+          .error_message = "",
+          .created_at_ms = 1'700'000'000'001,
+          .ended_at_ms = 0};
+}
+
+CheckpointRecord make_checkpoint(std::string uuid, std::uint64_t experiment_id, std::uint64_t trial_id,
+                                 std::uint64_t batches) {
+  return {.uuid = std::move(uuid),
+          .experiment_id = experiment_id,
+          .trial_id = trial_id,
+          .batches = batches,
+          .run_id = 3,
+          .validation_metrics = {{"loss", 0.25}, {"accuracy", 0.875}},
+          .state = CheckpointState::active,
+          .total_bytes = 5'000'000'000,
+          .created_at_ms = 1'700'000'000'002};
+}
+
+MetricRecord make_metrics(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches, double loss) {
+  return {.trial_id = trial_id, .kind = kind, .batches = batches, .metrics = {{"loss", loss}}, .reported_at_ms = 11};
+}
+
+void check_same(const ExperimentRecord& a, const ExperimentRecord& b) {
+  CHECK(a.id == b.id);
+  CHECK(a.name == b.name);
+  CHECK(a.config_yaml == b.config_yaml);
+  CHECK(a.config_file_name == b.config_file_name);
+  CHECK(a.state == b.state);
+  CHECK(a.experiment_seed == b.experiment_seed);
+  CHECK(a.progress == b.progress);
+  CHECK(a.error_message == b.error_message);
+  CHECK(a.created_at_ms == b.created_at_ms);
+  CHECK(a.ended_at_ms == b.ended_at_ms);
+}
+
+void check_same(const TrialRecord& a, const TrialRecord& b) {
+  CHECK(a.id == b.id);
+  CHECK(a.experiment_id == b.experiment_id);
+  CHECK(a.request_id == b.request_id);
+  CHECK(a.hparams == b.hparams);
+  CHECK(a.seed == b.seed);
+  CHECK(a.state == b.state);
+  CHECK(a.batches_trained == b.batches_trained);
+  CHECK(a.restarts == b.restarts);
+  CHECK(a.run_id == b.run_id);
+  CHECK(a.error_message == b.error_message);
+  CHECK(a.created_at_ms == b.created_at_ms);
+  CHECK(a.ended_at_ms == b.ended_at_ms);
+}
+
+void check_same(const CheckpointRecord& a, const CheckpointRecord& b) {
+  CHECK(a.uuid == b.uuid);
+  CHECK(a.experiment_id == b.experiment_id);
+  CHECK(a.trial_id == b.trial_id);
+  CHECK(a.batches == b.batches);
+  CHECK(a.run_id == b.run_id);
+  CHECK(a.validation_metrics == b.validation_metrics);
+  CHECK(a.state == b.state);
+  CHECK(a.total_bytes == b.total_bytes);
+  CHECK(a.created_at_ms == b.created_at_ms);
+}
+
+pid_t spawn_child(const std::string& test_name, const fs::path& dir) {
+  ::setenv(kChildDirVariable, dir.c_str(), 1);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  std::string exe = "/proc/self/exe";
+  std::vector<char*> argv{exe.data(), const_cast<char*>(test_name.c_str()), nullptr};
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::unsetenv(kChildDirVariable);
+  REQUIRE(rc == 0);
+  return pid;
+}
+
+const char* child_dir() { return std::getenv(kChildDirVariable); }
+
+}  // namespace volador::storage::testing

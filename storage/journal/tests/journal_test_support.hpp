@@ -1,0 +1,45 @@
+#pragma once
+// Shared by the journal's test files: temporary folders, sample records,
+// field-by-field comparisons, and child processes of this test binary.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "storage/journal/journal.hpp"
+
+namespace volador::storage::testing {
+
+// A fresh folder under the system temp dir, removed with everything in it.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::filesystem::path journal() const { return path / "journal"; }
+};
+
+// Opens the journal in `dir`, failing the test case when it cannot.
+std::unique_ptr<Journal> open_journal(const std::filesystem::path& dir);
+
+ExperimentRecord make_experiment(std::uint64_t id);
+TrialRecord make_trial(std::uint64_t id, std::uint64_t experiment_id);
+CheckpointRecord make_checkpoint(std::string uuid, std::uint64_t experiment_id, std::uint64_t trial_id,
+                                 std::uint64_t batches);
+MetricRecord make_metrics(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches, double loss);
+
+void check_same(const ExperimentRecord& a, const ExperimentRecord& b);
+void check_same(const TrialRecord& a, const TrialRecord& b);
+void check_same(const CheckpointRecord& a, const CheckpointRecord& b);
+
+// Runs one hidden test case of this binary in a child process (fresh, so no
+// RocksDB state is inherited), with child_dir() returning `dir` there.
+pid_t spawn_child(const std::string& test_name, const std::filesystem::path& dir);
+// The folder the parent passed, or nullptr outside a child.
+const char* child_dir();
+
+}  // namespace volador::storage::testing
