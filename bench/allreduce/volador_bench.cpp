@@ -76,12 +76,14 @@ int main(int argc, char** argv) {
   int ranks = 2;
   std::string min_bytes = "8", max_bytes = "256M";
   bool limits = false;
+  std::vector<int> ring_sizes{2, 4};
   app.add_option("--backend", backend, "shm or tcp")->check(CLI::IsMember({"shm", "tcp"}));
   app.add_option("--ranks", ranks, "processes in the group")->check(CLI::Range(1, 64));
   app.add_option("--min-bytes", min_bytes, "smallest size (K/M/G suffixes)");
   app.add_option("--max-bytes", max_bytes, "largest size (K/M/G suffixes)");
   app.add_flag("--limits", limits, "measure memcpy and loopback TCP bandwidth instead");
+  app.add_option("--limit-rings", ring_sizes, "process counts of the loopback TCP rings (--limits)");
   CLI11_PARSE(app, argc, argv);
-  if (limits) return measure_limits();
+  if (limits) return measure_limits(ring_sizes);
   return run_backend(backend, ranks, plan(parse_size(min_bytes), parse_size(max_bytes)));
 }
