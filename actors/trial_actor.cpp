@@ -100,7 +100,7 @@ bool complete_workload(Self self, const training::Workload& workload, const wire
     return true;
   }
   journal_metrics(self, storage::MetricKind::validation, result.metrics);
-  if (st.progress.batches_trained != st.target_batches) return true;
+  // Every validation goes to the searcher: periodic ones feed goals and early stopping.
   const auto& metric = st.spec.config->searcher.metric;
   auto it = result.metrics.find(metric);
   if (it == result.metrics.end()) {
