@@ -21,8 +21,6 @@ class FailureLatch {
     if (!s && !first_) first_ = s.error();
     return s;
   }
-  [[nodiscard]] bool failed() const { return first_.has_value(); }
-
  private:
   std::optional<Error> first_;
 };

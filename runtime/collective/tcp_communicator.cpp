@@ -111,7 +111,7 @@ Status TcpCommunicator::reduce_ring(std::span<float> data, float scale, const Ca
   SendStream out = send_to((rank_ + 1) % n, header);
   for (int t = 0; t < ring_steps(n); ++t) {
     const RingStep step = ring_step(n, rank_, t);
-    const bool last_add = step.reduce && t == n - 2;
+    const bool last_add = step.reduce && step.recv_block == owned_block(n, rank_);
     out.parts.push_back(block_bytes(step.send_block));
     in.parts.push_back({block_bytes(step.recv_block), step.reduce, last_add ? scale : 1.0f});
   }

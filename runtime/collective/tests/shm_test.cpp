@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -152,6 +153,18 @@ TEST_CASE("shm: ranks in different collectives fail with both calls named") {
   REQUIRE_FALSE(reports[0].ok);
   REQUIRE_FALSE(reports[1].ok);
   CHECK_THAT(reports[0].message + reports[1].message, Catch::Contains("broadcast from rank 0 #0 of 400 bytes"));
+}
+
+TEST_CASE("shm: remove_shm_segment clears a leftover segment and tolerates a missing one") {
+  const std::string group = unique_group_id();
+  const int fd = ::shm_open(shm_name(group).c_str(), O_CREAT | O_RDWR, 0600);
+  REQUIRE(fd >= 0);
+  ::close(fd);
+  REQUIRE(segment_exists(group));
+  CHECK(remove_shm_segment(group).has_value());
+  CHECK_FALSE(segment_exists(group));
+  CHECK(remove_shm_segment(group).has_value());
+  CHECK_FALSE(remove_shm_segment("no/slashes").has_value());
 }
 
 TEST_CASE("shm: a group id that cannot name a segment is refused") {
