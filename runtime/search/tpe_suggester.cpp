@@ -61,12 +61,13 @@ struct Parzen {
     return max_term + std::log(sum);
   }
 
-  // log of weight / (sigma sqrt(2 pi) mass in [lo, hi]) per component, once weights and sigmas are set.
+  // log of weight / (sqrt(2 pi) mass in [lo, hi]) per component, once weights and sigmas are set: the
+  // score weighs each component by its bandwidth too (see tpe_suggester.hpp).
   void normalise() {
     log_scale.resize(mu.size());
     for (std::size_t i = 0; i < mu.size(); ++i) {
       const double mass = normal_cdf((hi - mu[i]) / sigma[i]) - normal_cdf((lo - mu[i]) / sigma[i]);
-      log_scale[i] = std::log(weight[i]) - std::log(sigma[i] * std::sqrt(2 * std::numbers::pi) * std::max(mass, 1e-300));
+      log_scale[i] = std::log(weight[i]) - std::log(std::sqrt(2 * std::numbers::pi) * std::max(mass, 1e-300));
     }
   }
 };
@@ -84,10 +85,10 @@ Parzen make_parzen(const std::vector<double>& values, double lo, double hi, doub
   std::ranges::sort(order, [&](std::size_t a, std::size_t b) { return p.mu[a] < p.mu[b]; });
   const double min_sigma = range / std::min(100.0, 1.0 + static_cast<double>(p.mu.size()));
   p.sigma.assign(p.mu.size(), range);
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const double left = k == 0 ? lo : p.mu[order[k - 1]];
-    const double right = k + 1 == order.size() ? hi : p.mu[order[k + 1]];
+  for (std::size_t k = 0; k < order.size(); ++k) {  // the ends look inwards only (Optuna's consider_endpoints=False)
     const double here = p.mu[order[k]];
+    const double left = k == 0 ? here : p.mu[order[k - 1]];
+    const double right = k + 1 == order.size() ? here : p.mu[order[k + 1]];
     p.sigma[order[k]] = std::clamp(std::max(here - left, right - here), min_sigma, range);
   }
   p.sigma.back() = range;  // the prior is wide
