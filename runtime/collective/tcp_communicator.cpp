@@ -2,9 +2,6 @@
 
 #include <sys/socket.h>
 
-#include <algorithm>
-#include <cstring>
-
 #include "runtime/collective/reduce_kernels.hpp"
 #include "runtime/collective/ring_schedule.hpp"
 #include "runtime/collective/tcp_mesh.hpp"
@@ -15,7 +12,7 @@ namespace {
 
 constexpr std::size_t kStagingFloats = 64 << 10;  // 256 KiB: stays in L2 until it is added
 
-CallOp wire_op(ReduceOp op) { return op == ReduceOp::sum ? CallOp::allreduce_sum : CallOp::allreduce_avg; }
+CallOp call_op(ReduceOp op) { return op == ReduceOp::sum ? CallOp::allreduce_sum : CallOp::allreduce_avg; }
 
 }  // namespace
 
@@ -36,7 +33,7 @@ TcpCommunicator::TcpCommunicator(std::vector<Fd> peers, int rank, CommOptions op
 
 Status TcpCommunicator::allreduce(std::span<float> data, ReduceOp op) {
   if (auto ok = latch_.check(); !ok) return ok;
-  const CallHeader header = make_header(wire_op(op), 0, seq_++, data.size_bytes());
+  const CallHeader header = make_header(call_op(op), 0, seq_++, data.size_bytes());
   if (size() == 1) return {};
   const float scale = op == ReduceOp::avg ? 1.0f / static_cast<float>(size()) : 1.0f;
   const bool doubling = data.size_bytes() <= kDoublingBytes;
