@@ -2,6 +2,8 @@
 // The suggesters that ignore results: grid points in order, and uniform
 // random samples from one seeded RNG stream.
 
+#include <utility>
+
 #include "runtime/hparams/sampling.hpp"
 #include "runtime/search/suggester.hpp"
 

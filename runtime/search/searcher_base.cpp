@@ -57,8 +57,10 @@ Operations SearcherBase::on_trial_closed(RequestId id) {
 Operations SearcherBase::on_trial_exited_early(RequestId id, ExitReason reason) {
   const bool open = book_.is_open(id);
   if (!book_.finish(id, reason == ExitReason::errored)) return {};
-  if (open) trial_ended(id, reason == ExitReason::invalid_hparams ? Ending::invalid : Ending::failed);
-  if (replaces(reason)) book_.add_to_budget();
+  if (open) {  // otherwise it was being closed: the search is already done with it
+    trial_ended(id, reason == ExitReason::invalid_hparams ? Ending::invalid : Ending::failed);
+    if (replaces(reason)) book_.add_to_budget();
+  }
   const auto max_failed = settings_.limits.max_failed_trials;
   if (max_failed && book_.errored() >= *max_failed) return end_search(true);
   return advance();
