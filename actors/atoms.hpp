@@ -35,5 +35,10 @@ using trial_ended_atom = caf::atom_constant<caf::atom("trialend")>;
 using attach_atom = caf::atom_constant<caf::atom("attach")>;
 using detach_atom = caf::atom_constant<caf::atom("detach")>;
 using listening_atom = caf::atom_constant<caf::atom("listening")>;
+using checkpointed_atom = caf::atom_constant<caf::atom("ckpted")>;
+// client -> master -> experiment / trial
+using pause_atom = caf::atom_constant<caf::atom("pause")>;
+using activate_atom = caf::atom_constant<caf::atom("activate")>;
+using checkpoints_atom = caf::atom_constant<caf::atom("ckpts")>;
 
 }  // namespace volador::actors

@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/atoms.hpp"
+#include "actors/caf_error.hpp"
+#include "actors/checkpoint_gc.hpp"
 #include "actors/trial_actor.hpp"
 
 namespace volador::actors {
@@ -23,8 +25,8 @@ void finish_if_done(Self self) {
     if (!trial.ended) return;
     any_completed |= !trial.errored;
   }
-  const bool failed = st.search_failed || !any_completed;
-  st.record.state = failed ? RunState::error : RunState::completed;
+  const bool failed = !st.killed && (st.search_failed || !any_completed);
+  st.record.state = st.killed ? RunState::canceled : failed ? RunState::error : RunState::completed;
   if (failed) st.record.error_message = st.trials.empty() ? "the search created no trial" : "every trial failed";
   st.record.progress = 1.0;
   st.record.ended_at_ms = now_ms();
@@ -55,8 +57,9 @@ void create_trial(Self self, const search::CreateTrial& op) {
   record.hparams = op.hparams;
   record.seed = op.seed;
   record.created_at_ms = now_ms();
+  if (st.record.state == RunState::paused) record.state = RunState::paused;  // starts when activated
   log_failure(self, st.context.journal->put_trial(record), "journaling a new trial");
-  auto actor = self->spawn(trial_actor, st.context, TrialSpec{record, st.config, st.archive},
+  auto actor = self->spawn(trial_actor, st.context, TrialSpec{record, st.config, st.archive, st.store},
                            caf::actor_cast<caf::actor>(self));
   st.trials[op.request_id] = {record.id, actor};
   apply(self, st.searcher->on_trial_created(op.request_id));
@@ -83,6 +86,29 @@ void apply(Self self, search::Operations operations) {
   }
 }
 
+void collect_garbage(Self self) {
+  auto& st = self->state;
+  auto deleted = collect_checkpoint_garbage(*st.context.journal, *st.store, st.record.id, *st.config);
+  if (!deleted) spdlog::error("experiment {}: checkpoint GC failed: {}", st.record.id, deleted.error().message);
+}
+
+// Sends `message` to every trial still running and journals the new state.
+template <class Atom>
+bool set_state(Self self, RunState state, Atom message) {
+  auto& st = self->state;
+  for (auto& [request, trial] : st.trials)
+    if (!trial.ended) self->send(trial.actor, message);
+  st.record.state = state;
+  log_failure(self, st.context.journal->put_experiment(st.record), "journaling its state");
+  return true;
+}
+
+caf::error refusal(Self self, RunState expected, const char* verb) {
+  return to_caf_error(Error::invalid_argument(fmt::format("experiment {} is {}; only {} experiments can be {}",
+                                                          self->state.record.id, to_string(self->state.record.state),
+                                                          to_string(expected), verb)));
+}
+
 // Journals the searcher's state and progress after an event.
 void checkpoint_search(Self self) {
   auto& st = self->state;
@@ -96,12 +122,15 @@ void checkpoint_search(Self self) {
 
 caf::behavior experiment_actor(Self self, MasterContext context, storage::ExperimentRecord record,
                                std::shared_ptr<const config::ExperimentConfig> config,
-                               std::shared_ptr<const std::string> archive, std::shared_ptr<search::Searcher> searcher) {
+                               std::shared_ptr<const std::string> archive,
+                               std::shared_ptr<checkpoints::CheckpointStore> store,
+                               std::shared_ptr<search::Searcher> searcher) {
   auto& st = self->state;
   st.context = std::move(context);
   st.record = std::move(record);
   st.config = std::move(config);
   st.archive = std::move(archive);
+  st.store = std::move(store);
   st.searcher = std::move(searcher);
   apply(self, st.searcher->initial_operations());
   checkpoint_search(self);
@@ -111,15 +140,35 @@ caf::behavior experiment_actor(Self self, MasterContext context, storage::Experi
         apply(self, self->state.searcher->on_validation_completed(request, metric, batches));
         checkpoint_search(self);
       },
+      [=](checkpointed_atom, std::uint64_t) { collect_garbage(self); },
+      [=](pause_atom) -> caf::result<bool> {
+        if (self->state.record.state != RunState::active) return refusal(self, RunState::active, "paused");
+        return set_state(self, RunState::paused, pause_atom::value);
+      },
+      [=](activate_atom) -> caf::result<bool> {
+        if (self->state.record.state != RunState::paused) return refusal(self, RunState::paused, "activated");
+        return set_state(self, RunState::active, activate_atom::value);
+      },
+      [=](kill_atom) -> caf::result<bool> {
+        self->state.killed = true;
+        self->state.shutdown = true;
+        for (auto& [request, trial] : self->state.trials)
+          if (!trial.ended) self->send(trial.actor, kill_atom::value);
+        finish_if_done(self);
+        return true;
+      },
       [=](trial_ended_atom, std::uint64_t request, const std::string& state) {
         auto* trial = running_trial(self, request);
         if (trial == nullptr) return;
         trial->ended = true;
-        trial->errored = state != to_string(RunState::completed);
-        auto& searcher = *self->state.searcher;
-        apply(self, trial->errored ? searcher.on_trial_exited_early(request, search::ExitReason::errored)
-                                  : searcher.on_trial_closed(request));
-        checkpoint_search(self);
+        trial->errored = state == to_string(RunState::error);
+        if (!self->state.killed) {
+          auto& searcher = *self->state.searcher;
+          if (state == to_string(RunState::completed)) apply(self, searcher.on_trial_closed(request));
+          else apply(self, searcher.on_trial_exited_early(request, trial->errored ? search::ExitReason::errored
+                                                                                  : search::ExitReason::user_canceled));
+          checkpoint_search(self);
+        }
         finish_if_done(self);
       },
   };

@@ -4,9 +4,12 @@
 // feeds trial events back to the searcher, journals the searcher state after
 // every event, and records the experiment's end.
 //
-// Messages (from its trial actors):
+// Messages from its trial actors:
 //   (validated_atom, uint64 request, double metric, uint64 batches)
-//   (trial_ended_atom, uint64 request, string state)   state: COMPLETED or ERROR
+//   (checkpointed_atom, uint64 request)                  applies checkpoint GC
+//   (trial_ended_atom, uint64 request, string state)     COMPLETED, CANCELED or ERROR
+// From clients, through the gateway (each -> bool once journaled):
+//   (pause_atom), (activate_atom), (kill_atom)
 
 #include <map>
 #include <memory>
@@ -18,6 +21,7 @@
 #include "actors/master_context.hpp"
 #include "runtime/config/experiment_config.hpp"
 #include "runtime/search/searcher.hpp"
+#include "storage/checkpoints/checkpoint_store.hpp"
 
 namespace volador::actors {
 
@@ -33,16 +37,20 @@ struct ExperimentState {
   storage::ExperimentRecord record;
   std::shared_ptr<const config::ExperimentConfig> config;
   std::shared_ptr<const std::string> archive;
+  std::shared_ptr<checkpoints::CheckpointStore> store;
   std::shared_ptr<search::Searcher> searcher;  // shared only to pass it through spawn()
   std::map<search::RequestId, Trial> trials;
   bool shutdown = false;
   bool search_failed = false;
+  bool killed = false;
   static inline const char* name = "experiment";
 };
 
 // Starts the search of an experiment already journaled as ACTIVE.
 caf::behavior experiment_actor(caf::stateful_actor<ExperimentState>* self, MasterContext context,
                                storage::ExperimentRecord record, std::shared_ptr<const config::ExperimentConfig> config,
-                               std::shared_ptr<const std::string> archive, std::shared_ptr<search::Searcher> searcher);
+                               std::shared_ptr<const std::string> archive,
+                               std::shared_ptr<checkpoints::CheckpointStore> store,
+                               std::shared_ptr<search::Searcher> searcher);
 
 }  // namespace volador::actors

@@ -8,6 +8,7 @@
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
 #include "actors/experiment_actor.hpp"
+#include "actors/experiment_store.hpp"
 #include "actors/master_queries.hpp"
 #include "runtime/config/config_parser.hpp"
 #include "runtime/trial_api/trial_registry.hpp"
@@ -47,6 +48,24 @@ std::vector<std::string> unsupported_features(const config::ExperimentConfig& co
   return out;
 }
 
+void track_experiment(Self self, std::uint64_t id, caf::actor experiment) {
+  self->state.experiments[id] = experiment;
+  self->monitor(experiment);
+}
+
+// Forwards `message` to a running actor in `actors`, or explains why not.
+template <class... Ts>
+caf::response_promise forward_to(Self self, const std::map<std::uint64_t, caf::actor>& actors, std::uint64_t id,
+                                 const char* what, Ts... message) {
+  auto promise = self->make_response_promise();
+  auto it = actors.find(id);
+  if (it == actors.end())
+    promise.deliver(to_caf_error(Error::not_found(fmt::format("{} {} is not running (finished or unknown)", what, id))));
+  else
+    promise.delegate(it->second, message...);
+  return promise;
+}
+
 // Journals and starts a new experiment; the reply carries its id or why it was refused.
 wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExperimentRequest& request) {
   auto parsed = config::parse_experiment_config(request.config_yaml, request.config_file_name);
@@ -62,6 +81,9 @@ wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExper
   auto searcher = search::make_searcher(*config, seed);
   if (!searcher) return refused({request.config_file_name + ": searcher.name: " + searcher.error().message});
 
+  auto store = experiment_store(*config, self->state.context.data_dir);
+  if (!store) return refused({request.config_file_name + ": checkpoint_storage: " + store.error().message});
+
   auto& journal = *self->state.context.journal;
   auto id = journal.next_id("experiment");
   if (!id) return refused({"the master cannot journal the experiment: " + id.error().message});
@@ -70,8 +92,10 @@ wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExper
   if (auto s = journal.put_archive(*id, request.archive); !s) return refused({"storing the model definition failed: " + s.error().message});
   if (auto s = journal.put_experiment(record); !s) return refused({"journaling the experiment failed: " + s.error().message});
   spdlog::info("experiment {} '{}' created ({} searcher)", *id, config->name, config->searcher.name);
-  self->spawn(experiment_actor, self->state.context, record, config,
-              std::make_shared<const std::string>(request.archive), std::shared_ptr<search::Searcher>(std::move(*searcher)));
+  auto experiment = self->spawn(experiment_actor, self->state.context, record, config,
+                                std::make_shared<const std::string>(request.archive), *store,
+                                std::shared_ptr<search::Searcher>(std::move(*searcher)));
+  track_experiment(self, *id, experiment);
   return {*id, {}};
 }
 
@@ -81,6 +105,9 @@ wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExper
 caf::behavior master_actor(Self self, MasterContext context) {
   self->state.context = std::move(context);
   self->state.context.gateway = caf::actor_cast<caf::actor>(self);
+  self->set_down_handler([=](const caf::down_msg& down) {
+    std::erase_if(self->state.experiments, [&](const auto& entry) { return entry.second.address() == down.source; });
+  });
   return {
       [=](create_atom, const wire::Bytes& bytes) -> caf::result<wire::Bytes> {
         auto request = wire::decode<wire::CreateExperimentRequest>(bytes);
@@ -112,6 +139,24 @@ caf::behavior master_actor(Self self, MasterContext context) {
         }
         promise.delegate(it->second, hello_atom::value, std::move(bytes), std::move(rank));
         return promise;
+      },
+      [=](pause_atom, std::uint64_t id) { return forward_to(self, self->state.experiments, id, "experiment", pause_atom::value); },
+      [=](activate_atom, std::uint64_t id) {
+        return forward_to(self, self->state.experiments, id, "experiment", activate_atom::value);
+      },
+      [=](kill_atom, std::uint64_t id) { return forward_to(self, self->state.experiments, id, "experiment", kill_atom::value); },
+      [=](kill_atom, trial_atom, std::uint64_t id) -> caf::result<bool> {
+        auto it = self->state.trials.find(id);
+        if (it == self->state.trials.end())
+          return to_caf_error(Error::not_found(fmt::format("trial {} is not running (finished or unknown)", id)));
+        self->send(it->second, kill_atom::value);
+        return true;
+      },
+      [=](checkpoints_atom, std::uint64_t experiment_id, std::uint64_t trial_id) {
+        return reply(list_checkpoints(*self->state.context.journal, self->state.context.data_dir, experiment_id, trial_id));
+      },
+      [=](checkpoints_atom, const std::string& uuid) {
+        return reply(find_checkpoint(*self->state.context.journal, self->state.context.data_dir, uuid));
       },
       [=](attach_atom, std::uint64_t trial_id, caf::actor trial) { self->state.trials[trial_id] = std::move(trial); },
       [=](detach_atom, std::uint64_t trial_id) { self->state.trials.erase(trial_id); },

@@ -12,6 +12,10 @@
 //   (logs_atom, uint64 trial, uint64 after_seq)  -> Bytes LogBatch
 //   (register_atom, Bytes AgentInfo, actor agent) -> bool     (to the pool)
 //   (hello_atom, Bytes RankHello, actor rank)    -> bool      (to the trial)
+//   (pause_atom | activate_atom | kill_atom, uint64 experiment) -> bool   (to the experiment)
+//   (kill_atom, trial_atom, uint64 trial)        -> bool      (to the trial)
+//   (checkpoints_atom, uint64 experiment, uint64 trial) -> Bytes CheckpointList  (0 = any)
+//   (checkpoints_atom, string uuid)              -> Bytes CheckpointList (that one)
 //   (attach_atom, uint64 trial, actor) / (detach_atom, uint64 trial)  from trial actors
 //   (listening_atom, string host, uint16 port)   the address rank workers use, once published
 // Errors come back as caf::error in the "volador" category (actors/caf_error.hpp).
@@ -25,7 +29,8 @@ namespace volador::actors {
 
 struct MasterState {
   MasterContext context;
-  std::map<std::uint64_t, caf::actor> trials;  // running trial actors by trial id
+  std::map<std::uint64_t, caf::actor> trials;       // running trial actors by trial id
+  std::map<std::uint64_t, caf::actor> experiments;  // running experiment actors by id
   static inline const char* name = "master";
 };
 

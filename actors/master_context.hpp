@@ -4,6 +4,7 @@
 // workers use to reach the master.
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -19,6 +20,7 @@ struct MasterContext {
   caf::actor gateway;
   std::string host;        // as rank workers reach the master
   std::uint16_t port = 0;
+  std::filesystem::path data_dir;  // default checkpoint storage lives under it
 };
 
 // Milliseconds since the unix epoch, for journal timestamps.

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "actors/experiment_store.hpp"
 #include "runtime/config/config_parser.hpp"
 
 namespace volador::actors {
@@ -103,6 +104,41 @@ Result<wire::TrialDetail> describe_trial(const storage::Journal& journal, std::u
     detail.metrics.push_back({m.kind == storage::MetricKind::training ? "training" : "validation", m.batches,
                               m.reported_at_ms, m.metrics});
   return detail;
+}
+
+Result<wire::CheckpointList> list_checkpoints(const storage::Journal& journal, const std::filesystem::path& data_dir,
+                                              std::uint64_t experiment_id, std::uint64_t trial_id) {
+  if (trial_id != 0) {
+    auto t = journal.trial(trial_id);
+    if (!t) return fail(t.error());
+    experiment_id = t->experiment_id;
+  }
+  auto e = journal.experiment(experiment_id);
+  if (!e) return fail(e.error());
+  auto records = trial_id != 0 ? journal.checkpoints_of_trial(trial_id) : journal.checkpoints_of_experiment(experiment_id);
+  if (!records) return fail(records.error());
+  auto parsed = config::parse_experiment_config(e->config_yaml, e->config_file_name);
+  const auto* cfg = std::get_if<config::ExperimentConfig>(&parsed);
+  auto store = cfg ? experiment_store(*cfg, data_dir) : fail(Error::corruption("the journaled config no longer parses"));
+  wire::CheckpointList list;
+  for (const auto& c : *records) {
+    const bool active = c.state == storage::CheckpointState::active;
+    auto path = active && store ? (*store)->path(c.uuid) : Result<std::filesystem::path>(std::filesystem::path());
+    list.checkpoints.push_back({c.uuid, c.experiment_id, c.trial_id, c.batches, active ? "ACTIVE" : "DELETED",
+                                c.total_bytes, c.created_at_ms, c.validation_metrics,
+                                path ? path->string() : std::string()});
+  }
+  return list;
+}
+
+Result<wire::CheckpointList> find_checkpoint(const storage::Journal& journal, const std::filesystem::path& data_dir,
+                                             const std::string& uuid) {
+  auto record = journal.checkpoint(uuid);
+  if (!record) return fail(record.error());
+  auto of_trial = list_checkpoints(journal, data_dir, 0, record->trial_id);
+  if (!of_trial) return fail(of_trial.error());
+  std::erase_if(of_trial->checkpoints, [&](const wire::CheckpointInfo& c) { return c.uuid != uuid; });
+  return of_trial;
 }
 
 Result<wire::LogBatch> trial_logs(const storage::Journal& journal, std::uint64_t trial_id, std::uint64_t after_seq,

@@ -3,6 +3,7 @@
 // `experiment list/describe`, `trial describe` and `trial logs` show.
 
 #include <cstdint>
+#include <filesystem>
 
 #include "runtime/core/error.hpp"
 #include "runtime/wire/messages.hpp"
@@ -18,5 +19,14 @@ Result<wire::TrialDetail> describe_trial(const storage::Journal& journal, std::u
 // At most `limit` log lines with seq > after_seq; not_found for an unknown trial.
 Result<wire::LogBatch> trial_logs(const storage::Journal& journal, std::uint64_t trial_id, std::uint64_t after_seq,
                                   std::size_t limit);
+
+// Checkpoints of one experiment (experiment_id != 0) or one trial, with
+// where each lies; not_found for an unknown experiment or trial.
+Result<wire::CheckpointList> list_checkpoints(const storage::Journal& journal, const std::filesystem::path& data_dir,
+                                              std::uint64_t experiment_id, std::uint64_t trial_id);
+
+// The one checkpoint with this uuid (a list of one); not_found if unknown.
+Result<wire::CheckpointList> find_checkpoint(const storage::Journal& journal, const std::filesystem::path& data_dir,
+                                             const std::string& uuid);
 
 }  // namespace volador::actors

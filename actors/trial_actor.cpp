@@ -7,7 +7,9 @@
 
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
+#include "actors/trial_resume.hpp"
 #include "runtime/wire/codec.hpp"
+#include "storage/checkpoints/uuid.hpp"
 
 namespace volador::actors {
 namespace {
@@ -27,47 +29,100 @@ std::string random_token() {
   return token;
 }
 
+const storage::TrialRecord& record(Self self) { return self->state.spec.record; }
+
 void journal_status(Self self, const Status& status, const char* what) {
-  if (!status) spdlog::error("trial {}: journaling {} failed: {}", self->state.spec.record.id, what, status.error().message);
+  if (!status) spdlog::error("trial {}: journaling {} failed: {}", record(self).id, what, status.error().message);
 }
 
 // A line in the trial's log from the system itself (launches, failures).
 void system_log(Self self, const std::string& text) {
-  storage::LogLine line{self->state.spec.record.id, 0, now_ms(), "system", text};
+  storage::LogLine line{record(self).id, 0, now_ms(), "system", text};
   auto r = self->state.context.journal->append_logs(line.trial_id, {line});
   if (!r) spdlog::error("trial {}: journaling a log line failed: {}", line.trial_id, r.error().message);
 }
 
-void save_record(Self self) { journal_status(self, self->state.context.journal->put_trial(self->state.spec.record), "its record"); }
+void save_record(Self self) { journal_status(self, self->state.context.journal->put_trial(record(self)), "its record"); }
+
+void forget_run(Self self) {
+  auto& st = self->state;
+  if (st.agent) self->demonitor(st.agent);
+  st.agent = nullptr;
+  st.rank = nullptr;
+  st.workload_in_flight = false;
+  self->send(st.context.pool, release_atom::value, record(self).id);
+}
 
 void end_trial(Self self, RunState state, const std::string& why) {
   auto& st = self->state;
   if (st.phase == Phase::ended) return;
-  if (state == RunState::error && st.agent) self->send(st.agent, kill_atom::value, st.spec.record.id);
+  if (state != RunState::completed && st.agent) self->send(st.agent, kill_atom::value, record(self).id);
+  forget_run(self);
   st.phase = Phase::ended;
   st.spec.record.state = state;
   st.spec.record.error_message = why;
   st.spec.record.ended_at_ms = now_ms();
   save_record(self);
   if (!why.empty()) system_log(self, why);
-  self->send(st.context.pool, release_atom::value, st.spec.record.id);
-  self->send(st.context.gateway, detach_atom::value, st.spec.record.id);
-  self->send(st.experiment, trial_ended_atom::value, st.spec.record.request_id, std::string(to_string(state)));
+  self->send(st.context.gateway, detach_atom::value, record(self).id);
+  self->send(st.experiment, trial_ended_atom::value, record(self).request_id, std::string(to_string(state)));
   self->quit();
+}
+
+void request_slots(Self self) {
+  auto& st = self->state;
+  st.phase = Phase::waiting_for_slots;
+  self->send(st.context.pool, request_slots_atom::value, record(self).id, st.spec.config->resources.slots_per_trial,
+             caf::actor_cast<caf::actor>(self));
+}
+
+// Picks the checkpoint to resume from and rewinds progress to it.
+bool rewind_to_resume_point(Self self) {
+  auto& st = self->state;
+  auto point = prepare_resume(*st.context.journal, *st.spec.store, record(self).id);
+  if (!point) {
+    end_trial(self, RunState::error, "cannot find where to resume: " + point.error().message);
+    return false;
+  }
+  for (const auto& note : point->notes) system_log(self, note);
+  st.progress = point->progress;
+  st.last_validation = std::move(point->last_validation);
+  st.restore_uuid = point->checkpoint ? point->checkpoint->uuid : "";
+  st.spec.record.batches_trained = st.progress.batches_trained;
+  return true;
+}
+
+// Starts a new run after a failure: from the latest good checkpoint.
+void restart(Self self, const std::string& why, bool counts_as_restart) {
+  auto& st = self->state;
+  const auto max_restarts = st.spec.config->max_restarts;
+  if (counts_as_restart && record(self).restarts >= max_restarts)
+    return end_trial(self, RunState::error, why + (max_restarts > 0 ? " (max_restarts reached)" : ""));
+  forget_run(self);
+  if (counts_as_restart) st.spec.record.restarts += 1;
+  if (!rewind_to_resume_point(self)) return;
+  system_log(self, fmt::format("{}; restarting (restart {} of {}) from {}", why, record(self).restarts, max_restarts,
+                               st.restore_uuid.empty() ? "the beginning" : "checkpoint " + st.restore_uuid));
+  save_record(self);
+  if (st.pause_requested) {
+    st.phase = Phase::paused;
+    return;
+  }
+  request_slots(self);
 }
 
 wire::LaunchSpec launch_spec(Self self) {
   auto& st = self->state;
-  const auto& record = st.spec.record;
+  const auto& r = record(self);
   wire::LaunchSpec spec;
-  spec.trial_id = record.id;
-  spec.experiment_id = record.experiment_id;
-  spec.run_id = record.run_id;
+  spec.trial_id = r.id;
+  spec.experiment_id = r.experiment_id;
+  spec.run_id = r.run_id;
   spec.rank = 0;
   spec.world_size = st.spec.config->resources.slots_per_trial;
   spec.entrypoint = st.spec.config->entrypoint;
-  spec.hparams_json = record.hparams.dump();
-  spec.seed = record.seed;
+  spec.hparams_json = r.hparams.dump();
+  spec.seed = r.seed;
   spec.global_batch_size = st.spec.config->global_batch_size;
   spec.data_json = st.spec.config->data.dump();
   spec.environment_variables = st.spec.config->environment.environment_variables;
@@ -75,15 +130,17 @@ wire::LaunchSpec launch_spec(Self self) {
   spec.master_host = st.context.host;
   spec.master_port = st.context.port;
   spec.token = st.token;
+  if (!st.restore_uuid.empty())
+    if (auto path = st.spec.store->path(st.restore_uuid)) spec.restore_path = path->string();
   return spec;
 }
 
-void journal_metrics(Self self, storage::MetricKind kind, const MetricMap& metrics) {
-  storage::MetricRecord record{self->state.spec.record.id, kind, self->state.progress.batches_trained, metrics, now_ms()};
-  journal_status(self, self->state.context.journal->append_metrics(record), "metrics");
-}
-
 void drive(Self self);
+
+void journal_metrics(Self self, storage::MetricKind kind, const MetricMap& metrics) {
+  storage::MetricRecord m{record(self).id, kind, self->state.progress.batches_trained, metrics, now_ms()};
+  journal_status(self, self->state.context.journal->append_metrics(m), "metrics");
+}
 
 // Applies a finished train/validate workload; false when the trial failed.
 bool complete_workload(Self self, const training::Workload& workload, const wire::WorkloadResult& result) {
@@ -100,6 +157,7 @@ bool complete_workload(Self self, const training::Workload& workload, const wire
     return true;
   }
   journal_metrics(self, storage::MetricKind::validation, result.metrics);
+  st.last_validation = result.metrics;
   // Every validation goes to the searcher: periodic ones feed goals and early stopping.
   const auto& metric = st.spec.config->searcher.metric;
   auto it = result.metrics.find(metric);
@@ -110,72 +168,117 @@ bool complete_workload(Self self, const training::Workload& workload, const wire
               "validation did not report the searcher metric '" + metric + "' (reported: " + reported + ")");
     return false;
   }
-  self->send(st.experiment, validated_atom::value, st.spec.record.request_id, it->second, st.progress.batches_trained);
+  self->send(st.experiment, validated_atom::value, record(self).request_id, it->second, st.progress.batches_trained);
   return true;
 }
 
-void run_workload(Self self, const training::Workload& workload) {
-  auto& st = self->state;
-  wire::WorkloadRequest request{
-      workload.kind == training::WorkloadKind::train ? wire::WorkloadKind::train : wire::WorkloadKind::validate,
-      workload.start_batch, workload.batches};
-  st.workload_in_flight = true;
-  self->request(st.rank, kWorkloadTimeout, workload_atom::value, wire::encode(request))
+// Sends `request` to the rank; `done` gets the decoded result.
+template <class Done>
+void send_workload(Self self, const wire::WorkloadRequest& request, Done done) {
+  self->state.workload_in_flight = true;
+  const auto run_id = record(self).run_id;
+  self->request(self->state.rank, kWorkloadTimeout, workload_atom::value, wire::encode(request))
       .then(
           [=](const wire::Bytes& bytes) {
             self->state.workload_in_flight = false;
-            if (self->state.phase == Phase::ended) return;
+            if (self->state.phase == Phase::ended || record(self).run_id != run_id) return;
             auto result = wire::decode<wire::WorkloadResult>(bytes);
             if (!result) return end_trial(self, RunState::error, result.error().message);
-            if (complete_workload(self, workload, *result)) drive(self);
+            done(*result);
           },
           [=](const caf::error& error) {
             self->state.workload_in_flight = false;
             // A rank that died is reported by its agent with the exit status.
             if (self->state.phase == Phase::running)
-              spdlog::warn("trial {}: workload failed: {}", self->state.spec.record.id, from_caf_error(error).message);
+              spdlog::warn("trial {}: workload failed: {}", record(self).id, from_caf_error(error).message);
           });
 }
 
-void shut_down_rank(Self self) {
-  self->state.phase = Phase::closing;
+void run_workload(Self self, const training::Workload& workload) {
+  const auto kind = workload.kind == training::WorkloadKind::train ? wire::WorkloadKind::train : wire::WorkloadKind::validate;
+  send_workload(self, {kind, workload.start_batch, workload.batches, ""}, [=](const wire::WorkloadResult& result) {
+    if (complete_workload(self, workload, result)) drive(self);
+  });
+}
+
+// Journals a committed checkpoint and tells the experiment (which applies GC).
+void register_checkpoint(Self self, const std::string& uuid, std::uint64_t total_bytes) {
+  auto& st = self->state;
+  const bool validated_here = st.progress.last_validation_at == static_cast<std::int64_t>(st.progress.batches_trained);
+  storage::CheckpointRecord checkpoint{uuid, record(self).experiment_id, record(self).id, st.progress.batches_trained,
+                                       record(self).run_id, validated_here ? st.last_validation : MetricMap{},
+                                       storage::CheckpointState::active, total_bytes, now_ms()};
+  st.progress.last_checkpoint_at = static_cast<std::int64_t>(st.progress.batches_trained);
+  auto committed = st.context.journal->commit(storage::JournalBatch().put_checkpoint(checkpoint).put_trial(record(self)));
+  journal_status(self, committed, "a checkpoint");
+  self->send(st.experiment, checkpointed_atom::value, record(self).request_id);
+}
+
+void run_checkpoint(Self self) {
+  auto& st = self->state;
+  auto uuid = checkpoints::new_uuid();
+  auto pending = uuid ? st.spec.store->begin(*uuid) : Result<checkpoints::PendingCheckpoint>(fail(uuid.error()));
+  if (!pending) return end_trial(self, RunState::error, "checkpoint failed: " + pending.error().message);
+  const auto batches = st.progress.batches_trained;
+  send_workload(self, {wire::WorkloadKind::checkpoint, batches, 0, pending->dir.string()},
+                [=, pending = *pending](const wire::WorkloadResult& result) {
+                  auto& store = *self->state.spec.store;
+                  if (!result.error_message.empty()) {
+                    (void)store.abort(pending);
+                    return end_trial(self, RunState::error, "trial code failed: " + result.error_message);
+                  }
+                  auto manifest = store.commit(pending);
+                  if (!manifest) return end_trial(self, RunState::error, "checkpoint failed: " + manifest.error().message);
+                  register_checkpoint(self, pending.uuid, manifest->total_bytes);
+                  drive(self);
+                });
+}
+
+void stop_rank(Self self) {
+  self->state.phase = Phase::stopping;
   self->send(self->state.rank, shutdown_atom::value);
   self->state.rank = nullptr;  // lets the worker's actor system shut down without waiting for us
 }
 
+bool checkpointed_here(const TrialState& st) {
+  return st.progress.last_checkpoint_at == static_cast<std::int64_t>(st.progress.batches_trained);
+}
+
 void drive(Self self) {
   auto& st = self->state;
-  if (st.phase != Phase::running || st.workload_in_flight || st.target_batches == 0) return;
-  for (;;) {
-    auto workload = training::next_workload(st.policy, st.progress, st.target_batches);
-    switch (workload.kind) {
-      case training::WorkloadKind::done:
-        if (st.close_requested) shut_down_rank(self);
-        return;
-      case training::WorkloadKind::checkpoint:
-        // Checkpoint storage arrives with the checkpoint issue; until then the
-        // plan's checkpoint points are passed without saving anything.
-        st.progress = training::record_completed(st.progress, workload);
-        continue;
-      default:
-        return run_workload(self, workload);
-    }
+  if (st.phase != Phase::running || st.workload_in_flight) return;
+  if (st.pause_requested) {
+    if (!checkpointed_here(st) && st.progress.batches_trained > 0) return run_checkpoint(self);
+    return stop_rank(self);
+  }
+  if (st.target_batches == 0) return;
+  auto workload = training::next_workload(st.policy, st.progress, st.target_batches);
+  switch (workload.kind) {
+    case training::WorkloadKind::done:
+      if (st.close_requested) stop_rank(self);
+      return;
+    case training::WorkloadKind::checkpoint:
+      return run_checkpoint(self);
+    default:
+      return run_workload(self, workload);
   }
 }
 
 void launch(Self self, caf::actor agent, const std::string& agent_id) {
   auto& st = self->state;
+  if (st.phase != Phase::waiting_for_slots) return self->send(st.context.pool, release_atom::value, record(self).id);
   st.phase = Phase::launching;
   st.agent = agent;
   st.token = random_token();
   st.spec.record.run_id += 1;
   save_record(self);
   self->monitor(agent);
-  system_log(self, fmt::format("run {} launching on agent {}", st.spec.record.run_id, agent_id));
+  system_log(self, fmt::format("run {} launching on agent {}{}", record(self).run_id, agent_id,
+                               st.restore_uuid.empty() ? "" : " from checkpoint " + st.restore_uuid));
   self->request(agent, kLaunchTimeout, launch_atom::value, wire::encode(launch_spec(self)), caf::actor_cast<caf::actor>(self))
       .then([](bool) {},
             [=](const caf::error& error) {
-              end_trial(self, RunState::error, "launching the rank worker failed: " + from_caf_error(error).message);
+              restart(self, "launching the rank worker failed: " + from_caf_error(error).message, true);
             });
 }
 
@@ -183,35 +286,73 @@ caf::result<bool> accept_rank(Self self, const wire::Bytes& bytes, caf::actor ra
   auto& st = self->state;
   auto hello = wire::decode<wire::RankHello>(bytes);
   if (!hello) return to_caf_error(hello.error());
-  if (st.phase != Phase::launching || hello->run_id != st.spec.record.run_id || hello->token != st.token)
+  if (st.phase != Phase::launching || hello->run_id != record(self).run_id || hello->token != st.token)
     return to_caf_error(Error::invalid_argument("rank worker for trial " + std::to_string(hello->trial_id) + " run " +
                                                 std::to_string(hello->run_id) + " is not expected (stale run or bad token)"));
   st.rank = rank;
   st.phase = Phase::running;
-  self->monitor(rank);
   drive(self);
   return true;
+}
+
+// After a rank stopped on request: paused (slots freed) or completed.
+void on_rank_stopped(Self self) {
+  auto& st = self->state;
+  if (!st.pause_requested) return end_trial(self, RunState::completed, "");
+  forget_run(self);
+  st.phase = Phase::paused;
+  st.restore_uuid.clear();
+  st.spec.record.state = RunState::paused;
+  save_record(self);
+  system_log(self, fmt::format("paused after {} batches", st.progress.batches_trained));
 }
 
 void on_worker_exit(Self self, const wire::Bytes& bytes) {
   auto exit = wire::decode<wire::WorkerExit>(bytes);
   auto& st = self->state;
-  if (!exit || exit->run_id != st.spec.record.run_id) return;
-  if (st.phase == Phase::closing && exit->exit_code == 0) return end_trial(self, RunState::completed, "");
+  if (!exit || exit->run_id != record(self).run_id || st.phase == Phase::ended) return;
+  if (st.phase == Phase::stopping && exit->exit_code == 0) return on_rank_stopped(self);
   std::string why = exit->signal != 0 ? fmt::format("rank worker was killed by signal {}", exit->signal)
                                       : fmt::format("rank worker exited with code {}", exit->exit_code);
   if (!exit->message.empty()) why += ": " + exit->message;
-  end_trial(self, RunState::error, why);
+  restart(self, why, true);
 }
 
 void on_logs(Self self, const wire::Bytes& bytes) {
   auto logs = wire::decode<wire::LogLines>(bytes);
-  if (!logs || logs->run_id != self->state.spec.record.run_id) return;
+  if (!logs || logs->run_id != record(self).run_id) return;
   std::vector<storage::LogLine> lines;
   for (auto& entry : logs->lines)
     lines.push_back({logs->trial_id, 0, entry.time_ms, std::move(entry.stream), std::move(entry.text)});
   auto r = self->state.context.journal->append_logs(logs->trial_id, std::move(lines));
   if (!r) spdlog::error("trial {}: journaling logs failed: {}", logs->trial_id, r.error().message);
+}
+
+void on_pause(Self self) {
+  auto& st = self->state;
+  st.pause_requested = true;
+  switch (st.phase) {
+    case Phase::idle:
+    case Phase::waiting_for_slots:
+      self->send(st.context.pool, release_atom::value, record(self).id);
+      st.phase = Phase::paused;
+      st.spec.record.state = RunState::paused;
+      save_record(self);
+      return;
+    default:
+      drive(self);  // a running trial checkpoints, then stops; launching ones do once running
+  }
+}
+
+void on_activate(Self self) {
+  auto& st = self->state;
+  st.pause_requested = false;
+  if (st.phase != Phase::paused) return;
+  st.spec.record.state = RunState::active;
+  save_record(self);
+  if (!rewind_to_resume_point(self)) return;
+  if (st.target_batches > 0) request_slots(self);
+  else st.phase = Phase::idle;
 }
 
 }  // namespace
@@ -222,30 +363,29 @@ caf::behavior trial_actor(Self self, MasterContext context, TrialSpec spec, caf:
   st.spec = std::move(spec);
   st.experiment = std::move(experiment);
   st.policy = training::make_schedule_policy(*st.spec.config);
-  self->send(st.context.gateway, attach_atom::value, st.spec.record.id, caf::actor_cast<caf::actor>(self));
+  st.pause_requested = st.spec.record.state == RunState::paused;
+  if (st.pause_requested) st.phase = Phase::paused;
+  self->send(st.context.gateway, attach_atom::value, record(self).id, caf::actor_cast<caf::actor>(self));
   self->set_down_handler([=](const caf::down_msg& down) {
-    if (down.source == self->state.agent.address())
-      end_trial(self, RunState::error, "lost the agent running this trial");
-    // A rank's death is reported by its agent, which knows the exit status.
+    if (down.source == self->state.agent.address()) restart(self, "lost the agent running this trial", false);
   });
   return {
       [=](train_to_atom, std::uint64_t batches) {
         auto& st = self->state;
         st.target_batches = batches;
-        if (st.phase == Phase::idle) {
-          st.phase = Phase::waiting_for_slots;
-          self->send(st.context.pool, request_slots_atom::value, st.spec.record.id,
-                     st.spec.config->resources.slots_per_trial, caf::actor_cast<caf::actor>(self));
-        }
+        if (st.phase == Phase::idle && rewind_to_resume_point(self)) request_slots(self);
         drive(self);
       },
       [=](close_atom) {
         auto& st = self->state;
         st.close_requested = true;
-        if (st.phase == Phase::idle || st.phase == Phase::waiting_for_slots)
+        if (st.phase == Phase::idle || st.phase == Phase::waiting_for_slots || st.phase == Phase::paused)
           return end_trial(self, RunState::completed, "");
         drive(self);
       },
+      [=](pause_atom) { on_pause(self); },
+      [=](activate_atom) { on_activate(self); },
+      [=](kill_atom) { end_trial(self, RunState::canceled, "killed by the user"); },
       [=](granted_atom, caf::actor agent, const std::string& agent_id) { launch(self, std::move(agent), agent_id); },
       [=](hello_atom, const wire::Bytes& bytes, caf::actor rank) { return accept_rank(self, bytes, std::move(rank)); },
       [=](exited_atom, const wire::Bytes& bytes) { on_worker_exit(self, bytes); },

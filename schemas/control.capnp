@@ -87,6 +87,22 @@ struct LogBatch {
   lines @0 :List(LogEntry);
 }
 
+struct CheckpointInfo {
+  uuid @0 :Text;
+  experimentId @1 :UInt64;
+  trialId @2 :UInt64;
+  batches @3 :UInt64;
+  state @4 :Text;            # ACTIVE or DELETED
+  totalBytes @5 :UInt64;
+  createdAtMs @6 :Int64;
+  metrics @7 :List(MetricEntry);  # the validation at `batches`, if any
+  path @8 :Text;             # where it lies on the shared file system
+}
+
+struct CheckpointList {
+  checkpoints @0 :List(CheckpointInfo);
+}
+
 # --- agent <-> master ---
 
 struct AgentInfo {

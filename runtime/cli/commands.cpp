@@ -10,6 +10,7 @@
 #include "runtime/cli/views.hpp"
 #include "runtime/config/config_parser.hpp"
 #include "storage/archives/archive.hpp"
+#include "storage/checkpoints/shared_fs_store.hpp"
 
 namespace volador::cli {
 namespace {
@@ -102,6 +103,37 @@ int describe_trial(MasterClient& client, std::uint64_t id, bool json) {
   auto detail = client.describe_trial(id);
   if (!detail) return report(detail.error());
   std::cout << (json ? to_json(*detail).dump(2) + "\n" : render_table(*detail));
+  return 0;
+}
+
+int change_state(MasterClient& client, const std::string& verb, const std::string& what, std::uint64_t id) {
+  Status done = what == "trial"        ? client.kill_trial(id)
+                : verb == "pause"      ? client.pause_experiment(id)
+                : verb == "activate"   ? client.activate_experiment(id)
+                                       : client.kill_experiment(id);
+  if (!done) return report(done.error());
+  std::cout << fmt::format("{} {}: {} requested\n", what, id, verb);
+  return 0;
+}
+
+int list_checkpoints(MasterClient& client, std::uint64_t experiment_id, std::uint64_t trial_id, bool json) {
+  auto list = client.checkpoints(experiment_id, trial_id);
+  if (!list) return report(list.error());
+  std::cout << (json ? to_json(*list).dump(2) + "\n" : render_table(*list));
+  return 0;
+}
+
+int download_checkpoint(MasterClient& client, const std::string& uuid, const std::string& dir) {
+  auto found = client.checkpoint(uuid);
+  if (!found) return report(found.error());
+  if (found->checkpoints.empty()) return report(Error::not_found("no checkpoint " + uuid));
+  const auto& c = found->checkpoints.front();
+  if (c.path.empty()) return report(Error::not_found("checkpoint " + uuid + " was deleted"));
+  // shared_fs: the checkpoint folder is readable here; copy it, verifying every byte.
+  auto store = checkpoints::SharedFsStore::open(std::filesystem::path(c.path).parent_path());
+  if (!store) return report(store.error());
+  if (auto copied = (*store)->download(uuid, dir); !copied) return report(copied.error());
+  std::cout << "checkpoint " << uuid << " (trial " << c.trial_id << ", " << c.batches << " batches) -> " << dir << "\n";
   return 0;
 }
 

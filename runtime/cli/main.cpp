@@ -1,7 +1,9 @@
 // volador: the client tool. Talks to the master's gateway by actor RPC.
 //   volador [-m HOST:PORT] experiment create CONFIG DIR [--follow] [--json]
 //   volador experiment list|describe ID [--json]
+//   volador experiment pause|activate|kill ID, trial kill ID
 //   volador trial describe ID [--json] | trial logs ID [-f]
+//   volador checkpoint list EXPERIMENT|--trial ID [--json], checkpoint download UUID DIR
 //   volador preview-search CONFIG [--json]      (local, no master)
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -25,6 +27,7 @@ int main(int argc, char** argv) {
 
   auto* experiment = app.add_subcommand("experiment", "experiments")->require_subcommand(1);
   auto* trial = app.add_subcommand("trial", "trials")->require_subcommand(1);
+  auto* checkpoint = app.add_subcommand("checkpoint", "checkpoints")->require_subcommand(1);
   cli::CreateOptions create;
   std::uint64_t id = 0;
   bool json = false, follow = false;
@@ -38,6 +41,20 @@ int main(int argc, char** argv) {
   auto* describe_cmd = experiment->add_subcommand("describe", "an experiment and its trials");
   auto* trial_describe_cmd = trial->add_subcommand("describe", "a trial and its metric history");
   auto* logs_cmd = trial->add_subcommand("logs", "a trial's output");
+  std::vector<CLI::App*> state_cmds;
+  for (auto verb : {"pause", "activate", "kill"})
+    state_cmds.push_back(experiment->add_subcommand(verb, std::string(verb) + " an experiment"));
+  state_cmds.push_back(trial->add_subcommand("kill", "kill a trial"));
+  for (auto* cmd : state_cmds) cmd->add_option("id", id, "ID")->required();
+  auto* ckpt_list_cmd = checkpoint->add_subcommand("list", "checkpoints of an experiment or a trial");
+  std::uint64_t experiment_id = 0, trial_id = 0;
+  ckpt_list_cmd->add_option("experiment", experiment_id, "experiment ID");
+  ckpt_list_cmd->add_option("--trial", trial_id, "trial ID instead of an experiment");
+  ckpt_list_cmd->add_flag("--json", json, "JSON output");
+  auto* download_cmd = checkpoint->add_subcommand("download", "copy a checkpoint into DIR, verified");
+  std::string uuid, dest;
+  download_cmd->add_option("uuid", uuid, "checkpoint UUID")->required();
+  download_cmd->add_option("dir", dest, "destination folder (missing or empty)")->required();
   for (auto* cmd : {describe_cmd, trial_describe_cmd, logs_cmd}) cmd->add_option("id", id, "ID")->required();
   for (auto* cmd : {list_cmd, describe_cmd, trial_describe_cmd}) cmd->add_flag("--json", json, "JSON output");
   logs_cmd->add_flag("-f,--follow", follow, "keep printing until the trial ends");
@@ -67,5 +84,15 @@ int main(int argc, char** argv) {
   if (list_cmd->parsed()) return cli::list_experiments(*client, json);
   if (describe_cmd->parsed()) return cli::describe_experiment(*client, id, json);
   if (trial_describe_cmd->parsed()) return cli::describe_trial(*client, id, json);
+  for (auto* cmd : state_cmds)
+    if (cmd->parsed()) return cli::change_state(*client, cmd->get_name(), cmd->get_parent()->get_name(), id);
+  if (ckpt_list_cmd->parsed()) {
+    if ((experiment_id == 0) == (trial_id == 0)) {
+      std::cerr << "error: checkpoint list takes an experiment ID or --trial ID (one of them)\n";
+      return 1;
+    }
+    return cli::list_checkpoints(*client, experiment_id, trial_id, json);
+  }
+  if (download_cmd->parsed()) return cli::download_checkpoint(*client, uuid, dest);
   return cli::trial_logs(*client, id, follow);
 }

@@ -34,6 +34,30 @@ Result<Reply> MasterClient::call(std::chrono::seconds timeout, Args&&... args) {
   return out;
 }
 
+template <class... Args>
+Status MasterClient::command(Args&&... args) {
+  caf::scoped_actor self{*system_};
+  Status out;
+  self->request(gateway_, kQueryTimeout, std::forward<Args>(args)...)
+      .receive([](bool) {}, [&](const caf::error& error) { out = fail(actors::from_caf_error(error)); });
+  return out;
+}
+
+Status MasterClient::pause_experiment(std::uint64_t id) { return command(actors::pause_atom::value, id); }
+Status MasterClient::activate_experiment(std::uint64_t id) { return command(actors::activate_atom::value, id); }
+Status MasterClient::kill_experiment(std::uint64_t id) { return command(actors::kill_atom::value, id); }
+Status MasterClient::kill_trial(std::uint64_t id) {
+  return command(actors::kill_atom::value, actors::trial_atom::value, id);
+}
+
+Result<wire::CheckpointList> MasterClient::checkpoints(std::uint64_t experiment_id, std::uint64_t trial_id) {
+  return call<wire::CheckpointList>(kQueryTimeout, actors::checkpoints_atom::value, experiment_id, trial_id);
+}
+
+Result<wire::CheckpointList> MasterClient::checkpoint(const std::string& uuid) {
+  return call<wire::CheckpointList>(kQueryTimeout, actors::checkpoints_atom::value, uuid);
+}
+
 Result<wire::CreateExperimentReply> MasterClient::create_experiment(const wire::CreateExperimentRequest& request) {
   return call<wire::CreateExperimentReply>(kCreateTimeout, actors::create_atom::value, wire::encode(request));
 }

@@ -24,11 +24,20 @@ class MasterClient {
   Result<wire::ExperimentDetail> describe_experiment(std::uint64_t id);
   Result<wire::TrialDetail> describe_trial(std::uint64_t id);
   Result<wire::LogBatch> trial_logs(std::uint64_t id, std::uint64_t after_seq);
+  Status pause_experiment(std::uint64_t id);
+  Status activate_experiment(std::uint64_t id);
+  Status kill_experiment(std::uint64_t id);
+  Status kill_trial(std::uint64_t id);
+  // Checkpoints of an experiment (trial_id 0) or of a trial (experiment_id 0).
+  Result<wire::CheckpointList> checkpoints(std::uint64_t experiment_id, std::uint64_t trial_id);
+  Result<wire::CheckpointList> checkpoint(const std::string& uuid);
 
  private:
   MasterClient(caf::actor_system& system, caf::actor gateway, net::Endpoint endpoint);
   template <class Reply, class... Args>
   Result<Reply> call(std::chrono::seconds timeout, Args&&... args);
+  template <class... Args>
+  Status command(Args&&... args);
 
   caf::actor_system* system_;
   caf::actor gateway_;

@@ -100,6 +100,26 @@ nlohmann::json to_json(const wire::TrialDetail& detail) {
   return out;
 }
 
+nlohmann::json to_json(const wire::CheckpointList& list) {
+  auto out = nlohmann::json::array();
+  for (const auto& c : list.checkpoints)
+    out.push_back({{"uuid", c.uuid}, {"experiment_id", c.experiment_id}, {"trial_id", c.trial_id},
+                   {"batches", c.batches}, {"state", c.state}, {"total_bytes", c.total_bytes},
+                   {"created_at_ms", c.created_at_ms}, {"metrics", c.metrics}, {"path", c.path}});
+  return out;
+}
+
+std::string render_table(const wire::CheckpointList& list) {
+  std::vector<Row> rows;
+  for (const auto& c : list.checkpoints) {
+    std::string metrics;
+    for (const auto& [name, value] : c.metrics) metrics += fmt::format("{}{}={:.4g}", metrics.empty() ? "" : " ", name, value);
+    rows.push_back({c.uuid, std::to_string(c.trial_id), std::to_string(c.batches), c.state,
+                    std::to_string(c.total_bytes), metrics});
+  }
+  return table({"UUID", "TRIAL", "BATCHES", "STATE", "BYTES", "VALIDATION"}, rows);
+}
+
 std::string render_table(const wire::ExperimentList& list) {
   std::vector<Row> rows;
   for (const auto& e : list.experiments)

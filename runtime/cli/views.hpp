@@ -16,7 +16,10 @@ nlohmann::json to_json(const wire::ExperimentList& list);
 nlohmann::json to_json(const wire::ExperimentDetail& detail);
 nlohmann::json to_json(const wire::TrialDetail& detail);
 
+nlohmann::json to_json(const wire::CheckpointList& list);
+
 std::string render_table(const wire::ExperimentList& list);
+std::string render_table(const wire::CheckpointList& list);
 std::string render_table(const wire::ExperimentDetail& detail);
 std::string render_table(const wire::TrialDetail& detail);
 

@@ -23,6 +23,7 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   actors::MasterContext context;
   context.journal = std::move(*journal);
   context.pool = system.spawn(actors::resource_pool_actor);
+  context.data_dir = fs::absolute(options.data_dir);
   auto gateway = system.spawn(actors::master_actor, context);
   auto port = system.middleman().publish(gateway, options.listen.port, options.listen.host.c_str());
   if (!port) {

@@ -217,6 +217,35 @@ struct Schema<LogBatch> {
 };
 
 template <>
+struct Schema<CheckpointInfo> {
+  using Type = ::CheckpointInfo;
+  static void write(const CheckpointInfo& m, Type::Builder b) {
+    b.setUuid(m.uuid);
+    b.setExperimentId(m.experiment_id);
+    b.setTrialId(m.trial_id);
+    b.setBatches(m.batches);
+    b.setState(m.state);
+    b.setTotalBytes(m.total_bytes);
+    b.setCreatedAtMs(m.created_at_ms);
+    write_metrics(m.metrics, b.initMetrics(m.metrics.size()));
+    b.setPath(m.path);
+  }
+  static CheckpointInfo read(Type::Reader r) {
+    return {text(r.getUuid()), r.getExperimentId(), r.getTrialId(), r.getBatches(), text(r.getState()),
+            r.getTotalBytes(), r.getCreatedAtMs(), read_metrics(r.getMetrics()), text(r.getPath())};
+  }
+};
+
+template <>
+struct Schema<CheckpointList> {
+  using Type = ::CheckpointList;
+  static void write(const CheckpointList& m, Type::Builder b) {
+    write_list(m.checkpoints, b.initCheckpoints(m.checkpoints.size()));
+  }
+  static CheckpointList read(Type::Reader r) { return {read_list<CheckpointInfo>(r.getCheckpoints())}; }
+};
+
+template <>
 struct Schema<AgentInfo> {
   using Type = ::AgentInfo;
   static void write(const AgentInfo& m, Type::Builder b) {
@@ -374,6 +403,7 @@ VOLADOR_WIRE_MESSAGE(ExperimentList)
 VOLADOR_WIRE_MESSAGE(ExperimentDetail)
 VOLADOR_WIRE_MESSAGE(TrialDetail)
 VOLADOR_WIRE_MESSAGE(LogBatch)
+VOLADOR_WIRE_MESSAGE(CheckpointList)
 VOLADOR_WIRE_MESSAGE(AgentInfo)
 VOLADOR_WIRE_MESSAGE(LaunchSpec)
 VOLADOR_WIRE_MESSAGE(WorkerExit)

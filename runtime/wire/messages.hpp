@@ -87,6 +87,22 @@ struct LogBatch {
   std::vector<LogEntry> lines;
 };
 
+struct CheckpointInfo {
+  std::string uuid;
+  std::uint64_t experiment_id = 0;
+  std::uint64_t trial_id = 0;
+  std::uint64_t batches = 0;
+  std::string state;
+  std::uint64_t total_bytes = 0;
+  std::int64_t created_at_ms = 0;
+  MetricMap metrics;
+  std::string path;
+};
+
+struct CheckpointList {
+  std::vector<CheckpointInfo> checkpoints;
+};
+
 struct AgentInfo {
   std::string agent_id;
   std::string hostname;

@@ -13,9 +13,8 @@ namespace {
 
 const fs::path kExampleDir = fs::path(VOLADOR_SOURCE_DIR) / "examples/native_mlp";
 
-// The example experiment, shortened, with `overrides` appended (later keys
-// of the same name are refused as duplicates, so overrides use new keys).
-std::string example_config(const std::string& entrypoint, int max_trials, int epochs) {
+// The example experiment, shortened; callers append keys it does not set.
+std::string example_config(const std::string& entrypoint, int max_trials, int epochs, int max_restarts = 0) {
   return "name: integration\n"
          "entrypoint: " + entrypoint + "\n"
          "data: {train_records: 2000, validation_records: 500}\n"
@@ -26,7 +25,7 @@ std::string example_config(const std::string& entrypoint, int max_trials, int ep
          "records_per_epoch: 2000\n"
          "scheduling_unit: 20\n"
          "min_validation_period: {epochs: 1}\n"
-         "max_restarts: 0\n"
+         "max_restarts: " + std::to_string(max_restarts) + "\n"
          "experiment_seed: 3\n"
          "searcher:\n"
          "  name: random\n"
@@ -127,9 +126,10 @@ TEST_CASE("A trial whose worker crashes is marked ERROR and its log is kept") {
   CHECK(logs.out.find("killed by signal 9") != std::string::npos);
 }
 
-TEST_CASE("Losing the agent fails its running trial instead of hanging") {
+TEST_CASE("A lost agent's trial resumes from its checkpoint on the next agent, without using a restart") {
   TempDir dir;
-  write_file(dir.path() / "project/distributed.yaml", example_config("native:mlp_classifier", 1, 400));
+  write_file(dir.path() / "project/distributed.yaml",
+             example_config("native:mlp_classifier", 1, 60) + "min_checkpoint_period: {epochs: 5}\n");
   Cluster cluster(dir.path() / "data");
   cluster.start_master();
   cluster.start_agent(1);
@@ -138,16 +138,23 @@ TEST_CASE("Losing the agent fails its running trial instead of hanging") {
   REQUIRE(created.exit_code == 0);
   const auto id = created.json()["id"].dump();
   auto describe = [&] { return cluster.cli({"experiment", "describe", id, "--json"}).json(); };
-  REQUIRE(eventually([&] {
-    auto e = describe();
-    return !e["trials"].empty() && e["trials"][0]["batches_trained"].get<int>() > 0;
-  }));
+  auto checkpoints = [&] { return cluster.cli({"checkpoint", "list", id, "--json"}).json(); };
+  REQUIRE(eventually([&] { return !checkpoints().empty(); }));
 
   cluster.kill_agent();
-  REQUIRE(eventually([&] { return describe()["state"] == "ERROR"; }));
+  const auto trial_id = describe()["trials"][0]["id"].dump();
+  REQUIRE(eventually([&] {
+    return cluster.cli({"trial", "logs", trial_id}).out.find("lost the agent running this trial") != std::string::npos;
+  }));
+  CHECK(describe()["state"] == "ACTIVE");  // waiting for slots, not failed
+
+  cluster.start_agent(1);
+  REQUIRE(eventually([&] { return describe()["state"] == "COMPLETED"; }, 60));
   auto trial = describe()["trials"][0];
-  CHECK(trial["state"] == "ERROR");
-  CHECK(trial["error"].get<std::string>().find("lost the agent") != std::string::npos);
+  CHECK(trial["restarts"] == 0);
+  CHECK(trial["batches_trained"] == 3750);  // 60 epochs of 62 batches (2000 records / 32), rounded down
+  auto logs = cluster.cli({"trial", "logs", trial_id}).out;
+  CHECK(logs.find("from checkpoint") != std::string::npos);
 }
 
 TEST_CASE("A trial whose code cannot be built fails with the reason in its log") {
@@ -211,4 +218,71 @@ TEST_CASE("The master refuses what this build cannot run, saying why, and stores
     CHECK(created.err.find("not available in this build yet") != std::string::npos);
   }
   CHECK(cluster.cli({"experiment", "list", "--json"}).json().empty());
+}
+
+namespace {
+
+// (kind, batches) -> metrics of a trial, as `trial describe --json` reports them.
+std::map<std::pair<std::string, std::uint64_t>, nlohmann::json> metric_history(const Cluster& cluster,
+                                                                               const std::string& trial_id) {
+  std::map<std::pair<std::string, std::uint64_t>, nlohmann::json> out;
+  for (const auto& m : cluster.cli({"trial", "describe", trial_id, "--json"}).json()["metrics"]) {
+    auto key = std::pair{m["kind"].get<std::string>(), m["batches"].get<std::uint64_t>()};
+    CHECK_FALSE(out.contains(key));  // no report twice
+    out[key] = m["metrics"];
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Paused-and-activated and crashed-and-restarted trials report exactly the metrics of an uninterrupted one") {
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  const auto marker = dir.path() / "killed-once";
+  // Kills the first run of a trial once it has trained a while; later runs live.
+  write_file(project / "startup-hook.sh",
+             "if [ -n \"$KILL_ONCE\" ] && [ ! -f \"$KILL_ONCE\" ]; then touch \"$KILL_ONCE\"; "
+             "(sleep 0.4; kill -KILL $$) & fi\n");
+  const auto base = example_config("native:mlp_classifier", 1, 80) + "min_checkpoint_period: {epochs: 4}\n";
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1);
+  auto submit = [&](const std::string& config) {
+    write_file(project / "distributed.yaml", config);
+    auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--json"});
+    REQUIRE(created.exit_code == 0);
+    return created.json()["id"].dump();
+  };
+  auto describe = [&](const std::string& id) { return cluster.cli({"experiment", "describe", id, "--json"}).json(); };
+  auto first_trial = [&](const std::string& id) { return describe(id)["trials"][0]["id"].dump(); };
+  auto completed = [&](const std::string& id) { return eventually([&] { return describe(id)["state"] == "COMPLETED"; }, 90); };
+
+  const auto reference = submit(base);
+  REQUIRE(completed(reference));
+  const auto expected = metric_history(cluster, first_trial(reference));
+
+  SECTION("pause, then activate") {
+    const auto id = submit(base);
+    REQUIRE(eventually([&] { return !cluster.cli({"checkpoint", "list", id, "--json"}).json().empty(); }));
+    REQUIRE(cluster.cli({"experiment", "pause", id}).exit_code == 0);
+    REQUIRE(eventually([&] { return describe(id)["trials"][0]["state"] == "PAUSED"; }));
+    CHECK(describe(id)["state"] == "PAUSED");
+    auto again = cluster.cli({"experiment", "pause", id});
+    CHECK(again.exit_code == 1);
+    CHECK(again.err.find("is PAUSED; only ACTIVE experiments can be paused") != std::string::npos);
+    REQUIRE(cluster.cli({"experiment", "activate", id}).exit_code == 0);
+    REQUIRE(completed(id));
+    CHECK(metric_history(cluster, first_trial(id)) == expected);
+  }
+  SECTION("a worker killed mid-training restarts from its latest checkpoint") {
+    const auto id = submit(example_config("native:mlp_classifier", 1, 80, 1) + "min_checkpoint_period: {epochs: 4}\n" +
+                           "environment: {environment_variables: [KILL_ONCE=" + marker.string() + "]}\n");
+    REQUIRE(completed(id));
+    auto trial = describe(id)["trials"][0];
+    CHECK(trial["restarts"] == 1);
+    CHECK(metric_history(cluster, trial["id"].dump()) == expected);
+    auto logs = cluster.cli({"trial", "logs", trial["id"].dump()}).out;
+    CHECK(logs.find("killed by signal 9; restarting (restart 1 of 1) from checkpoint") != std::string::npos);
+  }
 }

@@ -1,0 +1,69 @@
+#include "actors/trial_resume.hpp"
+
+#include <algorithm>
+
+namespace volador::actors {
+namespace {
+
+// Active checkpoints of the trial, newest (most batches) first.
+Result<std::vector<storage::CheckpointRecord>> newest_first(const storage::Journal& journal, std::uint64_t trial_id) {
+  auto all = journal.checkpoints_of_trial(trial_id);
+  if (!all) return fail(all.error());
+  std::vector<storage::CheckpointRecord> active;
+  for (auto& c : *all)
+    if (c.state == storage::CheckpointState::active) active.push_back(std::move(c));
+  std::reverse(active.begin(), active.end());
+  return active;
+}
+
+// Progress at `batches`: its last validation is the newest one at or before it.
+Result<std::pair<training::Progress, MetricMap>> progress_at(const storage::Journal& journal, std::uint64_t trial_id,
+                                                            std::uint64_t batches, bool checkpointed) {
+  training::Progress progress;
+  progress.batches_trained = batches;
+  progress.last_checkpoint_at = checkpointed ? static_cast<std::int64_t>(batches) : -1;
+  MetricMap last_validation;
+  auto metrics = journal.metrics(trial_id);
+  if (!metrics) return fail(metrics.error());
+  for (const auto& m : *metrics) {
+    if (m.kind != storage::MetricKind::validation || m.batches > batches) continue;
+    if (static_cast<std::int64_t>(m.batches) >= progress.last_validation_at) {
+      progress.last_validation_at = static_cast<std::int64_t>(m.batches);
+      last_validation = m.metrics;
+    }
+  }
+  return std::pair{progress, last_validation};
+}
+
+}  // namespace
+
+Result<ResumePoint> prepare_resume(storage::Journal& journal, checkpoints::CheckpointStore& store,
+                                   std::uint64_t trial_id) {
+  auto candidates = newest_first(journal, trial_id);
+  if (!candidates) return fail(candidates.error());
+  ResumePoint point;
+  storage::JournalBatch batch;
+  for (auto& candidate : *candidates) {
+    auto verified = store.verify(candidate.uuid);
+    if (verified) {
+      point.checkpoint = std::move(candidate);
+      break;
+    }
+    point.notes.push_back("checkpoint " + candidate.uuid + " after " + std::to_string(candidate.batches) +
+                          " batches is unusable (" + verified.error().message + "); trying an older one");
+    candidate.state = storage::CheckpointState::deleted;
+    batch.put_checkpoint(candidate);
+  }
+  const std::uint64_t batches = point.checkpoint ? point.checkpoint->batches : 0;
+  auto progress = progress_at(journal, trial_id, batches, point.checkpoint.has_value());
+  if (!progress) return fail(progress.error());
+  point.progress = progress->first;
+  point.last_validation = std::move(progress->second);
+  // Reports up to the resume point stand (an initial validation at 0 too);
+  // later ones will be reported again by the new run.
+  batch.delete_metrics_after(trial_id, batches);
+  if (auto s = journal.commit(batch); !s) return fail(s.error());
+  return point;
+}
+
+}  // namespace volador::actors

@@ -1,0 +1,31 @@
+#pragma once
+// Where a trial run starts: the latest checkpoint of the trial that still
+// verifies against its manifest (corrupt ones are marked deleted and skipped,
+// falling back to older ones), or the beginning. No actors: journal and store
+// only.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/core/error.hpp"
+#include "runtime/training/workload_plan.hpp"
+#include "storage/checkpoints/checkpoint_store.hpp"
+#include "storage/journal/journal.hpp"
+
+namespace volador::actors {
+
+struct ResumePoint {
+  std::optional<storage::CheckpointRecord> checkpoint;  // nullopt: start from batch 0
+  training::Progress progress;                         // as of the checkpoint
+  MetricMap last_validation;                           // the validation at progress.last_validation_at
+  std::vector<std::string> notes;                      // one line per checkpoint skipped, and why
+};
+
+// Finds the resume point of `trial_id` and journals, in one batch, the
+// removal of metric reports after it (a re-run reports them again) and the
+// deletion marks of corrupt checkpoints. Errors: journal failures.
+Result<ResumePoint> prepare_resume(storage::Journal& journal, checkpoints::CheckpointStore& store,
+                                   std::uint64_t trial_id);
+
+}  // namespace volador::actors
