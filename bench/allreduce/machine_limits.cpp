@@ -19,19 +19,31 @@ using Clock = std::chrono::steady_clock;
 using collective::Deadline;
 
 constexpr std::size_t kCopyBytes = std::size_t{256} << 20;
-constexpr int kCopies = 5;
+constexpr std::size_t kL3CopyBytes = std::size_t{16} << 20;
+constexpr std::size_t kCopiedBytes = std::size_t{1} << 30;  // per measurement
 constexpr std::size_t kStreamBytes = std::size_t{1} << 30;
 constexpr std::size_t kIoBytes = std::size_t{1} << 20;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// GB/s of memcpy between two buffers far larger than the caches.
-double memcpy_gbps() {
-  std::vector<char> from(kCopyBytes, 1), to(kCopyBytes, 2);
-  std::memcpy(to.data(), from.data(), kCopyBytes);
+// GB/s of memcpy between two buffers of `bytes` (1 GiB copied in all).
+double memcpy_gbps(std::size_t bytes) {
+  std::vector<char> from(bytes, 1), to(bytes, 2);
+  std::memcpy(to.data(), from.data(), bytes);
+  const std::size_t copies = kCopiedBytes / bytes;
   const auto start = Clock::now();
-  for (int i = 0; i < kCopies; ++i) std::memcpy(to.data(), from.data(), kCopyBytes);
-  return static_cast<double>(kCopyBytes) * kCopies / seconds_since(start) / 1e9;
+  for (std::size_t i = 0; i < copies; ++i) std::memcpy(to.data(), from.data(), bytes);
+  return static_cast<double>(bytes * copies) / seconds_since(start) / 1e9;
+}
+
+// The slowest of two processes copying at once (they share the memory system).
+double memcpy_each_of_2_gbps(std::size_t bytes) {
+  RankTimes seconds_per_gb(2);
+  const bool ok = run_forked(2, [&](int rank) {
+    seconds_per_gb.set(rank, 1.0 / memcpy_gbps(bytes));
+    return 0;
+  });
+  return ok ? 1.0 / seconds_per_gb.slowest() : 0.0;
 }
 
 // Sends kStreamBytes on `out` while receiving as much on `in` (blocking
@@ -88,13 +100,12 @@ double loopback_ring_gbps(int n, std::size_t buffer_bytes) {
 }  // namespace
 
 int measure_limits(const std::vector<int>& ring_sizes) {
-  report_limit("memcpy_1proc", memcpy_gbps());
-  RankTimes copy_rates(2);
-  bool ok = run_forked(2, [&](int rank) {
-    copy_rates.set(rank, 1.0 / memcpy_gbps());
-    return 0;
-  });
-  if (ok) report_limit("memcpy_each_of_2procs", 1.0 / copy_rates.slowest());
+  report_limit("memcpy_1proc", memcpy_gbps(kCopyBytes));
+  const double dram = memcpy_each_of_2_gbps(kCopyBytes);
+  const double l3 = memcpy_each_of_2_gbps(kL3CopyBytes);
+  report_limit("memcpy_each_of_2procs", dram);
+  report_limit("memcpy_16MiB_each_of_2procs", l3);
+  bool ok = dram > 0.0 && l3 > 0.0;
   for (int n : ring_sizes) {
     const std::string name = "tcp_loopback_ring_" + std::to_string(n) + "procs";
     const double cached = loopback_ring_gbps(n, kIoBytes);
