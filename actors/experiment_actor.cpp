@@ -27,7 +27,8 @@ void finish_if_done(Self self) {
   }
   const bool failed = !st.killed && (st.search_failed || !any_completed);
   st.record.state = st.killed ? RunState::canceled : failed ? RunState::error : RunState::completed;
-  if (failed) st.record.error_message = st.trials.empty() ? "the search created no trial" : "every trial failed";
+  if (failed && st.record.error_message.empty())
+    st.record.error_message = st.trials.empty() ? "the search created no trial" : "every trial failed";
   st.record.progress = 1.0;
   st.record.ended_at_ms = now_ms();
   log_failure(self, st.context.journal->put_experiment(st.record), "journaling its end");
@@ -41,6 +42,12 @@ void apply(Self self, search::Operations operations);
 ExperimentState::Trial* running_trial(Self self, search::RequestId request) {
   auto it = self->state.trials.find(request);
   return it == self->state.trials.end() || it->second.ended ? nullptr : &it->second;
+}
+
+caf::actor spawn_trial(Self self, const storage::TrialRecord& record) {
+  auto& st = self->state;
+  return self->spawn(trial_actor, st.context, TrialSpec{record, st.config, st.archive, st.store},
+                     caf::actor_cast<caf::actor>(self));
 }
 
 void create_trial(Self self, const search::CreateTrial& op) {
@@ -58,10 +65,8 @@ void create_trial(Self self, const search::CreateTrial& op) {
   record.seed = op.seed;
   record.created_at_ms = now_ms();
   if (st.record.state == RunState::paused) record.state = RunState::paused;  // starts when activated
-  log_failure(self, st.context.journal->put_trial(record), "journaling a new trial");
-  auto actor = self->spawn(trial_actor, st.context, TrialSpec{record, st.config, st.archive, st.store},
-                           caf::actor_cast<caf::actor>(self));
-  st.trials[op.request_id] = {record.id, actor};
+  st.pending.put_trial(record);  // journaled with the search state that knows it
+  st.trials[op.request_id] = {record.id, spawn_trial(self, record)};
   apply(self, st.searcher->on_trial_created(op.request_id));
 }
 
@@ -74,9 +79,15 @@ void apply(Self self, search::Operations operations) {
           if constexpr (std::is_same_v<Op, search::CreateTrial>) {
             create_trial(self, op);
           } else if constexpr (std::is_same_v<Op, search::ValidateAfter>) {
-            if (auto* trial = running_trial(self, op.request_id)) self->send(trial->actor, train_to_atom::value, op.batches);
+            if (auto* trial = running_trial(self, op.request_id)) {
+              trial->target = op.batches;
+              self->send(trial->actor, train_to_atom::value, op.batches);
+            }
           } else if constexpr (std::is_same_v<Op, search::CloseTrial>) {
-            if (auto* trial = running_trial(self, op.request_id)) self->send(trial->actor, close_atom::value);
+            if (auto* trial = running_trial(self, op.request_id)) {
+              trial->closing = true;
+              self->send(trial->actor, close_atom::value);
+            }
           } else {
             st.shutdown = true;
             st.search_failed = op.failure;
@@ -109,13 +120,66 @@ caf::error refusal(Self self, RunState expected, const char* verb) {
                                                           to_string(expected), verb)));
 }
 
-// Journals the searcher's state and progress after an event.
+// Everything a restarted master needs to continue the search identically:
+// the searcher's own state and what was asked of each trial.
+nlohmann::json search_state_json(const ExperimentState& st) {
+  nlohmann::json trials = nlohmann::json::object();
+  for (const auto& [request, t] : st.trials)
+    trials[std::to_string(request)] = {
+        {"target", t.target}, {"closing", t.closing}, {"validated", t.validated}, {"ended", t.ended}};
+  return {{"searcher", st.searcher->save_state()}, {"trials", trials}, {"shutdown", st.shutdown},
+          {"search_failed", st.search_failed}};
+}
+
+// Journals, in one synced batch, the new trials, the search state and the
+// progress after an event: a crash leaves either all of it or none.
 void checkpoint_search(Self self) {
   auto& st = self->state;
-  log_failure(self, st.context.journal->put_searcher_state(st.record.id, st.searcher->save_state()),
-              "journaling the searcher state");
   st.record.progress = st.searcher->progress();
-  log_failure(self, st.context.journal->put_experiment(st.record), "journaling progress");
+  st.pending.put_searcher_state(st.record.id, search_state_json(st)).put_experiment(st.record);
+  log_failure(self, st.context.journal->commit(st.pending), "journaling the search state");
+  st.pending = {};
+}
+
+// The searcher's answer to a trial that ended (COMPLETED, CANCELED or ERROR).
+search::Operations trial_end_event(search::Searcher& searcher, search::RequestId request, RunState state) {
+  if (state == RunState::completed) return searcher.on_trial_closed(request);
+  return searcher.on_trial_exited_early(
+      request, state == RunState::error ? search::ExitReason::errored : search::ExitReason::user_canceled);
+}
+
+// Rebuilds the search from the journal: the searcher's state, and an actor
+// for every unfinished trial, told again what it was last asked. Trials that
+// ended after the search state was last journaled are reported to the searcher now.
+Status recover(Self self, const ExperimentRecovery& recovery) {
+  auto& st = self->state;
+  search::Operations missed;
+  try {
+    const auto& state = recovery.search_state;
+    if (auto loaded = st.searcher->load_state(state.at("searcher")); !loaded) return loaded;
+    st.shutdown = state.at("shutdown").get<bool>();
+    st.search_failed = state.at("search_failed").get<bool>();
+    for (const auto& record : recovery.trials) {
+      const auto& saved = state.at("trials").at(std::to_string(record.request_id));
+      ExperimentState::Trial trial{record.id, {}, is_terminal(record.state), record.state == RunState::error,
+                                   saved.at("target").get<std::uint64_t>(), saved.at("closing").get<bool>(),
+                                   saved.at("validated").get<std::uint64_t>()};
+      if (!trial.ended) {
+        trial.actor = spawn_trial(self, record);
+        if (trial.closing) self->send(trial.actor, close_atom::value);
+        else if (trial.target > 0) self->send(trial.actor, train_to_atom::value, trial.target);
+      } else if (!saved.at("ended").get<bool>()) {
+        auto ops = trial_end_event(*st.searcher, record.request_id, record.state);
+        missed.insert(missed.end(), ops.begin(), ops.end());
+      }
+      st.trials[record.request_id] = trial;
+    }
+  } catch (const nlohmann::json::exception& e) {
+    return fail(Error::corruption(std::string("the journaled search state does not decode: ") + e.what()));
+  }
+  apply(self, std::move(missed));
+  checkpoint_search(self);
+  return {};
 }
 
 }  // namespace
@@ -124,7 +188,8 @@ caf::behavior experiment_actor(Self self, MasterContext context, storage::Experi
                                std::shared_ptr<const config::ExperimentConfig> config,
                                std::shared_ptr<const std::string> archive,
                                std::shared_ptr<checkpoints::CheckpointStore> store,
-                               std::shared_ptr<search::Searcher> searcher) {
+                               std::shared_ptr<search::Searcher> searcher,
+                               std::shared_ptr<const ExperimentRecovery> recovery) {
   auto& st = self->state;
   st.context = std::move(context);
   st.record = std::move(record);
@@ -132,11 +197,22 @@ caf::behavior experiment_actor(Self self, MasterContext context, storage::Experi
   st.archive = std::move(archive);
   st.store = std::move(store);
   st.searcher = std::move(searcher);
-  apply(self, st.searcher->initial_operations());
-  checkpoint_search(self);
+  if (!recovery) {
+    apply(self, st.searcher->initial_operations());
+    checkpoint_search(self);
+  } else if (auto recovered = recover(self, *recovery); !recovered) {
+    spdlog::error("experiment {} cannot continue: {}", st.record.id, recovered.error().message);
+    st.record.error_message = recovered.error().message;
+    st.shutdown = st.search_failed = true;
+    for (auto& [request, trial] : st.trials) trial.ended = true;
+  }
   finish_if_done(self);
   return {
       [=](validated_atom, std::uint64_t request, double metric, std::uint64_t batches) {
+        auto* trial = running_trial(self, request);
+        // A trial resumed from a checkpoint may validate again at batches the searcher saw.
+        if (trial == nullptr || (batches <= trial->validated && trial->validated > 0)) return;
+        trial->validated = batches;
         apply(self, self->state.searcher->on_validation_completed(request, metric, batches));
         checkpoint_search(self);
       },
@@ -163,10 +239,7 @@ caf::behavior experiment_actor(Self self, MasterContext context, storage::Experi
         trial->ended = true;
         trial->errored = state == to_string(RunState::error);
         if (!self->state.killed) {
-          auto& searcher = *self->state.searcher;
-          if (state == to_string(RunState::completed)) apply(self, searcher.on_trial_closed(request));
-          else apply(self, searcher.on_trial_exited_early(request, trial->errored ? search::ExitReason::errored
-                                                                                  : search::ExitReason::user_canceled));
+          apply(self, trial_end_event(*self->state.searcher, request, parse_run_state(state).value_or(RunState::error)));
           checkpoint_search(self);
         }
         finish_if_done(self);

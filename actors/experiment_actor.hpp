@@ -31,6 +31,9 @@ struct ExperimentState {
     caf::actor actor;
     bool ended = false;
     bool errored = false;
+    std::uint64_t target = 0;     // the last ValidateAfter sent
+    bool closing = false;         // CloseTrial sent
+    std::uint64_t validated = 0;  // batches of the last validation given to the searcher
   };
 
   MasterContext context;
@@ -40,17 +43,28 @@ struct ExperimentState {
   std::shared_ptr<checkpoints::CheckpointStore> store;
   std::shared_ptr<search::Searcher> searcher;  // shared only to pass it through spawn()
   std::map<search::RequestId, Trial> trials;
+  storage::JournalBatch pending;  // new trial records, committed with the search state
   bool shutdown = false;
   bool search_failed = false;
   bool killed = false;
   static inline const char* name = "experiment";
 };
 
-// Starts the search of an experiment already journaled as ACTIVE.
+// What a restarted master read back: the journaled search state (see
+// search_state_json in experiment_actor.cpp) and the experiment's trials.
+struct ExperimentRecovery {
+  nlohmann::json search_state;
+  std::vector<storage::TrialRecord> trials;
+};
+
+// Starts the search of an experiment already journaled as ACTIVE, or, with
+// a non-null `recovery`, continues it where the journal left it: unfinished trials get
+// new trial actors that resume from their latest checkpoints.
 caf::behavior experiment_actor(caf::stateful_actor<ExperimentState>* self, MasterContext context,
                                storage::ExperimentRecord record, std::shared_ptr<const config::ExperimentConfig> config,
                                std::shared_ptr<const std::string> archive,
                                std::shared_ptr<checkpoints::CheckpointStore> store,
-                               std::shared_ptr<search::Searcher> searcher);
+                               std::shared_ptr<search::Searcher> searcher,
+                               std::shared_ptr<const ExperimentRecovery> recovery);
 
 }  // namespace volador::actors

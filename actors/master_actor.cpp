@@ -66,6 +66,50 @@ caf::response_promise forward_to(Self self, const std::map<std::uint64_t, caf::a
   return promise;
 }
 
+// Continues an ACTIVE or PAUSED experiment journaled by an earlier master.
+Status recover_experiment(Self self, const storage::ExperimentRecord& record) {
+  auto& journal = *self->state.context.journal;
+  auto parsed = config::parse_experiment_config(record.config_yaml, record.config_file_name);
+  auto* config = std::get_if<config::ExperimentConfig>(&parsed);
+  if (config == nullptr) return fail(Error::corruption("its journaled config no longer parses"));
+  auto shared_config = std::make_shared<const config::ExperimentConfig>(std::move(*config));
+  auto store = experiment_store(*shared_config, self->state.context.data_dir);
+  auto searcher = search::make_searcher(*shared_config, record.experiment_seed);
+  auto archive = journal.archive(record.id);
+  auto search_state = journal.searcher_state(record.id);
+  auto trials = journal.trials(record.id);
+  if (!store) return fail(store.error());
+  if (!searcher) return fail(searcher.error());
+  if (!archive) return fail(archive.error());
+  if (!search_state) return fail(search_state.error());
+  if (!trials) return fail(trials.error());
+  if (!*search_state) return fail(Error::corruption("no search state was journaled"));
+  auto recovery = std::make_shared<const ExperimentRecovery>(ExperimentRecovery{std::move(**search_state), std::move(*trials)});
+  auto experiment = self->spawn(experiment_actor, self->state.context, record, shared_config,
+                                std::make_shared<const std::string>(std::move(*archive)), *store,
+                                std::shared_ptr<search::Searcher>(std::move(*searcher)), recovery);
+  track_experiment(self, record.id, experiment);
+  return {};
+}
+
+// Continues every unfinished experiment of the journal (once, at start).
+void recover_experiments(Self self) {
+  auto experiments = self->state.context.journal->experiments();
+  if (!experiments) return spdlog::error("cannot read experiments to recover: {}", experiments.error().message);
+  for (auto& record : *experiments) {
+    if (is_terminal(record.state)) continue;
+    if (auto recovered = recover_experiment(self, record); !recovered) {
+      spdlog::error("experiment {} cannot be recovered: {}", record.id, recovered.error().message);
+      record.state = RunState::error;
+      record.error_message = "not recoverable after a master restart: " + recovered.error().message;
+      record.ended_at_ms = now_ms();
+      (void)self->state.context.journal->put_experiment(record);
+      continue;
+    }
+    spdlog::info("experiment {} recovered ({})", record.id, to_string(record.state));
+  }
+}
+
 // Journals and starts a new experiment; the reply carries its id or why it was refused.
 wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExperimentRequest& request) {
   auto parsed = config::parse_experiment_config(request.config_yaml, request.config_file_name);
@@ -94,7 +138,8 @@ wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExper
   spdlog::info("experiment {} '{}' created ({} searcher)", *id, config->name, config->searcher.name);
   auto experiment = self->spawn(experiment_actor, self->state.context, record, config,
                                 std::make_shared<const std::string>(request.archive), *store,
-                                std::shared_ptr<search::Searcher>(std::move(*searcher)));
+                                std::shared_ptr<search::Searcher>(std::move(*searcher)),
+                                std::shared_ptr<const ExperimentRecovery>());
   track_experiment(self, *id, experiment);
   return {*id, {}};
 }
@@ -161,8 +206,11 @@ caf::behavior master_actor(Self self, MasterContext context) {
       [=](attach_atom, std::uint64_t trial_id, caf::actor trial) { self->state.trials[trial_id] = std::move(trial); },
       [=](detach_atom, std::uint64_t trial_id) { self->state.trials.erase(trial_id); },
       [=](listening_atom, const std::string& host, std::uint16_t port) {
+        const bool first = self->state.context.port == 0;
         self->state.context.host = host;
         self->state.context.port = port;
+        // Recovered trials hand this address to their workers, so recover only now.
+        if (first) recover_experiments(self);
       },
   };
 }

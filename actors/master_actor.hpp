@@ -17,7 +17,8 @@
 //   (checkpoints_atom, uint64 experiment, uint64 trial) -> Bytes CheckpointList  (0 = any)
 //   (checkpoints_atom, string uuid)              -> Bytes CheckpointList (that one)
 //   (attach_atom, uint64 trial, actor) / (detach_atom, uint64 trial)  from trial actors
-//   (listening_atom, string host, uint16 port)   the address rank workers use, once published
+//   (listening_atom, string host, uint16 port)   the address rank workers use, once published;
+//                                                the first one also recovers unfinished experiments
 // Errors come back as caf::error in the "volador" category (actors/caf_error.hpp).
 
 #include <caf/actor.hpp>

@@ -65,33 +65,45 @@ void write_address_file(const std::string& data_dir, const net::Endpoint& endpoi
   std::ofstream(std::filesystem::path(data_dir) / "master.addr") << endpoint.to_string() << '\n';
 }
 
+// Runs an agent until a stop signal; when it loses its master (the master
+// restarted or crashed) it reconnects and registers again.
+int run_agent(caf::actor_system& system, const Flags& flags, std::atomic<bool>& agent_ended) {
+  auto endpoint = net::parse_endpoint(flags.master);
+  if (!endpoint) return fail_with(endpoint.error());
+  auto work_dir = flags.work_dir.empty() ? std::filesystem::path(flags.data_dir) / "work" : std::filesystem::path(flags.work_dir);
+  std::string agent_id = flags.agent_id.empty() ? default_agent_id() : flags.agent_id;
+  for (bool first = true;; first = false) {
+    auto master = node::connect_to_master(system, *endpoint, first ? std::chrono::seconds(30) : std::chrono::seconds(300));
+    if (!master) return fail_with(master.error());
+    agent_ended = false;
+    auto agent = node::start_agent(system, {agent_id, flags.slots, work_dir}, *master);
+    if (!agent) return fail_with(agent.error());
+    caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&agent_ended] { agent_ended = true; });
+    wait_for_signal(agent_ended);
+    if (!agent_ended) {
+      caf::anon_send_exit(*agent, caf::exit_reason::user_shutdown);
+      return 0;
+    }
+    spdlog::warn("agent {}: lost the master; reconnecting to {}", agent_id, endpoint->to_string());
+  }
+}
+
 int run(const std::string& role, const Flags& flags) {
   caf::actor_system_config config;
   net::configure_actor_system(config);
   caf::actor_system system{config};
   std::atomic<bool> stopped{false};
-  caf::actor master;
-  std::vector<caf::actor> started;
+  if (role == "agent") return run_agent(system, flags, stopped);
 
-  if (role == "up" || role == "master") {
-    auto listen = loopback_endpoint(flags.listen);
-    if (!listen) return fail_with(listen.error());
-    auto running = node::start_master(system, {flags.data_dir, *listen});
-    if (!running) return fail_with(running.error());
-    master = running->gateway;
-    write_address_file(flags.data_dir, running->bound);
-    started.push_back(master);
-  } else {
-    auto endpoint = net::parse_endpoint(flags.master);
-    if (!endpoint) return fail_with(endpoint.error());
-    auto gateway = node::connect_to_master(system, *endpoint, std::chrono::seconds(30));
-    if (!gateway) return fail_with(gateway.error());
-    master = *gateway;
-  }
-  if (role == "up" || role == "agent") {
-    auto work_dir = flags.work_dir.empty() ? std::filesystem::path(flags.data_dir) / "work" : std::filesystem::path(flags.work_dir);
-    std::string agent_id = flags.agent_id.empty() ? (role == "up" ? "local" : default_agent_id()) : flags.agent_id;
-    auto agent = node::start_agent(system, {agent_id, flags.slots, work_dir}, master);
+  auto listen = loopback_endpoint(flags.listen);
+  if (!listen) return fail_with(listen.error());
+  auto running = node::start_master(system, {flags.data_dir, *listen});
+  if (!running) return fail_with(running.error());
+  write_address_file(flags.data_dir, running->bound);
+  std::vector<caf::actor> started{running->gateway};
+  if (role == "up") {
+    auto agent = node::start_agent(system, {"local", flags.slots, std::filesystem::path(flags.data_dir) / "work"},
+                                   running->gateway);
     if (!agent) return fail_with(agent.error());
     caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&stopped] { stopped = true; });
     started.push_back(*agent);

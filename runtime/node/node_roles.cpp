@@ -25,7 +25,8 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   context.pool = system.spawn(actors::resource_pool_actor);
   context.data_dir = fs::absolute(options.data_dir);
   auto gateway = system.spawn(actors::master_actor, context);
-  auto port = system.middleman().publish(gateway, options.listen.port, options.listen.host.c_str());
+  // reuse_addr: a restarted master gets its port back at once.
+  auto port = system.middleman().publish(gateway, options.listen.port, options.listen.host.c_str(), true);
   if (!port) {
     caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(context.pool, caf::exit_reason::user_shutdown);

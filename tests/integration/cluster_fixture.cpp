@@ -72,7 +72,8 @@ std::unique_ptr<process::ChildProcess> Cluster::spawn_node(std::vector<std::stri
 void Cluster::start_master() {
   const auto address_file = data_dir_ / "master.addr";
   fs::remove(address_file);
-  master_ = spawn_node({"master", "--data", data_dir_.string(), "--listen", "127.0.0.1:0"});
+  const std::string listen = address_.empty() ? "127.0.0.1:0" : address_;
+  master_ = spawn_node({"master", "--data", data_dir_.string(), "--listen", listen});
   for (int i = 0; i < 200 && !fs::exists(address_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   REQUIRE(fs::exists(address_file));
   std::ifstream(address_file) >> address_;
@@ -80,6 +81,11 @@ void Cluster::start_master() {
 
 void Cluster::stop_master() {
   master_->kill(SIGTERM);
+  master_.reset();
+}
+
+void Cluster::kill_master() {
+  master_->kill(SIGKILL);
   master_.reset();
 }
 

@@ -40,8 +40,10 @@ class Cluster {
   explicit Cluster(const std::filesystem::path& data_dir);
   ~Cluster();
 
+  // Starts the master on a free port the first time, on the same port later.
   void start_master();
   void stop_master();  // SIGTERM, then waits for it to exit
+  void kill_master();  // SIGKILL, as if its host died
   void start_agent(std::uint32_t slots);
   void kill_agent();  // SIGKILL, as if its host died
   [[nodiscard]] const std::string& master_address() const { return address_; }
