@@ -247,7 +247,9 @@ bool checkpointed_here(const TrialState& st) {
 void drive(Self self) {
   auto& st = self->state;
   if (st.phase != Phase::running || st.workload_in_flight) return;
-  if (st.pause_requested) {
+  // Closed (even before its target: early stopping, a goal reached) or
+  // paused: take a final checkpoint where it stands, then stop the rank.
+  if (st.pause_requested || st.close_requested) {
     if (!checkpointed_here(st) && st.progress.batches_trained > 0) return run_checkpoint(self);
     return stop_rank(self);
   }
@@ -255,7 +257,6 @@ void drive(Self self) {
   auto workload = training::next_workload(st.policy, st.progress, st.target_batches);
   switch (workload.kind) {
     case training::WorkloadKind::done:
-      if (st.close_requested) stop_rank(self);
       return;
     case training::WorkloadKind::checkpoint:
       return run_checkpoint(self);

@@ -2,6 +2,7 @@
 // loopback, experiments submitted and inspected with the volador client.
 #include <catch2/catch.hpp>
 
+#include <regex>
 #include <thread>
 
 #include "storage/journal/journal.hpp"
@@ -325,4 +326,32 @@ TEST_CASE("A master killed with SIGKILL several times loses no metric and the se
   CHECK(experiment["trials"].size() == 4);
   for (const auto& t : experiment["trials"]) CHECK(t["state"] == "COMPLETED");
   CHECK(outcome(id) == outcome(reference));
+}
+
+TEST_CASE("Adaptive ASHA stops trials at its rungs on the cluster and the GC keeps the policy's checkpoints") {
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  auto config = std::regex_replace(example_config("native:mlp_classifier", 8, 8), std::regex("name: random"),
+                                   "name: adaptive_asha");
+  fs::create_directories(dir.path() / "checkpoints");
+  write_file(project / "distributed.yaml", config + "checkpoint_storage: {type: shared_fs, host_path: " +
+                                               (dir.path() / "checkpoints").string() +
+                                               ", save_trial_latest: 1, save_trial_best: 0}\n");
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(2);
+  auto created = submit_and_follow(cluster, dir);
+  INFO(created.err);
+  REQUIRE(created.exit_code == 0);
+  auto experiment = created.json();
+  REQUIRE(experiment["trials"].size() == 8);
+  int stopped_at_rung = 0;
+  for (const auto& t : experiment["trials"]) stopped_at_rung += t["batches_trained"].get<int>() < 500;
+  CHECK(stopped_at_rung >= 3);  // standard mode: most of the first bracket stops at its first rung
+  // One active checkpoint per trial (its latest); the others were collected.
+  auto checkpoints = cluster.cli({"checkpoint", "list", experiment["id"].dump(), "--json"}).json();
+  std::map<std::uint64_t, int> active;
+  for (const auto& c : checkpoints) active[c["trial_id"].get<std::uint64_t>()] += c["state"] == "ACTIVE";
+  CHECK(active.size() == 8);
+  for (const auto& [trial, n] : active) CHECK(n == 1);
 }
