@@ -4,6 +4,8 @@ set -euo pipefail
 
 VOLADOR_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${VOLADOR_BUILD_DIR:-$VOLADOR_ROOT/build}"
+# ccache hits across clones in different folders (CI builds a fresh clone).
+export CCACHE_BASEDIR="$VOLADOR_ROOT" CCACHE_NOHASHDIR=true
 
 DEB_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
