@@ -1,0 +1,88 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <random>
+
+#include "actors/trial_resume.hpp"
+#include "storage/checkpoints/shared_fs_store.hpp"
+#include "storage/checkpoints/uuid.hpp"
+
+using namespace volador;
+using namespace volador::actors;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Fixture {
+  fs::path dir = fs::temp_directory_path() / ("volador-resume-" + std::to_string(std::random_device{}()));
+  std::unique_ptr<storage::Journal> journal = std::move(storage::Journal::open(dir / "journal").value());
+  std::unique_ptr<checkpoints::SharedFsStore> store = std::move(checkpoints::SharedFsStore::open(dir / "ckpt").value());
+  ~Fixture() {
+    journal.reset();
+    fs::remove_all(dir);
+  }
+
+  // Commits a checkpoint of trial 1 after `batches` and journals it.
+  std::string checkpoint(std::uint64_t batches) {
+    auto uuid = checkpoints::new_uuid().value();
+    auto pending = store->begin(uuid).value();
+    std::ofstream(pending.dir / "weights.bin") << "weights after " << batches;
+    auto manifest = store->commit(pending).value();
+    REQUIRE(journal->put_checkpoint({uuid, 1, 1, batches, 1, {{"accuracy", 0.5}}, storage::CheckpointState::active,
+                                     manifest.total_bytes, 0}));
+    return uuid;
+  }
+  void report(storage::MetricKind kind, std::uint64_t batches) {
+    REQUIRE(journal->append_metrics({1, kind, batches, {{"accuracy", static_cast<double>(batches)}}, 0}));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("A trial resumes from its newest checkpoint and later reports are dropped") {
+  Fixture f;
+  f.checkpoint(100);
+  const auto newest = f.checkpoint(200);
+  for (std::uint64_t b : {100, 200, 300}) {
+    f.report(storage::MetricKind::training, b);
+    f.report(storage::MetricKind::validation, b);
+  }
+  auto point = prepare_resume(*f.journal, *f.store, 1);
+  REQUIRE(point.has_value());
+  REQUIRE(point->checkpoint.has_value());
+  CHECK(point->checkpoint->uuid == newest);
+  CHECK(point->progress.batches_trained == 200);
+  CHECK(point->progress.last_checkpoint_at == 200);
+  CHECK(point->progress.last_validation_at == 200);
+  CHECK(point->last_validation.at("accuracy") == 200);
+  auto metrics = f.journal->metrics(1).value();
+  CHECK(metrics.size() == 4);  // the reports at 300 are gone, both kinds
+  for (const auto& m : metrics) CHECK(m.batches <= 200);
+}
+
+TEST_CASE("A corrupt checkpoint is detected by its checksum, marked deleted, and the previous one is used") {
+  Fixture f;
+  const auto older = f.checkpoint(100);
+  const auto newest = f.checkpoint(200);
+  std::ofstream(f.store->path(newest).value() / "weights.bin") << "bit rot";
+  auto point = prepare_resume(*f.journal, *f.store, 1);
+  REQUIRE(point.has_value());
+  REQUIRE(point->checkpoint.has_value());
+  CHECK(point->checkpoint->uuid == older);
+  REQUIRE(point->notes.size() == 1);
+  CHECK(point->notes[0].find(newest) != std::string::npos);
+  CHECK(point->notes[0].find("weights.bin") != std::string::npos);
+  CHECK(f.journal->checkpoint(newest).value().state == storage::CheckpointState::deleted);
+}
+
+TEST_CASE("Without a usable checkpoint a trial starts over, keeping only an initial validation") {
+  Fixture f;
+  f.report(storage::MetricKind::validation, 0);
+  f.report(storage::MetricKind::training, 50);
+  auto point = prepare_resume(*f.journal, *f.store, 1);
+  REQUIRE(point.has_value());
+  CHECK_FALSE(point->checkpoint.has_value());
+  CHECK(point->progress.batches_trained == 0);
+  CHECK(point->progress.last_validation_at == 0);
+  CHECK(f.journal->metrics(1).value().size() == 1);
+}
