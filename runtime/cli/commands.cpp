@@ -95,7 +95,16 @@ int list_experiments(MasterClient& client, bool json) {
 int describe_experiment(MasterClient& client, std::uint64_t id, bool json) {
   auto detail = client.describe_experiment(id);
   if (!detail) return report(detail.error());
-  std::cout << (json ? to_json(*detail).dump(2) + "\n" : render_table(*detail));
+  auto checkpoints = client.checkpoints(id, 0);
+  if (!checkpoints) return report(checkpoints.error());
+  std::erase_if(checkpoints->checkpoints, [](const wire::CheckpointInfo& c) { return c.state != "ACTIVE"; });
+  if (json) {
+    auto out = to_json(*detail);
+    out["checkpoints"] = to_json(*checkpoints);
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << render_table(*detail) << "\nCheckpoints:\n" << render_table(*checkpoints);
+  }
   return 0;
 }
 
