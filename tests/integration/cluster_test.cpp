@@ -46,6 +46,17 @@ CommandResult submit_and_follow(const Cluster& cluster, const TempDir& dir) {
                       "--json"});
 }
 
+// Submits PROJECT (with its distributed.yaml) without following; the experiment id.
+std::string submit(const Cluster& cluster, const fs::path& project) {
+  auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--json"});
+  REQUIRE(created.exit_code == 0);
+  return created.json()["id"].dump();
+}
+
+nlohmann::json describe_experiment(const Cluster& cluster, const std::string& id) {
+  return cluster.cli({"experiment", "describe", id, "--json"}).json();
+}
+
 }  // namespace
 
 TEST_CASE("A random search runs on a master and an agent in separate processes and is journaled") {
@@ -136,11 +147,8 @@ TEST_CASE("A lost agent's trial resumes from its checkpoint on the next agent, w
   Cluster cluster(dir.path() / "data");
   cluster.start_master();
   cluster.start_agent(1);
-  const auto project = dir.path() / "project";
-  auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--json"});
-  REQUIRE(created.exit_code == 0);
-  const auto id = created.json()["id"].dump();
-  auto describe = [&] { return cluster.cli({"experiment", "describe", id, "--json"}).json(); };
+  const auto id = submit(cluster, dir.path() / "project");
+  auto describe = [&] { return describe_experiment(cluster, id); };
   auto checkpoints = [&] { return cluster.cli({"checkpoint", "list", id, "--json"}).json(); };
   REQUIRE(eventually([&] { return !checkpoints().empty(); }));
 
@@ -251,22 +259,20 @@ TEST_CASE("Paused-and-activated and crashed-and-restarted trials report exactly 
   Cluster cluster(dir.path() / "data");
   cluster.start_master();
   cluster.start_agent(1);
-  auto submit = [&](const std::string& config) {
+  auto submit_config = [&](const std::string& config) {
     write_file(project / "distributed.yaml", config);
-    auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--json"});
-    REQUIRE(created.exit_code == 0);
-    return created.json()["id"].dump();
+    return submit(cluster, project);
   };
-  auto describe = [&](const std::string& id) { return cluster.cli({"experiment", "describe", id, "--json"}).json(); };
+  auto describe = [&](const std::string& id) { return describe_experiment(cluster, id); };
   auto first_trial = [&](const std::string& id) { return describe(id)["trials"][0]["id"].dump(); };
   auto completed = [&](const std::string& id) { return eventually([&] { return describe(id)["state"] == "COMPLETED"; }, 90); };
 
-  const auto reference = submit(base);
+  const auto reference = submit_config(base);
   REQUIRE(completed(reference));
   const auto expected = metric_history(cluster, first_trial(reference));
 
   SECTION("pause, then activate") {
-    const auto id = submit(base);
+    const auto id = submit_config(base);
     REQUIRE(eventually([&] { return !cluster.cli({"checkpoint", "list", id, "--json"}).json().empty(); }));
     REQUIRE(cluster.cli({"experiment", "pause", id}).exit_code == 0);
     REQUIRE(eventually([&] { return describe(id)["trials"][0]["state"] == "PAUSED"; }));
@@ -279,7 +285,7 @@ TEST_CASE("Paused-and-activated and crashed-and-restarted trials report exactly 
     CHECK(metric_history(cluster, first_trial(id)) == expected);
   }
   SECTION("a worker killed mid-training restarts from its latest checkpoint") {
-    const auto id = submit(example_config("native:mlp_classifier", 1, 80, 1) + "min_checkpoint_period: {epochs: 4}\n" +
+    const auto id = submit_config(example_config("native:mlp_classifier", 1, 80, 1) + "min_checkpoint_period: {epochs: 4}\n" +
                            "environment: {environment_variables: [KILL_ONCE=" + marker.string() + "]}\n");
     REQUIRE(completed(id));
     auto trial = describe(id)["trials"][0];
@@ -298,12 +304,7 @@ TEST_CASE("A master killed with SIGKILL several times loses no metric and the se
   Cluster cluster(dir.path() / "data");
   cluster.start_master();
   cluster.start_agent(2);
-  auto submit = [&] {
-    auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--json"});
-    REQUIRE(created.exit_code == 0);
-    return created.json()["id"].dump();
-  };
-  auto describe = [&](const std::string& id) { return cluster.cli({"experiment", "describe", id, "--json"}).json(); };
+  auto describe = [&](const std::string& id) { return describe_experiment(cluster, id); };
   // request id -> (hparams, metric history)
   auto outcome = [&](const std::string& id) {
     std::map<std::uint64_t, std::pair<nlohmann::json, decltype(metric_history(cluster, ""))>> out;
@@ -312,10 +313,10 @@ TEST_CASE("A master killed with SIGKILL several times loses no metric and the se
     return out;
   };
 
-  const auto reference = submit();
+  const auto reference = submit(cluster, project);
   REQUIRE(eventually([&] { return describe(reference)["state"] == "COMPLETED"; }, 120));
 
-  const auto id = submit();
+  const auto id = submit(cluster, project);
   for (int kill = 0; kill < 3; ++kill) {
     std::this_thread::sleep_for(std::chrono::milliseconds(700));
     cluster.kill_master();
