@@ -1,5 +1,6 @@
 #include "bench/allreduce/bench_common.hpp"
 
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,12 +74,30 @@ double RankTimes::slowest() const {
   return worst;
 }
 
+namespace {
+
+// Binds this process to the r-th core it may use.
+void bind_to_core(int r) {
+  cpu_set_t allowed, mine;
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+  CPU_ZERO(&mine);
+  for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &allowed) && seen++ == r) CPU_SET(cpu, &mine);
+  }
+  ::sched_setaffinity(0, sizeof mine, &mine);
+}
+
+}  // namespace
+
 bool run_forked(int n, const std::function<int(int rank)>& fn) {
   std::fflush(stdout);
+  cpu_set_t allowed;
+  const bool bind = ::sched_getaffinity(0, sizeof allowed, &allowed) == 0 && n <= CPU_COUNT(&allowed);
   std::vector<pid_t> children;
   for (int r = 0; r < n; ++r) {
     const pid_t pid = ::fork();
     if (pid == 0) {
+      if (bind) bind_to_core(r);
       const int code = fn(r);
       std::fflush(stdout);
       ::_exit(code);

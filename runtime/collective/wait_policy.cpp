@@ -8,28 +8,39 @@
 namespace volador::collective {
 
 SpinPolicy::SpinPolicy(int ranks)
-    : max_(ranks > usable_cpus() ? std::chrono::microseconds(0) : kMaxSpin), budget_(max_) {}
+    : budget_(ranks > usable_cpus() ? std::chrono::microseconds(0) : kMaxSpin) {}
 
-void SpinPolicy::paid_off() { budget_ = std::min(max_, budget_ + budget_ / 4 + std::chrono::microseconds(1)); }
+bool SpinPolicy::should_spin() {
+  if (budget_.count() == 0) return false;
+  ++waits_;
+  return score_ > 0 || waits_ % kProbeEvery == 0;
+}
+
+void SpinPolicy::record(bool paid_off) {
+  score_ = paid_off ? std::min(kFullScore, score_ + 1) : std::max(0, score_ - kMissPenalty);
+}
+
+Backoff::Backoff(SpinPolicy& policy) : policy_(&policy), start_(Clock::now()), spinning_(policy.should_spin()) {}
 
 Backoff::Step Backoff::next() {
   const auto waited = Clock::now() - start_;
   if (spinning_ && waited < policy_->budget()) return Step::spin;
   if (spinning_) {
     spinning_ = false;
-    policy_->wasted();
+    policy_->record(false);
   }
   return waited < kYieldTime ? Step::yield : Step::block;
 }
 
 void Backoff::done() {
-  if (spinning_) policy_->paid_off();
+  if (spinning_) policy_->record(true);
+  spinning_ = false;
 }
 
 void Backoff::restart() {
   done();
   start_ = Clock::now();
-  spinning_ = true;
+  spinning_ = policy_->should_spin();
 }
 
 int usable_cpus() {

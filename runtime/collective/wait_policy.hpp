@@ -3,10 +3,12 @@
 // poll first (no wakeup latency), then yield the core (a peer that shares
 // it can run), then block (futex or poll), so that a long wait costs no CPU.
 //
-// The spin budget adapts, like glibc's adaptive mutexes: it grows while
-// spinning pays off and halves when it does not (the peer is slow, or shares
-// this core and cannot run while we spin); it is zero when the group has
-// more ranks than this process may use cores. Not thread-safe.
+// Whether to spin is learnt, like glibc's adaptive mutexes: spinning pays
+// off when the peer runs on another core and answers within kMaxSpin, and
+// only wastes time when the peer is slow or shares this core (it cannot run
+// while we spin). A score rises with every spin that paid off and drops fast
+// with every one that did not; at zero the policy only probes now and then.
+// Ranks that outnumber this process's cores never spin. Not thread-safe.
 
 #include <chrono>
 
@@ -20,13 +22,20 @@ class SpinPolicy {
 
   explicit SpinPolicy(int ranks);
 
+  // Called as a wait begins: spin this time?
+  [[nodiscard]] bool should_spin();
+  // How a spin ended: the peer answered while we spun, or not.
+  void record(bool paid_off);
   [[nodiscard]] std::chrono::microseconds budget() const { return budget_; }
-  void paid_off();
-  void wasted() { budget_ /= 2; }
 
  private:
-  std::chrono::microseconds max_;
+  static constexpr int kFullScore = 8;
+  static constexpr int kMissPenalty = 4;
+  static constexpr unsigned kProbeEvery = 64;  // waits between probes at score zero
+
   std::chrono::microseconds budget_;
+  int score_ = kFullScore;
+  unsigned waits_ = 0;
 };
 
 // The phases of one wait, by the time since it began.
@@ -35,11 +44,11 @@ class Backoff {
   enum class Step { spin, yield, block };
   static constexpr std::chrono::microseconds kYieldTime{1000};
 
-  explicit Backoff(SpinPolicy& policy) : policy_(&policy), start_(Clock::now()) {}
+  explicit Backoff(SpinPolicy& policy);
 
   // What to do next: spin (check again at once), yield the core, or block.
   [[nodiscard]] Step next();
-  // The awaited event came: spinning paid off if we were still spinning.
+  // The awaited event came.
   void done();
   // done(), and the next wait starts now.
   void restart();
@@ -47,7 +56,7 @@ class Backoff {
  private:
   SpinPolicy* policy_;
   Clock::time_point start_;
-  bool spinning_ = true;
+  bool spinning_;
 };
 
 // Cores this process may run on (its affinity mask).
