@@ -89,6 +89,11 @@ bool rewind_to_resume_point(Self self) {
   st.last_validation = std::move(point->last_validation);
   st.restore_uuid = point->checkpoint ? point->checkpoint->uuid : "";
   st.spec.record.batches_trained = st.progress.batches_trained;
+  // The validation at the resume point may not have reached the searcher
+  // before a master crash; the experiment ignores it if it had.
+  if (auto it = st.last_validation.find(st.spec.config->searcher.metric); it != st.last_validation.end())
+    self->send(st.experiment, validated_atom::value, record(self).request_id, it->second,
+               static_cast<std::uint64_t>(st.progress.last_validation_at));
   return true;
 }
 
