@@ -7,8 +7,7 @@
 
 namespace volador::config {
 
-Section::Section(Diagnostics& diag, const YAML::Node& node, std::string path, Keys known,
-                 Unknown unknown)
+Section::Section(Diagnostics& diag, const YAML::Node& node, std::string path, Keys known)
     : diag_(diag), node_(node), path_(std::move(path)), is_map_(node.IsMap()) {
   if (!is_map_) {
     diag_.report(node, path_, "expected a map, got " + describe(node));
@@ -16,17 +15,14 @@ Section::Section(Diagnostics& diag, const YAML::Node& node, std::string path, Ke
   }
   for (const auto& entry : node) {
     // Non-scalar keys are reported once, by check_document().
-    if (entry.first.IsScalar()) sort_key(entry.first, entry.second, known, unknown);
+    if (entry.first.IsScalar()) sort_key(entry.first, entry.second, known);
   }
 }
 
-void Section::sort_key(const YAML::Node& key, const YAML::Node& value, Keys known,
-                       Unknown unknown) {
+void Section::sort_key(const YAML::Node& key, const YAML::Node& value, Keys known) {
   const std::string& name = key.Scalar();
   if (std::ranges::find(known, name) != known.end()) {
     if (!find(name)) entries_.emplace_back(name, value);
-  } else if (unknown == Unknown::keep) {
-    kept_.emplace_back(name, value);
   } else if (auto suggestion = did_you_mean(name, known)) {
     diag_.note_misspelled(field(*suggestion));
     diag_.report(key, field(name),

@@ -22,12 +22,9 @@ using Keys = std::span<const std::string_view>;
 
 class Section {
  public:
-  // What to do with keys outside `known`: report them, or keep them for
-  // the caller (see kept()).
-  enum class Unknown { refuse, keep };
-
-  Section(Diagnostics& diag, const YAML::Node& node, std::string path, Keys known,
-          Unknown unknown = Unknown::refuse);
+  // Reads `node` as a map whose keys must be in `known`; others are reported
+  // as unknown fields (with a did-you-mean when one is close).
+  Section(Diagnostics& diag, const YAML::Node& node, std::string path, Keys known);
 
   // The value of a key in `node` if it is a map that has it; for keys that
   // decide which others are known (a searcher's name, a storage's type).
@@ -55,9 +52,6 @@ class Section {
     if (auto value = require(key)) assign(out, read(diag_, *value, field(key)));
   }
 
-  // Keys outside `known` (Unknown::keep only), in document order.
-  [[nodiscard]] const std::vector<std::pair<std::string, YAML::Node>>& kept() const { return kept_; }
-
  private:
   template <class Out, class Value>
   static void assign(Out& out, std::optional<Value>&& value) {
@@ -67,7 +61,7 @@ class Section {
   static void assign(Out& out, Value&& value) {
     out = std::forward<Value>(value);
   }
-  void sort_key(const YAML::Node& key, const YAML::Node& value, Keys known, Unknown unknown);
+  void sort_key(const YAML::Node& key, const YAML::Node& value, Keys known);
   [[nodiscard]] const YAML::Node* find(std::string_view key) const;
 
   Diagnostics& diag_;
@@ -75,7 +69,6 @@ class Section {
   std::string path_;
   bool is_map_ = false;
   std::vector<std::pair<std::string, YAML::Node>> entries_;  // known keys, first occurrence
-  std::vector<std::pair<std::string, YAML::Node>> kept_;
 };
 
 }  // namespace volador::config
