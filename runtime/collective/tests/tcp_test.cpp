@@ -74,7 +74,7 @@ TEST_CASE("tcp: a connection with the wrong secret is refused and the group stil
   CHECK_THAT(answer.error().message, Catch::Contains("refused"));
 }
 
-TEST_CASE("tcp: a rank with the wrong secret is refused; the others time out naming it") {
+TEST_CASE("tcp: a rank with the wrong secret is refused and the others time out naming it") {
   TcpGroup group(2);
   CommOptions options;
   options.timeout = 400ms;
