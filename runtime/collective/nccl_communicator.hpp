@@ -5,7 +5,8 @@
 // return once the operation has completed on the GPU. NCCL cannot tell that
 // a peer died, so a dead or hung peer is reported after CommOptions::timeout
 // (or sooner when NCCL raises an asynchronous error); the communicator is
-// then aborted. No CUDA or NCCL header leaks from here.
+// then aborted. Unlike the host backends it cannot detect ranks that make
+// different calls either. No CUDA or NCCL header leaks from here.
 //
 // Setup, as a rendezvous drives it: one rank calls make_nccl_id(), the
 // trial actor hands the id to every rank, each calls NcclCommunicator::join.
