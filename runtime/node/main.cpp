@@ -61,8 +61,14 @@ std::string default_agent_id() {
 }
 
 // Records the bound address for scripts: DATA/master.addr holds HOST:PORT.
+// Written aside and renamed, so a reader never sees a partial file.
 void write_address_file(const std::string& data_dir, const net::Endpoint& endpoint) {
-  std::ofstream(std::filesystem::path(data_dir) / "master.addr") << endpoint.to_string() << '\n';
+  const auto path = std::filesystem::path(data_dir) / "master.addr";
+  const auto partial = std::filesystem::path(path).concat(".partial");
+  std::ofstream(partial) << endpoint.to_string() << '\n';
+  std::error_code error;
+  std::filesystem::rename(partial, path, error);
+  if (error) spdlog::error("cannot write {}: {}", path.string(), error.message());
 }
 
 // Runs an agent until a stop signal; when it loses its master (the master

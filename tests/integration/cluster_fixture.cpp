@@ -77,6 +77,7 @@ void Cluster::start_master() {
   for (int i = 0; i < 200 && !fs::exists(address_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   REQUIRE(fs::exists(address_file));
   std::ifstream(address_file) >> address_;
+  REQUIRE_FALSE(address_.empty());
 }
 
 void Cluster::stop_master() {

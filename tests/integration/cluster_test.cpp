@@ -49,6 +49,7 @@ CommandResult submit_and_follow(const Cluster& cluster, const TempDir& dir) {
 // Submits PROJECT (with its distributed.yaml) without following; the experiment id.
 std::string submit(const Cluster& cluster, const fs::path& project) {
   auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--json"});
+  INFO(created.err);
   REQUIRE(created.exit_code == 0);
   return created.json()["id"].dump();
 }
