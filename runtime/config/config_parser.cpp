@@ -1,5 +1,6 @@
 #include "runtime/config/config_parser.hpp"
 
+#include <algorithm>
 #include <array>
 #include <exception>
 
@@ -21,16 +22,26 @@
 namespace volador::config {
 namespace {
 
-constexpr std::array<std::string_view, 20> kTopLevelKeys{
+constexpr std::array<std::string_view, 21> kTopLevelKeys{
     "name",         "description",       "labels",
     "data",         "workspace",         "project",
     "entrypoint",   "hyperparameters",   "searcher",
     "records_per_epoch", "scheduling_unit", "min_validation_period",
-    "min_checkpoint_period", "perform_initial_validation", "max_restarts",
-    "checkpoint_storage", "resources",   "bind_mounts",
-    "environment",  "experiment_seed"};
+    "min_checkpoint_period", "checkpoint_policy", "perform_initial_validation",
+    "max_restarts", "checkpoint_storage", "resources",
+    "bind_mounts",  "environment",       "experiment_seed"};
+
+// In the order of CheckpointPolicy's enumerators.
+constexpr std::array<std::string_view, 3> kCheckpointPolicies{"best", "all", "none"};
 
 constexpr ReadUnsigned<std::uint32_t> read_seed{0, 0x7fff'ffff};
+
+std::optional<CheckpointPolicy> read_checkpoint_policy(Diagnostics& diag, const YAML::Node& node,
+                                                       const std::string& field) {
+  auto word = ReadChoice{kCheckpointPolicies}(diag, node, field);
+  if (!word) return std::nullopt;
+  return static_cast<CheckpointPolicy>(std::ranges::find(kCheckpointPolicies, *word) - kCheckpointPolicies.begin());
+}
 
 std::optional<nlohmann::json> read_data(Diagnostics& diag, const YAML::Node& node,
                                         const std::string& field) {
@@ -64,6 +75,7 @@ void read_training(const Section& top, ExperimentConfig& config) {
   top.read("scheduling_unit", config.scheduling_unit, read_positive_u64);
   top.read("min_validation_period", config.min_validation_period, read_length);
   top.read("min_checkpoint_period", config.min_checkpoint_period, read_length);
+  top.read("checkpoint_policy", config.checkpoint_policy, read_checkpoint_policy);
   top.read("perform_initial_validation", config.perform_initial_validation, read_bool);
   top.read("max_restarts", config.max_restarts, read_count_u32);
   top.read("experiment_seed", config.experiment_seed, read_seed);

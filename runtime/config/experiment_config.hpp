@@ -17,6 +17,12 @@ namespace volador::config {
 
 enum class LengthUnit { batches, records, epochs };
 
+// Which validations are followed by a checkpoint (Determined's checkpoint_policy):
+// best = those better than every earlier one of the trial, all = every one,
+// none = none. Checkpoints at min_checkpoint_period and at the searcher's
+// targets are taken whatever the policy.
+enum class CheckpointPolicy { best, all, none };
+
 // A training length such as `{batches: 900}` or `{epochs: 2}`; value > 0.
 struct Length {
   LengthUnit unit = LengthUnit::batches;
@@ -90,6 +96,7 @@ struct ExperimentConfig {
   std::uint64_t scheduling_unit = 100;              // batches between metric reports
   std::optional<Length> min_validation_period;
   std::optional<Length> min_checkpoint_period;
+  CheckpointPolicy checkpoint_policy = CheckpointPolicy::best;
   bool perform_initial_validation = false;
   std::uint32_t max_restarts = 5;
   std::optional<CheckpointStorage> checkpoint_storage;  // absent: the cluster default

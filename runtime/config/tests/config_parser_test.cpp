@@ -98,6 +98,7 @@ TEST_CASE("absent fields take the manual's defaults", "[config][defaults]") {
   CHECK(config.scheduling_unit == 100);
   CHECK_FALSE(config.min_validation_period.has_value());
   CHECK_FALSE(config.min_checkpoint_period.has_value());
+  CHECK(config.checkpoint_policy == CheckpointPolicy::best);
   CHECK_FALSE(config.perform_initial_validation);
   CHECK(config.max_restarts == 5);
   CHECK_FALSE(config.checkpoint_storage.has_value());
@@ -150,6 +151,7 @@ records_per_epoch: 10000
 scheduling_unit: 50
 min_validation_period: {epochs: 2}
 min_checkpoint_period: {batches: 1000}
+checkpoint_policy: none
 perform_initial_validation: true
 max_restarts: 0
 checkpoint_storage:
@@ -212,6 +214,7 @@ experiment_seed: 2147483647
   REQUIRE(config.min_checkpoint_period.has_value());
   CHECK(config.min_checkpoint_period->unit == LengthUnit::batches);
   CHECK(config.min_checkpoint_period->value == 1000);
+  CHECK(config.checkpoint_policy == CheckpointPolicy::none);
   CHECK(config.perform_initial_validation);
   CHECK(config.max_restarts == 0);
   REQUIRE(config.checkpoint_storage.has_value());
@@ -241,6 +244,13 @@ experiment_seed: 2147483647
   CHECK(config.environment.registry_auth->serveraddress == "registry.example.com");
   CHECK(config.environment.environment_variables == std::vector<std::string>{"NCCL_DEBUG=INFO", "EMPTY="});
   CHECK(config.experiment_seed == 2147483647u);
+}
+
+TEST_CASE("checkpoint_policy is best, all or none", "[config]") {
+  CHECK(parse_ok(with("checkpoint_policy: best\n")).checkpoint_policy == CheckpointPolicy::best);
+  CHECK(parse_ok(with("checkpoint_policy: all\n")).checkpoint_policy == CheckpointPolicy::all);
+  CHECK(parse_ok(with("checkpoint_policy: none\n")).checkpoint_policy == CheckpointPolicy::none);
+  CHECK(parse_ok(with("checkpoint_policy: 'none'\n")).checkpoint_policy == CheckpointPolicy::none);
 }
 
 TEST_CASE("other storage types are read", "[config]") {
