@@ -26,13 +26,29 @@ bool happened_at(std::int64_t last_at, std::uint64_t batches_trained) {
   return last_at == static_cast<std::int64_t>(batches_trained);
 }
 
+// Whether the validation just done (at this batch count, after some training
+// and not yet checkpointed) is one the checkpoint policy checkpoints after.
+bool validation_wants_checkpoint(const SchedulePolicy& policy, const Progress& progress) {
+  const std::uint64_t trained = progress.batches_trained;
+  if (trained == 0 || !happened_at(progress.last_validation_at, trained) ||
+      happened_at(progress.last_checkpoint_at, trained))
+    return false;
+  switch (policy.checkpoint_policy) {
+    case config::CheckpointPolicy::all: return true;
+    case config::CheckpointPolicy::best: return progress.last_validation_was_best;
+    case config::CheckpointPolicy::none: return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 SchedulePolicy make_schedule_policy(const config::ExperimentConfig& config) {
   return {.scheduling_unit = std::max<std::uint64_t>(config.scheduling_unit, 1),
           .validation_period = period_batches(config.min_validation_period, config),
           .checkpoint_period = period_batches(config.min_checkpoint_period, config),
-          .initial_validation = config.perform_initial_validation};
+          .initial_validation = config.perform_initial_validation,
+          .checkpoint_policy = config.checkpoint_policy};
 }
 
 Workload next_workload(const SchedulePolicy& policy, const Progress& progress, std::uint64_t target_batches) {
@@ -41,6 +57,7 @@ Workload next_workload(const SchedulePolicy& policy, const Progress& progress, s
 
   if (policy.initial_validation && trained == 0 && progress.last_validation_at < 0)
     return at_current(WorkloadKind::validate);
+  if (validation_wants_checkpoint(policy, progress)) return at_current(WorkloadKind::checkpoint);
   if (trained >= target_batches) {
     if (!happened_at(progress.last_validation_at, trained)) return at_current(WorkloadKind::validate);
     if (!happened_at(progress.last_checkpoint_at, trained)) return at_current(WorkloadKind::checkpoint);
@@ -55,11 +72,14 @@ Workload next_workload(const SchedulePolicy& policy, const Progress& progress, s
   return Workload{WorkloadKind::train, batches, trained};
 }
 
-Progress record_completed(Progress progress, const Workload& workload) {
+Progress record_completed(Progress progress, const Workload& workload, bool validation_was_best) {
   const auto at = static_cast<std::int64_t>(progress.batches_trained);
   switch (workload.kind) {
     case WorkloadKind::train: progress.batches_trained += workload.batches; break;
-    case WorkloadKind::validate: progress.last_validation_at = at; break;
+    case WorkloadKind::validate:
+      progress.last_validation_at = at;
+      progress.last_validation_was_best = validation_was_best;
+      break;
     case WorkloadKind::checkpoint: progress.last_checkpoint_at = at; break;
     case WorkloadKind::done: break;
   }
