@@ -1,0 +1,153 @@
+"""A 2-rank trial over a real torch.distributed (gloo) communicator gives the 1-rank metrics."""
+
+import multiprocessing
+import os
+import queue
+import tempfile
+import traceback
+import unittest
+
+import numpy
+import torch
+import torch.distributed as dist
+
+from trial_fixtures import IndexTrial, RegressionTrial
+from volador._comm import SingleRank
+from volador.pytorch import PyTorchTrialContext, TrialController
+
+# Rank-dependent initial weights check that rank 0's are broadcast; 64-byte
+# buckets make the gradient averaging take many fused allreduces.
+REGRESSION = {"global_batch_size": 8, "lr": 0.05, "optimizer": "adam", "clip_norm": 1.0, "train_records": 50,
+              "lr_step_mode": "STEP_EVERY_EPOCH", "rank_dependent_init": True}
+INDEX = {"global_batch_size": 4, "train_records": 18, "validation_records": 11}
+TIMEOUT_S = 60
+
+
+class GlooCommunicator:
+    """The communicator interface over torch.distributed with the gloo backend."""
+
+    def __init__(self, rank, size, init_file):
+        dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=size)
+        self.rank, self.size, self.local_rank, self.local_size = rank, size, rank, size
+
+    def allreduce_(self, array, op):
+        tensor = torch.from_numpy(array)
+        dist.all_reduce(tensor, op=dist.ReduceOp.SUM)
+        if op == "avg":
+            tensor.div_(self.size)
+
+    def broadcast_(self, array, root):
+        dist.broadcast(torch.from_numpy(array.reshape(-1).view(numpy.uint8)), src=root)
+
+    def barrier(self):
+        dist.barrier()
+
+
+def run_scenarios(communicator):
+    """What the test compares between the 1-rank and the 2-rank runs."""
+    regression = TrialController(
+        RegressionTrial, PyTorchTrialContext(REGRESSION, communicator=communicator, trial_seed=5, bucket_bytes=64))
+    results = {
+        "train": [regression.train(0, 7), regression.train(7, 9)],
+        "validate": regression.validate(),
+        "parameters": {name: value.numpy().copy() for name, value in regression.trial.model.state_dict().items()},
+    }
+    index = TrialController(IndexTrial, PyTorchTrialContext(INDEX, communicator=communicator, trial_seed=2))
+    results["index_train"] = index.train(0, 9)
+    results["index_validate"] = index.validate()
+    results["seen_training"] = index.trial.seen_training
+    results["seen_validation"] = index.trial.seen_validation
+    return results
+
+
+def mismatched_metric_names(communicator):
+    """The error each rank raises when the ranks report different metric names."""
+    index = TrialController(IndexTrial, PyTorchTrialContext(INDEX, communicator=communicator))
+    index.trial.train_batch = lambda batch, epoch_idx, batch_idx: {f"metric_of_rank_{communicator.rank}": 1.0}
+    try:
+        index.train(0, 1)
+    except ValueError as error:
+        return str(error)
+    return None
+
+
+def rank_main(rank, size, init_file, results):
+    try:
+        torch.set_num_threads(1)
+        communicator = GlooCommunicator(rank, size, init_file)
+        outcome = run_scenarios(communicator)
+        outcome["mismatch"] = mismatched_metric_names(communicator)
+        communicator.barrier()
+        dist.destroy_process_group()
+    except Exception:
+        outcome = {"error": traceback.format_exc()}
+    results.put((rank, outcome))
+
+
+def run_two_ranks():
+    # A fork server imports torch once for both ranks and shares no thread state with this process.
+    processes_context = multiprocessing.get_context("forkserver")
+    processes_context.set_forkserver_preload(["test_distributed"])
+    results = processes_context.Queue()
+    with tempfile.TemporaryDirectory() as folder:
+        processes = [processes_context.Process(target=rank_main, args=(rank, 2, os.path.join(folder, "init"), results))
+                     for rank in range(2)]
+        for process in processes:
+            process.start()
+        try:
+            outcomes = dict(results.get(timeout=TIMEOUT_S) for _ in processes)
+        except queue.Empty:
+            outcomes = {}
+        finally:
+            for process in processes:
+                process.join(timeout=5)
+                if process.is_alive():
+                    process.kill()
+    return outcomes
+
+
+class TwoRanksTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.single = run_scenarios(SingleRank())
+        cls.ranks = run_two_ranks()
+
+    def rank(self, rank):
+        self.assertIn(rank, self.ranks, "a rank process did not report within the timeout")
+        self.assertNotIn("error", self.ranks[rank], self.ranks[rank].get("error"))
+        return self.ranks[rank]
+
+    def assert_metrics_close(self, actual, expected):
+        self.assertEqual(set(actual), set(expected))
+        for name in expected:
+            self.assertAlmostEqual(actual[name], expected[name], delta=1e-5 * max(1.0, abs(expected[name])),
+                                   msg=name)
+
+    def test_training_and_validation_metrics_match_one_rank(self):
+        for rank in range(2):
+            for actual, expected in zip(self.rank(rank)["train"], self.single["train"]):
+                self.assert_metrics_close(actual, expected)
+            self.assert_metrics_close(self.rank(rank)["validate"], self.single["validate"])
+
+    def test_parameters_match_one_rank(self):
+        for rank in range(2):
+            for name, expected in self.single["parameters"].items():
+                numpy.testing.assert_allclose(self.rank(rank)["parameters"][name], expected, atol=1e-5, err_msg=name)
+
+    def test_ranks_split_each_global_batch_and_the_validation_set(self):
+        rank0, rank1 = self.rank(0), self.rank(1)
+        for both, single in zip(zip(rank0["seen_training"], rank1["seen_training"]), self.single["seen_training"]):
+            self.assertEqual(both[0] + both[1], single)
+        self.assertEqual(rank0["seen_validation"], [[0, 1], [2, 3], [4]])
+        self.assertEqual(rank1["seen_validation"], [[5, 6], [7, 8], [9, 10]])
+        self.assert_metrics_close(rank0["index_train"], self.single["index_train"])
+        self.assertEqual(rank0["index_validate"], {"mean_index": 5.0})
+        self.assertEqual(self.single["index_validate"], {"mean_index": 5.0})
+
+    def test_different_metric_names_fail_on_every_rank(self):
+        for rank in range(2):
+            self.assertIn("the ranks report different metric names", self.rank(rank)["mismatch"])
+
+
+if __name__ == "__main__":
+    unittest.main()
