@@ -1,0 +1,11 @@
+#pragma once
+// Environment variables for a command: name -> value, ordered by name.
+
+#include <map>
+#include <string>
+
+namespace volador::script {
+
+using EnvironmentVariables = std::map<std::string, std::string>;
+
+}  // namespace volador::script

@@ -1,0 +1,43 @@
+#pragma once
+// How a command entrypoint receives its trial's hyperparameters: as
+// `--name=value` arguments, as JSON in the environment variable
+// VOLADOR_HPARAMS, and as a JSON file named by VOLADOR_HPARAMS_FILE (which
+// the worker writes; reporting.py's get_parameter() reads the variable, else
+// the file).
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/script/environment.hpp"
+
+namespace volador::script {
+
+inline constexpr std::string_view kHparamsEnvVar = "VOLADOR_HPARAMS";
+inline constexpr std::string_view kHparamsFileEnvVar = "VOLADOR_HPARAMS_FILE";
+// Above this many bytes of JSON only the file is passed: the kernel refuses
+// an environment string over 128 KiB.
+inline constexpr std::size_t kMaxHparamsEnvBytes = 64 * 1024;
+
+// One `--name=value` per leaf of the hyperparameter object (anything but an
+// object gives none), in key order;
+// nested objects are flattened with dots (--optimizer.lr=0.1) and an empty
+// one gives nothing. Values: strings as they are, booleans true/false,
+// integers in decimal, floats in the shortest form that reads back the same
+// (0.1, 1e-05, 3), lists and null as compact JSON ([64,32], null).
+// Appended after the user's own arguments, so an argparse script sees the
+// trial's value last.
+[[nodiscard]] std::vector<std::string> hparam_arguments(const nlohmann::json& hparams);
+
+// The content of the hyperparameters file: the object as JSON, one line.
+[[nodiscard]] std::string render_hparams_json(const nlohmann::json& hparams);
+
+// VOLADOR_HPARAMS_FILE=`file_path`, and VOLADOR_HPARAMS with the JSON unless
+// it is over kMaxHparamsEnvBytes.
+[[nodiscard]] EnvironmentVariables hparam_environment(const nlohmann::json& hparams,
+                                                      std::string_view file_path);
+
+}  // namespace volador::script
