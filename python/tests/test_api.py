@@ -4,7 +4,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import textwrap
 import unittest
 
 import determined as det
@@ -12,7 +11,7 @@ import determined.pytorch
 import volador.pytorch
 from volador import local
 from volador.entrypoint import load_trial_class
-from volador.pytorch import LRScheduler, PyTorchTrialContext
+from volador.pytorch import PyTorchTrialContext
 
 PYTHON_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

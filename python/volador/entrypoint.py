@@ -23,8 +23,9 @@ def load_trial_class(entrypoint: str, folder: str = ".") -> type:
     module = _import(module_name, os.path.abspath(folder))
     trial_class = getattr(module, class_name, None)
     if trial_class is None:
+        defined = ", ".join(_classes_in(module)) or "no classes"
         raise TrialLoadError(f"{_file_of(module_name)} has no class {class_name!r} "
-                             f"(entrypoint {entrypoint!r}); it defines: {', '.join(_classes_in(module)) or 'no classes'}")
+                             f"(entrypoint {entrypoint!r}); it defines: {defined}")
     _check_is_trial(trial_class, entrypoint)
     return trial_class
 

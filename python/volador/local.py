@@ -23,7 +23,7 @@ class ConfigError(ValueError):
 def run(trial_class: type, hparams: Dict[str, Any], *, batches: int, global_batch_size: Optional[int] = None,
         data_config: Optional[Dict[str, Any]] = None, trial_seed: int = 0, scheduling_unit: int = 100,
         report: Callable[[str], None] = print) -> Dict[str, float]:
-    """Trains `batches` batches, reporting metrics every `scheduling_unit`, then validates; returns the validation metrics."""
+    """Trains `batches` batches, reporting metrics every `scheduling_unit`; returns the final validation metrics."""
     from volador.pytorch import PyTorchTrialContext, TrialController
 
     if global_batch_size is not None:

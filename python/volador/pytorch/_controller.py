@@ -46,7 +46,7 @@ class TrialController:
         return self._schedule.batches_per_epoch
 
     def train(self, start_batch: int, batches: int) -> Dict[str, float]:
-        """Trains global batches [start_batch, start_batch + batches); returns metrics averaged over batches and ranks."""
+        """Trains global batches [start_batch, start_batch + batches); returns metrics averaged over them and ranks."""
         self._set_training_mode(True)
         accumulator = MetricAccumulator("train_batch")
         index_batches = self._schedule.index_batches(start_batch, batches)
