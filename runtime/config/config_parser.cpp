@@ -14,6 +14,7 @@
 #include "runtime/config/field_readers.hpp"
 #include "runtime/config/hyperparameters.hpp"
 #include "runtime/config/length.hpp"
+#include "runtime/config/metrics_collector.hpp"
 #include "runtime/config/resources.hpp"
 #include "runtime/config/scalars.hpp"
 #include "runtime/config/searcher.hpp"
@@ -22,10 +23,11 @@
 namespace volador::config {
 namespace {
 
-constexpr std::array<std::string_view, 21> kTopLevelKeys{
+constexpr std::array<std::string_view, 22> kTopLevelKeys{
     "name",         "description",       "labels",
     "data",         "workspace",         "project",
     "entrypoint",   "hyperparameters",   "searcher",
+    "metrics_collector",
     "records_per_epoch", "scheduling_unit", "min_validation_period",
     "min_checkpoint_period", "checkpoint_policy", "perform_initial_validation",
     "max_restarts", "checkpoint_storage", "resources",
@@ -71,6 +73,7 @@ void read_hyperparameter_section(const Section& top, ExperimentConfig& config) {
 
 void read_training(const Section& top, ExperimentConfig& config) {
   top.read_required("searcher", config.searcher, read_searcher);
+  top.read("metrics_collector", config.metrics_collector, read_metrics_collector);
   top.read("records_per_epoch", config.records_per_epoch, read_positive_u64);
   top.read("scheduling_unit", config.scheduling_unit, read_positive_u64);
   top.read("min_validation_period", config.min_validation_period, read_length);

@@ -46,6 +46,14 @@ struct SearcherConfig {
   nlohmann::json extra = nlohmann::json::object();
 };
 
+// How metrics are read from a command entrypoint's stdout (besides the lines
+// of the reporting API): every match of `format` on a line is a metric,
+// capture group 1 its name and group 2 its value (a finite number).
+struct MetricsCollector {
+  std::string format;  // ECMAScript regex, >= 2 groups; empty = Katib's default
+                       // ([\w|-]+)\s*=\s*([+-]?\d*(\.\d+)?([Ee][+-]?\d+)?)
+};
+
 struct CheckpointStorage {
   std::string type = "shared_fs";  // shared_fs | s3 | gcs | azure
   std::string host_path;           // shared_fs
@@ -92,6 +100,7 @@ struct ExperimentConfig {
   std::uint64_t global_batch_size = 0;              // > 0, divisible by slots_per_trial
 
   SearcherConfig searcher;
+  MetricsCollector metrics_collector;               // command entrypoints only
   std::optional<std::uint64_t> records_per_epoch;   // required if any length is in epochs
   std::uint64_t scheduling_unit = 100;              // batches between metric reports
   std::optional<Length> min_validation_period;
