@@ -1,0 +1,170 @@
+"""Hyperparameters and results for plain training scripts (stdlib only).
+
+A script run by a command entrypoint (``entrypoint: python3 train.py``)
+needs only this module, in the style of an HPO service's SDK::
+
+    from volador.reporting import get_parameter, report_final_result, report_intermediate_result
+
+    params = get_parameter()                  # {"lr": 0.01, "optimizer": {"momentum": 0.9}, ...}
+    lr = get_parameter("lr", 0.01)            # one value, with a default
+    for epoch in range(epochs):
+        ...
+        report_intermediate_result(accuracy, step=epoch)
+        report_loss(loss, step=epoch)
+    report_final_result(accuracy)
+
+Hyperparameters come from the environment variable ``VOLADOR_HPARAMS`` (a
+JSON object), else from the JSON file named by ``VOLADOR_HPARAMS_FILE``
+(Volador sets both, and also passes them as ``--name=value`` arguments).
+Outside Volador, where neither is set, ``get_parameter()`` returns ``{}``
+and warns once (RuntimeWarning), so that the script still runs with its own
+defaults.
+
+Each report is one line on stdout, flushed at once, that Volador's worker
+reads (report_line.hpp)::
+
+    [volador-report] {"kind": "intermediate", "value": 0.91, "step": 3}
+    [volador-report] {"kind": "loss", "value": 0.25}
+    [volador-report] {"kind": "final", "value": 0.93}
+    [volador-report] {"kind": "metrics", "metrics": {"loss": 0.25, "acc": 0.91}, "step": 3}
+
+Values must be finite real numbers (int, float, numpy scalars; convert a
+tensor with ``float(t)``): anything else raises TypeError, NaN and infinity
+raise ValueError. A step is an optional non-negative int (a wrong type
+raises TypeError, a negative one ValueError).
+"""
+
+import json
+import math
+import numbers
+import os
+import sys
+import threading
+import warnings
+
+REPORT_PREFIX = "[volador-report] "
+HPARAMS_ENV = "VOLADOR_HPARAMS"
+HPARAMS_FILE_ENV = "VOLADOR_HPARAMS_FILE"
+
+_NO_DEFAULT = object()
+_write_lock = threading.Lock()
+_warned_outside_volador = False
+
+
+def get_parameter(name=None, default=_NO_DEFAULT):
+    """All hyperparameters as a new dict, or the value of the one named ``name``.
+
+    ``name`` may be dotted ("optimizer.lr") to reach into nested maps. A
+    missing name returns ``default``, or raises KeyError when none is given.
+    Raises ValueError when the hyperparameters are not a JSON object and
+    OSError when the file cannot be read.
+    """
+    hparams = _load_hparams()
+    if name is None:
+        return hparams
+    try:
+        return _lookup(hparams, name)
+    except KeyError:
+        if default is _NO_DEFAULT:
+            known = ", ".join(sorted(hparams)) or "none"
+            raise KeyError(f"no hyperparameter named {name!r} (known: {known})") from None
+        return default
+
+
+def report_intermediate_result(value, step=None):
+    """Report the searcher's metric so far, e.g. validation accuracy after an epoch."""
+    _write_report({"kind": "intermediate", "value": _finite(value, "value"), **_step(step)})
+
+
+def report_loss(value, step=None):
+    """Report a training loss, for plots."""
+    _write_report({"kind": "loss", "value": _finite(value, "value"), **_step(step)})
+
+
+def report_final_result(value):
+    """Report the trial's final result for the searcher's metric."""
+    _write_report({"kind": "final", "value": _finite(value, "value")})
+
+
+def report_metrics(metrics, step=None):
+    """Report several named metrics at once, e.g. ``{"loss": 0.25, "accuracy": 0.91}``."""
+    if not isinstance(metrics, dict) or not metrics:
+        raise TypeError(f"metrics must be a non-empty dict of name: number, got {metrics!r}")
+    checked = {}
+    for name, value in metrics.items():
+        if not isinstance(name, str):
+            raise TypeError(f"metric names must be strings, got {name!r}")
+        if not name:
+            raise ValueError("metric names must not be empty")
+        checked[name] = _finite(value, f"metric {name!r}")
+    _write_report({"kind": "metrics", "metrics": checked, **_step(step)})
+
+
+def _load_hparams():
+    text = os.environ.get(HPARAMS_ENV)
+    source = f"the environment variable {HPARAMS_ENV}"
+    if text is None:
+        path = os.environ.get(HPARAMS_FILE_ENV)
+        if path is None:
+            _warn_outside_volador()
+            return {}
+        source = f"the file {path!r} named by {HPARAMS_FILE_ENV}"
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
+    try:
+        hparams = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"the hyperparameters in {source} are not valid JSON: {error}") from None
+    if not isinstance(hparams, dict):
+        raise ValueError(f"the hyperparameters in {source} are not a JSON object: {text[:80]!r}")
+    return hparams
+
+
+def _warn_outside_volador():
+    global _warned_outside_volador
+    if not _warned_outside_volador:
+        _warned_outside_volador = True
+        warnings.warn(f"not run by Volador (neither {HPARAMS_ENV} nor {HPARAMS_FILE_ENV} is set): "
+                      "no hyperparameters, get_parameter() returns {} and defaults",
+                      RuntimeWarning, stacklevel=4)
+
+
+def _lookup(hparams, name):
+    if name in hparams:
+        return hparams[name]
+    value = hparams
+    for part in name.split("."):
+        if not isinstance(value, dict):
+            raise KeyError(name)
+        value = value[part]
+    return value
+
+
+def _finite(value, what):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what} must be a real number such as 0.91, got {type(value).__name__} {value!r}; "
+                        "convert a tensor with float(t)")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ValueError(f"{what} {value!r} is too large for a float") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{what} must be finite, got {number!r}")
+    return number
+
+
+def _step(step):
+    if step is None:
+        return {}
+    if isinstance(step, bool) or not isinstance(step, numbers.Integral):
+        raise TypeError(f"step must be a non-negative int or None, got {type(step).__name__} {step!r}")
+    if step < 0:
+        raise ValueError(f"step must be a non-negative int or None, got {step!r}")
+    return {"step": int(step)}
+
+
+def _write_report(record):
+    line = REPORT_PREFIX + json.dumps(record, allow_nan=False) + "\n"
+    with _write_lock:
+        sys.stdout.write(line)
+        sys.stdout.flush()
