@@ -10,7 +10,6 @@ import sys
 import tempfile
 import textwrap
 import unittest
-import warnings
 from unittest import mock
 
 PYTHON_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -36,7 +35,7 @@ def run_script(code):
 
 
 def captured_report(call, *args, **kwargs):
-    """The stdout written by reporting.call(*args, **kwargs)."""
+    """What call(*args, **kwargs) writes to stdout."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         call(*args, **kwargs)
