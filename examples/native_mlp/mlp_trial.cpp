@@ -13,7 +13,8 @@ using trial_api::TrialContext;
 class MlpTrial : public trial_api::Trial {
  public:
   MlpTrial(const TrialContext& context, SyntheticSpec data, std::size_t hidden, double learning_rate, double momentum)
-      : data_(data),
+      : context_(context),
+        data_(data),
         model_({data.features, hidden, data.classes}, context.get_seed()),
         optimizer_(model_.shape().parameter_count(), learning_rate, momentum),
         gradient_(model_.shape().parameter_count()) {}
@@ -23,6 +24,7 @@ class MlpTrial : public trial_api::Trial {
 
   MetricMap train_batch(const Batch& batch, std::uint64_t, std::uint64_t) override {
     auto result = model_.evaluate(batch.inputs.values, batch.targets.values, batch.size(), gradient_);
+    context_.average_gradients(std::vector<std::span<float>>{gradient_});
     optimizer_.step(model_.parameters(), gradient_);
     return {{"loss", result.loss}, {"accuracy", result.accuracy}};
   }
@@ -31,6 +33,8 @@ class MlpTrial : public trial_api::Trial {
     auto result = model_.evaluate(batch.inputs.values, batch.targets.values, batch.size(), {});
     return {{"validation_loss", result.loss}, {"accuracy", result.accuracy}};
   }
+
+  std::vector<std::span<float>> parameters() override { return {model_.parameters()}; }
 
   Status save(const std::filesystem::path& dir) const override {
     if (auto s = trial_api::write_floats(dir / "parameters.bin", model_.parameters()); !s) return s;
@@ -43,6 +47,7 @@ class MlpTrial : public trial_api::Trial {
   }
 
  private:
+  TrialContext context_;
   SyntheticSpec data_;
   MlpModel model_;
   MomentumSgd optimizer_;

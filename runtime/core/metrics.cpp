@@ -2,25 +2,17 @@
 
 namespace volador {
 
-void MetricAverager::add(const MetricMap& batch_metrics) {
+void MetricAverager::add(const MetricMap& batch_metrics, double weight) {
   for (const auto& [name, value] : batch_metrics) {
-    auto& [sum, count] = sums_[name];
-    sum += value;
-    ++count;
-  }
-}
-
-void MetricAverager::merge(const MetricAverager& other) {
-  for (const auto& [name, entry] : other.sums_) {
-    auto& [sum, count] = sums_[name];
-    sum += entry.first;
-    count += entry.second;
+    auto& entry = sums_[name];
+    entry.sum += value * weight;
+    entry.weight += weight;
   }
 }
 
 MetricMap MetricAverager::mean() const {
   MetricMap out;
-  for (const auto& [name, entry] : sums_) out[name] = entry.first / static_cast<double>(entry.second);
+  for (const auto& [name, entry] : sums_) out[name] = entry.sum / entry.weight;
   return out;
 }
 

@@ -1,17 +1,22 @@
 #include "runtime/trial_api/trial.hpp"
 
 #include <fstream>
+#include <stdexcept>
 
 namespace volador::trial_api {
 
 TrialContext::TrialContext(nlohmann::json hparams, nlohmann::json data_config, std::uint32_t seed,
-                           std::uint64_t global_batch_size, std::uint32_t rank, std::uint32_t size)
+                           std::uint64_t global_batch_size, std::shared_ptr<DataParallel> group)
     : hparams_(std::move(hparams)),
       data_config_(std::move(data_config)),
       seed_(seed),
       global_batch_size_(global_batch_size),
-      rank_(rank),
-      size_(size == 0 ? 1 : size) {}
+      group_(std::move(group)) {}
+
+void TrialContext::average_gradients(std::span<const std::span<float>> gradients) const {
+  if (auto s = group_->average(gradients); !s)
+    throw std::runtime_error("averaging gradients across ranks failed: " + s.error().message);
+}
 
 Result<nlohmann::json> TrialContext::get_hparam(const std::string& name) const {
   auto it = hparams_.find(name);

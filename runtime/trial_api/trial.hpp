@@ -18,6 +18,7 @@
 
 #include "runtime/core/error.hpp"
 #include "runtime/core/metrics.hpp"
+#include "runtime/trial_api/data_parallel.hpp"
 
 namespace volador::trial_api {
 
@@ -44,10 +45,12 @@ class Dataset {
 };
 
 // What a trial knows about its run (the manual's PyTorchTrialContext).
+// Copies share the rank group.
 class TrialContext {
  public:
+  // `group` is this rank's view of the trial's ranks (default: a group of one).
   TrialContext(nlohmann::json hparams, nlohmann::json data_config, std::uint32_t seed,
-               std::uint64_t global_batch_size, std::uint32_t rank, std::uint32_t size);
+               std::uint64_t global_batch_size, std::shared_ptr<DataParallel> group = std::make_shared<DataParallel>());
 
   // The hyperparameter `name` (nested ones as a JSON object). Error
   // not_found naming the hyperparameter when absent.
@@ -56,17 +59,23 @@ class TrialContext {
   [[nodiscard]] const nlohmann::json& get_data_config() const { return data_config_; }
   [[nodiscard]] std::uint32_t get_seed() const { return seed_; }
   [[nodiscard]] std::uint64_t get_global_batch_size() const { return global_batch_size_; }
-  [[nodiscard]] std::uint64_t get_per_slot_batch_size() const { return global_batch_size_ / size_; }
-  [[nodiscard]] std::uint32_t get_rank() const { return rank_; }
-  [[nodiscard]] std::uint32_t get_size() const { return size_; }
+  [[nodiscard]] std::uint64_t get_per_slot_batch_size() const { return global_batch_size_ / get_size(); }
+  [[nodiscard]] std::uint32_t get_rank() const { return group_->rank(); }
+  [[nodiscard]] std::uint32_t get_size() const { return group_->size(); }
+
+  // Averages the gradients across the trial's ranks, in place; call it in
+  // train_batch between computing and applying them (the manual's
+  // step_optimizer does this for Python trials). Nothing to do with one rank.
+  // Throws std::runtime_error when a peer failed (the runner reports it).
+  void average_gradients(std::span<const std::span<float>> gradients) const;
+  [[nodiscard]] DataParallel& data_parallel() const { return *group_; }
 
  private:
   nlohmann::json hparams_;
   nlohmann::json data_config_;
   std::uint32_t seed_;
   std::uint64_t global_batch_size_;
-  std::uint32_t rank_;
-  std::uint32_t size_;
+  std::shared_ptr<DataParallel> group_;
 };
 
 class Trial {
@@ -78,6 +87,9 @@ class Trial {
   virtual MetricMap train_batch(const Batch& batch, std::uint64_t epoch_idx, std::uint64_t batch_idx) = 0;
   // Metrics of `batch` under the current model; no learning.
   virtual MetricMap evaluate_batch(const Batch& batch) = 0;
+  // The model's parameters, which the runner overwrites with rank 0's before
+  // training so that every rank starts alike. Default: none.
+  virtual std::vector<std::span<float>> parameters() { return {}; }
 
   // Writes everything needed to continue exactly as if never stopped (model,
   // optimizer, schedulers, own RNGs) into the existing, empty folder `dir`.

@@ -33,12 +33,15 @@ Result<TrialRunner> TrialRunner::create(std::unique_ptr<Trial> trial, const Tria
                                         std::to_string(context.get_global_batch_size()) + ")"));
   if (!validation || validation->size() == 0)
     return fail(Error::invalid_argument("the validation data set is empty"));
+  if (auto s = context.data_parallel().broadcast_from_rank0(trial->parameters()); !s)
+    return fail(Error::unavailable("receiving rank 0's initial parameters failed: " + s.error().message));
   return TrialRunner(std::move(trial), context, std::move(training), std::move(validation));
 }
 
 TrialRunner::TrialRunner(std::unique_ptr<Trial> trial, const TrialContext& context,
                          std::unique_ptr<Dataset> training, std::unique_ptr<Dataset> validation)
     : trial_(std::move(trial)),
+      context_(context),
       training_(std::move(training)),
       validation_(std::move(validation)),
       seed_(context.get_seed()),
@@ -76,25 +79,27 @@ Result<MetricMap> TrialRunner::train(std::uint64_t start_batch, std::uint64_t ba
     if (!metrics) return metrics;
     averager.add(*metrics);
   }
-  return averager.mean();
+  return context_.data_parallel().mean_over_ranks(averager);
 }
 
 Result<MetricMap> TrialRunner::validate() {
   const auto per_slot = global_batch_size_ / size_;
   MetricAverager averager;
   std::vector<std::size_t> indices;
-  // Records are dealt to ranks round-robin, so every record is evaluated once.
+  // Records are dealt to ranks round-robin, so every record is evaluated
+  // once; weighting each batch by its records makes the result the mean over
+  // the whole validation set, whatever the number of ranks.
   for (std::size_t i = rank_; i < validation_->size(); i += size_) {
     indices.push_back(i);
     if (indices.size() == per_slot || i + size_ >= validation_->size()) {
       auto batch = validation_->gather(indices);
       auto metrics = guarded("evaluate_batch", [&] { return trial_->evaluate_batch(batch); });
       if (!metrics) return metrics;
-      averager.add(*metrics);
+      averager.add(*metrics, static_cast<double>(indices.size()));
       indices.clear();
     }
   }
-  return averager.mean();
+  return context_.data_parallel().mean_over_ranks(averager);
 }
 
 Status TrialRunner::save(const std::filesystem::path& dir) const {

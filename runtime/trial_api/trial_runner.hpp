@@ -17,16 +17,19 @@ class TrialRunner {
  public:
   // Builds both data sets. Errors: invalid_argument when the training set is
   // smaller than one global batch or the validation set is empty.
+  // With several ranks, every rank's trial takes rank 0's parameters().
   static Result<TrialRunner> create(std::unique_ptr<Trial> trial, const TrialContext& context);
 
   // Trains batches [start_batch, start_batch + batches) of the trial's global
-  // batch sequence; returns the training metrics averaged over those batches.
+  // batch sequence; returns the training metrics averaged over those batches
+  // and over ranks (every rank of the group must call it alike).
   // Batch b belongs to epoch b / batches_per_epoch(); each epoch's order is a
   // permutation seeded by (trial seed, epoch). Partial batches are dropped.
   Result<MetricMap> train(std::uint64_t start_batch, std::uint64_t batches);
 
   // Evaluates this rank's share of the whole validation set, in batches of
-  // the per-slot batch size; metrics averaged over batches.
+  // the per-slot batch size; metrics are the mean over all validation
+  // records of all ranks (each batch weighted by its records).
   Result<MetricMap> validate();
 
   // Saves the trial into the empty folder `dir`. The data position needs no
@@ -44,6 +47,7 @@ class TrialRunner {
   Batch rank_share(std::uint64_t batch_in_epoch);
 
   std::unique_ptr<Trial> trial_;
+  TrialContext context_;
   std::unique_ptr<Dataset> training_;
   std::unique_ptr<Dataset> validation_;
   std::uint32_t seed_;

@@ -13,13 +13,12 @@ TEST_CASE("MetricAverager averages each metric over the batches that reported it
   CHECK(mean.at("accuracy") == Approx(0.5));
 }
 
-TEST_CASE("MetricAverager merge weights by batch count, not by rank") {
-  MetricAverager a, b;
-  a.add({{"loss", 1.0}});
-  b.add({{"loss", 2.0}});
-  b.add({{"loss", 6.0}});
-  a.merge(b);
-  CHECK(a.mean().at("loss") == Approx(3.0));
+TEST_CASE("MetricAverager weights each batch, e.g. by its records") {
+  MetricAverager avg;
+  avg.add({{"accuracy", 1.0}}, 3);
+  avg.add({{"accuracy", 0.0}}, 1);
+  CHECK(avg.mean().at("accuracy") == Approx(0.75));
+  CHECK(avg.sums().at("accuracy").weight == 4);
 }
 
 TEST_CASE("An empty MetricAverager has no metrics") {

@@ -4,6 +4,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "runtime/collective/shm_communicator.hpp"
+#include "runtime/collective/tests/group_harness.hpp"
 #include "runtime/trial_api/trial_registry.hpp"
 #include "runtime/trial_api/trial_runner.hpp"
 
@@ -52,19 +54,35 @@ class RecordingTrial : public Trial {
   std::vector<std::vector<float>>* seen_;
 };
 
-TrialRunner make_runner(std::vector<std::vector<float>>* seen, std::uint32_t rank, std::uint32_t size,
-                        std::size_t train = 100) {
-  TrialContext ctx(nlohmann::json::object(), nlohmann::json::object(), 42, 8, rank, size);
-  auto runner = TrialRunner::create(std::make_unique<RecordingTrial>(train, 10, seen), ctx);
+TrialContext empty_context(std::uint64_t global_batch_size = 8,
+                           std::shared_ptr<DataParallel> group = std::make_shared<DataParallel>()) {
+  return {nlohmann::json::object(), nlohmann::json::object(), 42, global_batch_size, std::move(group)};
+}
+
+TrialRunner make_runner(std::vector<std::vector<float>>* seen) {
+  auto runner = TrialRunner::create(std::make_unique<RecordingTrial>(100, 10, seen), empty_context());
   REQUIRE(runner.has_value());
   return std::move(*runner);
+}
+
+// Runs `fn(rank, group)` on `n` ranks in threads, each with a real
+// shared-memory rank group; fails the test with every rank's outcome.
+void on_ranks(int n, const std::function<Status(int, std::shared_ptr<DataParallel>)>& fn) {
+  const auto group_id = collective::testing::unique_group_id();
+  auto reports = collective::testing::run_in_threads(n, [&](int rank) -> Status {
+    auto comm = collective::ShmCommunicator::join(group_id, rank, n);
+    if (!comm) return fail(comm.error());
+    return fn(rank, std::make_shared<DataParallel>(std::move(*comm), 64));
+  });
+  INFO(collective::testing::summary(reports));
+  REQUIRE(collective::testing::all_ok(reports));
 }
 
 }  // namespace
 
 TEST_CASE("An epoch visits each record at most once and drops the partial batch") {
   std::vector<std::vector<float>> seen;
-  auto runner = make_runner(&seen, 0, 1);
+  auto runner = make_runner(&seen);
   CHECK(runner.batches_per_epoch() == 12);  // 100 records / 8, partial batch dropped
   auto metrics = runner.train(0, 12);
   REQUIRE(metrics.has_value());
@@ -76,8 +94,8 @@ TEST_CASE("An epoch visits each record at most once and drops the partial batch"
 
 TEST_CASE("Epochs are shuffled differently but reproducibly") {
   std::vector<std::vector<float>> a, b;
-  auto ra = make_runner(&a, 0, 1);
-  auto rb = make_runner(&b, 0, 1);
+  auto ra = make_runner(&a);
+  auto rb = make_runner(&b);
   REQUIRE(ra.train(0, 24).has_value());
   REQUIRE(rb.train(0, 12).has_value());
   REQUIRE(rb.train(12, 12).has_value());  // resuming mid-sequence gives the same batches
@@ -85,37 +103,71 @@ TEST_CASE("Epochs are shuffled differently but reproducibly") {
   CHECK(a[0] != a[12]);
 }
 
-TEST_CASE("Two ranks see disjoint halves of the same global batches") {
-  std::vector<std::vector<float>> whole, r0, r1;
-  auto single = make_runner(&whole, 0, 1);
-  auto rank0 = make_runner(&r0, 0, 2);
-  auto rank1 = make_runner(&r1, 1, 2);
+TEST_CASE("Two ranks see disjoint halves of the same global batches and average their metrics") {
+  std::vector<std::vector<float>> whole;
+  auto single = make_runner(&whole);
   REQUIRE(single.train(0, 5).has_value());
-  REQUIRE(rank0.train(0, 5).has_value());
-  REQUIRE(rank1.train(0, 5).has_value());
+  std::vector<std::vector<float>> seen[2];
+  MetricMap metrics[2];
+  on_ranks(2, [&](int rank, std::shared_ptr<DataParallel> group) -> Status {
+    auto runner = TrialRunner::create(std::make_unique<RecordingTrial>(100, 10, &seen[rank]), empty_context(8, group));
+    if (!runner) return fail(runner.error());
+    auto m = runner->train(0, 5);
+    if (!m) return fail(m.error());
+    metrics[rank] = *m;
+    return {};
+  });
   for (int b = 0; b < 5; ++b) {
-    std::vector<float> joined = r0[b];
-    joined.insert(joined.end(), r1[b].begin(), r1[b].end());
+    std::vector<float> joined = seen[0][b];
+    joined.insert(joined.end(), seen[1][b].begin(), seen[1][b].end());
     CHECK(joined == whole[b]);
+  }
+  CHECK(metrics[0].at("records") == 4);  // per-slot batches of 4
+  CHECK(metrics[0] == metrics[1]);
+}
+
+TEST_CASE("Validation covers every record once across ranks and gives the whole set's mean") {
+  std::vector<std::vector<float>> unused;
+  auto single = make_runner(&unused).validate();
+  REQUIRE(single.has_value());
+  CHECK(single->at("mean_index") == Approx(4.5));  // records 0..9, whatever the batching
+  for (int n : {2, 3}) {
+    MetricMap metrics[3];
+    on_ranks(n, [&](int rank, std::shared_ptr<DataParallel> group) -> Status {
+      auto runner = TrialRunner::create(std::make_unique<RecordingTrial>(100, 10, &unused), empty_context(6, group));
+      if (!runner) return fail(runner.error());
+      auto m = runner->validate();
+      if (!m) return fail(m.error());
+      metrics[rank] = *m;
+      return {};
+    });
+    for (int r = 0; r < n; ++r) CHECK(metrics[r].at("mean_index") == Approx(4.5));
   }
 }
 
-TEST_CASE("Validation covers every record exactly once across ranks") {
-  std::vector<std::vector<float>> seen;
-  auto rank0 = make_runner(&seen, 0, 2);
-  auto rank1 = make_runner(&seen, 1, 2);
-  auto m0 = rank0.validate();
-  auto m1 = rank1.validate();
-  REQUIRE(m0.has_value());
-  REQUIRE(m1.has_value());
-  // Per-slot batches of 4; metrics are averaged over batches, as in Determined.
-  CHECK(m0->at("mean_index") == Approx((3.0 + 8.0) / 2));  // {0,2,4,6}, {8}
-  CHECK(m1->at("mean_index") == Approx((4.0 + 9.0) / 2));  // {1,3,5,7}, {9}
+TEST_CASE("Every rank starts from rank 0's parameters") {
+  class Seeded : public RecordingTrial {
+   public:
+    Seeded(float init, std::vector<std::vector<float>>* seen) : RecordingTrial(100, 10, seen), weights_(3, init) {}
+    std::vector<std::span<float>> parameters() override { return {weights_}; }
+    std::vector<float> weights_;
+  };
+  std::vector<float> after[3];
+  std::vector<std::vector<float>> unused;
+  on_ranks(3, [&](int rank, std::shared_ptr<DataParallel> group) -> Status {
+    auto trial = std::make_unique<Seeded>(static_cast<float>(rank + 1), &unused);
+    auto* raw = trial.get();
+    auto runner = TrialRunner::create(std::move(trial), empty_context(6, group));
+    if (!runner) return fail(runner.error());
+    after[rank] = raw->weights_;
+    return {};
+  });
+  for (const auto& w : after) CHECK(w == std::vector<float>{1, 1, 1});
 }
 
 TEST_CASE("A training set smaller than one global batch is refused") {
   std::vector<std::vector<float>> seen;
-  TrialContext ctx(nlohmann::json::object(), nlohmann::json::object(), 1, 8, 0, 1);
+  auto ctx = empty_context();
   auto runner = TrialRunner::create(std::make_unique<RecordingTrial>(5, 10, &seen), ctx);
   REQUIRE_FALSE(runner.has_value());
   CHECK(runner.error().message.find("fewer records than one global batch") != std::string::npos);
@@ -130,7 +182,7 @@ TEST_CASE("An exception from train_batch becomes an error naming it") {
     }
   };
   std::vector<std::vector<float>> seen;
-  TrialContext ctx(nlohmann::json::object(), nlohmann::json::object(), 1, 8, 0, 1);
+  auto ctx = empty_context();
   auto runner = TrialRunner::create(std::make_unique<Throwing>(100, 10, &seen), ctx);
   REQUIRE(runner.has_value());
   auto r = runner->train(0, 1);
@@ -144,7 +196,7 @@ TEST_CASE("The registry finds native trials and lists the known ones otherwise")
   registry.add("recorder", [&](const TrialContext&) -> Result<std::unique_ptr<Trial>> {
     return std::make_unique<RecordingTrial>(100, 10, &seen);
   });
-  TrialContext ctx(nlohmann::json::object(), nlohmann::json::object(), 1, 8, 0, 1);
+  auto ctx = empty_context();
   CHECK(registry.create("native:recorder", ctx).has_value());
   auto missing = registry.create("native:resnet", ctx);
   REQUIRE_FALSE(missing.has_value());
@@ -155,7 +207,7 @@ TEST_CASE("The registry finds native trials and lists the known ones otherwise")
 }
 
 TEST_CASE("get_hparam names a missing hyperparameter") {
-  TrialContext ctx(nlohmann::json{{"lr", 0.1}}, nlohmann::json::object(), 1, 8, 0, 1);
+  TrialContext ctx(nlohmann::json{{"lr", 0.1}}, nlohmann::json::object(), 1, 8);
   CHECK(ctx.get_hparam("lr").value() == 0.1);
   auto missing = ctx.get_hparam("momentum");
   REQUIRE_FALSE(missing.has_value());
