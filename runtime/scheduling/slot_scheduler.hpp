@@ -1,8 +1,11 @@
 #pragma once
 // The resource pool's allocation policy, free of actors: agents offer slots,
 // trials ask for a number of slots, and schedule() grants requests first
-// come, first served. A request is granted all its slots on one agent or
+// come, first served. Gang allocation: a request gets all its slots or
 // nothing (no partial holds), so two trials can never deadlock each other.
+// A request that fits on one agent goes there (best fit); a larger one takes
+// whole idle agents, biggest first, so a multi-host trial never shares a host
+// with another trial while an agent stays half used.
 
 #include <cstdint>
 #include <deque>
@@ -15,17 +18,24 @@ namespace volador::scheduling {
 
 using TrialId = std::uint64_t;
 
-struct Allocation {
-  TrialId trial_id = 0;
+// Slots of one agent given to one trial.
+struct Placement {
   std::string agent_id;
   std::uint32_t slots = 0;
+  bool operator==(const Placement&) const = default;
+};
+
+struct Allocation {
+  TrialId trial_id = 0;
+  std::vector<Placement> placements;  // one per agent, in rank order
+  [[nodiscard]] std::uint32_t slots() const;
 };
 
 class SlotScheduler {
  public:
   // Adds an agent (or updates its slot count); its allocations stay.
   void add_agent(const std::string& agent_id, std::uint32_t slots);
-  // Removes an agent; returns the trials that had slots there (they lost them).
+  // Removes an agent; returns the trials that had slots there (they lost all of them).
   std::vector<TrialId> remove_agent(const std::string& agent_id);
 
   // Queues a request; a trial has at most one pending request or allocation.
@@ -45,12 +55,16 @@ class SlotScheduler {
   struct Agent {
     std::uint32_t slots = 0;
     std::uint32_t used = 0;
+    [[nodiscard]] std::uint32_t free() const { return slots - used; }
   };
   struct Request {
     TrialId trial_id;
     std::uint32_t slots;
   };
-  std::optional<std::string> agent_with_room(std::uint32_t slots) const;
+  [[nodiscard]] std::optional<std::vector<Placement>> place(std::uint32_t slots) const;
+  [[nodiscard]] std::optional<Placement> best_single_agent(std::uint32_t slots) const;
+  [[nodiscard]] std::optional<std::vector<Placement>> whole_idle_agents(std::uint32_t slots) const;
+  void free_allocation(const Allocation& allocation);
 
   std::map<std::string, Agent> agents_;
   std::deque<Request> queue_;

@@ -19,20 +19,55 @@ TEST_CASE("Requests are granted whole, in order, while slots last") {
   granted = s.schedule();
   REQUIRE(granted.size() == 1);
   CHECK(granted[0].trial_id == 3);
-  CHECK(granted[0].agent_id == "a");
+  CHECK(granted[0].placements == std::vector<Placement>{{"a", 1}});
 }
 
 TEST_CASE("A request never gets a partial allocation, and smaller ones backfill") {
   SlotScheduler s;
   s.add_agent("a", 2);
   s.add_agent("b", 1);
-  s.request(1, 3);  // fits on no single agent
+  s.request(1, 4);  // more than the pool has now
   s.request(2, 2);
+  s.request(3, 1);
+  auto granted = s.schedule();
+  REQUIRE(granted.size() == 2);
+  CHECK(granted[0].trial_id == 2);
+  CHECK(granted[0].placements == std::vector<Placement>{{"a", 2}});
+  CHECK(granted[1].trial_id == 3);
+  CHECK(granted[1].placements == std::vector<Placement>{{"b", 1}});
+  CHECK(s.pending() == 1);
+  s.add_agent("c", 4);
+  granted = s.schedule();
+  REQUIRE(granted.size() == 1);
+  CHECK(granted[0].placements == std::vector<Placement>{{"c", 4}});
+}
+
+TEST_CASE("A trial larger than any agent takes whole idle agents, biggest first") {
+  SlotScheduler s;
+  s.add_agent("a", 2);
+  s.add_agent("b", 4);
+  s.add_agent("c", 2);
+  s.request(1, 6);
   auto granted = s.schedule();
   REQUIRE(granted.size() == 1);
-  CHECK(granted[0].trial_id == 2);
-  CHECK(granted[0].agent_id == "a");
-  CHECK(s.free_slots("b") == 1);
+  CHECK(granted[0].placements == std::vector<Placement>{{"b", 4}, {"a", 2}});
+  CHECK(s.free_slots("c") == 2);
+  s.request(2, 3);  // c alone is too small and no other agent is idle
+  CHECK(s.schedule().empty());
+  s.release(1);
+  granted = s.schedule();
+  REQUIRE(granted.size() == 1);
+  CHECK(granted[0].placements == std::vector<Placement>{{"b", 3}});
+}
+
+TEST_CASE("A spanning trial does not take a host another trial already uses") {
+  SlotScheduler s;
+  s.add_agent("a", 2);
+  s.add_agent("b", 2);
+  s.request(1, 1);
+  s.schedule();
+  s.request(2, 3);  // 3 slots are free in all, but a is half used
+  CHECK(s.schedule().empty());
   CHECK(s.pending() == 1);
 }
 
@@ -43,20 +78,23 @@ TEST_CASE("Best fit keeps the larger agent free for a larger trial") {
   s.request(1, 1);
   auto granted = s.schedule();
   REQUIRE(granted.size() == 1);
-  CHECK(granted[0].agent_id == "small");
+  CHECK(granted[0].placements == std::vector<Placement>{{"small", 1}});
 }
 
-TEST_CASE("Removing an agent reports the trials that lost their slots") {
+TEST_CASE("Removing an agent reports the trials that lost their slots, on every agent they spanned") {
   SlotScheduler s;
   s.add_agent("a", 2);
-  s.request(7, 2);
-  s.schedule();
+  s.add_agent("b", 2);
+  s.request(7, 4);
+  REQUIRE(s.schedule().size() == 1);
   auto lost = s.remove_agent("a");
   CHECK(lost == std::vector<TrialId>{7});
-  CHECK(s.total_slots() == 0);
+  CHECK(s.free_slots("b") == 2);
+  CHECK(s.total_slots() == 2);
   s.release(7);  // releasing after the agent is gone is harmless
+  CHECK(s.free_slots("b") == 2);
   s.request(8, 1);
-  CHECK(s.schedule().empty());
+  CHECK(s.schedule().size() == 1);
 }
 
 TEST_CASE("Releasing a pending request drops it from the queue") {
