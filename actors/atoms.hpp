@@ -28,6 +28,7 @@ using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
 using request_slots_atom = caf::atom_constant<caf::atom("reqslots")>;
 using granted_atom = caf::atom_constant<caf::atom("granted")>;
 using release_atom = caf::atom_constant<caf::atom("release")>;
+using capacity_atom = caf::atom_constant<caf::atom("capacity")>;
 using train_to_atom = caf::atom_constant<caf::atom("trainto")>;
 using close_atom = caf::atom_constant<caf::atom("close")>;
 using validated_atom = caf::atom_constant<caf::atom("validated")>;

@@ -20,6 +20,7 @@ namespace {
 using Self = caf::stateful_actor<MasterState>*;
 
 constexpr std::size_t kLogPage = 1000;
+constexpr auto kPoolTimeout = std::chrono::seconds(10);
 
 
 template <class Message>
@@ -35,12 +36,16 @@ std::uint32_t random_experiment_seed() {
   return device() & 0x7fffffffu;
 }
 
-// What this build cannot run yet, one line each (empty when it can run it).
-std::vector<std::string> unsupported_features(const config::ExperimentConfig& config, const std::string& file) {
+// What this cluster cannot run, one line each (empty when it can run it).
+// `capacity` is the slots of all agents together (0: none registered yet,
+// so nothing is refused for size).
+std::vector<std::string> unsupported_features(const config::ExperimentConfig& config, const std::string& file,
+                                              std::uint32_t capacity) {
   std::vector<std::string> out;
-  if (config.resources.slots_per_trial > 1)
-    out.push_back(file + ": resources.slots_per_trial: multi-slot (data-parallel) trials are not available in this "
-                         "build yet; use 1");
+  if (capacity > 0 && config.resources.slots_per_trial > capacity)
+    out.push_back(fmt::format("{}: resources.slots_per_trial: {} slots per trial can never be scheduled: the cluster's "
+                              "agents have {} slots in all",
+                              file, config.resources.slots_per_trial, capacity));
   if (!config.entrypoint.starts_with(trial_api::kNativeEntrypointPrefix))
     out.push_back(file + ": entrypoint: '" + config.entrypoint +
                   "' is not a native trial; Python trials and commands are not available in this build yet "
@@ -111,7 +116,8 @@ void recover_experiments(Self self) {
 }
 
 // Journals and starts a new experiment; the reply carries its id or why it was refused.
-wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExperimentRequest& request) {
+wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExperimentRequest& request,
+                                              std::uint32_t capacity) {
   auto parsed = config::parse_experiment_config(request.config_yaml, request.config_file_name);
   if (auto* errors = std::get_if<std::vector<config::ConfigError>>(&parsed)) {
     std::vector<std::string> lines;
@@ -119,7 +125,7 @@ wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExper
     return refused(std::move(lines));
   }
   auto config = std::make_shared<const config::ExperimentConfig>(std::get<config::ExperimentConfig>(std::move(parsed)));
-  if (auto missing = unsupported_features(*config, request.config_file_name); !missing.empty())
+  if (auto missing = unsupported_features(*config, request.config_file_name, capacity); !missing.empty())
     return refused(std::move(missing));
   const auto seed = config->experiment_seed.value_or(random_experiment_seed());
   auto searcher = search::make_searcher(*config, seed);
@@ -154,10 +160,17 @@ caf::behavior master_actor(Self self, MasterContext context) {
     std::erase_if(self->state.experiments, [&](const auto& entry) { return entry.second.address() == down.source; });
   });
   return {
-      [=](create_atom, const wire::Bytes& bytes) -> caf::result<wire::Bytes> {
+      [=](create_atom, const wire::Bytes& bytes) {
+        auto promise = self->make_response_promise();
         auto request = wire::decode<wire::CreateExperimentRequest>(bytes);
-        if (!request) return to_caf_error(request.error());
-        return wire::encode(create_experiment(self, *request));
+        if (!request) {
+          promise.deliver(to_caf_error(request.error()));
+          return promise;
+        }
+        self->request(self->state.context.pool, kPoolTimeout, capacity_atom::value)
+            .then([=](std::uint32_t capacity) mutable { promise.deliver(wire::encode(create_experiment(self, *request, capacity))); },
+                  [=](const caf::error& error) mutable { promise.deliver(error); });
+        return promise;
       },
       [=](list_atom) { return reply(list_experiments(*self->state.context.journal)); },
       [=](describe_atom, std::uint64_t id) { return reply(describe_experiment(*self->state.context.journal, id)); },

@@ -10,7 +10,9 @@
 
 namespace volador::actors {
 namespace {
-constexpr auto kHelloTimeout = std::chrono::seconds(30);
+// The trial answers once all its ranks reported, which may take a while on a
+// busy host; a rank that never comes makes the trial restart and kill us.
+constexpr auto kHelloTimeout = std::chrono::minutes(10);
 constexpr auto kConnectPatience = std::chrono::seconds(10);
 }  // namespace
 
@@ -19,6 +21,7 @@ struct RankSession::Impl {
   std::unique_ptr<caf::actor_system> system;
   std::unique_ptr<caf::scoped_actor> self;
   caf::actor master;
+  wire::RankGroup group;
   std::optional<caf::response_promise> pending;  // the workload being run
 
   Impl() {
@@ -54,10 +57,18 @@ Result<std::unique_ptr<RankSession>> RankSession::connect(const net::Endpoint& m
   self->monitor(impl->master);
   Status accepted;
   self->request(impl->master, kHelloTimeout, hello_atom::value, wire::encode(hello), caf::actor_cast<caf::actor>(self))
-      .receive([](bool) {}, [&](const caf::error& error) { accepted = fail(from_caf_error(error)); });
+      .receive(
+          [&](const wire::Bytes& bytes) {
+            auto group = wire::decode<wire::RankGroup>(bytes);
+            if (group) impl->group = std::move(*group);
+            else accepted = fail(group.error());
+          },
+          [&](const caf::error& error) { accepted = fail(from_caf_error(error)); });
   if (!accepted) return fail(accepted.error());
   return std::unique_ptr<RankSession>(new RankSession(std::move(impl)));
 }
+
+const wire::RankGroup& RankSession::group() const { return impl_->group; }
 
 Result<std::optional<wire::WorkloadRequest>> RankSession::next_workload() {
   auto& self = *impl_->self;

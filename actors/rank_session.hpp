@@ -18,11 +18,15 @@ namespace volador::actors {
 
 class RankSession {
  public:
-  // Starts an actor system, connects to the master and presents `hello`.
-  // Errors: unavailable (master unreachable), invalid_argument (refused:
-  // stale run or bad token), each with the master's reason.
+  // Starts an actor system, connects to the master and presents `hello`;
+  // returns once every rank of the trial has reported in. Errors: unavailable
+  // (master unreachable), invalid_argument (refused: stale run or bad token),
+  // each with the master's reason.
   static Result<std::unique_ptr<RankSession>> connect(const net::Endpoint& master, const wire::RankHello& hello);
   ~RankSession();
+
+  // The trial's ranks as the trial sent them: what the data plane is built from.
+  [[nodiscard]] const wire::RankGroup& group() const;
 
   // Blocks until the trial sends the next workload. nullopt when the trial is
   // done with this rank; unavailable when the master went away. The previous

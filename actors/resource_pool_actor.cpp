@@ -15,7 +15,10 @@ void grant_what_fits(caf::stateful_actor<ResourcePoolState>* self) {
   for (const auto& allocation : st.scheduler.schedule()) {
     auto trial = st.waiting_trials.extract(allocation.trial_id);
     if (trial.empty()) continue;
-    self->send(trial.mapped(), granted_atom::value, st.agents.at(allocation.agent_id), allocation.agent_id);
+    std::vector<GrantedAgent> grant;
+    for (const auto& placement : allocation.placements)
+      grant.push_back({st.agents.at(placement.agent_id), placement.agent_id, placement.slots});
+    self->send(trial.mapped(), granted_atom::value, std::move(grant));
   }
 }
 
@@ -51,6 +54,7 @@ caf::behavior resource_pool_actor(caf::stateful_actor<ResourcePoolState>* self) 
         self->state.waiting_trials[trial_id] = std::move(trial);
         grant_what_fits(self);
       },
+      [=](capacity_atom) { return self->state.scheduler.total_slots(); },
       [=](release_atom, std::uint64_t trial_id) {
         self->state.scheduler.release(trial_id);
         self->state.waiting_trials.erase(trial_id);

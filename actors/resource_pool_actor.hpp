@@ -5,16 +5,30 @@
 // Messages:
 //   (register_atom, Bytes AgentInfo, actor agent) -> bool   an agent offers its slots
 //   (request_slots_atom, uint64 trial, uint32 slots, actor trial)
-//       later: trial <- (granted_atom, actor agent, string agent_id)
+//       later: trial <- (granted_atom, std::vector<GrantedAgent>)
 //   (release_atom, uint64 trial)                            slots back to the pool
+//   (capacity_atom) -> uint32                               slots of all agents together
 // A lost agent (down message) is removed with its allocations.
 
 #include <caf/actor.hpp>
+#include <caf/meta/type_name.hpp>
 #include <caf/stateful_actor.hpp>
 
 #include "runtime/scheduling/slot_scheduler.hpp"
 
 namespace volador::actors {
+
+// Slots of one agent granted to a trial; a grant lists its agents in rank order.
+struct GrantedAgent {
+  caf::actor agent;
+  std::string agent_id;
+  std::uint32_t slots = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, GrantedAgent& x) {
+  return f(caf::meta::type_name("GrantedAgent"), x.agent, x.agent_id, x.slots);
+}
 
 struct ResourcePoolState {
   scheduling::SlotScheduler scheduler;

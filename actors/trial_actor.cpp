@@ -44,11 +44,15 @@ void system_log(Self self, const std::string& text) {
 
 void save_record(Self self) { journal_status(self, self->state.context.journal->put_trial(record(self)), "its record"); }
 
+// Ends the current run: kills what is left of its workers and frees the slots.
 void forget_run(Self self) {
   auto& st = self->state;
-  if (st.agent) self->demonitor(st.agent);
-  st.agent = nullptr;
-  st.rank = nullptr;
+  for (const auto& agent : st.agents) {
+    self->demonitor(agent);
+    self->send(agent, kill_atom::value, record(self).id);
+  }
+  st.agents.clear();
+  st.ranks.clear();
   st.workload_in_flight = false;
   self->send(st.context.pool, release_atom::value, record(self).id);
 }
@@ -56,7 +60,6 @@ void forget_run(Self self) {
 void end_trial(Self self, RunState state, const std::string& why) {
   auto& st = self->state;
   if (st.phase == Phase::ended) return;
-  if (state != RunState::completed && st.agent) self->send(st.agent, kill_atom::value, record(self).id);
   forget_run(self);
   st.phase = Phase::ended;
   st.spec.record.state = state;
@@ -116,14 +119,27 @@ void restart(Self self, const std::string& why, bool counts_as_restart) {
   request_slots(self);
 }
 
-wire::LaunchSpec launch_spec(Self self) {
+// Where one rank sits: its global rank, and its place on its agent and among the agents.
+struct RankPlace {
+  std::uint32_t rank = 0;
+  std::uint32_t local_rank = 0;
+  std::uint32_t local_size = 1;
+  std::uint32_t node_index = 0;
+  std::uint32_t node_count = 1;
+};
+
+wire::LaunchSpec launch_spec(Self self, const RankPlace& place) {
   auto& st = self->state;
   const auto& r = record(self);
   wire::LaunchSpec spec;
   spec.trial_id = r.id;
   spec.experiment_id = r.experiment_id;
   spec.run_id = r.run_id;
-  spec.rank = 0;
+  spec.rank = place.rank;
+  spec.local_rank = place.local_rank;
+  spec.local_size = place.local_size;
+  spec.node_index = place.node_index;
+  spec.node_count = place.node_count;
   spec.world_size = st.spec.config->resources.slots_per_trial;
   spec.entrypoint = st.spec.config->entrypoint;
   spec.hparams_json = r.hparams.dump();
@@ -151,7 +167,7 @@ void journal_metrics(Self self, storage::MetricKind kind, const MetricMap& metri
 bool complete_workload(Self self, const training::Workload& workload, const wire::WorkloadResult& result) {
   auto& st = self->state;
   if (!result.error_message.empty()) {
-    end_trial(self, RunState::error, "trial code failed: " + result.error_message);
+    restart(self, "trial code failed: " + result.error_message, true);
     return false;
   }
   st.progress = training::record_completed(st.progress, workload);
@@ -177,31 +193,55 @@ bool complete_workload(Self self, const training::Workload& workload, const wire
   return true;
 }
 
-// Sends `request` to the rank; `done` gets the decoded result.
+// The answers of the ranks a workload went to, until all have answered.
+struct WorkloadAnswers {
+  explicit WorkloadAnswers(std::size_t ranks) : results(ranks) {}
+  std::vector<wire::WorkloadResult> results;
+  std::size_t missing = results.size();
+};
+
+// What the trial makes of every rank's answer: rank 0's result (its metrics
+// are already averaged over ranks), or the first rank's error.
+wire::WorkloadResult combine(std::vector<wire::WorkloadResult> results) {
+  for (std::size_t r = 0; r < results.size(); ++r)
+    if (!results[r].error_message.empty()) {
+      if (results.size() > 1) results[r].error_message = fmt::format("rank {}: {}", r, results[r].error_message);
+      return std::move(results[r]);
+    }
+  return std::move(results.front());
+}
+
+// Sends `request` to the first `ranks` ranks; `done` gets the combined result
+// once all have answered.
 template <class Done>
-void send_workload(Self self, const wire::WorkloadRequest& request, Done done) {
+void send_workload(Self self, const wire::WorkloadRequest& request, std::size_t ranks, Done done) {
   self->state.workload_in_flight = true;
   const auto run_id = record(self).run_id;
-  self->request(self->state.rank, kWorkloadTimeout, workload_atom::value, wire::encode(request))
-      .then(
-          [=](const wire::Bytes& bytes) {
-            self->state.workload_in_flight = false;
-            if (self->state.phase == Phase::ended || record(self).run_id != run_id) return;
-            auto result = wire::decode<wire::WorkloadResult>(bytes);
-            if (!result) return end_trial(self, RunState::error, result.error().message);
-            done(*result);
-          },
-          [=](const caf::error& error) {
-            self->state.workload_in_flight = false;
-            // A rank that died is reported by its agent with the exit status.
-            if (self->state.phase == Phase::running)
-              spdlog::warn("trial {}: workload failed: {}", record(self).id, from_caf_error(error).message);
-          });
+  auto answers = std::make_shared<WorkloadAnswers>(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) {
+    self->request(self->state.ranks[r].worker, kWorkloadTimeout, workload_atom::value, wire::encode(request))
+        .then(
+            [=](const wire::Bytes& bytes) {
+              if (self->state.phase == Phase::ended || record(self).run_id != run_id) return;
+              auto result = wire::decode<wire::WorkloadResult>(bytes);
+              if (!result) return end_trial(self, RunState::error, result.error().message);
+              answers->results[r] = std::move(*result);
+              if (--answers->missing > 0) return;
+              self->state.workload_in_flight = false;
+              done(combine(std::move(answers->results)));
+            },
+            [=](const caf::error& error) {
+              // A rank that died is reported by its agent with the exit status.
+              if (self->state.phase == Phase::running && record(self).run_id == run_id)
+                spdlog::warn("trial {}: workload failed on rank {}: {}", record(self).id, r, from_caf_error(error).message);
+            });
+  }
 }
 
 void run_workload(Self self, const training::Workload& workload) {
   const auto kind = workload.kind == training::WorkloadKind::train ? wire::WorkloadKind::train : wire::WorkloadKind::validate;
-  send_workload(self, {kind, workload.start_batch, workload.batches, ""}, [=](const wire::WorkloadResult& result) {
+  const auto all_ranks = self->state.ranks.size();
+  send_workload(self, {kind, workload.start_batch, workload.batches, ""}, all_ranks, [=](const wire::WorkloadResult& result) {
     if (complete_workload(self, workload, result)) drive(self);
   });
 }
@@ -225,12 +265,13 @@ void run_checkpoint(Self self) {
   auto pending = uuid ? st.spec.store->begin(*uuid) : Result<checkpoints::PendingCheckpoint>(fail(uuid.error()));
   if (!pending) return end_trial(self, RunState::error, "checkpoint failed: " + pending.error().message);
   const auto batches = st.progress.batches_trained;
-  send_workload(self, {wire::WorkloadKind::checkpoint, batches, 0, pending->dir.string()},
+  // Every rank holds the same model: rank 0 alone writes it.
+  send_workload(self, {wire::WorkloadKind::checkpoint, batches, 0, pending->dir.string()}, 1,
                 [=, pending = *pending](const wire::WorkloadResult& result) {
                   auto& store = *self->state.spec.store;
                   if (!result.error_message.empty()) {
                     (void)store.abort(pending);
-                    return end_trial(self, RunState::error, "trial code failed: " + result.error_message);
+                    return restart(self, "trial code failed: " + result.error_message, true);
                   }
                   auto manifest = store.commit(pending);
                   if (!manifest) return end_trial(self, RunState::error, "checkpoint failed: " + manifest.error().message);
@@ -239,10 +280,12 @@ void run_checkpoint(Self self) {
                 });
 }
 
-void stop_rank(Self self) {
+void stop_ranks(Self self) {
   self->state.phase = Phase::stopping;
-  self->send(self->state.rank, shutdown_atom::value);
-  self->state.rank = nullptr;  // lets the worker's actor system shut down without waiting for us
+  for (auto& rank : self->state.ranks) {
+    self->send(rank.worker, shutdown_atom::value);
+    rank.worker = nullptr;  // lets the worker's actor system shut down without waiting for us
+  }
 }
 
 bool checkpointed_here(const TrialState& st) {
@@ -256,7 +299,7 @@ void drive(Self self) {
   // paused: take a final checkpoint where it stands, then stop the rank.
   if (st.pause_requested || st.close_requested) {
     if (!checkpointed_here(st) && st.progress.batches_trained > 0) return run_checkpoint(self);
-    return stop_rank(self);
+    return stop_ranks(self);
   }
   if (st.target_batches == 0) return;
   auto workload = training::next_workload(st.policy, st.progress, st.target_batches);
@@ -270,35 +313,94 @@ void drive(Self self) {
   }
 }
 
-void launch(Self self, caf::actor agent, const std::string& agent_id) {
-  auto& st = self->state;
-  if (st.phase != Phase::waiting_for_slots) return self->send(st.context.pool, release_atom::value, record(self).id);
-  st.phase = Phase::launching;
-  st.agent = agent;
-  st.token = random_token();
-  st.spec.record.run_id += 1;
-  save_record(self);
-  self->monitor(agent);
-  system_log(self, fmt::format("run {} launching on agent {}{}", record(self).run_id, agent_id,
-                               st.restore_uuid.empty() ? "" : " from checkpoint " + st.restore_uuid));
-  self->request(agent, kLaunchTimeout, launch_atom::value, wire::encode(launch_spec(self)), caf::actor_cast<caf::actor>(self))
+// Asks one agent to start one rank worker; a refusal restarts the run.
+void launch_rank(Self self, const caf::actor& agent, const RankPlace& place) {
+  const auto run_id = record(self).run_id;
+  self->request(agent, kLaunchTimeout, launch_atom::value, wire::encode(launch_spec(self, place)),
+                caf::actor_cast<caf::actor>(self))
       .then([](bool) {},
             [=](const caf::error& error) {
-              restart(self, "launching the rank worker failed: " + from_caf_error(error).message, true);
+              if (record(self).run_id != run_id || self->state.phase != Phase::launching) return;
+              restart(self, fmt::format("launching rank {} failed: {}", place.rank, from_caf_error(error).message), true);
             });
 }
 
-caf::result<bool> accept_rank(Self self, const wire::Bytes& bytes, caf::actor rank) {
+std::string describe_grant(const std::vector<GrantedAgent>& grant) {
+  std::string out;
+  for (const auto& g : grant) out += fmt::format("{}{} ({} slot{})", out.empty() ? "" : ", ", g.agent_id, g.slots, g.slots == 1 ? "" : "s");
+  return out;
+}
+
+// Starts a run on the granted slots: ranks numbered agent by agent.
+void launch(Self self, const std::vector<GrantedAgent>& grant) {
   auto& st = self->state;
-  auto hello = wire::decode<wire::RankHello>(bytes);
-  if (!hello) return to_caf_error(hello.error());
-  if (st.phase != Phase::launching || hello->run_id != record(self).run_id || hello->token != st.token)
-    return to_caf_error(Error::invalid_argument("rank worker for trial " + std::to_string(hello->trial_id) + " run " +
-                                                std::to_string(hello->run_id) + " is not expected (stale run or bad token)"));
-  st.rank = rank;
+  if (st.phase != Phase::waiting_for_slots) return self->send(st.context.pool, release_atom::value, record(self).id);
+  st.phase = Phase::launching;
+  st.token = random_token();
+  st.spec.record.run_id += 1;
+  save_record(self);
+  system_log(self, fmt::format("run {} launching on {}{}", record(self).run_id, describe_grant(grant),
+                               st.restore_uuid.empty() ? "" : " from checkpoint " + st.restore_uuid));
+  RankPlace place;
+  place.node_count = static_cast<std::uint32_t>(grant.size());
+  for (const auto& granted : grant) {
+    self->monitor(granted.agent);
+    st.agents.push_back(granted.agent);
+    place.local_size = granted.slots;
+    for (place.local_rank = 0; place.local_rank < granted.slots; ++place.local_rank, ++place.rank) {
+      st.ranks.push_back({granted.agent, nullptr, std::nullopt, {}, false});
+      launch_rank(self, granted.agent, place);
+    }
+    ++place.node_index;
+  }
+}
+
+// The group every rank builds its communicator from.
+wire::RankGroup rank_group(Self self) {
+  auto& st = self->state;
+  wire::RankGroup group;
+  group.group_id = fmt::format("volador-trial-{}-run-{}", record(self).id, record(self).run_id);
+  group.secret = random_token();
+  for (const auto& rank : st.ranks) group.ranks.push_back(rank.address);
+  group.shm_limit_bytes = st.spec.config->resources.shm_size;
+  return group;
+}
+
+// Once every rank reported in: answer them all with the group and start.
+void start_when_all_reported(Self self) {
+  auto& st = self->state;
+  for (const auto& rank : st.ranks)
+    if (!rank.hello) return;
+  const auto group = wire::encode(rank_group(self));
+  for (auto& rank : st.ranks) {
+    rank.hello->deliver(group);
+    rank.hello.reset();
+  }
   st.phase = Phase::running;
   drive(self);
-  return true;
+}
+
+caf::response_promise accept_rank(Self self, const wire::Bytes& bytes, caf::actor worker) {
+  auto& st = self->state;
+  auto promise = self->make_response_promise();
+  auto hello = wire::decode<wire::RankHello>(bytes);
+  if (!hello) {
+    promise.deliver(to_caf_error(hello.error()));
+    return promise;
+  }
+  if (st.phase != Phase::launching || hello->run_id != record(self).run_id || hello->token != st.token ||
+      hello->rank >= st.ranks.size() || st.ranks[hello->rank].hello) {
+    promise.deliver(to_caf_error(Error::invalid_argument(
+        fmt::format("rank {} of trial {} run {} is not expected (stale run, bad token or a second hello)", hello->rank,
+                    hello->trial_id, hello->run_id))));
+    return promise;
+  }
+  auto& rank = st.ranks[hello->rank];
+  rank.worker = std::move(worker);
+  rank.address = std::move(hello->address);
+  rank.hello = promise;
+  start_when_all_reported(self);
+  return promise;
 }
 
 // After a rank stopped on request: paused (slots freed) or completed.
@@ -313,13 +415,20 @@ void on_rank_stopped(Self self) {
   system_log(self, fmt::format("paused after {} batches", st.progress.batches_trained));
 }
 
+bool run_is_live(Phase phase) { return phase == Phase::launching || phase == Phase::running || phase == Phase::stopping; }
+
 void on_worker_exit(Self self, const wire::Bytes& bytes) {
   auto exit = wire::decode<wire::WorkerExit>(bytes);
   auto& st = self->state;
-  if (!exit || exit->run_id != record(self).run_id || st.phase == Phase::ended) return;
-  if (st.phase == Phase::stopping && exit->exit_code == 0) return on_rank_stopped(self);
-  std::string why = exit->signal != 0 ? fmt::format("rank worker was killed by signal {}", exit->signal)
-                                      : fmt::format("rank worker exited with code {}", exit->exit_code);
+  if (!exit || exit->run_id != record(self).run_id || !run_is_live(st.phase) || exit->rank >= st.ranks.size()) return;
+  if (st.phase == Phase::stopping && exit->exit_code == 0) {
+    st.ranks[exit->rank].stopped = true;
+    if (std::ranges::all_of(st.ranks, &RankSlot::stopped)) on_rank_stopped(self);
+    return;
+  }
+  const auto who = st.ranks.size() > 1 ? fmt::format("rank {} worker", exit->rank) : std::string("rank worker");
+  std::string why = exit->signal != 0 ? fmt::format("{} was killed by signal {}", who, exit->signal)
+                                      : fmt::format("{} exited with code {}", who, exit->exit_code);
   if (!exit->message.empty()) why += ": " + exit->message;
   restart(self, why, true);
 }
@@ -373,7 +482,9 @@ caf::behavior trial_actor(Self self, MasterContext context, TrialSpec spec, caf:
   if (st.pause_requested) st.phase = Phase::paused;
   self->send(st.context.gateway, attach_atom::value, record(self).id, caf::actor_cast<caf::actor>(self));
   self->set_down_handler([=](const caf::down_msg& down) {
-    if (down.source == self->state.agent.address()) restart(self, "lost the agent running this trial", false);
+    const auto& agents = self->state.agents;
+    if (std::ranges::any_of(agents, [&](const caf::actor& a) { return a.address() == down.source; }))
+      restart(self, "lost an agent running this trial", false);
   });
   return {
       [=](train_to_atom, std::uint64_t batches) {
@@ -392,8 +503,8 @@ caf::behavior trial_actor(Self self, MasterContext context, TrialSpec spec, caf:
       [=](pause_atom) { on_pause(self); },
       [=](activate_atom) { on_activate(self); },
       [=](kill_atom) { end_trial(self, RunState::canceled, "killed by the user"); },
-      [=](granted_atom, caf::actor agent, const std::string& agent_id) { launch(self, std::move(agent), agent_id); },
-      [=](hello_atom, const wire::Bytes& bytes, caf::actor rank) { return accept_rank(self, bytes, std::move(rank)); },
+      [=](granted_atom, const std::vector<GrantedAgent>& grant) { launch(self, grant); },
+      [=](hello_atom, const wire::Bytes& bytes, caf::actor worker) { return accept_rank(self, bytes, std::move(worker)); },
       [=](exited_atom, const wire::Bytes& bytes) { on_worker_exit(self, bytes); },
       [=](log_atom, const wire::Bytes& bytes) { on_logs(self, bytes); },
   };

@@ -1,17 +1,22 @@
 #pragma once
-// One trial on the master: gets slots from the pool, has the agent launch its
-// rank worker (resuming from the latest good checkpoint), drives the workload
-// sequence (train scheduling_unit batches -> metrics, validate and checkpoint
-// on schedule and at the searcher's target), journals metrics, checkpoints
-// and logs, restarts a failed run up to max_restarts, pauses and resumes.
+// One trial on the master: gets all its slots from the pool at once, has the
+// agents launch one rank worker per slot (resuming from the latest good
+// checkpoint), answers the ranks' hellos with their group once all reported
+// (the data-plane rendezvous), drives the workload sequence (train
+// scheduling_unit batches -> metrics, validate and checkpoint on schedule and
+// at the searcher's target) on every rank, journals rank 0's metrics (already
+// averaged over ranks), checkpoints (rank 0 writes them) and logs, restarts a
+// failed run up to max_restarts, pauses and resumes.
 //
 // Messages:
 //   (train_to_atom, uint64 batches)          experiment: train to this total, then validate
 //   (close_atom)                             experiment: stop gracefully when idle
 //   (pause_atom) / (activate_atom)           experiment: checkpoint and free the slots / resume
 //   (kill_atom)                              experiment or client: stop now, CANCELED
-//   (granted_atom, actor agent, string id)   pool: slots are ours
-//   (hello_atom, Bytes RankHello, actor rank) -> bool   a rank worker reports in (via the gateway)
+//   (granted_atom, vector<GrantedAgent>)     pool: slots are ours
+//   (hello_atom, Bytes RankHello, actor rank) -> Bytes RankGroup
+//                                            a rank worker reports in (via the gateway);
+//                                            answered once every rank has
 //   (log_atom, Bytes LogLines)               agent: the worker's output
 //   (exited_atom, Bytes WorkerExit)          agent: the worker ended
 // To the experiment: (validated_atom, uint64 request, double metric, uint64 batches),
@@ -21,13 +26,17 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <caf/actor.hpp>
+#include <caf/response_promise.hpp>
 #include <caf/stateful_actor.hpp>
 
 #include "actors/master_context.hpp"
+#include "actors/resource_pool_actor.hpp"
 #include "runtime/config/experiment_config.hpp"
 #include "runtime/training/workload_plan.hpp"
+#include "runtime/wire/messages.hpp"
 #include "storage/checkpoints/checkpoint_store.hpp"
 
 namespace volador::actors {
@@ -37,6 +46,15 @@ struct TrialSpec {
   std::shared_ptr<const config::ExperimentConfig> config;
   std::shared_ptr<const std::string> archive;  // the packed model definition
   std::shared_ptr<checkpoints::CheckpointStore> store;
+};
+
+// One rank of the current run.
+struct RankSlot {
+  caf::actor agent;                            // where it runs
+  caf::actor worker;                           // its session, once it reported in
+  std::optional<caf::response_promise> hello;  // answered with the group
+  wire::RankAddress address;                   // its data-plane listener
+  bool stopped = false;                        // exited cleanly after shutdown
 };
 
 struct TrialState {
@@ -52,8 +70,8 @@ struct TrialState {
   bool pause_requested = false;
   bool workload_in_flight = false;
   Phase phase = Phase::idle;
-  caf::actor agent;
-  caf::actor rank;
+  std::vector<caf::actor> agents;  // of the current run, monitored
+  std::vector<RankSlot> ranks;     // of the current run, index = rank
   std::string token;
   std::string restore_uuid;        // checkpoint the current run resumed from ("" = fresh)
   MetricMap last_validation;       // metrics of the validation at progress.last_validation_at

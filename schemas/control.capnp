@@ -129,6 +129,10 @@ struct LaunchSpec {
   masterPort @13 :UInt16;
   token @14 :Text;           # per-run secret the rank presents to the master
   restorePath @15 :Text;     # checkpoint folder to resume from; empty: start fresh
+  localRank @16 :UInt32;     # this rank's index among the trial's ranks on its agent
+  localSize @17 :UInt32;     # the trial's ranks on this agent
+  nodeIndex @18 :UInt32;     # this agent's index among the trial's agents
+  nodeCount @19 :UInt32;     # agents the trial spans
 }
 
 struct WorkerExit {
@@ -153,6 +157,23 @@ struct RankHello {
   runId @1 :UInt32;
   rank @2 :UInt32;
   token @3 :Text;
+  address @4 :RankAddress;   # where this rank accepts data-plane connections
+}
+
+struct RankAddress {
+  hostId @0 :Text;           # the machine's identity (host name + boot id)
+  host @1 :Text;             # an address of that machine its peers can reach
+  port @2 :UInt16;
+}
+
+# The trial's answer to every rank's hello once all have reported: the group
+# the ranks build their communicator from.
+struct RankGroup {
+  groupId @0 :Text;          # unique per trial run
+  secret @1 :Text;           # required on every data-plane connection
+  ranks @2 :List(RankAddress);  # index = rank
+  timeoutMs @3 :UInt64;      # a collective without progress for this long fails
+  shmLimitBytes @4 :UInt64;  # the trial's shared-memory budget
 }
 
 struct WorkloadRequest {

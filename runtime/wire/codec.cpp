@@ -278,6 +278,10 @@ struct Schema<LaunchSpec> {
     b.setMasterPort(m.master_port);
     b.setToken(m.token);
     b.setRestorePath(m.restore_path);
+    b.setLocalRank(m.local_rank);
+    b.setLocalSize(m.local_size);
+    b.setNodeIndex(m.node_index);
+    b.setNodeCount(m.node_count);
   }
   static LaunchSpec read(Type::Reader r) {
     return {r.getTrialId(),      r.getExperimentId(),
@@ -287,7 +291,9 @@ struct Schema<LaunchSpec> {
             r.getGlobalBatchSize(), text(r.getDataJson()),
             read_strings(r.getEnvironmentVariables()), data(r.getArchive()),
             text(r.getMasterHost()), r.getMasterPort(),
-            text(r.getToken()),  text(r.getRestorePath())};
+            text(r.getToken()),  text(r.getRestorePath()),
+            r.getLocalRank(),    r.getLocalSize(),
+            r.getNodeIndex(),    r.getNodeCount()};
   }
 };
 
@@ -321,6 +327,17 @@ struct Schema<LogLines> {
 };
 
 template <>
+struct Schema<RankAddress> {
+  using Type = ::RankAddress;
+  static void write(const RankAddress& m, Type::Builder b) {
+    b.setHostId(m.host_id);
+    b.setHost(m.host);
+    b.setPort(m.port);
+  }
+  static RankAddress read(Type::Reader r) { return {text(r.getHostId()), text(r.getHost()), r.getPort()}; }
+};
+
+template <>
 struct Schema<RankHello> {
   using Type = ::RankHello;
   static void write(const RankHello& m, Type::Builder b) {
@@ -328,9 +345,26 @@ struct Schema<RankHello> {
     b.setRunId(m.run_id);
     b.setRank(m.rank);
     b.setToken(m.token);
+    Schema<RankAddress>::write(m.address, b.initAddress());
   }
   static RankHello read(Type::Reader r) {
-    return {r.getTrialId(), r.getRunId(), r.getRank(), text(r.getToken())};
+    return {r.getTrialId(), r.getRunId(), r.getRank(), text(r.getToken()), Schema<RankAddress>::read(r.getAddress())};
+  }
+};
+
+template <>
+struct Schema<RankGroup> {
+  using Type = ::RankGroup;
+  static void write(const RankGroup& m, Type::Builder b) {
+    b.setGroupId(m.group_id);
+    b.setSecret(m.secret);
+    write_list(m.ranks, b.initRanks(m.ranks.size()));
+    b.setTimeoutMs(m.timeout_ms);
+    b.setShmLimitBytes(m.shm_limit_bytes);
+  }
+  static RankGroup read(Type::Reader r) {
+    return {text(r.getGroupId()), text(r.getSecret()), read_list<RankAddress>(r.getRanks()), r.getTimeoutMs(),
+            r.getShmLimitBytes()};
   }
 };
 
@@ -409,6 +443,7 @@ VOLADOR_WIRE_MESSAGE(LaunchSpec)
 VOLADOR_WIRE_MESSAGE(WorkerExit)
 VOLADOR_WIRE_MESSAGE(LogLines)
 VOLADOR_WIRE_MESSAGE(RankHello)
+VOLADOR_WIRE_MESSAGE(RankGroup)
 VOLADOR_WIRE_MESSAGE(WorkloadRequest)
 VOLADOR_WIRE_MESSAGE(WorkloadResult)
 #undef VOLADOR_WIRE_MESSAGE

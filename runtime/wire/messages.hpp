@@ -126,6 +126,10 @@ struct LaunchSpec {
   std::uint16_t master_port = 0;
   std::string token;
   std::string restore_path;
+  std::uint32_t local_rank = 0;
+  std::uint32_t local_size = 1;
+  std::uint32_t node_index = 0;
+  std::uint32_t node_count = 1;
 };
 
 struct WorkerExit {
@@ -143,11 +147,26 @@ struct LogLines {
   std::vector<LogEntry> lines;
 };
 
+struct RankAddress {
+  std::string host_id;
+  std::string host;
+  std::uint16_t port = 0;
+};
+
 struct RankHello {
   std::uint64_t trial_id = 0;
   std::uint32_t run_id = 0;
   std::uint32_t rank = 0;
   std::string token;
+  RankAddress address;
+};
+
+struct RankGroup {
+  std::string group_id;
+  std::string secret;
+  std::vector<RankAddress> ranks;
+  std::uint64_t timeout_ms = 30'000;
+  std::uint64_t shm_limit_bytes = 0;
 };
 
 enum class WorkloadKind { train, validate, checkpoint };

@@ -5,6 +5,7 @@
 
 #include "actors/rank_session.hpp"
 #include "examples/native_mlp/mlp_trial.hpp"
+#include "runtime/worker/trial_join.hpp"
 #include "runtime/worker/worker_launch.hpp"
 #include "runtime/worker/workload_loop.hpp"
 
@@ -18,10 +19,11 @@ int fail_with(const std::string& what) {
   return 1;
 }
 
-Result<trial_api::TrialRunner> build_runner(const worker::WorkerLaunch& launch) {
+Result<trial_api::TrialRunner> build_runner(const worker::WorkerLaunch& launch,
+                                            std::shared_ptr<trial_api::DataParallel> group) {
   trial_api::TrialRegistry registry;
   examples::register_example_trials(registry);
-  auto context = launch.context();
+  auto context = launch.context(std::move(group));
   auto trial = registry.create(launch.entrypoint, context);
   if (!trial) return fail(trial.error());
   return trial_api::TrialRunner::create(std::move(*trial), context);
@@ -33,15 +35,15 @@ int main(int argc, char** argv) {
   if (argc > 1) return fail_with("takes no arguments; it is started by a Volador agent");
   auto launch = worker::read_worker_launch();
   if (!launch) return fail_with(launch.error().message);
-  auto runner = build_runner(*launch);
+  auto joined = worker::join_trial(*launch);
+  if (!joined) return fail_with(joined.error().message);
+  auto runner = build_runner(*launch, joined->group);
   if (!runner) return fail_with(runner.error().message);
   if (!launch->restore_path.empty()) {
     if (auto loaded = runner->load(launch->restore_path); !loaded)
       return fail_with("cannot resume from checkpoint " + launch->restore_path + ": " + loaded.error().message);
     std::printf("resumed from checkpoint %s\n", launch->restore_path.c_str());
   }
-  auto session = actors::RankSession::connect(launch->master, launch->hello);
-  if (!session) return fail_with(session.error().message);
-  if (auto served = worker::serve_workloads(**session, *runner); !served) return fail_with(served.error().message);
+  if (auto served = worker::serve_workloads(*joined->session, *runner); !served) return fail_with(served.error().message);
   return 0;
 }

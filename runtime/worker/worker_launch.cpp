@@ -23,8 +23,8 @@ Result<nlohmann::json> read_json_file(const std::string& path) {
 
 }  // namespace
 
-trial_api::TrialContext WorkerLaunch::context() const {
-  return {hparams, data, seed, global_batch_size, hello.rank, world_size};
+trial_api::TrialContext WorkerLaunch::context(std::shared_ptr<trial_api::DataParallel> group) const {
+  return {hparams, data, seed, global_batch_size, std::move(group)};
 }
 
 Result<WorkerLaunch> read_worker_launch() {

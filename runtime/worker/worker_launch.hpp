@@ -25,7 +25,8 @@ struct WorkerLaunch {
   std::uint64_t global_batch_size = 0;
   std::string restore_path;   // checkpoint folder to resume from; empty: fresh start
 
-  [[nodiscard]] trial_api::TrialContext context() const;
+  // The trial's context on this rank of `group`.
+  [[nodiscard]] trial_api::TrialContext context(std::shared_ptr<trial_api::DataParallel> group) const;
 };
 
 // Reads VOLADOR_MASTER, VOLADOR_TOKEN and the file named by

@@ -90,9 +90,24 @@ void Cluster::kill_master() {
   master_.reset();
 }
 
+namespace {
+
+std::size_t count_lines_with(const fs::path& file, const std::string& text) {
+  std::ifstream in(file);
+  std::size_t count = 0;
+  for (std::string line; std::getline(in, line);) count += line.find(text) != std::string::npos;
+  return count;
+}
+
+}  // namespace
+
 void Cluster::start_agent(std::uint32_t slots) {
+  const auto log = data_dir_ / "nodes.log";
+  const std::string registered = "agent test-agent registered with";
+  const auto before = count_lines_with(log, registered);
   agent_ = spawn_node({"agent", "-m", address_, "--slots", std::to_string(slots), "--id", "test-agent",
                        "--work-dir", (data_dir_ / "agent-work").string()});
+  REQUIRE(eventually([&] { return count_lines_with(log, registered) > before; }, 20));
 }
 
 void Cluster::kill_agent() { agent_.reset(); }

@@ -44,6 +44,7 @@ class Cluster {
   void start_master();
   void stop_master();  // SIGTERM, then waits for it to exit
   void kill_master();  // SIGKILL, as if its host died
+  // Starts the agent and waits until the master has registered its slots.
   void start_agent(std::uint32_t slots);
   void kill_agent();  // SIGKILL, as if its host died
   [[nodiscard]] const std::string& master_address() const { return address_; }

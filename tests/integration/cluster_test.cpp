@@ -156,7 +156,7 @@ TEST_CASE("A lost agent's trial resumes from its checkpoint on the next agent, w
   cluster.kill_agent();
   const auto trial_id = describe()["trials"][0]["id"].dump();
   REQUIRE(eventually([&] {
-    return cluster.cli({"trial", "logs", trial_id}).out.find("lost the agent running this trial") != std::string::npos;
+    return cluster.cli({"trial", "logs", trial_id}).out.find("lost an agent running this trial") != std::string::npos;
   }));
   CHECK(describe()["state"] == "ACTIVE");  // waiting for slots, not failed
 
@@ -214,22 +214,59 @@ TEST_CASE("The CLI says which master it cannot reach and exits non-zero") {
   CHECK(result.err.find("cannot reach the master at 127.0.0.1:1") != std::string::npos);
 }
 
-TEST_CASE("The master refuses what this build cannot run, saying why, and stores nothing") {
+TEST_CASE("The master refuses what this cluster cannot run, saying why, and stores nothing") {
   TempDir dir;
   Cluster cluster(dir.path() / "data");
   cluster.start_master();
+  cluster.start_agent(2);
   const auto project = dir.path() / "project";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"native:mlp_classifier", "resources: {slots_per_trial: 2}\n"},
+      {"native:mlp_classifier", "resources: {slots_per_trial: 4}\n"},
       {"model_def:MNistTrial", ""},
   };
   for (const auto& [entrypoint, extra] : cases) {
     write_file(project / "distributed.yaml", example_config(entrypoint, 1, 1) + extra);
     auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()});
     CHECK(created.exit_code == 1);
-    CHECK(created.err.find("not available in this build yet") != std::string::npos);
+    CHECK(created.err.find(extra.empty() ? "not available in this build yet"
+                                         : "4 slots per trial can never be scheduled: the cluster's agents have 2 "
+                                           "slots in all") != std::string::npos);
   }
   CHECK(cluster.cli({"experiment", "list", "--json"}).json().empty());
+}
+
+TEST_CASE("The example trial on 2 and 4 slots of one host reports the metrics of 1 slot") {
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(4);
+  auto run_with_slots = [&](int slots) {
+    write_file(project / "distributed.yaml", example_config("native:mlp_classifier", 1, 3) +
+                                                 "resources: {slots_per_trial: " + std::to_string(slots) + "}\n");
+    const auto id = submit(cluster, project);
+    REQUIRE(eventually([&] { return describe_experiment(cluster, id)["state"] == "COMPLETED"; }, 90));
+    const auto trial_id = describe_experiment(cluster, id)["trials"][0]["id"].dump();
+    auto detail = cluster.cli({"trial", "describe", trial_id, "--json"}).json();
+    std::vector<nlohmann::json> validations;
+    for (const auto& m : detail["metrics"])
+      if (m["kind"] == "validation") validations.push_back(m);
+    return std::pair{validations, cluster.cli({"trial", "logs", trial_id}).out};
+  };
+  const auto [single, single_log] = run_with_slots(1);
+  REQUIRE(single.size() >= 3);  // at least one per epoch
+  for (int slots : {2, 4}) {
+    const auto [parallel, log] = run_with_slots(slots);
+    INFO(slots << " slots; log:\n" << log);
+    REQUIRE(parallel.size() == single.size());
+    for (std::size_t v = 0; v < single.size(); ++v) {
+      CHECK(parallel[v]["batches"] == single[v]["batches"]);
+      CHECK(parallel[v]["metrics"]["accuracy"].get<double>() == Approx(single[v]["metrics"]["accuracy"].get<double>()).margin(1e-6));
+      CHECK(parallel[v]["metrics"]["validation_loss"].get<double>() ==
+            Approx(single[v]["metrics"]["validation_loss"].get<double>()).epsilon(1e-4));
+    }
+    CHECK(log.find("test-agent (" + std::to_string(slots) + " slots)") != std::string::npos);
+  }
 }
 
 namespace {
@@ -362,4 +399,69 @@ TEST_CASE("Adaptive ASHA stops trials at its rungs on the cluster and the GC kee
   for (const auto& c : checkpoints) active[c["trial_id"].get<std::uint64_t>()] += c["state"] == "ACTIVE";
   CHECK(active.size() == 8);
   for (const auto& [trial, n] : active) CHECK(n == 1);
+}
+
+namespace {
+
+// Processes whose working folder lies under `dir` (a trial's rank workers).
+std::size_t processes_under(const fs::path& dir) {
+  std::size_t count = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::error_code ec;
+    const auto cwd = fs::read_symlink(entry.path() / "cwd", ec);
+    if (!ec && cwd.string().starts_with(dir.string())) ++count;
+  }
+  return count;
+}
+
+}  // namespace
+
+TEST_CASE("When one rank of a 2-slot trial dies its peer is stopped and the trial restarts from its checkpoint") {
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  const auto marker = dir.path() / "killed-once";
+  // Rank 1 of the first run is killed mid-training; later runs live.
+  write_file(project / "startup-hook.sh",
+             "if [ \"$VOLADOR_RANK\" = 1 ] && [ -n \"$KILL_ONCE\" ] && [ ! -f \"$KILL_ONCE\" ]; then "
+             "touch \"$KILL_ONCE\"; (sleep 0.4; kill -KILL $$) & fi\n");
+  const auto base = example_config("native:mlp_classifier", 1, 40) + "min_checkpoint_period: {epochs: 4}\n" +
+                    "resources: {slots_per_trial: 2}\n";
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(2);
+  auto describe = [&](const std::string& id) { return describe_experiment(cluster, id); };
+  auto submit_config = [&](const std::string& config) {
+    write_file(project / "distributed.yaml", config);
+    return submit(cluster, project);
+  };
+  auto ended = [&](const std::string& id) {
+    return eventually([&] { return describe(id)["state"] != "ACTIVE"; }, 90);
+  };
+
+  const auto reference = submit_config(base);
+  REQUIRE(ended(reference));
+  REQUIRE(describe(reference)["state"] == "COMPLETED");
+  const auto expected = metric_history(cluster, describe(reference)["trials"][0]["id"].dump());
+
+  SECTION("with a restart left, it completes with the uninterrupted run's metrics") {
+    const auto id = submit_config(example_config("native:mlp_classifier", 1, 40, 1) +
+                                  "min_checkpoint_period: {epochs: 4}\nresources: {slots_per_trial: 2}\n" +
+                                  "environment: {environment_variables: [KILL_ONCE=" + marker.string() + "]}\n");
+    REQUIRE(ended(id));
+    auto trial = describe(id)["trials"][0];
+    const auto logs = cluster.cli({"trial", "logs", trial["id"].dump()}).out;
+    INFO(logs);
+    CHECK(trial["state"] == "COMPLETED");
+    CHECK(trial["restarts"] == 1);
+    CHECK(logs.find("rank 1 worker was killed by signal 9; restarting (restart 1 of 1) from") != std::string::npos);
+    CHECK(metric_history(cluster, trial["id"].dump()) == expected);
+  }
+  SECTION("without one, the trial fails and no rank is left running") {
+    const auto id = submit_config(base + "environment: {environment_variables: [KILL_ONCE=" + marker.string() + "]}\n");
+    REQUIRE(ended(id));
+    auto trial = describe(id)["trials"][0];
+    CHECK(trial["state"] == "ERROR");
+    CHECK(trial["error"].get<std::string>().find("rank 1 worker was killed by signal 9") != std::string::npos);
+    CHECK(eventually([&] { return processes_under(dir.path() / "data/agent-work") == 0; }, 10));
+  }
 }

@@ -37,6 +37,23 @@ TEST_CASE("Nested messages keep their lists and metric maps") {
   CHECK(back->metrics[0].batches == 300);
 }
 
+TEST_CASE("A rank group keeps every rank's address in rank order") {
+  RankGroup group{"trial-4-run-2", "s3cret", {{"host-a", "10.0.0.1", 4001}, {"host-b", "10.0.0.2", 4002}}, 5000, 1 << 20};
+  auto back = decode<RankGroup>(encode(group));
+  REQUIRE(back.has_value());
+  CHECK(back->group_id == "trial-4-run-2");
+  CHECK(back->secret == "s3cret");
+  REQUIRE(back->ranks.size() == 2);
+  CHECK(back->ranks[1].host_id == "host-b");
+  CHECK(back->ranks[1].host == "10.0.0.2");
+  CHECK(back->ranks[1].port == 4002);
+  CHECK(back->timeout_ms == 5000);
+  CHECK(back->shm_limit_bytes == 1 << 20);
+  auto hello = decode<RankHello>(encode(RankHello{4, 2, 1, "t", {"host-b", "10.0.0.2", 4002}}));
+  REQUIRE(hello.has_value());
+  CHECK(hello->address.port == 4002);
+}
+
 TEST_CASE("Workload kinds round-trip") {
   for (auto kind : {WorkloadKind::train, WorkloadKind::validate, WorkloadKind::checkpoint}) {
     auto back = decode<WorkloadRequest>(encode(WorkloadRequest{kind, 7, 3, "/ckpt/x"}));

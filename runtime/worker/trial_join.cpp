@@ -1,0 +1,53 @@
+#include "runtime/worker/trial_join.hpp"
+
+#include <cstdlib>
+#include <optional>
+
+#include "runtime/collective/factory.hpp"
+#include "runtime/net/local_address.hpp"
+
+namespace volador::worker {
+namespace {
+
+std::size_t bucket_bytes() {
+  const char* text = std::getenv("VOLADOR_BUCKET_BYTES");
+  if (text == nullptr) return kDefaultBucketBytes;
+  const auto value = std::strtoull(text, nullptr, 10);
+  return value > 0 ? value : kDefaultBucketBytes;
+}
+
+collective::GroupSpec group_spec(const wire::RankGroup& group, std::uint32_t rank) {
+  collective::GroupSpec spec;
+  spec.group_id = group.group_id;
+  spec.secret = group.secret;
+  for (const auto& r : group.ranks) spec.ranks.push_back({r.host_id, {r.host, r.port}});
+  spec.rank = static_cast<int>(rank);
+  spec.options.timeout = std::chrono::milliseconds(group.timeout_ms);
+  if (group.shm_limit_bytes > 0) spec.options.shm_limit_bytes = group.shm_limit_bytes;
+  return spec;
+}
+
+}  // namespace
+
+Result<JoinedTrial> join_trial(const WorkerLaunch& launch) {
+  auto hello = launch.hello;
+  std::optional<collective::TcpListener> listener;
+  if (launch.world_size > 1) {
+    auto host = net::local_address_towards(launch.master);
+    if (!host) return fail(host.error());
+    auto opened = collective::TcpListener::open(*host);
+    if (!opened) return fail(Error::io("cannot open the data-plane listener: " + opened.error().message));
+    listener.emplace(std::move(*opened));
+    hello.address = {collective::local_host_id(), listener->endpoint().host, listener->endpoint().port};
+  }
+  auto session = actors::RankSession::connect(launch.master, hello);
+  if (!session) return fail(session.error());
+  JoinedTrial joined{std::move(*session), std::make_shared<trial_api::DataParallel>()};
+  if (!listener) return joined;
+  auto comm = collective::make_communicator(group_spec(joined.session->group(), hello.rank), *listener);
+  if (!comm) return fail(Error::unavailable("cannot connect the data plane to the other ranks: " + comm.error().message));
+  joined.group = std::make_shared<trial_api::DataParallel>(std::move(*comm), bucket_bytes());
+  return joined;
+}
+
+}  // namespace volador::worker
