@@ -79,6 +79,18 @@ void request_slots(Self self) {
              caf::actor_cast<caf::actor>(self));
 }
 
+// Whether `validation` beats every earlier one of the trial on the searcher
+// metric (the first one always does); remembers it if so.
+bool is_new_best(TrialState& st, const MetricMap& validation) {
+  const auto& searcher = st.spec.config->searcher;
+  auto it = validation.find(searcher.metric);
+  if (it == validation.end()) return false;
+  const double value = it->second;
+  const bool better = !st.best_metric || (searcher.smaller_is_better ? value < *st.best_metric : value > *st.best_metric);
+  if (better) st.best_metric = value;
+  return better;
+}
+
 // Picks the checkpoint to resume from and rewinds progress to it.
 bool rewind_to_resume_point(Self self) {
   auto& st = self->state;
@@ -90,6 +102,8 @@ bool rewind_to_resume_point(Self self) {
   for (const auto& note : point->notes) system_log(self, note);
   st.progress = point->progress;
   st.last_validation = std::move(point->last_validation);
+  st.best_metric.reset();
+  for (const auto& validation : point->validations) is_new_best(st, validation);
   st.restore_uuid = point->checkpoint ? point->checkpoint->uuid : "";
   st.spec.record.batches_trained = st.progress.batches_trained;
   // The validation at the resume point may not have reached the searcher
@@ -170,9 +184,10 @@ bool complete_workload(Self self, const training::Workload& workload, const wire
     restart(self, "trial code failed: " + result.error_message, true);
     return false;
   }
-  st.progress = training::record_completed(st.progress, workload);
+  const bool validation = workload.kind == training::WorkloadKind::validate;
+  st.progress = training::record_completed(st.progress, workload, validation && is_new_best(st, result.metrics));
   st.spec.record.batches_trained = st.progress.batches_trained;
-  if (workload.kind == training::WorkloadKind::train) {
+  if (!validation) {
     journal_metrics(self, storage::MetricKind::training, result.metrics);
     save_record(self);
     return true;

@@ -75,6 +75,7 @@ struct TrialState {
   std::string token;
   std::string restore_uuid;        // checkpoint the current run resumed from ("" = fresh)
   MetricMap last_validation;       // metrics of the validation at progress.last_validation_at
+  std::optional<double> best_metric;  // the trial's best searcher metric so far (checkpoint_policy best)
   static inline const char* name = "trial";
 };
 

@@ -16,23 +16,24 @@ Result<std::vector<storage::CheckpointRecord>> newest_first(const storage::Journ
   return active;
 }
 
-// Progress at `batches`: its last validation is the newest one at or before it.
-Result<std::pair<training::Progress, MetricMap>> progress_at(const storage::Journal& journal, std::uint64_t trial_id,
-                                                            std::uint64_t batches, bool checkpointed) {
-  training::Progress progress;
+// Fills the point's progress at `batches` and the validations up to it (the
+// last one is the newest at or before it).
+Status rewind_point_to(ResumePoint& point, const storage::Journal& journal, std::uint64_t trial_id,
+                       std::uint64_t batches) {
+  auto& progress = point.progress;
   progress.batches_trained = batches;
-  progress.last_checkpoint_at = checkpointed ? static_cast<std::int64_t>(batches) : -1;
-  MetricMap last_validation;
+  progress.last_checkpoint_at = point.checkpoint ? static_cast<std::int64_t>(batches) : -1;
   auto metrics = journal.metrics(trial_id);
   if (!metrics) return fail(metrics.error());
   for (const auto& m : *metrics) {
     if (m.kind != storage::MetricKind::validation || m.batches > batches) continue;
+    point.validations.push_back(m.metrics);
     if (static_cast<std::int64_t>(m.batches) >= progress.last_validation_at) {
       progress.last_validation_at = static_cast<std::int64_t>(m.batches);
-      last_validation = m.metrics;
+      point.last_validation = m.metrics;
     }
   }
-  return std::pair{progress, last_validation};
+  return {};
 }
 
 }  // namespace
@@ -55,10 +56,7 @@ Result<ResumePoint> prepare_resume(storage::Journal& journal, checkpoints::Check
     batch.put_checkpoint(candidate);
   }
   const std::uint64_t batches = point.checkpoint ? point.checkpoint->batches : 0;
-  auto progress = progress_at(journal, trial_id, batches, point.checkpoint.has_value());
-  if (!progress) return fail(progress.error());
-  point.progress = progress->first;
-  point.last_validation = std::move(progress->second);
+  if (auto s = rewind_point_to(point, journal, trial_id, batches); !s) return fail(s.error());
   // Reports up to the resume point stand (an initial validation at 0 too);
   // later ones will be reported again by the new run.
   batch.delete_metrics_after(trial_id, batches);

@@ -19,6 +19,7 @@ struct ResumePoint {
   std::optional<storage::CheckpointRecord> checkpoint;  // nullopt: start from batch 0
   training::Progress progress;                         // as of the checkpoint
   MetricMap last_validation;                           // the validation at progress.last_validation_at
+  std::vector<MetricMap> validations;                  // every validation up to the resume point, in order
   std::vector<std::string> notes;                      // one line per checkpoint skipped, and why
 };
 
