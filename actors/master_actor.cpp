@@ -11,7 +11,7 @@
 #include "actors/experiment_store.hpp"
 #include "actors/master_queries.hpp"
 #include "runtime/config/config_parser.hpp"
-#include "runtime/trial_api/trial_registry.hpp"
+#include "runtime/script/entrypoint.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::actors {
@@ -21,6 +21,11 @@ using Self = caf::stateful_actor<MasterState>*;
 
 constexpr std::size_t kLogPage = 1000;
 constexpr auto kPoolTimeout = std::chrono::seconds(10);
+#ifdef VOLADOR_HAVE_PYTHON
+constexpr bool kPythonTrialsBuilt = true;
+#else
+constexpr bool kPythonTrialsBuilt = false;
+#endif
 
 
 template <class Message>
@@ -46,10 +51,17 @@ std::vector<std::string> unsupported_features(const config::ExperimentConfig& co
     out.push_back(fmt::format("{}: resources.slots_per_trial: {} slots per trial can never be scheduled: the cluster's "
                               "agents have {} slots in all",
                               file, config.resources.slots_per_trial, capacity));
-  if (!config.entrypoint.starts_with(trial_api::kNativeEntrypointPrefix))
+  auto entrypoint = script::classify_entrypoint(config.entrypoint);
+  if (!entrypoint) {
+    out.push_back(file + ": entrypoint: " + entrypoint.error().message);
+  } else if (std::holds_alternative<script::PythonTrialEntrypoint>(*entrypoint)) {
+    if (!kPythonTrialsBuilt)
+      out.push_back(file + ": entrypoint: '" + config.entrypoint + "' is a Python trial, and this build has no Python "
+                    "support (install python3-dev and pybind11-dev, then rebuild)");
+  } else if (std::holds_alternative<script::CommandEntrypoint>(*entrypoint)) {
     out.push_back(file + ": entrypoint: '" + config.entrypoint +
-                  "' is not a native trial; Python trials and commands are not available in this build yet "
-                  "(native trials are named native:<name>)");
+                  "' is a command; command entrypoints are not available in this build yet");
+  }
   return out;
 }
 

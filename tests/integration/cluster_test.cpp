@@ -222,13 +222,13 @@ TEST_CASE("The master refuses what this cluster cannot run, saying why, and stor
   const auto project = dir.path() / "project";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"native:mlp_classifier", "resources: {slots_per_trial: 4}\n"},
-      {"model_def:MNistTrial", ""},
+      {"python3 train.py --epochs 3", ""},
   };
   for (const auto& [entrypoint, extra] : cases) {
     write_file(project / "distributed.yaml", example_config(entrypoint, 1, 1) + extra);
     auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()});
     CHECK(created.exit_code == 1);
-    CHECK(created.err.find(extra.empty() ? "not available in this build yet"
+    CHECK(created.err.find(extra.empty() ? "command entrypoints are not available in this build yet"
                                          : "4 slots per trial can never be scheduled: the cluster's agents have 2 "
                                            "slots in all") != std::string::npos);
   }
