@@ -24,6 +24,8 @@ using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using hello_atom = caf::atom_constant<caf::atom("hello")>;
 using workload_atom = caf::atom_constant<caf::atom("workload")>;
 using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
+using report_atom = caf::atom_constant<caf::atom("report")>;
+using wake_atom = caf::atom_constant<caf::atom("wake")>;
 // inside the master
 using request_slots_atom = caf::atom_constant<caf::atom("reqslots")>;
 using granted_atom = caf::atom_constant<caf::atom("granted")>;

@@ -58,9 +58,11 @@ std::vector<std::string> unsupported_features(const config::ExperimentConfig& co
     if (!kPythonTrialsBuilt)
       out.push_back(file + ": entrypoint: '" + config.entrypoint + "' is a Python trial, and this build has no Python "
                     "support (install python3-dev and pybind11-dev, then rebuild)");
-  } else if (std::holds_alternative<script::CommandEntrypoint>(*entrypoint)) {
-    out.push_back(file + ": entrypoint: '" + config.entrypoint +
-                  "' is a command; command entrypoints are not available in this build yet");
+  } else if (std::holds_alternative<script::CommandEntrypoint>(*entrypoint) &&
+             config.searcher.name == "adaptive_asha") {
+    out.push_back(file + ": searcher.name: adaptive_asha cannot run the command '" + config.entrypoint +
+                  "': a command runs to completion by itself and cannot stop at a rung and resume later "
+                  "(use single, grid or random)");
   }
   return out;
 }

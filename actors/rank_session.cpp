@@ -23,6 +23,7 @@ struct RankSession::Impl {
   caf::actor master;
   wire::RankGroup group;
   std::optional<caf::response_promise> pending;  // the workload being run
+  caf::actor trial;                              // who sent it
 
   Impl() {
     net::configure_actor_system(config);
@@ -78,6 +79,7 @@ Result<std::optional<wire::WorkloadRequest>> RankSession::next_workload() {
       [&](workload_atom, const wire::Bytes& bytes) {
         received = true;
         auto request = wire::decode<wire::WorkloadRequest>(bytes);
+        impl_->trial = caf::actor_cast<caf::actor>(self->current_sender());
         impl_->pending = self->make_response_promise();
         if (!request) {
           impl_->pending->deliver(to_caf_error(request.error()));
@@ -88,11 +90,40 @@ Result<std::optional<wire::WorkloadRequest>> RankSession::next_workload() {
         out = std::optional(*request);
       },
       [&](shutdown_atom) { received = true; },
+      [&](wake_atom) {},  // left over from a finished wait_for_stop()
       [&](caf::down_msg& down) {
         received = true;
         out = fail(Error::unavailable("lost the master: " + impl_->system->render(down.reason)));
       });
   return out;
+}
+
+void RankSession::report(const wire::MetricReport& report) {
+  if (!impl_->pending || !impl_->trial) return;
+  (*impl_->self)->send(impl_->trial, report_atom::value, wire::encode(report));
+}
+
+Result<bool> RankSession::wait_for_stop() {
+  auto& self = *impl_->self;
+  Result<bool> out = false;
+  bool received = false;
+  self->receive_while([&] { return !received; })(
+      [&](wake_atom) { received = true; },
+      [&](shutdown_atom) {
+        received = true;
+        out = true;
+      },
+      [&](caf::down_msg& down) {
+        received = true;
+        out = fail(Error::unavailable("lost the master: " + impl_->system->render(down.reason)));
+      });
+  return out;
+}
+
+std::function<void()> RankSession::waker() const {
+  return [me = caf::actor_cast<caf::actor_addr>(*impl_->self)] {
+    if (auto actor = caf::actor_cast<caf::actor>(me)) caf::anon_send(actor, wake_atom::value);
+  };
 }
 
 void RankSession::complete(const wire::WorkloadResult& result) {

@@ -4,9 +4,12 @@
 // in to the trial, then take workloads one at a time and answer each.
 // Internally a CAF blocking actor on the calling thread; the trial actor on
 // the master sends (workload_atom, Bytes WorkloadRequest) requests and a final
-// (shutdown_atom). Not thread-safe: use it from one thread.
+// (shutdown_atom). A command rank also sends (report_atom, Bytes
+// MetricReport) to the trial while its `run` workload is pending. Not
+// thread-safe: use it from one thread (waker() excepted).
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -35,6 +38,19 @@ class RankSession {
 
   // Answers the workload last returned by next_workload().
   void complete(const wire::WorkloadResult& result);
+
+  // Sends `report` to the trial that sent the workload being run (it
+  // arrives before the workload's answer). Only while a workload is pending.
+  void report(const wire::MetricReport& report);
+
+  // While a long workload runs (a command): blocks until the waker() is called
+  // (returns false) or the trial tells this rank to stop (true). unavailable
+  // when the master went away. A wake() before the call is not lost.
+  Result<bool> wait_for_stop();
+
+  // A function any thread may call, also after the session is gone, that
+  // makes the pending or next wait_for_stop() return.
+  [[nodiscard]] std::function<void()> waker() const;
 
   RankSession(const RankSession&) = delete;
   RankSession& operator=(const RankSession&) = delete;

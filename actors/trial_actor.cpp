@@ -8,6 +8,7 @@
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
 #include "actors/trial_resume.hpp"
+#include "runtime/script/entrypoint.hpp"
 #include "runtime/wire/codec.hpp"
 #include "storage/checkpoints/uuid.hpp"
 
@@ -172,9 +173,19 @@ wire::LaunchSpec launch_spec(Self self, const RankPlace& place) {
 
 void drive(Self self);
 
-void journal_metrics(Self self, storage::MetricKind kind, const MetricMap& metrics) {
-  storage::MetricRecord m{record(self).id, kind, self->state.progress.batches_trained, metrics, now_ms()};
+void journal_metrics_at(Self self, storage::MetricKind kind, std::uint64_t batches, const MetricMap& metrics) {
+  storage::MetricRecord m{record(self).id, kind, batches, metrics, now_ms()};
   journal_status(self, self->state.context.journal->append_metrics(m), "metrics");
+}
+
+void journal_metrics(Self self, storage::MetricKind kind, const MetricMap& metrics) {
+  journal_metrics_at(self, kind, self->state.progress.batches_trained, metrics);
+}
+
+std::string metric_names(const MetricMap& metrics) {
+  std::string out;
+  for (const auto& [name, value] : metrics) out += (out.empty() ? "" : ", ") + name;
+  return out.empty() ? "none" : out;
 }
 
 // Applies a finished train/validate workload; false when the trial failed.
@@ -198,10 +209,9 @@ bool complete_workload(Self self, const training::Workload& workload, const wire
   const auto& metric = st.spec.config->searcher.metric;
   auto it = result.metrics.find(metric);
   if (it == result.metrics.end()) {
-    std::string reported;
-    for (const auto& [name, value] : result.metrics) reported += (reported.empty() ? "" : ", ") + name;
     end_trial(self, RunState::error,
-              "validation did not report the searcher metric '" + metric + "' (reported: " + reported + ")");
+              "validation did not report the searcher metric '" + metric + "' (reported: " +
+                  metric_names(result.metrics) + ")");
     return false;
   }
   self->send(st.experiment, validated_atom::value, record(self).request_id, it->second, st.progress.batches_trained);
@@ -213,6 +223,7 @@ struct WorkloadAnswers {
   explicit WorkloadAnswers(std::size_t ranks) : results(ranks) {}
   std::vector<wire::WorkloadResult> results;
   std::size_t missing = results.size();
+  bool done = false;  // answered early: a command failed on one rank
 };
 
 // What the trial makes of every rank's answer: rank 0's result (its metrics
@@ -227,9 +238,11 @@ wire::WorkloadResult combine(std::vector<wire::WorkloadResult> results) {
 }
 
 // Sends `request` to the first `ranks` ranks; `done` gets the combined result
-// once all have answered.
+// once all have answered, or a `run`'s first error at once (its peers may
+// wait on the failed rank for long: torch.distributed's timeouts are long).
 template <class Done>
 void send_workload(Self self, const wire::WorkloadRequest& request, std::size_t ranks, Done done) {
+  const bool fail_fast = request.kind == wire::WorkloadKind::run && ranks > 1;
   self->state.workload_in_flight = true;
   const auto run_id = record(self).run_id;
   auto answers = std::make_shared<WorkloadAnswers>(ranks);
@@ -237,9 +250,15 @@ void send_workload(Self self, const wire::WorkloadRequest& request, std::size_t 
     self->request(self->state.ranks[r].worker, kWorkloadTimeout, workload_atom::value, wire::encode(request))
         .then(
             [=](const wire::Bytes& bytes) {
-              if (self->state.phase == Phase::ended || record(self).run_id != run_id) return;
+              if (self->state.phase == Phase::ended || record(self).run_id != run_id || answers->done) return;
               auto result = wire::decode<wire::WorkloadResult>(bytes);
               if (!result) return end_trial(self, RunState::error, result.error().message);
+              if (fail_fast && !result->error_message.empty()) {
+                answers->done = true;
+                self->state.workload_in_flight = false;
+                result->error_message = fmt::format("rank {}: {}", r, result->error_message);
+                return done(std::move(*result));
+              }
               answers->results[r] = std::move(*result);
               if (--answers->missing > 0) return;
               self->state.workload_in_flight = false;
@@ -256,7 +275,7 @@ void send_workload(Self self, const wire::WorkloadRequest& request, std::size_t 
 void run_workload(Self self, const training::Workload& workload) {
   const auto kind = workload.kind == training::WorkloadKind::train ? wire::WorkloadKind::train : wire::WorkloadKind::validate;
   const auto all_ranks = self->state.ranks.size();
-  send_workload(self, {kind, workload.start_batch, workload.batches, ""}, all_ranks, [=](const wire::WorkloadResult& result) {
+  send_workload(self, {kind, workload.start_batch, workload.batches, "", ""}, all_ranks, [=](const wire::WorkloadResult& result) {
     if (complete_workload(self, workload, result)) drive(self);
   });
 }
@@ -281,7 +300,7 @@ void run_checkpoint(Self self) {
   if (!pending) return end_trial(self, RunState::error, "checkpoint failed: " + pending.error().message);
   const auto batches = st.progress.batches_trained;
   // Every rank holds the same model: rank 0 alone writes it.
-  send_workload(self, {wire::WorkloadKind::checkpoint, batches, 0, pending->dir.string()}, 1,
+  send_workload(self, {wire::WorkloadKind::checkpoint, batches, 0, pending->dir.string(), ""}, 1,
                 [=, pending = *pending](const wire::WorkloadResult& result) {
                   auto& store = *self->state.spec.store;
                   if (!result.error_message.empty()) {
@@ -303,6 +322,78 @@ void stop_ranks(Self self) {
   }
 }
 
+// --- command entrypoints ---
+
+// The command ran to completion: its latest metrics are the validation at the searcher's target.
+void finish_command(Self self) {
+  auto& st = self->state;
+  const auto& metric = st.spec.config->searcher.metric;
+  auto& final_metrics = st.command_run.reported;
+  auto it = final_metrics.find(metric);
+  if (it == final_metrics.end())
+    return end_trial(self, RunState::error,
+                     "the command finished without reporting the searcher metric '" + metric + "' (reported: " +
+                         metric_names(final_metrics) + "); print a line such as '" + metric +
+                         "=0.9' or call volador.reporting.report_final_result()");
+  st.command_run.finished = true;
+  st.progress.batches_trained = st.target_batches;
+  st.progress.last_validation_at = static_cast<std::int64_t>(st.target_batches);
+  st.spec.record.batches_trained = st.target_batches;
+  journal_metrics(self, storage::MetricKind::validation, final_metrics);
+  st.last_validation = final_metrics;
+  is_new_best(st, final_metrics);
+  save_record(self);
+  system_log(self, fmt::format("the command finished: {} = {}", metric, it->second));
+  self->send(st.experiment, validated_atom::value, record(self).request_id, it->second, st.target_batches);
+}
+
+void run_command(Self self) {
+  auto& st = self->state;
+  const wire::WorkloadRequest request{wire::WorkloadKind::run, 0, st.target_batches, "",
+                                      st.spec.config->metrics_collector.format};
+  send_workload(self, request, st.ranks.size(), [=](const wire::WorkloadResult& result) {
+    if (!result.error_message.empty()) return restart(self, "the command failed: " + result.error_message, true);
+    finish_command(self);
+    drive(self);
+  });
+}
+
+void drive_command(Self self) {
+  auto& st = self->state;
+  if (st.pause_requested || st.close_requested) return stop_ranks(self);  // nothing to checkpoint
+  if (st.target_batches == 0) return;
+  if (!st.command_run.finished) return run_command(self);
+  // Done, and the searcher asks for more: the command's result does not change.
+  if (st.target_batches > st.progress.batches_trained) finish_command(self);
+}
+
+// One report of rank 0's command, journaled as it comes.
+void on_report(Self self, const wire::Bytes& bytes) {
+  auto report = wire::decode<wire::MetricReport>(bytes);
+  auto& st = self->state;
+  if (!report || !st.command || report->run_id != record(self).run_id || report->rank != 0 || st.phase != Phase::running)
+    return;
+  auto& run = st.command_run;
+  const auto& metric = st.spec.config->searcher.metric;
+  if (report->kind == wire::ReportKind::final_result) {
+    run.reported[metric] = report->value;  // journaled at the target once the command exits
+    return;
+  }
+  const auto batches = report->step ? *report->step : ++run.reports;
+  if (report->kind == wire::ReportKind::loss)
+    return journal_metrics_at(self, storage::MetricKind::training, batches, {{"loss", report->value}});
+  MetricMap metrics = report->kind == wire::ReportKind::intermediate ? MetricMap{{metric, report->value}}
+                                                                     : std::move(report->metrics);
+  journal_metrics_at(self, storage::MetricKind::validation, batches, metrics);
+  for (const auto& [name, value] : metrics) run.reported[name] = value;
+  // Intermediate results feed goals and early stopping; the target belongs to the final one.
+  auto it = metrics.find(metric);
+  if (it != metrics.end() && batches > run.forwarded_at && batches < st.target_batches) {
+    run.forwarded_at = batches;
+    self->send(st.experiment, validated_atom::value, record(self).request_id, it->second, batches);
+  }
+}
+
 bool checkpointed_here(const TrialState& st) {
   return st.progress.last_checkpoint_at == static_cast<std::int64_t>(st.progress.batches_trained);
 }
@@ -310,6 +401,7 @@ bool checkpointed_here(const TrialState& st) {
 void drive(Self self) {
   auto& st = self->state;
   if (st.phase != Phase::running || st.workload_in_flight) return;
+  if (st.command) return drive_command(self);
   // Closed (even before its target: early stopping, a goal reached) or
   // paused: take a final checkpoint where it stands, then stop the rank.
   if (st.pause_requested || st.close_requested) {
@@ -352,6 +444,7 @@ void launch(Self self, const std::vector<GrantedAgent>& grant) {
   if (st.phase != Phase::waiting_for_slots) return self->send(st.context.pool, release_atom::value, record(self).id);
   st.phase = Phase::launching;
   st.token = random_token();
+  st.command_run = {};
   st.spec.record.run_id += 1;
   save_record(self);
   system_log(self, fmt::format("run {} launching on {}{}", record(self).run_id, describe_grant(grant),
@@ -493,6 +586,8 @@ caf::behavior trial_actor(Self self, MasterContext context, TrialSpec spec, caf:
   st.spec = std::move(spec);
   st.experiment = std::move(experiment);
   st.policy = training::make_schedule_policy(*st.spec.config);
+  auto entrypoint = script::classify_entrypoint(st.spec.config->entrypoint);
+  st.command = entrypoint && std::holds_alternative<script::CommandEntrypoint>(*entrypoint);
   st.pause_requested = st.spec.record.state == RunState::paused;
   if (st.pause_requested) st.phase = Phase::paused;
   self->send(st.context.gateway, attach_atom::value, record(self).id, caf::actor_cast<caf::actor>(self));
@@ -522,6 +617,7 @@ caf::behavior trial_actor(Self self, MasterContext context, TrialSpec spec, caf:
       [=](hello_atom, const wire::Bytes& bytes, caf::actor worker) { return accept_rank(self, bytes, std::move(worker)); },
       [=](exited_atom, const wire::Bytes& bytes) { on_worker_exit(self, bytes); },
       [=](log_atom, const wire::Bytes& bytes) { on_logs(self, bytes); },
+      [=](report_atom, const wire::Bytes& bytes) { on_report(self, bytes); },
   };
 }
 

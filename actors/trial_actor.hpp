@@ -8,6 +8,16 @@
 // averaged over ranks), checkpoints (rank 0 writes them) and logs, restarts a
 // failed run up to max_restarts, pauses and resumes.
 //
+// A command entrypoint runs to completion by itself: each run sends one
+// `run` workload to every rank. Rank 0's reports are journaled as they come
+// (validation metrics at the script's step, or 1, 2, ... without one; losses
+// as training metrics) and those holding the searcher metric before the
+// target go to the searcher (goals, early stopping). When the command exits
+// cleanly its latest metrics (the final result winning) are journaled at the
+// searcher's target and validated there, which completes the trial. It has
+// no checkpoints: a failed run restarts the command from scratch (within
+// max_restarts), a pause stops it and activation runs it again from scratch.
+//
 // Messages:
 //   (train_to_atom, uint64 batches)          experiment: train to this total, then validate
 //   (close_atom)                             experiment: stop gracefully when idle
@@ -19,6 +29,7 @@
 //                                            answered once every rank has
 //   (log_atom, Bytes LogLines)               agent: the worker's output
 //   (exited_atom, Bytes WorkerExit)          agent: the worker ended
+//   (report_atom, Bytes MetricReport)        a command rank: metrics its command printed
 // To the experiment: (validated_atom, uint64 request, double metric, uint64 batches),
 // (checkpointed_atom, uint64 request) and finally (trial_ended_atom, uint64 request, string state).
 
@@ -57,6 +68,14 @@ struct RankSlot {
   bool stopped = false;                        // exited cleanly after shutdown
 };
 
+// What the current run's command reported so far (rank 0's reports only).
+struct CommandRun {
+  std::uint64_t reports = 0;       // reports without a step, numbered 1, 2, ...
+  MetricMap reported;              // the latest value of every validation metric
+  std::uint64_t forwarded_at = 0;  // batches of the last report sent to the searcher
+  bool finished = false;           // the command exited successfully
+};
+
 struct TrialState {
   enum class Phase { idle, waiting_for_slots, launching, running, stopping, paused, ended };
 
@@ -76,6 +95,8 @@ struct TrialState {
   std::string restore_uuid;        // checkpoint the current run resumed from ("" = fresh)
   MetricMap last_validation;       // metrics of the validation at progress.last_validation_at
   std::optional<double> best_metric;  // the trial's best searcher metric so far (checkpoint_policy best)
+  bool command = false;               // the entrypoint is a command: one `run` per run, no checkpoints
+  CommandRun command_run;             // of the current run
   static inline const char* name = "trial";
 };
 

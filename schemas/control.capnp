@@ -182,14 +182,35 @@ struct WorkloadRequest {
     train @0;
     validate @1;
     checkpoint @2;
+    run @3;                  # a command entrypoint: run it to completion
   }
   startBatch @1 :UInt64;     # batches trained when the workload starts
   batches @2 :UInt64;        # train: how many batches
   path @3 :Text;             # checkpoint: the empty folder to save into
+  metricPattern @4 :Text;    # run: the stdout metrics format; empty = Katib's default
 }
 
 struct WorkloadResult {
   metrics @0 :List(MetricEntry);  # averaged over the workload's batches
   batchesTrained @1 :UInt64;      # total after the workload
   errorMessage @2 :Text;          # non-empty: the trial code failed
+}
+
+# What a command reported while it runs (rank -> trial, sent as it comes,
+# before the answer to its `run` workload): a line of the reporting API or
+# the metrics a stdout line matched.
+struct MetricReport {
+  runId @0 :UInt32;
+  rank @1 :UInt32;
+  kind @2 :Kind;
+  enum Kind {
+    intermediate @0;         # report_intermediate_result: the searcher metric so far
+    loss @1;                 # report_loss
+    finalResult @2;          # report_final_result
+    metrics @3;              # report_metrics, or a stdout line's matches
+  }
+  value @3 :Float64;         # intermediate, loss, finalResult
+  metrics @4 :List(MetricEntry);  # metrics only
+  hasStep @5 :Bool;
+  step @6 :UInt64;           # the script's step, when hasStep
 }

@@ -10,8 +10,8 @@
 
 #include "schemas/control.capnp.h"
 
-static_assert(static_cast<int>(::WorkloadRequest::Kind::CHECKPOINT) ==
-              static_cast<int>(volador::wire::WorkloadKind::checkpoint));
+static_assert(static_cast<int>(::WorkloadRequest::Kind::RUN) == static_cast<int>(volador::wire::WorkloadKind::run));
+static_assert(static_cast<int>(::MetricReport::Kind::METRICS) == static_cast<int>(volador::wire::ReportKind::metrics));
 
 namespace volador::wire {
 namespace {
@@ -377,9 +377,32 @@ struct Schema<WorkloadRequest> {
     b.setStartBatch(m.start_batch);
     b.setBatches(m.batches);
     b.setPath(m.path);
+    b.setMetricPattern(m.metric_pattern);
   }
   static WorkloadRequest read(Type::Reader r) {
-    return {static_cast<WorkloadKind>(r.getKind()), r.getStartBatch(), r.getBatches(), text(r.getPath())};
+    return {static_cast<WorkloadKind>(r.getKind()), r.getStartBatch(), r.getBatches(), text(r.getPath()),
+            text(r.getMetricPattern())};
+  }
+};
+
+template <>
+struct Schema<MetricReport> {
+  using Type = ::MetricReport;
+  // ReportKind and the schema's Kind list the same kinds in the same order.
+  static void write(const MetricReport& m, Type::Builder b) {
+    b.setRunId(m.run_id);
+    b.setRank(m.rank);
+    b.setKind(static_cast<Type::Kind>(m.kind));
+    b.setValue(m.value);
+    write_metrics(m.metrics, b.initMetrics(m.metrics.size()));
+    b.setHasStep(m.step.has_value());
+    b.setStep(m.step.value_or(0));
+  }
+  static MetricReport read(Type::Reader r) {
+    MetricReport m{r.getRunId(), r.getRank(), static_cast<ReportKind>(r.getKind()), r.getValue(),
+                   read_metrics(r.getMetrics()), std::nullopt};
+    if (r.getHasStep()) m.step = r.getStep();
+    return m;
   }
 };
 
@@ -446,6 +469,7 @@ VOLADOR_WIRE_MESSAGE(RankHello)
 VOLADOR_WIRE_MESSAGE(RankGroup)
 VOLADOR_WIRE_MESSAGE(WorkloadRequest)
 VOLADOR_WIRE_MESSAGE(WorkloadResult)
+VOLADOR_WIRE_MESSAGE(MetricReport)
 #undef VOLADOR_WIRE_MESSAGE
 
 }  // namespace volador::wire

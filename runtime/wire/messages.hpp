@@ -4,6 +4,7 @@
 // these; runtime/wire/codec.hpp turns them into the bytes CAF carries.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -169,19 +170,31 @@ struct RankGroup {
   std::uint64_t shm_limit_bytes = 0;
 };
 
-enum class WorkloadKind { train, validate, checkpoint };
+enum class WorkloadKind { train, validate, checkpoint, run };
 
 struct WorkloadRequest {
   WorkloadKind kind = WorkloadKind::train;
   std::uint64_t start_batch = 0;
   std::uint64_t batches = 0;
   std::string path;
+  std::string metric_pattern;
 };
 
 struct WorkloadResult {
   MetricMap metrics;
   std::uint64_t batches_trained = 0;
   std::string error_message;
+};
+
+enum class ReportKind { intermediate, loss, final_result, metrics };
+
+struct MetricReport {
+  std::uint32_t run_id = 0;
+  std::uint32_t rank = 0;
+  ReportKind kind = ReportKind::metrics;
+  double value = 0;
+  MetricMap metrics;
+  std::optional<std::uint64_t> step;
 };
 
 }  // namespace volador::wire

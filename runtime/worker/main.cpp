@@ -1,10 +1,14 @@
-// volador-worker: one rank of a native trial, started by an agent in the
-// trial's working folder. It builds the trial named by the entrypoint,
-// reports in to its trial on the master and runs the workloads it is sent.
+// volador-worker: one rank of a native trial or of a command entrypoint,
+// started by an agent in the trial's working folder. It reports in to its
+// trial on the master, then runs the workloads it is sent: with the trial
+// named by a `native:` entrypoint, or by running the command
+// (runtime/worker/command_trial.hpp).
 #include <cstdio>
 
 #include "actors/rank_session.hpp"
 #include "examples/native_mlp/mlp_trial.hpp"
+#include "runtime/script/entrypoint.hpp"
+#include "runtime/worker/command_trial.hpp"
 #include "runtime/worker/trial_join.hpp"
 #include "runtime/worker/worker_launch.hpp"
 #include "runtime/worker/workload_loop.hpp"
@@ -35,8 +39,15 @@ int main(int argc, char** argv) {
   if (argc > 1) return fail_with("takes no arguments; it is started by a Volador agent");
   auto launch = worker::read_worker_launch();
   if (!launch) return fail_with(launch.error().message);
+  auto entrypoint = script::classify_entrypoint(launch->entrypoint);
+  if (!entrypoint) return fail_with("entrypoint: " + entrypoint.error().message);
   auto joined = worker::join_trial(*launch);
   if (!joined) return fail_with(joined.error().message);
+  if (const auto* command = std::get_if<script::CommandEntrypoint>(&*entrypoint)) {
+    if (auto served = worker::serve_command(*launch, *joined, command->argv); !served)
+      return fail_with(served.error().message);
+    return 0;
+  }
   auto runner = build_runner(*launch, joined->group);
   if (!runner) return fail_with(runner.error().message);
   if (!launch->restore_path.empty()) {

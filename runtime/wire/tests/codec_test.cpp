@@ -55,13 +55,30 @@ TEST_CASE("A rank group keeps every rank's address in rank order") {
 }
 
 TEST_CASE("Workload kinds round-trip") {
-  for (auto kind : {WorkloadKind::train, WorkloadKind::validate, WorkloadKind::checkpoint}) {
-    auto back = decode<WorkloadRequest>(encode(WorkloadRequest{kind, 7, 3, "/ckpt/x"}));
+  for (auto kind : {WorkloadKind::train, WorkloadKind::validate, WorkloadKind::checkpoint, WorkloadKind::run}) {
+    auto back = decode<WorkloadRequest>(encode(WorkloadRequest{kind, 7, 3, "/ckpt/x", "(\\w+):(\\d+)"}));
     REQUIRE(back.has_value());
     CHECK(back->kind == kind);
     CHECK(back->start_batch == 7);
     CHECK(back->path == "/ckpt/x");
+    CHECK(back->metric_pattern == "(\\w+):(\\d+)");
   }
+}
+
+TEST_CASE("Metric reports keep their kind, value, metrics and optional step") {
+  MetricReport report{3, 0, ReportKind::final_result, 0.93, {}, std::nullopt};
+  auto back = decode<MetricReport>(encode(report));
+  REQUIRE(back.has_value());
+  CHECK(back->run_id == 3);
+  CHECK(back->kind == ReportKind::final_result);
+  CHECK(back->value == 0.93);
+  CHECK_FALSE(back->step.has_value());
+  auto metrics = decode<MetricReport>(encode(MetricReport{1, 1, ReportKind::metrics, 0, {{"loss", 0.25}}, 0}));
+  REQUIRE(metrics.has_value());
+  CHECK(metrics->rank == 1);
+  CHECK(metrics->kind == ReportKind::metrics);
+  CHECK(metrics->metrics.at("loss") == 0.25);
+  CHECK(metrics->step == std::optional<std::uint64_t>(0));
 }
 
 TEST_CASE("Malformed bytes give a corruption error naming the message type") {

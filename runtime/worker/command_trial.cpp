@@ -1,0 +1,210 @@
+#include "runtime/worker/command_trial.hpp"
+
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <span>
+
+#include <fmt/format.h>
+
+#include "runtime/collective/tcp_listener.hpp"
+#include "runtime/process/child_process.hpp"
+#include "runtime/script/distributed_environment.hpp"
+#include "runtime/script/hparam_passing.hpp"
+#include "runtime/script/metric_pattern.hpp"
+#include "runtime/script/report_line.hpp"
+
+namespace volador::worker {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What the command's reader thread hands to the session thread.
+struct CommandEvent {
+  bool exited = false;
+  std::string stream;  // stdout | stderr
+  std::string line;
+  process::ProcessExit exit;
+};
+
+// Filled by the reader thread, drained by the session thread.
+class EventQueue {
+ public:
+  void push(CommandEvent event) {
+    std::lock_guard lock(mutex_);
+    events_.push_back(std::move(event));
+  }
+  std::deque<CommandEvent> take() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(events_, {});
+  }
+
+ private:
+  std::mutex mutex_;
+  std::deque<CommandEvent> events_;
+};
+
+void print_line(std::FILE* stream, const std::string& line) {
+  std::fwrite(line.data(), 1, line.size(), stream);
+  std::fputc('\n', stream);
+  std::fflush(stream);
+}
+
+// Rank 0 picks a free port on its data-plane address and every rank learns it.
+Result<std::uint16_t> agree_on_master_port(JoinedTrial& joined, std::uint32_t rank) {
+  const auto& group = joined.session->group();
+  float port = 0;  // a port is exact in a float, and floats are what the group broadcasts
+  if (rank == 0) {
+    auto listener = collective::TcpListener::open(group.ranks.front().host);
+    if (listener) port = static_cast<float>(listener->endpoint().port);
+    else print_line(stderr, "volador-worker: cannot pick MASTER_PORT: " + listener.error().message);
+  }  // closed here: the command binds it
+  std::span<float> value(&port, 1);
+  if (auto sent = joined.group->broadcast_from_rank0(std::span(&value, 1)); !sent)
+    return fail(Error::unavailable("cannot share MASTER_PORT with the other ranks: " + sent.error().message));
+  if (port <= 0) return fail(Error::unavailable("rank 0 could not pick a free port for MASTER_PORT"));
+  return static_cast<std::uint16_t>(port);
+}
+
+// The command's environment on top of the worker's own.
+Result<script::EnvironmentVariables> command_environment(const WorkerLaunch& launch, const wire::RankGroup& group,
+                                                         std::uint16_t master_port, const fs::path& hparams_file) {
+  auto env = script::hparam_environment(launch.hparams, hparams_file.string());
+  if (launch.world_size > 1) {
+    script::RankLayout layout;
+    for (const auto& rank : group.ranks) layout.ranks.push_back({rank.host_id, rank.host});
+    layout.master_port = master_port;
+    auto distributed = script::distributed_environment(layout, launch.hello.rank);
+    if (!distributed) return fail(distributed.error());
+    env.merge(*distributed);
+  }
+#ifdef VOLADOR_PYTHON_PACKAGE_DIR
+  // `from volador.reporting import ...` works without installing anything.
+  const char* user = std::getenv("PYTHONPATH");
+  env["PYTHONPATH"] = std::string(VOLADOR_PYTHON_PACKAGE_DIR) + (user && *user ? std::string(":") + user : "");
+#endif
+  env["PYTHONUNBUFFERED"] = "1";  // metric lines arrive as they are printed
+  return env;
+}
+
+wire::MetricReport to_wire(const script::Report& report, const WorkerLaunch& launch) {
+  static constexpr wire::ReportKind kinds[] = {wire::ReportKind::intermediate, wire::ReportKind::loss,
+                                               wire::ReportKind::final_result, wire::ReportKind::metrics};
+  return {launch.hello.run_id, launch.hello.rank, kinds[static_cast<int>(report.kind)], report.value, report.metrics,
+          report.step};
+}
+
+// The report on a stdout line, if any: a reporting-API line, else the pattern's metrics.
+std::optional<wire::MetricReport> read_report(const std::string& line, const script::MetricPattern& pattern,
+                                              const WorkerLaunch& launch) {
+  auto api = script::parse_report_line(line);
+  if (!api) {
+    print_line(stderr, "volador-worker: ignoring a report line: " + api.error().message);
+    return std::nullopt;
+  }
+  if (*api) return to_wire(**api, launch);
+  auto found = pattern.find_metrics(line);
+  if (found.empty()) return std::nullopt;
+  wire::MetricReport report{launch.hello.run_id, launch.hello.rank, wire::ReportKind::metrics, 0, {}, std::nullopt};
+  for (auto& metric : found) report.metrics[metric.name] = metric.value;  // a repeated name: the last wins
+  return report;
+}
+
+std::string describe(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& word : argv) out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+
+// The outcome of one `run`: the answer, or nullopt when the trial stopped this rank.
+using RunOutcome = Result<std::optional<wire::WorkloadResult>>;
+
+RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch, const wire::WorkloadRequest& request,
+                       const std::vector<std::string>& user_argv, std::uint16_t master_port) {
+  auto failed = [&](const std::string& why) -> RunOutcome {
+    print_line(stderr, "volador-worker: " + why);
+    return std::optional(wire::WorkloadResult{{}, request.start_batch, why});
+  };
+  auto pattern = script::MetricPattern::from_format(request.metric_pattern);
+  if (!pattern) return failed("metrics_collector.format: " + pattern.error().message);
+  const auto hparams_file = fs::current_path() / kHparamsFileName;
+  std::ofstream(hparams_file) << script::render_hparams_json(launch.hparams) << '\n';
+  auto env = command_environment(launch, session.group(), master_port, hparams_file);
+  if (!env) return failed(env.error().message);
+  auto argv = user_argv;
+  for (auto& argument : script::hparam_arguments(launch.hparams)) argv.push_back(std::move(argument));
+
+  auto events = std::make_shared<EventQueue>();
+  auto wake = session.waker();
+  auto child = process::ChildProcess::spawn(
+      {argv, *env, {}},
+      [events, wake](std::string_view stream, std::string line) {
+        events->push({false, std::string(stream), std::move(line), {}});
+        wake();
+      },
+      [events, wake](process::ProcessExit exit) {
+        events->push({true, "", "", exit});
+        wake();
+      });
+  if (!child) return failed("cannot start the command `" + describe(argv) + "`: " + child.error().message);
+  print_line(stdout, "volador-worker: running `" + describe(argv) + "`");
+
+  std::string last_error_line;
+  for (;;) {
+    for (auto& event : events->take()) {
+      if (event.exited) {
+        child->reset();  // joins the reader thread, which has finished
+        const auto& exit = event.exit;
+        if (exit.signal == 0 && exit.exit_code == 0) return std::optional(wire::WorkloadResult{{}, request.start_batch, ""});
+        auto why = exit.signal != 0 ? fmt::format("the command was killed by signal {}", exit.signal)
+                                    : fmt::format("the command exited with code {}", exit.exit_code);
+        if (!last_error_line.empty()) why += ": " + last_error_line;
+        return failed(why);
+      }
+      if (event.stream == "stderr") {
+        print_line(stderr, event.line);
+        if (event.line.find_first_not_of(" \t\r") != std::string::npos) last_error_line = event.line;
+        continue;
+      }
+      print_line(stdout, event.line);
+      if (auto report = read_report(event.line, *pattern, launch); report && launch.hello.rank == 0)
+        session.report(*report);
+    }
+    auto stop = session.wait_for_stop();
+    if (!stop) return fail(stop.error());  // the child dies with this object
+    if (*stop) {
+      print_line(stdout, "volador-worker: stopped by the trial; ending the command");
+      return std::optional<wire::WorkloadResult>();
+    }
+  }
+}
+
+}  // namespace
+
+Status serve_command(const WorkerLaunch& launch, JoinedTrial& joined, const std::vector<std::string>& argv) {
+  std::uint16_t master_port = 0;
+  if (launch.world_size > 1) {
+    auto port = agree_on_master_port(joined, launch.hello.rank);
+    if (!port) return fail(port.error());
+    master_port = *port;
+  }
+  auto& session = *joined.session;
+  for (;;) {
+    auto request = session.next_workload();
+    if (!request) return fail(request.error());
+    if (!*request) return {};
+    if ((*request)->kind != wire::WorkloadKind::run) {
+      session.complete({{}, (*request)->start_batch, "a command trial runs only `run` workloads"});
+      continue;
+    }
+    auto outcome = run_command(session, launch, **request, argv, master_port);
+    if (!outcome) return fail(outcome.error());
+    if (!*outcome) return {};  // stopped
+    session.complete(**outcome);
+  }
+}
+
+}  // namespace volador::worker

@@ -1,0 +1,29 @@
+#pragma once
+// A command entrypoint (`python3 train.py --epochs 3`, `./run.sh`) on one
+// rank. The worker joins the trial like any rank; for each `run` workload it
+// starts the command in the working folder with the trial's hyperparameters
+// (as --name=value arguments after the user's own, as VOLADOR_HPARAMS and as
+// the JSON file VOLADOR_HPARAMS_FILE) and, with several ranks, the
+// torch.distributed / TI-ONE variables; passes its output through to the
+// worker's stdout/stderr (the agent logs them); reports each metric line
+// (reporting API first, then the experiment's stdout pattern) to the trial
+// from rank 0; and answers when the command exits: an error naming the exit
+// code or signal when it failed. A stop from the trial kills the command.
+
+#include <string>
+#include <vector>
+
+#include "runtime/worker/trial_join.hpp"
+#include "runtime/worker/worker_launch.hpp"
+
+namespace volador::worker {
+
+// The file (in the working folder) the hyperparameters are written to.
+inline constexpr const char* kHparamsFileName = "volador-hparams.json";
+
+// Serves workloads with `argv` as the command until the trial is done with
+// this rank (success) or the master is lost (error). With several ranks,
+// rank 0 first picks MASTER_PORT and tells the others over the data plane.
+Status serve_command(const WorkerLaunch& launch, JoinedTrial& joined, const std::vector<std::string>& argv);
+
+}  // namespace volador::worker

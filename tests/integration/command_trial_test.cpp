@@ -1,0 +1,263 @@
+// End to end: command entrypoints (plain scripts) on a master and an agent in
+// separate processes: hyperparameters in, metrics out (stdout lines and the
+// reporting API), failures, 2-slot torch.distributed, refused searchers.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include "tests/integration/cluster_fixture.hpp"
+
+using namespace volador;
+using namespace volador::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kExamples = fs::path(VOLADOR_SOURCE_DIR) / "examples";
+constexpr const char* kPython = "/usr/bin/python3";
+
+// A config for ENTRYPOINT, a single trial unless SEARCHER says otherwise
+// (callers append other top-level keys).
+std::string command_config(const std::string& entrypoint, const std::string& hyperparameters = "",
+                           const std::string& searcher = "single", const std::string& searcher_keys = "") {
+  return "name: command\n"
+         "entrypoint: " + entrypoint + "\n"
+         "hyperparameters:\n"
+         "  global_batch_size: 32\n" + hyperparameters +
+         "searcher:\n"
+         "  name: " + searcher + "\n" + searcher_keys +
+         "  metric: accuracy\n"
+         "  smaller_is_better: false\n"
+         "  max_length: {batches: 10}\n"
+         "max_restarts: 0\n";
+}
+
+bool python_imports(const std::string& modules) {
+  return run_command({kPython, "-c", "import " + modules}, 120).exit_code == 0;
+}
+
+void copy_example(const std::string& name, const fs::path& project) {
+  fs::create_directories(project);
+  for (const auto* file : {"train.py"}) fs::copy_file(kExamples / name / file, project / file);
+}
+
+CommandResult create_and_follow(const Cluster& cluster, const fs::path& project) {
+  return cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--follow",
+                      "--json"},
+                     240);
+}
+
+nlohmann::json trial_detail(const Cluster& cluster, const nlohmann::json& trial) {
+  auto described = cluster.cli({"trial", "describe", trial["id"].dump(), "--json"});
+  REQUIRE(described.exit_code == 0);
+  return described.json();
+}
+
+std::string trial_logs(const Cluster& cluster, const nlohmann::json& trial) {
+  return cluster.cli({"trial", "logs", trial["id"].dump()}).out;
+}
+
+}  // namespace
+
+TEST_CASE("A plain script's stdout metrics are journaled, its trials complete and the best one is chosen") {
+  if (!python_imports("numpy, sklearn")) {
+    WARN("skipped: " << kPython << " cannot import numpy and sklearn (apt-get install python3-sklearn)");
+    return;
+  }
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  copy_example("stdout_script", project);
+  write_file(project / "distributed.yaml",
+             command_config("/usr/bin/python3 train.py --epochs 3",
+                            "  lr: {type: log, base: 10, minval: -1, maxval: -0.5}\n"
+                            "  hidden: {type: int, minval: 24, maxval: 48}\n",
+                            "random", "  max_trials: 2\n  max_concurrent_trials: 2\n") +
+                 "experiment_seed: 4\n");
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(2);
+
+  auto created = create_and_follow(cluster, project);
+  INFO(created.err);
+  REQUIRE(created.exit_code == 0);
+  const auto experiment = created.json();
+  CHECK(experiment["state"] == "COMPLETED");
+  REQUIRE(experiment["trials"].size() == 2);
+  CHECK(experiment["best_metric"].get<double>() > 0.5);  // chance is 0.1
+  bool best_found = false;
+  for (const auto& trial : experiment["trials"]) {
+    CHECK(trial["state"] == "COMPLETED");
+    CHECK(trial["batches_trained"] == 10);  // the searcher's target
+    const auto detail = trial_detail(cluster, trial);
+    std::vector<std::uint64_t> at;
+    for (const auto& m : detail["metrics"]) {
+      CHECK(m["kind"] == "validation");
+      CHECK(m["metrics"].contains("accuracy"));
+      CHECK(m["metrics"].contains("loss"));
+      at.push_back(m["batches"].get<std::uint64_t>());
+    }
+    CHECK(at == std::vector<std::uint64_t>{1, 2, 3, 10});  // one per printed line, then the result at the target
+    const auto last = detail["metrics"].back()["metrics"];
+    CHECK(last["epoch"] == 3);
+    if (trial["id"] == experiment["best_trial_id"]) {
+      best_found = true;
+      CHECK(trial["best_validation"] == experiment["best_metric"]);
+    }
+    auto logs = trial_logs(cluster, trial);
+    CHECK(logs.find("epoch=3 accuracy=") != std::string::npos);  // the script's own output is kept
+  }
+  CHECK(best_found);
+}
+
+TEST_CASE("Hyperparameters reach a command as arguments, environment and file; a custom stdout pattern is used") {
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  // ./run.sh passes its arguments on, as a wrapper script would.
+  write_file(project / "run.sh", "#!/bin/sh\nexec /usr/bin/python3 check.py \"$@\"\n");
+  fs::permissions(project / "run.sh", fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
+  write_file(project / "check.py", R"(import json, os, sys
+args = sys.argv[1:]
+expected_args = ["--user", "two words", "--global_batch_size=32", "--lr=0.05", "--optimizer=sgd"]
+env = json.loads(os.environ["VOLADOR_HPARAMS"])
+with open(os.environ["VOLADOR_HPARAMS_FILE"]) as f:
+    from_file = json.load(f)
+expected = {"global_batch_size": 32, "lr": 0.05, "optimizer": "sgd"}
+problems = []
+if args != expected_args: problems.append(f"args {args}")
+if env != expected: problems.append(f"env {env}")
+if from_file != expected: problems.append(f"file {from_file}")
+if problems:
+    print("wrong hyperparameters:", problems, file=sys.stderr)
+    sys.exit(3)
+print("all hyperparameters arrived")
+print("accuracy:   1.0 and loss:  0.5")
+)");
+  write_file(project / "distributed.yaml",
+             command_config("./run.sh --user 'two words'", "  lr: 0.05\n  optimizer: sgd\n") +
+                 "metrics_collector:\n  format: '([a-z_]+):\\s+([-+.\\deE]+)'\n");
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1);
+
+  auto created = create_and_follow(cluster, project);
+  const auto experiment = created.json();
+  REQUIRE(experiment["trials"].size() == 1);
+  const auto& trial = experiment["trials"][0];
+  INFO(trial_logs(cluster, trial));
+  REQUIRE(experiment["state"] == "COMPLETED");
+  CHECK(trial["best_validation"] == 1.0);
+  const auto detail = trial_detail(cluster, trial);
+  REQUIRE(detail["metrics"].size() == 2);  // the line, then the result at the target
+  CHECK(detail["metrics"][0]["metrics"] == nlohmann::json{{"accuracy", 1.0}, {"loss", 0.5}});
+  CHECK(detail["metrics"][1]["batches"] == 10);
+}
+
+TEST_CASE("A script reporting through volador.reporting has its intermediate, loss and final results journaled") {
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  write_file(project / "train.py", R"(from volador.reporting import get_parameter, report_final_result, report_intermediate_result, report_loss
+lr = get_parameter("lr")
+for step in range(1, 4):
+    report_loss(1.0 / step, step=step)
+    report_intermediate_result(0.5 + 0.1 * step * lr * 10, step=step)
+report_final_result(0.95)
+)");
+  write_file(project / "distributed.yaml", command_config("/usr/bin/python3 train.py", "  lr: 0.1\n"));
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1);
+
+  auto created = create_and_follow(cluster, project);
+  const auto experiment = created.json();
+  REQUIRE(experiment["trials"].size() == 1);
+  const auto& trial = experiment["trials"][0];
+  INFO(trial_logs(cluster, trial));
+  REQUIRE(experiment["state"] == "COMPLETED");
+  CHECK(experiment["best_metric"] == 0.95);
+  const auto detail = trial_detail(cluster, trial);
+  std::map<std::pair<std::string, std::uint64_t>, nlohmann::json> points;
+  for (const auto& m : detail["metrics"]) points[{m["kind"], m["batches"]}] = m["metrics"];
+  CHECK(points.size() == 7);  // a loss and an intermediate result at steps 1-3, the final one at the target
+  CHECK(points[{"training", 1}] == nlohmann::json{{"loss", 1.0}});
+  CHECK(points[{"training", 3}]["loss"].get<double>() == Approx(1.0 / 3));
+  CHECK(points[{"validation", 3}]["accuracy"].get<double>() == Approx(0.8));
+  CHECK(points[{"validation", 10}] == nlohmann::json{{"accuracy", 0.95}});
+}
+
+TEST_CASE("A torch.distributed DDP script runs on 2 slots with the distributed environment") {
+  if (!python_imports("torch, sklearn")) {
+    WARN("skipped: " << kPython << " cannot import torch and sklearn (apt-get install python3-torch python3-sklearn)");
+    return;
+  }
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  copy_example("ddp_script", project);
+  write_file(project / "distributed.yaml",
+             command_config("/usr/bin/python3 train.py", "  epochs: 3\n  lr: 0.05\n  hidden: 64\n") +
+                 "resources: {slots_per_trial: 2}\n");
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(2);
+
+  auto created = create_and_follow(cluster, project);
+  const auto experiment = created.json();
+  REQUIRE(experiment["trials"].size() == 1);
+  const auto& trial = experiment["trials"][0];
+  const auto logs = trial_logs(cluster, trial);
+  INFO(logs);
+  REQUIRE(experiment["state"] == "COMPLETED");
+  CHECK(experiment["best_metric"].get<double>() > 0.5);  // chance is 0.1
+  CHECK(logs.find("rank 0 of 2 (local rank 0, node 0 of 1, chief 127.0.0.1)") != std::string::npos);
+  CHECK(logs.find("rank 1 of 2 (local rank 1, node 0 of 1, chief 127.0.0.1)") != std::string::npos);
+  const auto detail = trial_detail(cluster, trial);
+  std::size_t validations = 0;
+  for (const auto& m : detail["metrics"]) validations += m["kind"] == "validation";
+  CHECK(validations == 4);  // epochs 1-3 from rank 0 only, then the final result at the target
+}
+
+TEST_CASE("A failing command fails its trial with the exit code, and its stderr is in the trial's log") {
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  write_file(project / "fail.py", "import sys\nprint('accuracy=0.2')\nprint('boom: the data is missing', file=sys.stderr)\nsys.exit(3)\n");
+  write_file(project / "distributed.yaml",
+             std::regex_replace(command_config("/usr/bin/python3 fail.py"), std::regex("max_restarts: 0"),
+                                "max_restarts: 1"));
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1);
+
+  auto created = create_and_follow(cluster, project);
+  CHECK(created.exit_code == 2);
+  const auto experiment = created.json();
+  CHECK(experiment["state"] == "ERROR");
+  REQUIRE(experiment["trials"].size() == 1);
+  const auto& trial = experiment["trials"][0];
+  CHECK(trial["state"] == "ERROR");
+  CHECK(trial["restarts"] == 1);
+  const auto error = trial["error"].get<std::string>();
+  CHECK(error.find("the command exited with code 3: boom: the data is missing") != std::string::npos);
+  CHECK(error.find("max_restarts reached") != std::string::npos);
+  const auto logs = trial_logs(cluster, trial);
+  CHECK(logs.find("boom: the data is missing") != std::string::npos);
+  CHECK(logs.find("restarting (restart 1 of 1) from the beginning") != std::string::npos);
+  // The second run's reports replaced the first one's.
+  const auto detail = trial_detail(cluster, trial);
+  CHECK(detail["metrics"].size() == 1);
+}
+
+TEST_CASE("A command with a searcher that stops trials at rungs is refused, saying why") {
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  write_file(project / "distributed.yaml",
+             command_config("python3 train.py --epochs 3", "", "adaptive_asha", "  max_trials: 4\n"));
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1);
+  auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()});
+  CHECK(created.exit_code == 1);
+  CHECK(created.err.find("adaptive_asha cannot run the command 'python3 train.py --epochs 3': a command runs to "
+                         "completion by itself and cannot stop at a rung and resume later") != std::string::npos);
+  CHECK(cluster.cli({"experiment", "list", "--json"}).json().empty());
+}
