@@ -9,6 +9,7 @@
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
 #include "actors/master_context.hpp"
+#include "runtime/script/entrypoint.hpp"
 #include "runtime/wire/codec.hpp"
 #include "storage/archives/archive.hpp"
 
@@ -35,16 +36,36 @@ void add_user_environment(const std::vector<std::string>& entries, std::map<std:
   }
 }
 
+bool is_python_trial(const wire::LaunchSpec& spec) {
+  auto entrypoint = script::classify_entrypoint(spec.entrypoint);
+  return entrypoint && std::holds_alternative<script::PythonTrialEntrypoint>(*entrypoint);
+}
+
+// A Python worker finds the volador package and the native module first, then the user's PYTHONPATH.
+void add_python_environment(std::map<std::string, std::string>& env) {
+#ifdef VOLADOR_WORKER_PYTHONPATH
+  const std::string ours = VOLADOR_WORKER_PYTHONPATH;
+  auto user = env.find("PYTHONPATH");
+  env["PYTHONPATH"] = user == env.end() || user->second.empty() ? ours : ours + ":" + user->second;
+#endif
+  env["PYTHONUNBUFFERED"] = "1";  // output reaches the trial log line by line
+}
+
 // The worker's environment: the user's variables, then Volador's own (which win).
 std::map<std::string, std::string> worker_environment(const wire::LaunchSpec& spec) {
   std::map<std::string, std::string> env;
   add_user_environment(spec.environment_variables, env);
+  if (is_python_trial(spec)) add_python_environment(env);
   env["VOLADOR_MASTER"] = spec.master_host + ":" + std::to_string(spec.master_port);
   env["VOLADOR_TRIAL_ID"] = std::to_string(spec.trial_id);
   env["VOLADOR_EXPERIMENT_ID"] = std::to_string(spec.experiment_id);
   env["VOLADOR_RUN_ID"] = std::to_string(spec.run_id);
   env["VOLADOR_RANK"] = std::to_string(spec.rank);
   env["VOLADOR_WORLD_SIZE"] = std::to_string(spec.world_size);
+  env["VOLADOR_LOCAL_RANK"] = std::to_string(spec.local_rank);
+  env["VOLADOR_LOCAL_SIZE"] = std::to_string(spec.local_size);
+  env["VOLADOR_NODE_INDEX"] = std::to_string(spec.node_index);
+  env["VOLADOR_NODE_COUNT"] = std::to_string(spec.node_count);
   env["VOLADOR_TOKEN"] = spec.token;
   env["VOLADOR_HPARAMS"] = spec.hparams_json;
   env["VOLADOR_TRIAL_FILE"] = "volador-trial.json";
@@ -58,6 +79,10 @@ Status write_trial_file(const wire::LaunchSpec& spec, const fs::path& dir) {
                           {"run_id", spec.run_id},
                           {"rank", spec.rank},
                           {"world_size", spec.world_size},
+                          {"local_rank", spec.local_rank},
+                          {"local_size", spec.local_size},
+                          {"node_index", spec.node_index},
+                          {"node_count", spec.node_count},
                           {"entrypoint", spec.entrypoint},
                           {"hparams", nlohmann::json::parse(spec.hparams_json, nullptr, false)},
                           {"seed", spec.seed},
@@ -80,10 +105,14 @@ Result<fs::path> prepare_folder(const AgentOptions& options, const wire::LaunchS
   return dir;
 }
 
-// startup-hook.sh runs first, in the worker's shell, then the worker replaces it.
-std::vector<std::string> worker_command(const AgentOptions& options) {
-  return {"/bin/sh", "-c", "if [ -f ./startup-hook.sh ]; then . ./startup-hook.sh || exit $?; fi; exec \"$0\"",
-          options.worker_program.string()};
+// startup-hook.sh runs first, in the worker's shell, then the worker replaces
+// it: the Python worker module under the configured interpreter for a Python
+// trial, volador-worker for everything else.
+std::vector<std::string> worker_command(const AgentOptions& options, const wire::LaunchSpec& spec) {
+  constexpr const char* kHook = "if [ -f ./startup-hook.sh ]; then . ./startup-hook.sh || exit $?; fi; ";
+  if (is_python_trial(spec))
+    return {"/bin/sh", "-c", std::string(kHook) + "exec \"$0\" -m volador.worker_main", options.python_program.string()};
+  return {"/bin/sh", "-c", std::string(kHook) + "exec \"$0\"", options.worker_program.string()};
 }
 
 caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) {
@@ -103,7 +132,7 @@ caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) 
     wire::WorkerExit report{trial_id, run_id, rank, exit.exit_code, exit.signal, ""};
     caf::anon_send(agent, exited_atom::value, wire::encode(report));
   };
-  auto child = process::ChildProcess::spawn({worker_command(self->state.options), worker_environment(*spec), *dir},
+  auto child = process::ChildProcess::spawn({worker_command(self->state.options, *spec), worker_environment(*spec), *dir},
                                             on_line, on_exit);
   if (!child) return to_caf_error(child.error());
   spdlog::info("trial {} run {} rank {}: worker pid {} in {}", trial_id, run_id, rank, (*child)->pid(), dir->string());

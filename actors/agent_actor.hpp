@@ -32,6 +32,9 @@ struct AgentOptions {
   std::uint32_t slots = 1;
   std::filesystem::path work_dir;        // trial working folders go under it
   std::filesystem::path worker_program;  // the volador-worker binary
+  // The interpreter of Python trials' workers (`python -m volador.worker_main`);
+  // it needs python3-torch. Used only by builds with Python support.
+  std::filesystem::path python_program = "/usr/bin/python3";
 };
 
 // Output lines of one worker, filled by its reader thread and shipped to the

@@ -23,6 +23,9 @@ class DataParallel {
 
   [[nodiscard]] std::uint32_t rank() const;
   [[nodiscard]] std::uint32_t size() const;
+  // The group's communicator, owned by this object; null for a group of one.
+  // For callers that run their own collectives (the Python module).
+  [[nodiscard]] collective::Communicator* communicator() const { return comm_.get(); }
 
   // Replaces every tensor with its mean across ranks (same sizes, same order on every rank).
   Status average(std::span<const std::span<float>> tensors);

@@ -17,7 +17,10 @@ namespace volador::worker {
 struct WorkerLaunch {
   net::Endpoint master;
   wire::RankHello hello;      // trial, run, rank, token
+  std::uint64_t experiment_id = 0;
   std::uint32_t world_size = 1;
+  std::uint32_t local_rank = 0;  // this rank's place among the trial's ranks on its host
+  std::uint32_t local_size = 1;
   std::string entrypoint;
   nlohmann::json hparams;
   nlohmann::json data;

@@ -4,7 +4,7 @@ Data and metric semantics are those of the native runtime, so a trial gives
 the same metrics (within float tolerance) on any number of ranks: see
 _sampling (which records), _metrics (how metrics are averaged) and
 _checkpoint (the format). All ranks must run the same workloads in the same
-order: every workload communicates.
+order, except checkpoints, which only rank 0 runs (saving communicates nothing).
 """
 
 import random
@@ -71,10 +71,14 @@ class TrialController:
         return metrics
 
     def save(self, directory: str) -> None:
-        """Rank 0 writes the checkpoint into the existing, empty `directory`; all ranks return once it is written."""
+        """Writes the checkpoint into the existing, empty `directory`; communicates nothing.
+
+        Only rank 0 is sent checkpoint workloads (the other ranks go on to the
+        next workload), so saving must not wait for them. On ranks other than
+        0 it does nothing.
+        """
         if self._communicator.rank == 0:
             save_checkpoint(directory, self.context, self._callbacks, self.batches_trained)
-        self._communicator.barrier()
 
     def load(self, directory: str) -> None:
         """Restores the checkpoint in `directory` (every rank reads the same file)."""
