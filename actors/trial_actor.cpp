@@ -361,7 +361,7 @@ void run_command(Self self) {
 void drive_command(Self self) {
   auto& st = self->state;
   if (st.pause_requested || st.close_requested) return stop_ranks(self);  // nothing to checkpoint
-  if (st.target_batches == 0) return;
+  if (st.target_batches == 0 || st.workload_in_flight) return;
   if (!st.command_run.finished) return run_command(self);
   // Done, and the searcher asks for more: the command's result does not change.
   if (st.target_batches > st.progress.batches_trained) finish_command(self);
@@ -400,8 +400,9 @@ bool checkpointed_here(const TrialState& st) {
 
 void drive(Self self) {
   auto& st = self->state;
-  if (st.phase != Phase::running || st.workload_in_flight) return;
-  if (st.command) return drive_command(self);
+  if (st.phase != Phase::running) return;
+  if (st.command) return drive_command(self);  // stops even while the command runs
+  if (st.workload_in_flight) return;
   // Closed (even before its target: early stopping, a goal reached) or
   // paused: take a final checkpoint where it stands, then stop the rank.
   if (st.pause_requested || st.close_requested) {

@@ -247,6 +247,52 @@ TEST_CASE("A failing command fails its trial with the exit code, and its stderr 
   CHECK(detail["metrics"].size() == 1);
 }
 
+// Processes whose working folder lies under `dir` (rank workers and their commands).
+std::size_t processes_under(const fs::path& dir) {
+  std::size_t count = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::error_code ec;
+    const auto cwd = fs::read_symlink(entry.path() / "cwd", ec);
+    if (!ec && cwd.string().starts_with(dir.string())) ++count;
+  }
+  return count;
+}
+
+TEST_CASE("Pausing a command trial stops its command; activating runs it again from the start") {
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  // Slow until the file `go` exists in the project's parent folder, so the pause lands mid-run.
+  write_file(project / "slow.py", "import os, sys, time\n"
+                                  "go = sys.argv[1]\n"
+                                  "for step in range(1, 6):\n"
+                                  "    print(f'accuracy={step / 10}', flush=True)\n"
+                                  "    while step == 1 and not os.path.exists(go): time.sleep(0.05)\n");
+  const auto go = dir.path() / "go";
+  write_file(project / "distributed.yaml", command_config("/usr/bin/python3 slow.py " + go.string()));
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1);
+  auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--json"});
+  REQUIRE(created.exit_code == 0);
+  const auto id = created.json()["id"].dump();
+  auto describe = [&] { return cluster.cli({"experiment", "describe", id, "--json"}).json(); };
+  auto metrics = [&] { return trial_detail(cluster, describe()["trials"][0])["metrics"]; };
+  REQUIRE(eventually([&] { return metrics().size() == 1; }));  // step 1 printed, the command waits
+
+  REQUIRE(cluster.cli({"experiment", "pause", id}).exit_code == 0);
+  REQUIRE(eventually([&] { return describe()["trials"][0]["state"] == "PAUSED"; }));
+  CHECK(eventually([&] { return processes_under(dir.path() / "data/agent-work") == 0; }, 10));
+
+  write_file(go, "");
+  REQUIRE(cluster.cli({"experiment", "activate", id}).exit_code == 0);
+  REQUIRE(eventually([&] { return describe()["state"] == "COMPLETED"; }, 60));
+  const auto trial = describe()["trials"][0];
+  CHECK(trial["restarts"] == 0);
+  CHECK(trial["best_validation"] == 0.5);
+  CHECK(metrics().size() == 6);  // the second run's steps 1-5 (replacing the first run's), then the target
+  CHECK(trial_logs(cluster, trial).find("stopped by the trial; ending the command") != std::string::npos);
+}
+
 TEST_CASE("A command with a searcher that stops trials at rungs is refused, saying why") {
   TempDir dir;
   const auto project = dir.path() / "project";
