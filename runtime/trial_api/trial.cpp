@@ -1,6 +1,10 @@
 #include "runtime/trial_api/trial.hpp"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 
 namespace volador::trial_api {
@@ -25,12 +29,14 @@ Result<nlohmann::json> TrialContext::get_hparam(const std::string& name) const {
 }
 
 Status write_floats(const std::filesystem::path& file, std::span<const float> values) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  std::unique_ptr<std::FILE, decltype(&std::fclose)> out(std::fopen(file.c_str(), "wb"), &std::fclose);
+  auto failed = [&] { return fail(Error::io("cannot write " + file.string() + ": " + std::strerror(errno))); };
+  if (!out) return failed();
   const std::uint64_t count = values.size();
-  out.write(reinterpret_cast<const char*>(&count), sizeof count);
-  out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size_bytes()));
-  out.flush();
-  if (!out) return fail(Error::io("cannot write " + file.string()));
+  if (std::fwrite(&count, sizeof count, 1, out.get()) != 1) return failed();
+  if (std::fwrite(values.data(), sizeof(float), values.size(), out.get()) != values.size()) return failed();
+  if (std::fflush(out.get()) != 0) return failed();
+  if (std::fclose(out.release()) != 0) return failed();
   return {};
 }
 

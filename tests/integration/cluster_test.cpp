@@ -2,6 +2,11 @@
 // loopback, experiments submitted and inspected with the volador client.
 #include <catch2/catch.hpp>
 
+#include <sys/mount.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <regex>
 #include <thread>
 
@@ -459,4 +464,46 @@ TEST_CASE("When one rank of a 2-slot trial dies its peer is stopped and the tria
     CHECK(trial["error"].get<std::string>().find("rank 1 worker was killed by signal 9") != std::string::npos);
     CHECK(eventually([&] { return processes_under(dir.path() / "data/agent-work") == 0; }, 10));
   }
+}
+
+TEST_CASE("A full disk during a checkpoint fails the trial with a clear error and leaves the master up") {
+  TempDir dir;
+  const auto storage = dir.path() / "full-disk";
+  fs::create_directories(storage);
+  if (::mount("tmpfs", storage.c_str(), "tmpfs", 0, "size=256k") != 0) {
+    WARN("full-disk test skipped: cannot mount a tmpfs at " << storage << " (" << std::strerror(errno) << ")");
+    return;
+  }
+  struct Unmount {
+    fs::path path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{storage};
+  {  // fill it up
+    std::ofstream filler(storage / "filler", std::ios::binary);
+    const std::string block(4096, 'x');
+    while (filler.write(block.data(), static_cast<std::streamsize>(block.size()))) {
+    }
+  }
+  const auto project = dir.path() / "project";
+  write_file(project / "distributed.yaml", example_config("native:mlp_classifier", 2, 2) +
+                                               "checkpoint_storage: {type: shared_fs, host_path: " + storage.string() +
+                                               "}\n");
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(2);
+  const auto id = submit(cluster, project);
+  REQUIRE(eventually([&] { return describe_experiment(cluster, id)["state"] != "ACTIVE"; }, 60));
+  const auto experiment = describe_experiment(cluster, id);
+  for (const auto& trial : experiment["trials"]) {
+    CHECK(trial["state"] == "ERROR");
+    INFO(trial["error"].get<std::string>());
+    CHECK(trial["error"].get<std::string>().find("checkpoint failed") != std::string::npos);
+    CHECK(trial["error"].get<std::string>().find("No space left on device") != std::string::npos);
+    CHECK(trial["batches_trained"].get<int>() > 0);  // the metrics before the failure are kept
+  }
+  // The master still answers, and a second experiment on its default storage runs.
+  write_file(project / "distributed.yaml", example_config("native:mlp_classifier", 1, 1));
+  const auto next = submit(cluster, project);
+  CHECK(eventually([&] { return describe_experiment(cluster, next)["state"] == "COMPLETED"; }, 60));
+  CHECK(cluster.cli({"experiment", "list", "--json"}).json().size() == 2);
 }
