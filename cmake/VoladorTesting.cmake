@@ -12,5 +12,7 @@ function(volador_add_test name)
   target_link_libraries(${name} PRIVATE volador_catch_main volador_warnings ${ARG_LIBS})
   target_compile_definitions(${name} PRIVATE
     VOLADOR_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
-  catch_discover_tests(${name} PROPERTIES TIMEOUT 120)
+  # --warn NoTests: a CTest entry whose filter matches no test case fails
+  # (CTest splits names at ';', which would otherwise pass silently).
+  catch_discover_tests(${name} EXTRA_ARGS --warn NoTests PROPERTIES TIMEOUT 120)
 endfunction()

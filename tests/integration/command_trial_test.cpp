@@ -111,7 +111,7 @@ TEST_CASE("A plain script's stdout metrics are journaled, its trials complete an
   CHECK(best_found);
 }
 
-TEST_CASE("Hyperparameters reach a command as arguments, environment and file; a custom stdout pattern is used") {
+TEST_CASE("Hyperparameters reach a command as arguments, environment and file, a custom stdout pattern is used") {
   TempDir dir;
   const auto project = dir.path() / "project";
   // ./run.sh passes its arguments on, as a wrapper script would.
@@ -258,7 +258,7 @@ std::size_t processes_under(const fs::path& dir) {
   return count;
 }
 
-TEST_CASE("Pausing a command trial stops its command; activating runs it again from the start") {
+TEST_CASE("Pausing a command trial stops its command, activating runs it again from the start") {
   TempDir dir;
   const auto project = dir.path() / "project";
   // Slow until the file `go` exists in the project's parent folder, so the pause lands mid-run.

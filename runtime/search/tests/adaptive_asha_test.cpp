@@ -117,7 +117,7 @@ TEST_CASE("asha: larger-is-better metrics rank the other way", "[search][asha]")
   CHECK(batches == std::vector<std::uint64_t>{8, 8, 2, 8, 2, 8, 2, 4});
 }
 
-TEST_CASE("asha: a stopped trial is replaced until max_trials; the cap holds", "[search][asha]") {
+TEST_CASE("asha: a stopped trial is replaced until max_trials, the cap holds", "[search][asha]") {
   auto searcher = build(asha_config(40, 4, 2, 16));
   const Simulation sim = run(*searcher, [](const json& h, RequestId, std::uint64_t) { return h["x"].get<double>(); });
   CHECK(sim.trials.size() == 40);
@@ -145,7 +145,7 @@ TEST_CASE("asha: brackets share the concurrency, fewest alive first", "[search][
         250);
 }
 
-TEST_CASE("asha: errored trials rank last at their rung; invalid ones are replaced", "[search][asha]") {
+TEST_CASE("asha: errored trials rank last at their rung, invalid ones are replaced", "[search][asha]") {
   auto searcher = build(asha_config(5, 5, 2, 4));  // rungs 1, 2, 4
   CHECK(searcher->initial_operations().size() == 5);
   for (RequestId id = 1; id <= 5; ++id) CHECK(searcher->on_trial_created(id) == Operations{ValidateAfter{id, 1}});

@@ -29,7 +29,7 @@ TEST_CASE("Median stopping: best so far against the median of the others' runnin
   CHECK_FALSE(restored.load(nlohmann::json{{1, "x"}}).has_value());
 }
 
-TEST_CASE("Median stopping: forgotten trials no longer count; infinite losses survive saving", "[search][median]") {
+TEST_CASE("Median stopping: forgotten trials no longer count, infinite losses survive saving", "[search][median]") {
   MedianStoppingRule rule(1, 1);
   CHECK_FALSE(rule.report(1, 1, 1.0));
   CHECK(rule.report(2, 1, 2.0));

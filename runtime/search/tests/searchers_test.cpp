@@ -225,7 +225,7 @@ TEST_CASE("grid: max_concurrent_trials caps the trials alive at a time") {
   check_finished_cleanly(d);
 }
 
-TEST_CASE("grid: an early exit counts as done; the search still covers every point") {
+TEST_CASE("grid: an early exit counts as done, the search still covers every point") {
   auto config = make_config("grid", kManualGrid);
   config.searcher.max_concurrent_trials = 3;
   auto searcher = build(config);

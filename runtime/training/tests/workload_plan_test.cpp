@@ -230,7 +230,7 @@ TEST_CASE("checkpoint_policy best: a checkpoint after a validation better than e
                                   "T750+100", "T850+100", "T950+50", "V1000", "C1000"});
 }
 
-TEST_CASE("checkpoint_policy none: validations alone never checkpoint; the target still does") {
+TEST_CASE("checkpoint_policy none: validations alone never checkpoint, the target still does") {
   SimulatedTrial trial{{100, 250, 0, false, CheckpointPolicy::none}, {{250, 0.9}, {500, 0.8}, {750, 0.7}}};
   CHECK(trial.run_to(1000) == Seq{"T0+100", "T100+100", "T200+50", "V250", "T250+100", "T350+100", "T450+50",
                                   "V500", "T500+100", "T600+100", "T700+50", "V750", "T750+100", "T850+100",
