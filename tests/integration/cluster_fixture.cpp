@@ -112,6 +112,16 @@ void Cluster::start_agent(std::uint32_t slots) {
 
 void Cluster::kill_agent() { agent_.reset(); }
 
+std::size_t processes_under(const fs::path& dir) {
+  std::size_t count = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::error_code ec;
+    const auto cwd = fs::read_symlink(entry.path() / "cwd", ec);
+    if (!ec && cwd.string().starts_with(dir.string())) ++count;
+  }
+  return count;
+}
+
 bool eventually(const std::function<bool()>& condition, int timeout_s) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   while (std::chrono::steady_clock::now() < deadline) {

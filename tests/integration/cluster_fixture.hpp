@@ -63,6 +63,9 @@ class Cluster {
 
 std::filesystem::path binary(const std::string& name);
 
+// Processes whose working folder lies under `dir` (rank workers and their commands).
+std::size_t processes_under(const std::filesystem::path& dir);
+
 // Polls `condition` every 100 ms for up to `timeout_s`; true once it holds.
 bool eventually(const std::function<bool()>& condition, int timeout_s = 30);
 

@@ -401,21 +401,6 @@ TEST_CASE("Adaptive ASHA stops trials at its rungs on the cluster and the GC kee
   for (const auto& [trial, n] : active) CHECK(n == 1);
 }
 
-namespace {
-
-// Processes whose working folder lies under `dir` (a trial's rank workers).
-std::size_t processes_under(const fs::path& dir) {
-  std::size_t count = 0;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    std::error_code ec;
-    const auto cwd = fs::read_symlink(entry.path() / "cwd", ec);
-    if (!ec && cwd.string().starts_with(dir.string())) ++count;
-  }
-  return count;
-}
-
-}  // namespace
-
 TEST_CASE("When one rank of a 2-slot trial dies its peer is stopped and the trial restarts from its checkpoint") {
   TempDir dir;
   const auto project = dir.path() / "project";

@@ -247,16 +247,6 @@ TEST_CASE("A failing command fails its trial with the exit code, and its stderr 
   CHECK(detail["metrics"].size() == 1);
 }
 
-// Processes whose working folder lies under `dir` (rank workers and their commands).
-std::size_t processes_under(const fs::path& dir) {
-  std::size_t count = 0;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    std::error_code ec;
-    const auto cwd = fs::read_symlink(entry.path() / "cwd", ec);
-    if (!ec && cwd.string().starts_with(dir.string())) ++count;
-  }
-  return count;
-}
 
 TEST_CASE("Pausing a command trial stops its command, activating runs it again from the start") {
   TempDir dir;
