@@ -8,7 +8,9 @@ metric reports (README.md here).
 Steady-state samples/s = records trained between the first and the last
 training report / the time between them (excludes start-up and the first
 workload; includes the master-worker round trips between workloads). Also
-prints the whole experiment's wall time. With --results (bench_training.py's
+the worker's own samples/s over the same workloads (from its "trained batches
+A-B in S s" trial-log lines), the mean time between workloads, and the whole
+experiment's wall time. With --results (bench_training.py's
 RESULT lines from the same run), the ratio is against the plain PyTorch
 median at the same batch size. When the master refuses the experiment (a
 build without Python trials) the row is skipped with the master's reason:
@@ -100,8 +102,12 @@ def main() -> int:
         file.write(CONFIG.format(batch_size=args.batch_size, batches=args.batches, unit=args.unit,
                                  threads=args.threads))
     node_log = open(os.path.join(data, "node.log"), "w", encoding="utf-8")
+    # Its own process group (to stop it and its workers at the end) but the same session as this
+    # process: a new session would be a new autogroup at nice 0, and the worker would train without
+    # the priority run.sh gave the in-process variants (the agent's workers stay in the node's session).
+    group = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
     node = subprocess.Popen([node_bin, "up", "--data", data, "--listen", "127.0.0.1:0"],
-                            stdout=node_log, stderr=subprocess.STDOUT, start_new_session=True)
+                            stdout=node_log, stderr=subprocess.STDOUT, **group)
     try:
         addr_file = os.path.join(data, "master.addr")
         for _ in range(300):
@@ -143,11 +149,25 @@ def main() -> int:
         steady = (last["batches"] - first["batches"]) * args.batch_size / seconds
         overall = experiment["ended_at_ms"] - experiment["created_at_ms"]
         plain = plain_median(args.results, args.batch_size)
+        # The worker's own time per training workload (TrialController.train, from its trial-log lines), over the
+        # same workloads as the steady window: separates training speed from the time between workloads.
+        logs = subprocess.run([cli, "trial", "logs", str(trial_id)], env=env, capture_output=True, text=True).stdout
+        trained = [(int(a), int(b), float(t)) for a, b, t in
+                   re.findall(r"volador: trained batches (\d+)-(\d+) in ([0-9.]+) s", logs)]
+        window = [(a, b, t) for a, b, t in trained if first["batches"] <= a and b < last["batches"]]
+        in_worker = gap = None
+        if window:
+            worker_seconds = sum(t for _, _, t in window)
+            in_worker = sum(b - a + 1 for a, b, _ in window) * args.batch_size / worker_seconds
+            gap = (seconds - worker_seconds) / len(window)
         emit("RESULT", {**base, "samples_per_s": round(steady, 2),
+                        "samples_per_s_in_worker": round(in_worker, 2) if in_worker else None,
+                        "between_workloads_s": round(gap, 3) if gap is not None else None,
                         "experiment_wall_s": round(overall / 1000.0, 2),
                         "samples_per_s_whole_experiment": round(args.batches * args.batch_size / (overall / 1000.0), 2),
                         "cli_wall_s": round(wall, 2),
                         "ratio": round(steady / plain, 4) if plain else None,
+                        "ratio_in_worker": round(in_worker / plain, 4) if plain and in_worker else None,
                         "ratio_against": "pytorch median of bench_training.py in the same run" if plain else None},
              args.out)
         return 0

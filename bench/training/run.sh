@@ -62,7 +62,8 @@ build_cluster() {
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   local targets=(volador volador-node volador-worker)
   # The Python rank workers' native module exists only where python3-dev and pybind11-dev are.
-  ninja -C "$build" -t targets all | grep -q '^_volador_native:' && targets+=(_volador_native)
+  # (grep without -q reads the whole list: with -q ninja could die of SIGPIPE, and pipefail would drop the target)
+  if ninja -C "$build" -t targets all | grep '^_volador_native:' >/dev/null; then targets+=(_volador_native); fi
   ninja -C "$build" -j2 "${targets[@]}"
 }
 
