@@ -9,6 +9,7 @@
 #include <span>
 #include <string_view>
 
+#include "runtime/collective/element_type.hpp"
 #include "runtime/core/error.hpp"
 
 namespace volador::collective {
@@ -36,9 +37,14 @@ class Communicator {
  public:
   virtual ~Communicator() = default;
 
-  // Reduces `data` element-wise across all ranks, in place. Every rank ends
-  // with bitwise identical values; avg divides the sum by size().
-  virtual Status allreduce(std::span<float> data, ReduceOp op) = 0;
+  // Reduces `data`, whole elements of `type` aligned to one, element-wise
+  // across all ranks, in place. Every rank ends with bitwise identical
+  // values; avg divides the sum by size(). Half types are summed in float32
+  // and rounded to nearest-even (host backends: once per element; NCCL:
+  // as NCCL does). Error invalid_argument for a misshapen buffer.
+  virtual Status allreduce(std::span<std::byte> data, DType type, ReduceOp op) = 0;
+  // The float32 case.
+  Status allreduce(std::span<float> data, ReduceOp op) { return allreduce(std::as_writable_bytes(data), DType::f32, op); }
   // Copies rank `root`'s bytes into every other rank's `data`.
   virtual Status broadcast(std::span<std::byte> data, int root) = 0;
   // Returns once every rank has entered barrier().

@@ -160,12 +160,14 @@ NcclCommunicator::~NcclCommunicator() {
   // A communicator that did not finalize in time is aborted by ~NcclState.
 }
 
-Status NcclCommunicator::allreduce(std::span<float> data, ReduceOp op) {
+Status NcclCommunicator::allreduce(std::span<std::byte> data, DType type, ReduceOp op) {
+  if (auto ok = check_elements(data, type); !ok) return ok;
   if (auto ok = require_device_memory(data.data(), data.size_bytes()); !ok) return ok;
   NcclState& s = *state_;
+  const ncclDataType_t nccl_type = type == DType::f32 ? ncclFloat32 : type == DType::f16 ? ncclFloat16 : ncclBfloat16;
   return run(s, "allreduce of " + std::to_string(data.size_bytes()) + " bytes", [&] {
-    return ncclAllReduce(data.data(), data.data(), data.size(), ncclFloat32, op == ReduceOp::sum ? ncclSum : ncclAvg,
-                         s.comm, s.stream);
+    return ncclAllReduce(data.data(), data.data(), data.size() / element_bytes(type), nccl_type,
+                         op == ReduceOp::sum ? ncclSum : ncclAvg, s.comm, s.stream);
   });
 }
 

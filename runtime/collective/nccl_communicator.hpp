@@ -37,7 +37,8 @@ class NcclCommunicator final : public Communicator {
   ~NcclCommunicator() override;
 
   // `data` must be device memory (error invalid_argument otherwise).
-  Status allreduce(std::span<float> data, ReduceOp op) override;
+  using Communicator::allreduce;
+  Status allreduce(std::span<std::byte> data, DType type, ReduceOp op) override;
   Status broadcast(std::span<std::byte> data, int root) override;
   Status barrier() override;
   [[nodiscard]] int rank() const override;

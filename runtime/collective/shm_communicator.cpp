@@ -11,7 +11,6 @@ namespace volador::collective {
 
 namespace {
 
-constexpr std::size_t kGrain = kCacheLine / sizeof(float);  // blocks start on cache lines
 
 CallOp call_op(ReduceOp op) { return op == ReduceOp::sum ? CallOp::allreduce_sum : CallOp::allreduce_avg; }
 
@@ -37,13 +36,14 @@ ShmCommunicator::ShmCommunicator(ShmSegment segment, ShmSync sync, int rank)
 
 ShmCommunicator::~ShmCommunicator() { sync_.depart(); }
 
-Status ShmCommunicator::allreduce(std::span<float> data, ReduceOp op) {
+Status ShmCommunicator::allreduce(std::span<std::byte> data, DType type, ReduceOp op) {
   if (auto ok = latch_.check(); !ok) return ok;
-  const CallHeader header = make_header(call_op(op), 0, seq_++, data.size_bytes());
+  if (auto ok = check_elements(data, type); !ok) return ok;
+  const CallHeader header = make_header(call_op(op), 0, seq_++, data.size_bytes(), type);
   if (size() == 1) return {};
   const float scale = op == ReduceOp::avg ? 1.0f / static_cast<float>(size()) : 1.0f;
   const bool direct = data.size_bytes() <= std::min(kDirectBytes, segment_.geometry().slot_bytes);
-  return finish(direct ? reduce_direct(data, scale, header) : reduce_chunked(data, scale, header), header);
+  return finish(direct ? reduce_direct(data, type, scale, header) : reduce_chunked(data, type, scale, header), header);
 }
 
 Status ShmCommunicator::broadcast(std::span<std::byte> data, int root) {
@@ -59,69 +59,71 @@ Status ShmCommunicator::barrier() {
   float token = 0.0f;
   const CallHeader header = make_header(CallOp::barrier, 0, seq_++, sizeof token);
   if (size() == 1) return {};
-  return finish(reduce_direct(std::span(&token, 1), 1.0f, header), header);
+  return finish(reduce_direct(std::as_writable_bytes(std::span(&token, 1)), DType::f32, 1.0f, header), header);
 }
 
 // One round: every rank posts its whole buffer and sums every slot itself.
-Status ShmCommunicator::reduce_direct(std::span<float> data, float scale, const CallHeader& header) {
+Status ShmCommunicator::reduce_direct(std::span<std::byte> data, DType type, float scale, const CallHeader& header) {
   const std::uint64_t g = next_chunk_++;
   if (auto ok = await_free(g); !ok) return ok;
-  post(g, header, std::as_bytes(data), {data.size_bytes(), 0});
+  post(g, header, data, {data.size_bytes(), 0});
   if (auto ok = await_posted(g, header, -1); !ok) return ok;
-  std::vector<const float*> rows;
-  for (int r = 0; r < size(); ++r) rows.push_back(reinterpret_cast<const float*>(slot(r, g)));
-  sum_rows(data.data(), nullptr, rows, data.size(), scale);
+  std::vector<const std::byte*> rows;
+  for (int r = 0; r < size(); ++r) rows.push_back(slot(r, g));
+  sum_rows(type, data.data(), nullptr, rows, data.size() / element_bytes(type), scale);
   sync_.publish(Phase::drained, g + 1);
   return {};
 }
 
 // Chunk by chunk: post chunk c+1 while the peers still reduce chunk c. A
 // rank posts only the blocks the others reduce; its own block it reduces
-// straight from its buffer.
-Status ShmCommunicator::reduce_chunked(std::span<float> data, float scale, const CallHeader& header) {
-  const std::size_t per_chunk = segment_.geometry().slot_bytes / sizeof(float);
-  const std::size_t chunks = chunk_count(data.size(), per_chunk);
+// straight from its buffer. Blocks and chunks are cut in whole elements,
+// blocks on cache lines.
+Status ShmCommunicator::reduce_chunked(std::span<std::byte> data, DType type, float scale, const CallHeader& header) {
+  const std::size_t element = element_bytes(type);
+  const std::size_t grain = kCacheLine / element;
+  const std::size_t count = data.size() / element;
+  const std::size_t per_chunk = segment_.geometry().slot_bytes / element;
+  const std::size_t chunks = chunk_count(count, per_chunk);
   const std::uint64_t first = next_chunk_;
   next_chunk_ += chunks;
   auto piece = [&](std::size_t c) {
-    const Range r = chunk(data.size(), per_chunk, c);
-    return data.subspan(r.offset, r.count);
+    const Range r = chunk(count, per_chunk, c);
+    return data.subspan(r.offset * element, r.count * element);
   };
-  auto post_others = [&](std::size_t c) {
-    const Range mine = block(piece(c).size(), size(), rank_, kGrain);
-    post(first + c, header, std::as_bytes(piece(c)), {mine.offset * sizeof(float), mine.count * sizeof(float)});
+  auto block_of = [&](std::size_t c, int r) {
+    const Range b = block(piece(c).size() / element, size(), r, grain);
+    return Range{b.offset * element, b.count * element};
   };
   if (auto ok = await_free(first); !ok) return ok;
-  post_others(0);
+  post(first, header, piece(0), block_of(0, rank_));
   for (std::size_t c = 0; c < chunks; ++c) {
     const std::uint64_t g = first + c;
     if (auto ok = await_posted(g, header, -1); !ok) return ok;
-    reduce_chunk(piece(c), g, scale);
+    reduce_block(piece(c).data(), block_of(c, rank_), type, g, scale);
     if (c + 1 < chunks) {
       if (auto ok = await_free(g + 1); !ok) return ok;
-      post_others(c + 1);
+      post(g + 1, header, piece(c + 1), block_of(c + 1, rank_));
     }
     if (auto ok = sync_.wait_all(Phase::reduced, g + 1); !ok) return ok;
     for (int r = 0; r < size(); ++r) {
       if (r == rank_) continue;
-      const Range b = block(piece(c).size(), size(), r, kGrain);
-      std::memcpy(piece(c).data() + b.offset, slot(r, g) + b.offset * sizeof(float), b.count * sizeof(float));
+      const Range b = block_of(c, r);
+      std::memcpy(piece(c).data() + b.offset, slot(r, g) + b.offset, b.count);
     }
     sync_.publish(Phase::drained, g + 1);
   }
   return {};
 }
 
-// Sums this rank's block of chunk g (its own from its buffer, the others'
-// from their slots) into its buffer and, for the peers to copy, its slot.
-void ShmCommunicator::reduce_chunk(std::span<float> chunk, std::uint64_t g, float scale) {
-  const Range mine = block(chunk.size(), size(), rank_, kGrain);
-  float* own = chunk.data() + mine.offset;
-  std::vector<const float*> rows;
-  for (int r = 0; r < size(); ++r) {
-    rows.push_back(r == rank_ ? own : reinterpret_cast<const float*>(slot(r, g)) + mine.offset);
-  }
-  sum_rows(own, reinterpret_cast<float*>(slot(rank_, g)) + mine.offset, rows, mine.count, scale);
+// Sums this rank's block (`mine`, in bytes) of chunk g (its own from its
+// buffer `chunk`, the others' from their slots) into its buffer and, for
+// the peers to copy, its slot.
+void ShmCommunicator::reduce_block(std::byte* chunk, Range mine, DType type, std::uint64_t g, float scale) {
+  std::byte* own = chunk + mine.offset;
+  std::vector<const std::byte*> rows;
+  for (int r = 0; r < size(); ++r) rows.push_back(r == rank_ ? own : slot(r, g) + mine.offset);
+  sum_rows(type, own, slot(rank_, g) + mine.offset, rows, mine.count / element_bytes(type), scale);
   sync_.publish(Phase::reduced, g + 1);
 }
 

@@ -4,7 +4,8 @@
 // reduces its block of the chunk across all slots (reduce-scatter) and
 // copies the other blocks out (all-gather), chunk after chunk in a two-deep
 // pipeline sized to stay in cache. Small buffers take a single round: every
-// rank sums all slots itself.
+// rank sums all slots itself. Half types travel as half elements and each
+// element is summed in float32 by one rank and rounded once.
 //
 // Setup, as a rendezvous drives it: every rank of the group calls
 //   ShmCommunicator::join(group_id, rank, size, options)
@@ -35,7 +36,8 @@ class ShmCommunicator final : public Communicator {
   // Tells the peers this rank is gone, so that a peer still waiting fails.
   ~ShmCommunicator() override;
 
-  Status allreduce(std::span<float> data, ReduceOp op) override;
+  using Communicator::allreduce;
+  Status allreduce(std::span<std::byte> data, DType type, ReduceOp op) override;
   Status broadcast(std::span<std::byte> data, int root) override;
   Status barrier() override;
   [[nodiscard]] int rank() const override { return rank_; }
@@ -45,9 +47,9 @@ class ShmCommunicator final : public Communicator {
  private:
   ShmCommunicator(ShmSegment segment, ShmSync sync, int rank);
 
-  Status reduce_direct(std::span<float> data, float scale, const CallHeader& header);
-  Status reduce_chunked(std::span<float> data, float scale, const CallHeader& header);
-  void reduce_chunk(std::span<float> chunk, std::uint64_t g, float scale);
+  Status reduce_direct(std::span<std::byte> data, DType type, float scale, const CallHeader& header);
+  Status reduce_chunked(std::span<std::byte> data, DType type, float scale, const CallHeader& header);
+  void reduce_block(std::byte* chunk, Range mine, DType type, std::uint64_t g, float scale);
   Status broadcast_chunks(std::span<std::byte> data, int root, const CallHeader& header);
   // Chunk g's buffer is free once every rank has drained chunk g - depth.
   Status await_free(std::uint64_t g);

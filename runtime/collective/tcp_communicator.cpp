@@ -31,13 +31,19 @@ TcpCommunicator::TcpCommunicator(std::vector<Fd> peers, int rank, CommOptions op
       spin_(static_cast<int>(peers_.size())),
       staging_(kStagingFloats) {}
 
-Status TcpCommunicator::allreduce(std::span<float> data, ReduceOp op) {
+Status TcpCommunicator::allreduce(std::span<std::byte> data, DType type, ReduceOp op) {
   if (auto ok = latch_.check(); !ok) return ok;
-  const CallHeader header = make_header(call_op(op), 0, seq_++, data.size_bytes());
+  if (auto ok = check_elements(data, type); !ok) return ok;
+  const CallHeader header = make_header(call_op(op), 0, seq_++, data.size_bytes(), type);
   if (size() == 1) return {};
   const float scale = op == ReduceOp::avg ? 1.0f / static_cast<float>(size()) : 1.0f;
   const bool doubling = data.size_bytes() <= kDoublingBytes;
-  return finish(doubling ? reduce_doubling(data, scale, header) : reduce_ring(data, scale, header), header);
+  if (type != DType::f32) {
+    return finish(doubling ? reduce_half_doubling(data, type, scale, header) : reduce_half_ring(data, type, scale, header),
+                  header);
+  }
+  const std::span floats(reinterpret_cast<float*>(data.data()), data.size() / sizeof(float));
+  return finish(doubling ? reduce_doubling(floats, scale, header) : reduce_ring(floats, scale, header), header);
 }
 
 Status TcpCommunicator::broadcast(std::span<std::byte> data, int root) {
@@ -98,15 +104,23 @@ Status TcpCommunicator::transfer(int to, std::span<const std::byte> out, int fro
 // Ring reduce-scatter + all-gather: receive from rank-1, send to rank+1,
 // each block forwarded as soon as it has been added to (or copied).
 Status TcpCommunicator::reduce_ring(std::span<float> data, float scale, const CallHeader& header) {
+  return ring_steps_over(std::as_writable_bytes(data), sizeof(float), 0, ring_steps(size()), scale, header);
+}
+
+// Ring steps [first, last) over `data`, `element` bytes per element; only
+// float32 data may take reduce steps.
+Status TcpCommunicator::ring_steps_over(std::span<std::byte> data, std::size_t element, int first, int last, float scale,
+                                        const CallHeader& header) {
   const int n = size();
+  const std::size_t count = data.size() / element;
   auto block_bytes = [&](int b) {
-    const Range r = block(data.size(), n, b);
-    return std::as_writable_bytes(data.subspan(r.offset, r.count));
+    const Range r = block(count, n, b);
+    return data.subspan(r.offset * element, r.count * element);
   };
   RecvStream in = recv_from((rank_ + n - 1) % n, header);
   in.scratch = staging_;
   SendStream out = send_to((rank_ + 1) % n, header);
-  for (int t = 0; t < ring_steps(n); ++t) {
+  for (int t = first; t < last; ++t) {
     const RingStep step = ring_step(n, rank_, t);
     const bool last_add = step.reduce && step.recv_block == owned_block(n, rank_);
     out.parts.push_back(block_bytes(step.send_block));
@@ -115,6 +129,41 @@ Status TcpCommunicator::reduce_ring(std::span<float> data, float scale, const Ca
   out.lead = out.parts.front().size();
   out.gate = &in;
   return pump(std::span(&out, 1), std::span(&in, 1), options_.timeout, spin_);
+}
+
+// Half types, small: the whole buffer is widened and reduced in float32,
+// then rounded once; every rank rounds the same float32 bits.
+Status TcpCommunicator::reduce_half_doubling(std::span<std::byte> data, DType type, float scale,
+                                             const CallHeader& header) {
+  const std::size_t count = data.size() / element_bytes(type);
+  widened_.resize(count);
+  widen(widened_.data(), data.data(), count, type);
+  if (auto ok = reduce_doubling(widened_, scale, header); !ok) return ok;
+  narrow(data.data(), widened_.data(), count, type);
+  return {};
+}
+
+// Half types, large, piece by piece: the reduce-scatter runs on a float32
+// copy (partial sums travel as float32), each rank rounds the block it owns
+// once, and the all-gather moves the rounded half elements.
+Status TcpCommunicator::reduce_half_ring(std::span<std::byte> data, DType type, float scale, const CallHeader& header) {
+  const int n = size();
+  const std::size_t element = element_bytes(type);
+  const std::size_t count = data.size() / element;
+  for (std::size_t p = 0; p < chunk_count(count, kHalfPieceElements); ++p) {
+    const Range piece = chunk(count, kHalfPieceElements, p);
+    const auto half = data.subspan(piece.offset * element, piece.count * element);
+    widened_.resize(piece.count);
+    widen(widened_.data(), half.data(), piece.count, type);
+    if (auto ok = ring_steps_over(std::as_writable_bytes(std::span(widened_)), sizeof(float), 0, n - 1, scale, header);
+        !ok) {
+      return ok;
+    }
+    const Range mine = block(piece.count, n, owned_block(n, rank_));
+    narrow(half.data() + mine.offset * element, widened_.data() + mine.offset, mine.count, type);
+    if (auto ok = ring_steps_over(half, element, n - 1, ring_steps(n), 1.0f, header); !ok) return ok;
+  }
+  return {};
 }
 
 Status TcpCommunicator::broadcast_direct(std::span<std::byte> data, int root, const CallHeader& header) {

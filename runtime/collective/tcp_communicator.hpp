@@ -4,7 +4,9 @@
 // all-gather, each rank moves 2(n-1)/n of the buffer), forwarding each block
 // while it arrives; small ones run recursive doubling (log2(n) exchanges of
 // the whole buffer). Large broadcasts run a pipelined chain, small ones go
-// direct.
+// direct. Half types are summed in float32 and rounded once: partial sums
+// travel as float32 (the reduce-scatter moves twice the half bytes) and
+// only the all-gather moves half elements.
 //
 // Setup, as a rendezvous drives it:
 //   auto listener = TcpListener::open(my_address);       // every rank
@@ -28,6 +30,9 @@ class TcpCommunicator final : public Communicator {
  public:
   // Buffers up to this size use recursive doubling instead of the ring.
   static constexpr std::size_t kDoublingBytes = 32 << 10;
+  // Half-type ring allreduces run in pieces of this many elements, each
+  // reduce-scattered through a float32 copy of itself.
+  static constexpr std::size_t kHalfPieceElements = 256 << 10;
 
   // Connects rank `rank` to every other rank; `endpoints[r]` is rank r's
   // listener endpoint and `secret` the per-trial secret (1-256 bytes) every
@@ -37,7 +42,8 @@ class TcpCommunicator final : public Communicator {
                                                                         int rank, std::string_view secret,
                                                                         CommOptions options = {});
 
-  Status allreduce(std::span<float> data, ReduceOp op) override;
+  using Communicator::allreduce;
+  Status allreduce(std::span<std::byte> data, DType type, ReduceOp op) override;
   Status broadcast(std::span<std::byte> data, int root) override;
   Status barrier() override;
   [[nodiscard]] int rank() const override { return rank_; }
@@ -49,6 +55,10 @@ class TcpCommunicator final : public Communicator {
 
   Status reduce_doubling(std::span<float> data, float scale, const CallHeader& header);
   Status reduce_ring(std::span<float> data, float scale, const CallHeader& header);
+  Status ring_steps_over(std::span<std::byte> data, std::size_t element, int first, int last, float scale,
+                         const CallHeader& header);
+  Status reduce_half_doubling(std::span<std::byte> data, DType type, float scale, const CallHeader& header);
+  Status reduce_half_ring(std::span<std::byte> data, DType type, float scale, const CallHeader& header);
   Status broadcast_direct(std::span<std::byte> data, int root, const CallHeader& header);
   Status broadcast_chain(std::span<std::byte> data, int root, const CallHeader& header);
   // Records the outcome of a call; on error closes every connection so that
@@ -67,6 +77,7 @@ class TcpCommunicator final : public Communicator {
   SpinPolicy spin_;
   std::vector<float> staging_;  // ring: received blocks before they are added
   std::vector<float> gathered_; // doubling: the partner's buffer
+  std::vector<float> widened_;  // half types: the float32 copy being reduced
 };
 
 }  // namespace volador::collective

@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/collective/reduce_kernels.hpp"
+
 namespace volador::collective::testing {
 
 namespace {
@@ -16,6 +18,7 @@ namespace {
 constexpr std::size_t kGuard = 16;
 constexpr std::uint32_t kPoisonBits = 0x7fc0dead;  // a NaN no arithmetic here produces
 constexpr std::byte kPoisonByte{0xcd};
+constexpr std::uint16_t kHalfPoison = 0x7d5a;  // f16: a NaN; bf16: 1.8e37; no sum here is either
 
 std::uint64_t mix(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -105,6 +108,67 @@ Status check_one_allreduce(Communicator& comm, std::uint64_t seed, std::size_t c
   return agree(comm, fingerprint(std::as_bytes(data)), what + ": result");
 }
 
+float from_half(DType type, std::uint16_t bits) { return type == DType::f16 ? f16_to_float(bits) : bf16_to_float(bits); }
+std::uint16_t to_half(DType type, float f) { return type == DType::f16 ? float_to_f16(f) : float_to_bf16(f); }
+
+// Rank `rank`'s half input: input_value rounded to `type`, so it is exact there.
+float half_input(DType type, std::uint64_t salt, int rank, std::size_t i) {
+  return from_half(type, to_half(type, input_value(salt, rank, i)));
+}
+
+// A half result must be the float32 sum rounded once: within half an ulp of
+// `type` (relative 2^-11 for f16, 2^-8 for bf16; absolute below the normal
+// range) of a value within float32 accumulation error of the exact sum.
+// Rounding at every hop of a ring would exceed this.
+Status verify_half_sum(Communicator& comm, std::span<const std::uint16_t> got, std::uint64_t salt, ReduceOp op,
+                       DType type) {
+  const int n = comm.size();
+  const double half_ulp = type == DType::f16 ? 0x1p-11 : 0x1p-8;
+  const double least = type == DType::f16 ? 0x1p-25 : 0x1p-134;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    double sum = 0.0, magnitude = 0.0;
+    for (int r = 0; r < n; ++r) {
+      const double x = half_input(type, salt, r, i);
+      sum += x;
+      magnitude += std::fabs(x);
+    }
+    if (op == ReduceOp::avg) {
+      sum /= n;
+      magnitude /= n;
+    }
+    const double accumulated = (n + 2) * std::ldexp(magnitude, -23);
+    const double tolerance = accumulated + half_ulp * (std::fabs(sum) + accumulated) + least;
+    const double value = from_half(type, got[i]);
+    if (!(std::fabs(value - sum) <= tolerance)) {
+      return fail(problem(comm, "element " + std::to_string(i) + " of " + std::to_string(got.size()) + " is " +
+                                    std::to_string(value) + ", expected " + std::to_string(sum) + " within " +
+                                    std::to_string(tolerance)));
+    }
+  }
+  return {};
+}
+
+Status check_one_half_allreduce(Communicator& comm, std::uint64_t seed, std::size_t count, ReduceOp op, DType type) {
+  const std::uint64_t salt = mix(seed ^ (count << 1) ^ static_cast<std::uint64_t>(op) ^ (static_cast<std::uint64_t>(type) << 60));
+  const std::string what = std::string(op == ReduceOp::sum ? "sum" : "avg") + " of " + std::to_string(count) + " " +
+                           std::string(dtype_name(type)) + " elements";
+  std::vector<std::uint16_t> buffer(count + 2 * kGuard, kHalfPoison);
+  auto data = std::span(buffer).subspan(kGuard, count);
+  for (std::size_t i = 0; i < count; ++i) data[i] = to_half(type, input_value(salt, comm.rank(), i));
+  if (auto ok = comm.allreduce(std::as_writable_bytes(data), type, op); !ok) {
+    return fail(problem(comm, what + ": " + ok.error().message));
+  }
+  for (std::size_t i = 0; i < kGuard; ++i) {
+    if (buffer[i] != kHalfPoison || buffer[buffer.size() - 1 - i] != kHalfPoison) {
+      return fail(problem(comm, what + ": wrote outside the buffer"));
+    }
+  }
+  if (comm.rank() == 0) {
+    if (auto ok = verify_half_sum(comm, data, salt, op, type); !ok) return fail(problem(comm, what + ": " + ok.error().message));
+  }
+  return agree(comm, fingerprint(std::as_bytes(data)), what + ": result");
+}
+
 Status check_one_broadcast(Communicator& comm, std::uint64_t seed, std::size_t bytes, int root) {
   const std::uint64_t salt = mix(seed ^ bytes ^ (static_cast<std::uint64_t>(root) << 40));
   const std::string what = "broadcast of " + std::to_string(bytes) + " bytes from rank " + std::to_string(root);
@@ -133,10 +197,12 @@ float input_value(std::uint64_t salt, int rank, std::size_t i) {
   return static_cast<float>(u >> 40) * 0x1p-23f - 1.0f;
 }
 
-Status check_allreduce(Communicator& comm, std::uint64_t seed, std::span<const std::size_t> counts) {
+Status check_allreduce(Communicator& comm, std::uint64_t seed, std::span<const std::size_t> counts, DType type) {
   for (std::size_t count : counts) {
     for (ReduceOp op : {ReduceOp::sum, ReduceOp::avg}) {
-      if (auto ok = check_one_allreduce(comm, seed, count, op); !ok) return ok;
+      auto ok = type == DType::f32 ? check_one_allreduce(comm, seed, count, op)
+                                   : check_one_half_allreduce(comm, seed, count, op, type);
+      if (!ok) return ok;
     }
   }
   return {};

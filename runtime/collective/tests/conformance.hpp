@@ -1,6 +1,6 @@
 #pragma once
 // The checks every backend must pass, run by each rank of a test group:
-// allreduce (sum, avg) over sizes that reach every code path, compared with
+// allreduce (sum, avg; f32, f16, bf16) over sizes that reach every code path, compared with
 // a float64 reference, with guard cells around each buffer and bitwise
 // agreement across ranks; broadcast from several roots into poisoned
 // buffers; barrier. Each returns the first problem as an error.
@@ -15,12 +15,14 @@
 
 namespace volador::collective::testing {
 
-// Float counts: empty, one, odd, not divisible by 2..8, around the small-
+// Element counts: empty, one, odd, not divisible by 2..8, around the small-
 // message thresholds, several shm chunks, a few MiB.
 inline constexpr std::array<std::size_t, 8> kAllreduceCounts{0, 1, 7, 1009, 4096, 4099, 300'007, 786'439};
 inline constexpr std::array<std::size_t, 6> kBroadcastBytes{0, 1, 13, 16'384, 65'539, 3'145'729};
 
-[[nodiscard]] Status check_allreduce(Communicator& comm, std::uint64_t seed, std::span<const std::size_t> counts);
+// Half types (f16, bf16) must also be rounded once, from a float32 sum.
+[[nodiscard]] Status check_allreduce(Communicator& comm, std::uint64_t seed, std::span<const std::size_t> counts,
+                                     DType type = DType::f32);
 [[nodiscard]] Status check_broadcast(Communicator& comm, std::uint64_t seed, std::span<const std::size_t> byte_counts);
 // `arrivals` is shared by the group's ranks (a MAP_SHARED page for processes).
 [[nodiscard]] Status check_barrier(Communicator& comm, std::atomic<int>& arrivals, int rounds);

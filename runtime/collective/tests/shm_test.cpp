@@ -40,7 +40,9 @@ void check_conformance(int first, int last) {
     const auto reports = run_in_processes(n, [&](int rank) -> Status {
       auto comm = ShmCommunicator::join(group, rank, n);
       if (!comm) return fail(comm.error());
-      if (auto ok = check_allreduce(**comm, seed, kAllreduceCounts); !ok) return ok;
+      for (DType type : {DType::f32, DType::f16, DType::bf16}) {
+        if (auto ok = check_allreduce(**comm, seed, kAllreduceCounts, type); !ok) return ok;
+      }
       if (auto ok = check_broadcast(**comm, seed, kBroadcastBytes); !ok) return ok;
       return check_barrier(**comm, *arrivals.value, 3);
     }, 20s);

@@ -25,7 +25,9 @@ void check_conformance(int first, int last) {
     const auto reports = run_in_threads(n, [&](int rank) -> Status {
       auto comm = group.connect(rank);
       if (!comm) return fail(comm.error());
-      if (auto ok = check_allreduce(**comm, seed, kAllreduceCounts); !ok) return ok;
+      for (DType type : {DType::f32, DType::f16, DType::bf16}) {
+        if (auto ok = check_allreduce(**comm, seed, kAllreduceCounts, type); !ok) return ok;
+      }
       if (auto ok = check_broadcast(**comm, seed, kBroadcastBytes); !ok) return ok;
       return check_barrier(**comm, arrivals, 3);
     });
@@ -103,6 +105,41 @@ TEST_CASE("tcp: ranks in different collectives fail with both calls named") {
   REQUIRE_FALSE(reports[0].ok);
   REQUIRE_FALSE(reports[1].ok);
   CHECK_THAT(reports[0].message + reports[1].message, Catch::Contains("broadcast from rank 0 #0 of 400 bytes"));
+}
+
+TEST_CASE("tcp: ranks reducing different element types fail with both named") {
+  TcpGroup group(2);
+  const auto reports = run_in_threads(2, [&](int rank) -> Status {
+    auto comm = group.connect(rank);
+    if (!comm) return fail(comm.error());
+    std::vector<std::uint16_t> data(100, 0);
+    return (*comm)->allreduce(std::as_writable_bytes(std::span(data)), rank == 0 ? DType::f16 : DType::bf16,
+                              ReduceOp::sum);
+  });
+  INFO(summary(reports));
+  REQUIRE_FALSE(reports[0].ok);
+  REQUIRE_FALSE(reports[1].ok);
+  CHECK_THAT(reports[0].message + reports[1].message,
+             Catch::Contains("allreduce(sum, bf16) #0 of 200 bytes") && Catch::Contains("allreduce(sum, f16) #0"));
+}
+
+TEST_CASE("tcp: a buffer of partial or misaligned elements is refused and the group stays usable") {
+  TcpGroup group(2);
+  const auto reports = run_in_threads(2, [&](int rank) -> Status {
+    auto comm = group.connect(rank);
+    if (!comm) return fail(comm.error());
+    std::vector<float> data(8, 1.0f);
+    const auto bytes = std::as_writable_bytes(std::span(data));
+    const Status partial = (*comm)->allreduce(bytes.first(7), DType::f16, ReduceOp::sum);
+    const Status misaligned = (*comm)->allreduce(bytes.subspan(2, 8), DType::f32, ReduceOp::sum);
+    if (partial || partial.error().code != ErrorCode::invalid_argument) return fail(Error::internal("7 bytes of f16 accepted"));
+    if (misaligned || misaligned.error().code != ErrorCode::invalid_argument) return fail(Error::internal("misaligned f32 accepted"));
+    if (auto ok = (*comm)->allreduce(data, ReduceOp::sum); !ok) return ok;
+    if (data[0] != 2.0f) return fail(Error::internal("wrong sum after the refusals"));
+    return {};
+  });
+  INFO(summary(reports));
+  CHECK(all_ok(reports));
 }
 
 TEST_CASE("tcp: a rank killed mid-allreduce makes the others fail within seconds") {
