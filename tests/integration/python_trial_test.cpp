@@ -3,6 +3,10 @@
 // workers that join through the native module. Built only with Python support.
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <string_view>
+#include <utility>
+
 #include "tests/integration/cluster_fixture.hpp"
 
 using namespace volador;
@@ -15,7 +19,7 @@ const fs::path kExampleDir = fs::path(VOLADOR_SOURCE_DIR) / "examples/mnist_pyto
 
 // The MNIST example, shortened: small filters, no dropout (so 1 and 2 ranks
 // compute the same gradients), 3 epochs of the digits' 1437 training images.
-std::string mnist_config(const std::string& extra = "") {
+std::string mnist_config(const std::string& extra = "", int max_restarts = 0) {
   return "name: mnist-integration\n"
          "entrypoint: model_def:MNistTrial\n"
          "hyperparameters:\n"
@@ -28,7 +32,7 @@ std::string mnist_config(const std::string& extra = "") {
          "records_per_epoch: 1437\n"
          "scheduling_unit: 20\n"
          "min_validation_period: {epochs: 1}\n"
-         "max_restarts: 0\n"
+         "max_restarts: " + std::to_string(max_restarts) + "\n"
          "searcher:\n"
          "  name: single\n"
          "  metric: validation_loss\n"
@@ -80,6 +84,28 @@ FinishedTrial run_mnist(const Cluster& cluster, const TempDir& dir, int slots) {
   auto finished = metrics_of(cluster, trial_id);
   finished.log = std::move(log);
   return finished;
+}
+
+// Submits PROJECT (with its distributed.yaml) without following; the experiment id.
+std::string submit(const Cluster& cluster, const fs::path& project) {
+  auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--json"});
+  INFO(created.err);
+  REQUIRE(created.exit_code == 0);
+  return created.json()["id"].dump();
+}
+
+// A trial's reports by (kind, batches), each once: its metrics as the master
+// stores them, compared as JSON, so bit for bit.
+std::map<std::pair<std::string, std::uint64_t>, nlohmann::json> metric_history(const Cluster& cluster,
+                                                                               const std::string& trial_id) {
+  std::map<std::pair<std::string, std::uint64_t>, nlohmann::json> out;
+  const auto described = cluster.cli({"trial", "describe", trial_id, "--json"}).json();
+  for (const auto& m : described["metrics"]) {
+    auto key = std::pair{m["kind"].get<std::string>(), m["batches"].get<std::uint64_t>()};
+    CHECK_FALSE(out.contains(key));  // no report twice
+    out[key] = m["metrics"];
+  }
+  return out;
 }
 
 }  // namespace
@@ -136,4 +162,91 @@ TEST_CASE("A model_def.py that raises on import ends its trial in ERROR with the
   CHECK(logs.out.find("Traceback (most recent call last)") != std::string::npos);
   CHECK(logs.out.find("ValueError: model_def is broken on purpose") != std::string::npos);
   CHECK(logs.out.find("model_def.py") != std::string::npos);
+}
+
+TEST_CASE("A paused-and-activated and a SIGKILLed-and-restarted Python trial report exactly the metrics of an uninterrupted one") {
+  TempDir dir;
+  const auto marker = dir.path() / "killed-once";
+  const auto kill_storage = dir.path() / "kill-checkpoints";
+  fs::create_directories(kill_storage);
+  // Validated and checkpointed after each epoch (44, 88, 132 batches) and at
+  // the end (134); half the filters and one thread per trial, as three
+  // trials share the cores.
+  auto config = [](int max_restarts, const std::string& environment) {
+    auto text = mnist_config("min_checkpoint_period: {epochs: 1}\n"
+                             "environment: {environment_variables: [OMP_NUM_THREADS=1" + environment + "]}\n",
+                             max_restarts);
+    for (const auto& [from, to] : {std::pair{"n_filters1: 8", "n_filters1: 4"}, {"n_filters2: 16", "n_filters2: 8"}}) {
+      const auto at = text.find(from);
+      REQUIRE(at != std::string::npos);
+      text.replace(at, std::string_view(from).size(), to);
+    }
+    return text;
+  };
+  const auto base = config(0, "");
+  const auto project = mnist_project(dir, base);
+  // The first run of the killed trial is SIGKILLed 0.2 s after its first
+  // checkpoint is committed (a folder not named .tmp-* holds state_dict.pth),
+  // so early in the second epoch; later runs live.
+  write_file(project / "startup-hook.sh",
+             "if [ -n \"$KILL_ONCE\" ] && [ ! -f \"$KILL_ONCE\" ]; then touch \"$KILL_ONCE\"; "
+             "(i=0; until find \"$KILL_STORAGE\" -mindepth 2 -maxdepth 2 -name state_dict.pth ! -path '*/.tmp-*' "
+             "| grep -q .; do i=$((i+1)); [ $i -gt 1200 ] && exit 0; sleep 0.05; done; sleep 0.2; kill -KILL $$) "
+             "</dev/null >/dev/null 2>&1 & fi\n");
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(3);
+  auto submit_config = [&](const std::string& text) {
+    write_file(project / "distributed.yaml", text);
+    return submit(cluster, project);
+  };
+  auto describe = [&](const std::string& id) { return cluster.cli({"experiment", "describe", id, "--json"}).json(); };
+  auto first_trial = [&](const std::string& id) { return describe(id)["trials"][0]; };
+  // Follows the experiment's trial's log (through pauses and restarts) until
+  // the trial ends: one client polling once a second rather than many.
+  auto finish = [&](const std::string& id) {
+    REQUIRE(eventually([&] { return !describe(id)["trials"].empty(); }));
+    auto log = cluster.cli({"trial", "logs", first_trial(id)["id"].dump(), "--follow"}, 180).out;
+    CHECK(eventually([&] { return describe(id)["state"] == "COMPLETED"; }));
+    return std::pair{first_trial(id), log};
+  };
+
+  // All three at once (3 slots): the reference, the one paused, the one killed.
+  const auto reference = submit_config(base);
+  const auto paused = submit_config(base);
+  const auto killed =
+      submit_config(config(1, ", KILL_ONCE=" + marker.string() + ", KILL_STORAGE=" + kill_storage.string()) +
+                    "checkpoint_storage: {type: shared_fs, host_path: " + kill_storage.string() + "}\n");
+
+  // Pause once the first checkpoint is there, then activate.
+  REQUIRE(eventually([&] { return !cluster.cli({"checkpoint", "list", paused, "--json"}).json().empty(); }, 90));
+  REQUIRE(cluster.cli({"experiment", "pause", paused}).exit_code == 0);
+  REQUIRE(eventually([&] { return first_trial(paused)["state"] == "PAUSED"; }, 60));
+  const auto batches_at_pause = first_trial(paused)["batches_trained"].get<int>();
+  CHECK(batches_at_pause >= 44);
+  CHECK(batches_at_pause < 134);
+  REQUIRE(cluster.cli({"experiment", "activate", paused}).exit_code == 0);
+
+  const auto [reference_trial, reference_log] = finish(reference);
+  const auto expected = metric_history(cluster, reference_trial["id"].dump());
+  INFO("reference log:\n" << reference_log);
+  // Training reports every 20 batches and at each validation (0-19, 20-39,
+  // 40-43, 44-63, ..., 132-133), validations after 44, 88, 132 and 134.
+  REQUIRE(expected.size() == 14);
+  CHECK(expected.at({"validation", 134})["accuracy"].get<double>() > 0.8);
+
+  {
+    const auto [trial, log] = finish(paused);
+    INFO("paused after " << batches_at_pause << " batches; log:\n" << log);
+    CHECK(log.find("volador: resumed from checkpoint") != std::string::npos);
+    CHECK(metric_history(cluster, trial["id"].dump()) == expected);
+  }
+  {
+    const auto [trial, log] = finish(killed);
+    INFO("killed trial's log:\n" << log);
+    CHECK(trial["restarts"] == 1);
+    CHECK(log.find("killed by signal 9; restarting (restart 1 of 1) from") != std::string::npos);
+    CHECK(log.find("volador: resumed from checkpoint") != std::string::npos);  // not from scratch
+    CHECK(metric_history(cluster, trial["id"].dump()) == expected);
+  }
 }
