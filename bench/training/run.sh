@@ -69,6 +69,11 @@ build_cluster() {
 
 install_missing
 : >"$out"
+# Every variant, the cluster's workers included (they inherit the node's
+# environment), starts its OpenMP pool at the thread count it trains with: a
+# worker that sized the pool for all cores and called set_num_threads(1)
+# later trained ~20% slower here (its idle OpenMP thread spins on the other core).
+export OMP_NUM_THREADS="$threads"
 echo -19 >/proc/self/autogroup 2>/dev/null || echo "(not root: running without priority)"
 "$python" "$here/bench_training.py" --rounds "$rounds" --batch-sizes "$sizes" --samples "$samples" \
   --threads "$threads" --out "$out"
