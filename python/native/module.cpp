@@ -1,7 +1,8 @@
 // _volador_native: NativeSession bound to Python. `join()` returns a Session
 // that is both the worker's workload source for volador.worker.serve and the
 // trial's communicator (volador._comm.Communicator). Calls that block (join,
-// next_workload, the collectives) release the GIL; errors raise RuntimeError.
+// next_workload, the collectives, a handle's wait) release the GIL; errors
+// raise RuntimeError.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -11,6 +12,7 @@
 #include "python/native/native_session.hpp"
 
 namespace py = pybind11;
+using volador::python::CollectiveTicket;
 using volador::python::NativeSession;
 
 namespace {
@@ -68,15 +70,58 @@ void require_writable_contiguous(const py::array& array, const char* what) {
   if (!array.writeable()) throw py::value_error(std::string(what) + " needs a writable array");
 }
 
-void allreduce(NativeSession& session, py::array array, const std::string& op) {
+// An allreduce_async_ in flight: keeps its array alive until it has run.
+class CollectiveHandle {
+ public:
+  CollectiveHandle(std::shared_ptr<CollectiveTicket> ticket, py::object array)
+      : ticket_(std::move(ticket)), array_(std::move(array)) {}
+  CollectiveHandle(const CollectiveHandle&) = delete;
+  CollectiveHandle& operator=(const CollectiveHandle&) = delete;
+  CollectiveHandle(CollectiveHandle&&) = default;
+  // Dropped unwaited: the array must outlive the collective writing into it.
+  ~CollectiveHandle() {
+    if (ticket_ && !ticket_->done()) {
+      py::gil_scoped_release release;
+      (void)ticket_->wait();
+    }
+  }
+
+  void wait() {
+    volador::Status status;
+    {
+      py::gil_scoped_release release;
+      status = ticket_->wait();
+    }
+    array_ = py::none();
+    check(status);
+  }
+  [[nodiscard]] bool done() const { return ticket_->done(); }
+
+ private:
+  std::shared_ptr<CollectiveTicket> ticket_;
+  py::object array_;
+};
+
+std::pair<std::span<float>, volador::collective::ReduceOp> allreduce_args(const py::array& array,
+                                                                          const std::string& op) {
   if (op != "sum" && op != "avg") throw py::value_error("allreduce_ op must be 'sum' or 'avg', not '" + op + "'");
   if (!py::isinstance<py::array_t<float>>(array))
     throw py::type_error("allreduce_ needs a float32 array, not " + py::str(array.dtype()).cast<std::string>());
   require_writable_contiguous(array, "allreduce_");
-  std::span<float> data(static_cast<float*>(array.mutable_data()), static_cast<std::size_t>(array.size()));
-  const auto reduce = op == "sum" ? volador::collective::ReduceOp::sum : volador::collective::ReduceOp::avg;
+  std::span<float> data(static_cast<float*>(const_cast<py::array&>(array).mutable_data()),
+                        static_cast<std::size_t>(array.size()));
+  return {data, op == "sum" ? volador::collective::ReduceOp::sum : volador::collective::ReduceOp::avg};
+}
+
+void allreduce(NativeSession& session, py::array array, const std::string& op) {
+  auto [data, reduce] = allreduce_args(array, op);
   py::gil_scoped_release release;
   check(session.allreduce(data, reduce));
+}
+
+CollectiveHandle allreduce_async(NativeSession& session, py::array array, const std::string& op) {
+  auto [data, reduce] = allreduce_args(array, op);
+  return CollectiveHandle(session.allreduce_async(data, reduce), array);
 }
 
 void broadcast(NativeSession& session, py::array array, int root) {
@@ -90,6 +135,11 @@ void broadcast(NativeSession& session, py::array array, int root) {
 
 PYBIND11_MODULE(_volador_native, m) {
   m.doc() = "A Python rank worker's link to its Volador trial (join, workloads, collectives).";
+
+  py::class_<CollectiveHandle>(m, "CollectiveHandle", "An asynchronous collective in flight (see allreduce_async_).")
+      .def("wait", &CollectiveHandle::wait,
+           "Returns once the collective has run (raises RuntimeError if it failed); may be called again.")
+      .def("done", &CollectiveHandle::done, "Whether the collective has run.");
 
   py::class_<NativeSession>(m, "Session",
                             "This rank's membership in its trial: workloads to run and the trial's communicator.")
@@ -111,6 +161,9 @@ PYBIND11_MODULE(_volador_native, m) {
            "Answers the last workload with {metrics: {name: float}, batches_trained: int, error: str}.")
       .def("allreduce_", &allreduce, py::arg("array"), py::arg("op"),
            "Reduces a C-contiguous float32 array in place over all ranks; op is 'sum' or 'avg'.")
+      .def("allreduce_async_", &allreduce_async, py::arg("array"), py::arg("op"),
+           "Queues allreduce_(array, op) and returns a CollectiveHandle at once; the array must not be touched "
+           "until handle.wait() returns. Collectives run one at a time in the order they were issued.")
       .def("broadcast_", &broadcast, py::arg("array"), py::arg("root"),
            "Overwrites a C-contiguous array (any dtype) in place with rank root's bytes.")
       .def("barrier", [](NativeSession& s) {

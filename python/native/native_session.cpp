@@ -2,6 +2,71 @@
 
 namespace volador::python {
 
+Status CollectiveTicket::wait() {
+  std::unique_lock lock(mutex_);
+  finished_.wait(lock, [this] { return done_; });
+  return status_;
+}
+
+bool CollectiveTicket::done() const {
+  std::lock_guard lock(mutex_);
+  return done_;
+}
+
+void CollectiveTicket::finish(Status status) {
+  {
+    std::lock_guard lock(mutex_);
+    status_ = std::move(status);
+    done_ = true;
+  }
+  finished_.notify_all();
+}
+
+std::shared_ptr<CollectiveTicket> CollectiveQueue::submit(std::function<Status()> task) {
+  auto ticket = std::make_shared<CollectiveTicket>();
+  {
+    std::lock_guard lock(mutex_);
+    if (!stopping_) {
+      if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+      tasks_.emplace_back(std::move(task), ticket);
+      wake_.notify_one();
+      return ticket;
+    }
+  }
+  ticket->finish(fail(Error::unavailable("the session is closed")));
+  return ticket;
+}
+
+void CollectiveQueue::shutdown() {
+  std::thread thread;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    thread = std::move(thread_);
+  }
+  wake_.notify_all();
+  if (thread.joinable()) thread.join();
+}
+
+void CollectiveQueue::run() {
+  for (;;) {
+    std::pair<std::function<Status()>, std::shared_ptr<CollectiveTicket>> next;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+      if (tasks_.empty()) return;
+      next = std::move(tasks_.front());
+      tasks_.pop_front();
+      if (stopping_) {
+        lock.unlock();
+        next.second->finish(fail(Error::unavailable("the session was closed before the collective ran")));
+        continue;
+      }
+    }
+    next.second->finish(next.first());
+  }
+}
+
 NativeSession::NativeSession(worker::WorkerLaunch launch, worker::JoinedTrial joined)
     : launch_(std::move(launch)), joined_(std::move(joined)) {}
 
@@ -29,10 +94,23 @@ Status NativeSession::complete(const wire::WorkloadResult& result) {
   return {};
 }
 
-Status NativeSession::allreduce(std::span<float> data, collective::ReduceOp op) {
-  if (auto open = check_open("allreduce_"); !open) return open;
+std::shared_ptr<CollectiveTicket> NativeSession::submit(const char* what,
+                                                        std::function<Status(collective::Communicator*)> task) {
+  if (auto open = check_open(what); !open || !queue_) {
+    auto ticket = std::make_shared<CollectiveTicket>();
+    ticket->finish(open ? Status{fail(Error::unavailable(std::string(what) + ": the session is closed"))} : open);
+    return ticket;
+  }
   auto* comm = joined_->group->communicator();
-  return comm == nullptr ? Status{} : comm->allreduce(data, op);
+  return queue_->submit([comm, task = std::move(task)] { return comm == nullptr ? Status{} : task(comm); });
+}
+
+std::shared_ptr<CollectiveTicket> NativeSession::allreduce_async(std::span<float> data, collective::ReduceOp op) {
+  return submit("allreduce_", [data, op](collective::Communicator* comm) { return comm->allreduce(data, op); });
+}
+
+Status NativeSession::allreduce(std::span<float> data, collective::ReduceOp op) {
+  return allreduce_async(data, op)->wait();
 }
 
 Status NativeSession::broadcast(std::span<std::byte> data, int root) {
@@ -40,17 +118,16 @@ Status NativeSession::broadcast(std::span<std::byte> data, int root) {
   if (root < 0 || static_cast<std::uint32_t>(root) >= size())
     return fail(Error::invalid_argument("broadcast_ root " + std::to_string(root) + " is not a rank of this " +
                                         std::to_string(size()) + "-rank trial"));
-  auto* comm = joined_->group->communicator();
-  return comm == nullptr ? Status{} : comm->broadcast(data, root);
+  return submit("broadcast_", [data, root](collective::Communicator* comm) { return comm->broadcast(data, root); })
+      ->wait();
 }
 
 Status NativeSession::barrier() {
-  if (auto open = check_open("barrier"); !open) return open;
-  auto* comm = joined_->group->communicator();
-  return comm == nullptr ? Status{} : comm->barrier();
+  return submit("barrier", [](collective::Communicator* comm) { return comm->barrier(); })->wait();
 }
 
 void NativeSession::close() {
+  if (queue_) queue_->shutdown();  // no collective may run on the group once it is gone
   if (!joined_) return;
   joined_->group.reset();  // the data plane first: peers see it close
   joined_.reset();

@@ -14,6 +14,7 @@ import torch.distributed as dist
 from trial_fixtures import IndexTrial, RegressionTrial
 from volador._comm import SingleRank
 from volador.pytorch import PyTorchTrialContext, TrialController
+from volador.pytorch._collectives import BucketLauncher
 
 # Rank-dependent initial weights check that rank 0's are broadcast; 64-byte
 # buckets make the gradient averaging take many fused allreduces.
@@ -41,6 +42,33 @@ class GlooCommunicator:
 
     def barrier(self):
         dist.barrier()
+
+
+class AsyncGlooCommunicator(GlooCommunicator):
+    """GlooCommunicator plus allreduce_async_, so the context overlaps the gradient allreduces with backward."""
+
+    def __init__(self, rank, size, init_file):
+        super().__init__(rank, size, init_file)
+        self.launches = []  # per allreduce_async_: the number of earlier launches not yet waited for
+
+    def allreduce_async_(self, array, op):
+        communicator = self
+
+        class Handle:
+            def __init__(self):
+                self.tensor = torch.from_numpy(array)
+                self.work = dist.all_reduce(self.tensor, op=dist.ReduceOp.SUM, async_op=True)
+                self.waited = False
+
+            def wait(self):
+                if not self.waited:
+                    self.work.wait()
+                    if op == "avg":
+                        self.tensor.div_(communicator.size)
+                    self.waited = True
+
+        self.launches.append(len(array))
+        return Handle()
 
 
 def run_scenarios(communicator):
@@ -77,6 +105,11 @@ def rank_main(rank, size, init_file, results):
         communicator = GlooCommunicator(rank, size, init_file)
         outcome = run_scenarios(communicator)
         outcome["mismatch"] = mismatched_metric_names(communicator)
+        overlapped = AsyncGlooCommunicator.__new__(AsyncGlooCommunicator)  # the same process group
+        overlapped.rank, overlapped.size, overlapped.local_rank, overlapped.local_size = rank, size, rank, size
+        overlapped.launches = []
+        outcome["overlapped"] = run_scenarios(overlapped)
+        outcome["overlapped_launches"] = overlapped.launches
         communicator.barrier()
         dist.destroy_process_group()
     except Exception:
@@ -144,9 +177,56 @@ class TwoRanksTest(unittest.TestCase):
         self.assertEqual(rank0["index_validate"], {"mean_index": 5.0})
         self.assertEqual(self.single["index_validate"], {"mean_index": 5.0})
 
+    def test_overlapped_averaging_matches_the_synchronous_one_bit_for_bit(self):
+        for rank in range(2):
+            outcome = self.rank(rank)
+            self.assertGreater(len(outcome["overlapped_launches"]), 0)
+            self.assertEqual(outcome["overlapped"]["train"], outcome["train"])
+            self.assertEqual(outcome["overlapped"]["validate"], outcome["validate"])
+            for name, expected in outcome["parameters"].items():
+                numpy.testing.assert_array_equal(outcome["overlapped"]["parameters"][name], expected, err_msg=name)
+        self.assertEqual(self.rank(0)["overlapped_launches"], self.rank(1)["overlapped_launches"])
+
     def test_different_metric_names_fail_on_every_rank(self):
         for rank in range(2):
             self.assertIn("the ranks report different metric names", self.rank(rank)["mismatch"])
+
+
+class BucketLauncherTest(unittest.TestCase):
+    """Buckets start strictly in order, each once it and every bucket before it is final."""
+
+    def test_buckets_start_in_order_once_their_prefix_is_ready(self):
+        launcher = BucketLauncher([[0, 1], [2], [3, 4]], had_gradient=[True] * 5)
+        self.assertEqual(launcher.mark_ready(4), [])
+        self.assertEqual(launcher.mark_ready(3), [])  # bucket 2 is complete, but 0 and 1 are not
+        self.assertEqual(launcher.mark_ready(2), [])
+        self.assertEqual(launcher.mark_ready(0), [])
+        self.assertEqual(launcher.mark_ready(1), [0, 1, 2])
+        self.assertEqual(launcher.finish(), [])
+
+    def test_a_ready_prefix_starts_before_backward_ends(self):
+        launcher = BucketLauncher([[0], [1], [2]], had_gradient=[True] * 3)
+        self.assertEqual(launcher.mark_ready(0), [0])
+        self.assertEqual(launcher.mark_ready(0), [])  # a repeated hook changes nothing
+        self.assertEqual(launcher.mark_ready(2), [])
+        self.assertEqual(launcher.mark_ready(1), [1, 2])
+
+    def test_the_first_bucket_waits_for_every_presence_flag(self):
+        launcher = BucketLauncher([[0], [1], [2]], had_gradient=[True, True, False])
+        self.assertEqual(launcher.mark_ready(0), [])  # parameter 2 may still gain a gradient
+        self.assertEqual(launcher.mark_ready(1), [])
+        self.assertEqual(launcher.mark_ready(2), [0, 1, 2])
+
+    def test_finish_starts_the_rest_in_order(self):
+        launcher = BucketLauncher([[], [0], [1, 2]], had_gradient=[False, True, True])
+        self.assertEqual(launcher.mark_ready(1), [])
+        self.assertEqual(launcher.finish(), [0, 1, 2])
+        self.assertEqual(launcher.finish(), [])
+
+    def test_flags_alone_in_the_first_bucket(self):
+        launcher = BucketLauncher([[], [0], [1]], had_gradient=[True, True])
+        self.assertEqual(launcher.mark_ready(1), [0])
+        self.assertEqual(launcher.mark_ready(0), [1, 2])
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ import torch
 
 from volador._comm import Communicator, SingleRank
 from volador.pytorch import _amp
-from volador.pytorch._collectives import average_gradients, broadcast_module_state, bucket_bytes_setting
+from volador.pytorch._collectives import (OverlappedAverage, average_gradients, broadcast_module_state,
+                                         bucket_bytes_setting)
 from volador.pytorch._data import to_device
 from volador.pytorch._lr_scheduler import LRScheduler
 
@@ -43,6 +44,14 @@ class PyTorchTrialContext:
     bucket_bytes (default $VOLADOR_BUCKET_BYTES, else 4 MiB) sizes the fused
     gradient allreduces. device defaults to cuda:<local rank mod visible
     GPUs> when CUDA is available, else cpu.
+
+    With several ranks, a communicator that has allreduce_async_ and one
+    wrapped optimizer, backward() starts each gradient bucket's allreduce as
+    soon as its gradients (and those of the buckets before it) are final, and
+    step_optimizer() waits for them: same buckets, order and arithmetic as
+    averaging after backward, provided gradients are not changed in between.
+    A step with several backward() calls (gradient accumulation) averages
+    after the last one, and later steps then average in step_optimizer().
     """
 
     def __init__(self, hparams: Dict[str, Any], *, communicator: Optional[Communicator] = None,
@@ -64,6 +73,9 @@ class PyTorchTrialContext:
         self.grad_scaler = _amp.grad_scaler(self.device, enabled=False)
         self._amp_configured = False
         self._scaler_stepped = False
+        self._overlap: Optional[OverlappedAverage] = None
+        self._backwards_this_step = 0
+        self._accumulating = False
 
     def get_hparam(self, name: str) -> Any:
         """The value of hyperparameter `name` (a nested hyperparameter is a dict)."""
@@ -143,15 +155,47 @@ class PyTorchTrialContext:
     def backward(self, loss: torch.Tensor, gradient: Optional[torch.Tensor] = None,
                  retain_graph: Optional[bool] = None, create_graph: bool = False) -> None:
         """Back-propagates `loss` (scaled when mixed precision scales losses)."""
-        self.grad_scaler.scale(loss).backward(gradient=gradient, retain_graph=retain_graph,
-                                              create_graph=create_graph)
+        overlap = self._begin_overlap()
+        try:
+            self.grad_scaler.scale(loss).backward(gradient=gradient, retain_graph=retain_graph,
+                                                  create_graph=create_graph)
+        except BaseException:
+            if overlap is not None:
+                overlap.abandon()
+                self._overlap = None
+            raise
+        if overlap is not None:
+            overlap.backward_done()
+
+    def _begin_overlap(self) -> Optional[OverlappedAverage]:
+        """An OverlappedAverage hooked for this backward, or None where gradients are averaged at the step."""
+        self._backwards_this_step += 1
+        if self._overlap is not None:  # a second backward before the step: what was started is stale
+            self._overlap.abandon()
+            self._overlap = None
+        communicator = self.distributed.communicator
+        if (communicator.size == 1 or not hasattr(communicator, "allreduce_async_") or len(self.optimizers) != 1
+                or self._accumulating or self._backwards_this_step > 1):
+            return None
+        self._overlap = OverlappedAverage(_trainable_parameters(self.optimizers[0]), communicator,
+                                          self._bucket_bytes)
+        self._overlap.attach()
+        return self._overlap
 
     def step_optimizer(self, optimizer: torch.optim.Optimizer,
                        clip_grads: Optional[Callable[[Sequence[torch.nn.Parameter]], Any]] = None,
                        auto_zero_grads: bool = True) -> None:
         """Averages `optimizer`'s gradients over ranks, applies clip_grads(parameters), steps, zeroes gradients."""
         parameters = _trainable_parameters(optimizer)
-        average_gradients(parameters, self.distributed.communicator, self._bucket_bytes)
+        overlap, self._overlap = self._overlap, None
+        self._accumulating = self._accumulating or self._backwards_this_step > 1
+        self._backwards_this_step = 0
+        if overlap is not None and overlap.covers(parameters):
+            overlap.finish()
+        else:
+            if overlap is not None:
+                overlap.abandon()
+            average_gradients(parameters, self.distributed.communicator, self._bucket_bytes)
         if clip_grads is not None:
             self.grad_scaler.unscale_(optimizer)
             clip_grads(parameters)
