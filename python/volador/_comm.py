@@ -28,6 +28,12 @@ class Communicator(Protocol):
         """Returns once every rank has called barrier()."""
 
 
+# Optional: a communicator may also offer `allreduce_async_(array, op)`, which
+# queues the reduction and returns a handle whose `wait()` blocks until it is
+# done (the native module's session does); the context then starts gradient
+# buckets during backward instead of in step_optimizer.
+
+
 class SingleRank:
     """The communicator of a one-rank trial: every collective is the identity."""
 
