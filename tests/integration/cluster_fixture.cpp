@@ -112,6 +112,34 @@ void Cluster::start_agent(std::uint32_t slots) {
 
 void Cluster::kill_agent() { agent_.reset(); }
 
+CommandResult create_and_follow(const Cluster& cluster, const fs::path& project, int timeout_s) {
+  return cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--follow",
+                      "--json"},
+                     timeout_s);
+}
+
+std::string submit(const Cluster& cluster, const fs::path& project) {
+  auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--json"});
+  INFO(created.err);
+  REQUIRE(created.exit_code == 0);
+  return created.json()["id"].dump();
+}
+
+nlohmann::json describe_experiment(const Cluster& cluster, const std::string& id) {
+  return cluster.cli({"experiment", "describe", id, "--json"}).json();
+}
+
+MetricHistory metric_history(const Cluster& cluster, const std::string& trial_id) {
+  MetricHistory out;
+  const auto described = cluster.cli({"trial", "describe", trial_id, "--json"}).json();  // outlives the loop
+  for (const auto& m : described["metrics"]) {
+    auto key = std::pair{m["kind"].get<std::string>(), m["batches"].get<std::uint64_t>()};
+    CHECK_FALSE(out.contains(key));  // no report twice
+    out[key] = m["metrics"];
+  }
+  return out;
+}
+
 std::size_t processes_under(const fs::path& dir) {
   std::size_t count = 0;
   for (const auto& entry : fs::directory_iterator("/proc")) {

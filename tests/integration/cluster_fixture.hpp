@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,6 +63,18 @@ class Cluster {
 };
 
 std::filesystem::path binary(const std::string& name);
+
+// Submits PROJECT (with its distributed.yaml) and follows it to the end:
+// the CLI's `experiment create --follow --json`.
+CommandResult create_and_follow(const Cluster& cluster, const std::filesystem::path& project, int timeout_s = 120);
+// Submits PROJECT without following; the experiment id (the test fails when refused).
+std::string submit(const Cluster& cluster, const std::filesystem::path& project);
+nlohmann::json describe_experiment(const Cluster& cluster, const std::string& id);
+
+// A trial's reports by (kind, batches), each once (checked), with the metrics
+// as the master stores them: compared as JSON, so bit for bit.
+using MetricHistory = std::map<std::pair<std::string, std::uint64_t>, nlohmann::json>;
+MetricHistory metric_history(const Cluster& cluster, const std::string& trial_id);
 
 // Processes whose working folder lies under `dir` (rank workers and their commands).
 std::size_t processes_under(const std::filesystem::path& dir);

@@ -44,24 +44,6 @@ std::string example_config(const std::string& entrypoint, int max_trials, int ep
          "  max_length: {epochs: " + std::to_string(epochs) + "}\n";
 }
 
-// Submits DIR/project (with its distributed.yaml) and follows it to the end.
-CommandResult submit_and_follow(const Cluster& cluster, const TempDir& dir) {
-  const auto project = dir.path() / "project";
-  return cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--follow",
-                      "--json"});
-}
-
-// Submits PROJECT (with its distributed.yaml) without following; the experiment id.
-std::string submit(const Cluster& cluster, const fs::path& project) {
-  auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--json"});
-  INFO(created.err);
-  REQUIRE(created.exit_code == 0);
-  return created.json()["id"].dump();
-}
-
-nlohmann::json describe_experiment(const Cluster& cluster, const std::string& id) {
-  return cluster.cli({"experiment", "describe", id, "--json"}).json();
-}
 
 }  // namespace
 
@@ -72,7 +54,7 @@ TEST_CASE("A random search runs on a master and an agent in separate processes a
   cluster.start_master();
   cluster.start_agent(2);
 
-  auto created = submit_and_follow(cluster, dir);
+  auto created = create_and_follow(cluster, dir.path() / "project");
   INFO(created.err);
   REQUIRE(created.exit_code == 0);
   auto experiment = created.json();
@@ -131,7 +113,7 @@ TEST_CASE("A trial whose worker crashes is marked ERROR and its log is kept") {
   cluster.start_master();
   cluster.start_agent(1);
 
-  auto created = submit_and_follow(cluster, dir);
+  auto created = create_and_follow(cluster, dir.path() / "project");
   CHECK(created.exit_code == 2);
   auto experiment = created.json();
   CHECK(experiment["state"] == "ERROR");
@@ -181,7 +163,7 @@ TEST_CASE("A trial whose code cannot be built fails with the reason in its log")
   cluster.start_master();
   cluster.start_agent(1);
 
-  auto created = submit_and_follow(cluster, dir);
+  auto created = create_and_follow(cluster, dir.path() / "project");
   CHECK(created.exit_code == 2);
   const auto trial_id = created.json()["trials"][0]["id"].dump();
   auto logs = cluster.cli({"trial", "logs", trial_id});
@@ -269,21 +251,6 @@ TEST_CASE("The example trial on 2 and 4 slots of one host reports the metrics of
   }
 }
 
-namespace {
-
-// (kind, batches) -> metrics of a trial, as `trial describe --json` reports them.
-std::map<std::pair<std::string, std::uint64_t>, nlohmann::json> metric_history(const Cluster& cluster,
-                                                                               const std::string& trial_id) {
-  std::map<std::pair<std::string, std::uint64_t>, nlohmann::json> out;
-  for (const auto& m : cluster.cli({"trial", "describe", trial_id, "--json"}).json()["metrics"]) {
-    auto key = std::pair{m["kind"].get<std::string>(), m["batches"].get<std::uint64_t>()};
-    CHECK_FALSE(out.contains(key));  // no report twice
-    out[key] = m["metrics"];
-  }
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("Paused-and-activated and crashed-and-restarted trials report exactly the metrics of an uninterrupted one") {
   TempDir dir;
@@ -348,7 +315,7 @@ TEST_CASE("A master killed with SIGKILL several times loses no metric and the se
   auto describe = [&](const std::string& id) { return describe_experiment(cluster, id); };
   // request id -> (hparams, metric history)
   auto outcome = [&](const std::string& id) {
-    std::map<std::uint64_t, std::pair<nlohmann::json, decltype(metric_history(cluster, ""))>> out;
+    std::map<std::uint64_t, std::pair<nlohmann::json, MetricHistory>> out;
     for (const auto& t : describe(id)["trials"])
       out[out.size()] = {t["hparams"], metric_history(cluster, t["id"].dump())};
     return out;
@@ -385,7 +352,7 @@ TEST_CASE("Adaptive ASHA stops trials at its rungs on the cluster and the GC kee
   Cluster cluster(dir.path() / "data");
   cluster.start_master();
   cluster.start_agent(2);
-  auto created = submit_and_follow(cluster, dir);
+  auto created = create_and_follow(cluster, dir.path() / "project");
   INFO(created.err);
   REQUIRE(created.exit_code == 0);
   auto experiment = created.json();

@@ -43,11 +43,6 @@ void copy_example(const std::string& name, const fs::path& project) {
   for (const auto* file : {"train.py"}) fs::copy_file(kExamples / name / file, project / file);
 }
 
-CommandResult create_and_follow(const Cluster& cluster, const fs::path& project) {
-  return cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--follow",
-                      "--json"},
-                     240);
-}
 
 nlohmann::json trial_detail(const Cluster& cluster, const nlohmann::json& trial) {
   auto described = cluster.cli({"trial", "describe", trial["id"].dump(), "--json"});
@@ -79,7 +74,7 @@ TEST_CASE("A plain script's stdout metrics are journaled, its trials complete an
   cluster.start_master();
   cluster.start_agent(2);
 
-  auto created = create_and_follow(cluster, project);
+  auto created = create_and_follow(cluster, project, 240);
   INFO(created.err);
   REQUIRE(created.exit_code == 0);
   const auto experiment = created.json();
@@ -141,7 +136,7 @@ print("accuracy:   1.0 and loss:  0.5")
   cluster.start_master();
   cluster.start_agent(1);
 
-  auto created = create_and_follow(cluster, project);
+  auto created = create_and_follow(cluster, project, 240);
   const auto experiment = created.json();
   REQUIRE(experiment["trials"].size() == 1);
   const auto& trial = experiment["trials"][0];
@@ -169,7 +164,7 @@ report_final_result(0.95)
   cluster.start_master();
   cluster.start_agent(1);
 
-  auto created = create_and_follow(cluster, project);
+  auto created = create_and_follow(cluster, project, 240);
   const auto experiment = created.json();
   REQUIRE(experiment["trials"].size() == 1);
   const auto& trial = experiment["trials"][0];
@@ -201,7 +196,7 @@ TEST_CASE("A torch.distributed DDP script runs on 2 slots with the distributed e
   cluster.start_master();
   cluster.start_agent(2);
 
-  auto created = create_and_follow(cluster, project);
+  auto created = create_and_follow(cluster, project, 240);
   const auto experiment = created.json();
   REQUIRE(experiment["trials"].size() == 1);
   const auto& trial = experiment["trials"][0];
@@ -228,7 +223,7 @@ TEST_CASE("A failing command fails its trial with the exit code, and its stderr 
   cluster.start_master();
   cluster.start_agent(1);
 
-  auto created = create_and_follow(cluster, project);
+  auto created = create_and_follow(cluster, project, 240);
   CHECK(created.exit_code == 2);
   const auto experiment = created.json();
   CHECK(experiment["state"] == "ERROR");

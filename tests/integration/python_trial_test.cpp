@@ -52,10 +52,6 @@ fs::path mnist_project(const TempDir& dir, const std::string& config) {
   return project;
 }
 
-CommandResult create_and_follow(const Cluster& cluster, const fs::path& project) {
-  return cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--follow",
-                      "--json"}, 90);
-}
 
 struct FinishedTrial {
   std::vector<nlohmann::json> trainings;
@@ -75,7 +71,7 @@ FinishedTrial metrics_of(const Cluster& cluster, const std::string& trial_id) {
 FinishedTrial run_mnist(const Cluster& cluster, const TempDir& dir, int slots) {
   const auto project =
       mnist_project(dir, mnist_config("resources: {slots_per_trial: " + std::to_string(slots) + "}\n"));
-  auto created = create_and_follow(cluster, project);
+  auto created = create_and_follow(cluster, project, 90);
   const auto trial_id = created.json()["trials"][0]["id"].dump();
   auto log = cluster.cli({"trial", "logs", trial_id}).out;
   INFO(slots << " slots; stderr:\n" << created.err << "\nlog:\n" << log);
@@ -87,26 +83,7 @@ FinishedTrial run_mnist(const Cluster& cluster, const TempDir& dir, int slots) {
 }
 
 // Submits PROJECT (with its distributed.yaml) without following; the experiment id.
-std::string submit(const Cluster& cluster, const fs::path& project) {
-  auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--json"});
-  INFO(created.err);
-  REQUIRE(created.exit_code == 0);
-  return created.json()["id"].dump();
-}
 
-// A trial's reports by (kind, batches), each once: its metrics as the master
-// stores them, compared as JSON, so bit for bit.
-std::map<std::pair<std::string, std::uint64_t>, nlohmann::json> metric_history(const Cluster& cluster,
-                                                                               const std::string& trial_id) {
-  std::map<std::pair<std::string, std::uint64_t>, nlohmann::json> out;
-  const auto described = cluster.cli({"trial", "describe", trial_id, "--json"}).json();
-  for (const auto& m : described["metrics"]) {
-    auto key = std::pair{m["kind"].get<std::string>(), m["batches"].get<std::uint64_t>()};
-    CHECK_FALSE(out.contains(key));  // no report twice
-    out[key] = m["metrics"];
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -150,7 +127,7 @@ TEST_CASE("A model_def.py that raises on import ends its trial in ERROR with the
   cluster.start_master();
   cluster.start_agent(1);
 
-  auto created = create_and_follow(cluster, project);
+  auto created = create_and_follow(cluster, project, 90);
   INFO(created.err);
   CHECK(created.exit_code == 2);
   auto experiment = created.json();
