@@ -26,12 +26,13 @@ BucketedAllreduce::BucketedAllreduce(Communicator& comm, std::size_t bucket_byte
     : comm_(comm), bucket_elements_(std::max<std::size_t>(1, bucket_bytes / sizeof(float))) {}
 
 Status BucketedAllreduce::run(std::span<const std::span<float>> tensors, ReduceOp op) {
-  std::vector<std::size_t> sizes;
-  sizes.reserve(tensors.size());
-  for (const auto& t : tensors) sizes.push_back(t.size());
-  if (sizes != planned_sizes_) {
-    plan_ = plan_buckets(sizes, bucket_elements_);
-    planned_sizes_ = std::move(sizes);
+  // The plan is made once per tensor layout (every training step repeats it).
+  const bool same_layout = std::ranges::equal(tensors, planned_sizes_,
+                                              [](std::span<float> t, std::size_t size) { return t.size() == size; });
+  if (!same_layout) {
+    planned_sizes_.clear();
+    for (const auto& t : tensors) planned_sizes_.push_back(t.size());
+    plan_ = plan_buckets(planned_sizes_, bucket_elements_);
   }
   for (const auto& bucket : plan_)
     if (auto s = reduce_bucket(bucket, tensors, op); !s) return s;
