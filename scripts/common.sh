@@ -14,9 +14,10 @@ DEB_PACKAGES=(
   python3 python3-dev pybind11-dev python3-numpy python3-torch python3-sklearn
 )
 
-install_missing_packages() {
+# Installs those of the given Debian packages that are missing (apt, as root or with sudo).
+install_packages() {
   local missing=()
-  for p in "${DEB_PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -26,6 +27,8 @@ install_missing_packages() {
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
+
+install_missing_packages() { install_packages "${DEB_PACKAGES[@]}"; }
 
 build_volador() {
   if [ ! -f "$BUILD_DIR/build.ninja" ]; then

@@ -19,6 +19,7 @@ fi
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+source "$root/scripts/common.sh"  # install_packages
 rounds=5
 ranks="2 4"
 max_bytes=256M
@@ -35,17 +36,6 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 out=${out:-$build/allreduce-results.txt}
-
-install_peers() {
-  local missing=()
-  for p in openmpi-bin libopenmpi-dev libgloo-dev; do
-    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-  done
-  if ((${#missing[@]})); then
-    echo "installing ${missing[*]}"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  fi
-}
 
 build_all() {
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -72,7 +62,7 @@ one_round() {
   done
 }
 
-install_peers
+install_packages openmpi-bin libopenmpi-dev libgloo-dev
 build_all
 : >"$out"
 echo -19 >/proc/self/autogroup 2>/dev/null || echo "(not root: running without priority)"

@@ -22,6 +22,7 @@ fi
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+source "$root/scripts/common.sh"  # install_packages
 python=/usr/bin/python3
 rounds=15
 sizes=32,128
@@ -47,17 +48,6 @@ done
 out=${out:-$build/training-results.txt}
 mkdir -p "$(dirname "$out")"
 
-install_missing() {
-  local missing=()
-  for p in python3-torch python3-numpy python3-sklearn; do
-    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-  done
-  if ((${#missing[@]})); then
-    echo "installing ${missing[*]}"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  fi
-}
-
 build_cluster() {
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   local targets=(volador volador-node volador-worker)
@@ -67,7 +57,7 @@ build_cluster() {
   ninja -C "$build" -j2 "${targets[@]}"
 }
 
-install_missing
+install_packages python3-torch python3-numpy python3-sklearn
 : >"$out"
 # Every variant, the cluster's workers included (they inherit the node's
 # environment), starts its OpenMP pool at the thread count it trains with: a
