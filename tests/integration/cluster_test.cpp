@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "storage/journal/journal.hpp"
@@ -458,4 +459,29 @@ TEST_CASE("A full disk during a checkpoint fails the trial with a clear error an
   const auto next = submit(cluster, project);
   CHECK(eventually([&] { return describe_experiment(cluster, next)["state"] == "COMPLETED"; }, 60));
   CHECK(cluster.cli({"experiment", "list", "--json"}).json().size() == 2);
+}
+
+TEST_CASE("checkpoint_policy decides which validations a trial checkpoints after") {
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1);
+  // Batch counts of every checkpoint the trial took (deleted ones included).
+  auto checkpointed_batches = [&](const std::string& policy) {
+    write_file(project / "distributed.yaml",
+               example_config("native:mlp_classifier", 1, 4) + "checkpoint_policy: " + policy + "\n");
+    const auto id = submit(cluster, project);
+    REQUIRE(eventually([&] { return describe_experiment(cluster, id)["state"] == "COMPLETED"; }, 60));
+    std::set<std::uint64_t> batches;
+    for (const auto& c : cluster.cli({"checkpoint", "list", id, "--json"}).json()) batches.insert(c["batches"].get<std::uint64_t>());
+    return batches;
+  };
+  // Validations every epoch (62 batches) and at the target, 4 epochs of 2000
+  // records in batches of 32 (250), which is checkpointed whatever the policy.
+  CHECK(checkpointed_batches("all") == std::set<std::uint64_t>{62, 124, 186, 248, 250});
+  CHECK(checkpointed_batches("none") == std::set<std::uint64_t>{250});
+  const auto best = checkpointed_batches("best");
+  CHECK(best.contains(62));  // the first validation is always the best so far
+  CHECK(best.contains(250));
 }
