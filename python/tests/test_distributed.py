@@ -14,7 +14,7 @@ import torch.distributed as dist
 from trial_fixtures import IndexTrial, RegressionTrial
 from volador._comm import SingleRank
 from volador.pytorch import PyTorchTrialContext, TrialController
-from volador.pytorch._collectives import BucketLauncher
+from volador.pytorch._collectives import BucketLauncher, OverlappedAverage
 
 # Rank-dependent initial weights check that rank 0's are broadcast; 64-byte
 # buckets make the gradient averaging take many fused allreduces.
@@ -49,7 +49,7 @@ class AsyncGlooCommunicator(GlooCommunicator):
 
     def __init__(self, rank, size, init_file):
         super().__init__(rank, size, init_file)
-        self.launches = []  # per allreduce_async_: the number of earlier launches not yet waited for
+        self.launches = []  # per allreduce_async_: the floats it carries
 
     def allreduce_async_(self, array, op):
         communicator = self
@@ -196,7 +196,7 @@ class BucketLauncherTest(unittest.TestCase):
     """Buckets start strictly in order, each once it and every bucket before it is final."""
 
     def test_buckets_start_in_order_once_their_prefix_is_ready(self):
-        launcher = BucketLauncher([[0, 1], [2], [3, 4]], had_gradient=[True] * 5)
+        launcher = BucketLauncher([[0, 1], [2], [3, 4]])
         self.assertEqual(launcher.mark_ready(4), [])
         self.assertEqual(launcher.mark_ready(3), [])  # bucket 2 is complete, but 0 and 1 are not
         self.assertEqual(launcher.mark_ready(2), [])
@@ -205,28 +205,64 @@ class BucketLauncherTest(unittest.TestCase):
         self.assertEqual(launcher.finish(), [])
 
     def test_a_ready_prefix_starts_before_backward_ends(self):
-        launcher = BucketLauncher([[0], [1], [2]], had_gradient=[True] * 3)
+        launcher = BucketLauncher([[0], [1], [2]])
         self.assertEqual(launcher.mark_ready(0), [0])
         self.assertEqual(launcher.mark_ready(0), [])  # a repeated hook changes nothing
         self.assertEqual(launcher.mark_ready(2), [])
         self.assertEqual(launcher.mark_ready(1), [1, 2])
 
-    def test_the_first_bucket_waits_for_every_presence_flag(self):
-        launcher = BucketLauncher([[0], [1], [2]], had_gradient=[True, True, False])
-        self.assertEqual(launcher.mark_ready(0), [])  # parameter 2 may still gain a gradient
-        self.assertEqual(launcher.mark_ready(1), [])
-        self.assertEqual(launcher.mark_ready(2), [0, 1, 2])
+    def test_the_flags_bucket_starts_right_after_the_last_gradients(self):
+        launcher = BucketLauncher([[1], [0], []])
+        self.assertEqual(launcher.mark_ready(1), [0])
+        self.assertEqual(launcher.mark_ready(0), [1, 2])
 
     def test_finish_starts_the_rest_in_order(self):
-        launcher = BucketLauncher([[], [0], [1, 2]], had_gradient=[False, True, True])
+        launcher = BucketLauncher([[2], [1, 0], []])
         self.assertEqual(launcher.mark_ready(1), [])
         self.assertEqual(launcher.finish(), [0, 1, 2])
         self.assertEqual(launcher.finish(), [])
 
-    def test_flags_alone_in_the_first_bucket(self):
-        launcher = BucketLauncher([[], [0], [1]], had_gradient=[True, True])
-        self.assertEqual(launcher.mark_ready(1), [0])
-        self.assertEqual(launcher.mark_ready(0), [1, 2])
+
+class RecordingAsyncPeer:
+    """Rank 0 of two whose peer holds the same values; records, per allreduce_async_, the floats it carries and
+    how many of `parameters` had a gradient when it started."""
+
+    rank, size, local_rank, local_size = 0, 2, 0, 2
+
+    def __init__(self, parameters):
+        self.parameters = parameters
+        self.launches = []
+
+    def allreduce_async_(self, array, op):
+        self.launches.append((len(array), sum(p.grad is not None for p in self.parameters)))
+
+        class Done:
+            def wait(self):
+                pass
+
+        return Done()
+
+
+class ReverseOrderOverlapTest(unittest.TestCase):
+    """Buckets follow reverse parameter order, so the last layer's start while backward computes the first's."""
+
+    def test_the_last_layers_bucket_starts_before_the_first_layers_gradients_exist(self):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(3, 5), torch.nn.Linear(5, 7), torch.nn.Linear(7, 2))
+        parameters = list(model.parameters())  # sizes 15, 5, 35, 7, 14, 2
+        peer = RecordingAsyncPeer(parameters)
+        overlap = OverlappedAverage(parameters, peer, bucket_bytes=16 * 4)
+        loss = model(torch.ones(4, 3)).sum()
+        overlap.attach()  # after forward, as context.backward does: the graph keeps the hooked accumulators alive
+        loss.backward()
+        overlap.backward_done()
+        # Buckets of at most 16 floats: (last bias 2 + last weight 14), 7, 35, 5, 15, then the 6 presence flags.
+        self.assertEqual([floats for floats, _ in peer.launches], [16, 7, 35, 5, 15, 6])
+        self.assertEqual(peer.launches[0][1], 2)  # only the last layer's gradients existed
+        expected = [p.grad.clone() for p in parameters]
+        overlap.finish()
+        for parameter, gradient in zip(parameters, expected):
+            self.assertTrue(torch.equal(parameter.grad, gradient))  # the mean of two equal ranks
 
 
 if __name__ == "__main__":

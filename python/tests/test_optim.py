@@ -153,14 +153,15 @@ class FusedGradientAveragingTest(unittest.TestCase):
         peer = PeerDouble(factor=3.0)
         parameters = self.parameters_with_gradients([10] * 50)
         average_gradients(parameters, peer, DEFAULT_BUCKET_BYTES)
-        self.assertEqual(peer.allreduce_sizes, [(50 + 500) * 4])  # presence flags + gradients
+        self.assertEqual(peer.allreduce_sizes, [(500 + 50) * 4])  # gradients + presence flags
         for parameter in parameters:
             self.assertTrue(torch.equal(parameter.grad, 2 * torch.arange(10.0)))  # (g + 3g) / 2
 
     def test_buckets_respect_the_size_and_a_large_tensor_travels_alone(self):
         peer = PeerDouble()
         average_gradients(self.parameters_with_gradients([4, 4, 100, 4]), peer, bucket_bytes=40)
-        self.assertEqual(peer.allreduce_sizes, [(4 + 4) * 4, 4 * 4, 100 * 4, 4 * 4])
+        # Last parameter first, the 4 presence flags at the end.
+        self.assertEqual(peer.allreduce_sizes, [4 * 4, 100 * 4, (4 + 4) * 4, 4 * 4])
 
     def test_a_missing_gradient_counts_as_zeros_and_stays_none_when_missing_everywhere(self):
         parameters = self.parameters_with_gradients([3, 3])
@@ -178,7 +179,7 @@ class FusedGradientAveragingTest(unittest.TestCase):
         optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
         context.backward(model(torch.ones(2, 3)).sum())
         context.step_optimizer(optimizer)
-        self.assertEqual(peer.allreduce_sizes, [8, 12 + 4])  # presence flags alone: 8 + 12 > 16
+        self.assertEqual(peer.allreduce_sizes, [4 + 12, 8])  # bias, weight; the presence flags alone: 16 + 8 > 16
         context = PyTorchTrialContext({"global_batch_size": 4}, communicator=peer, bucket_bytes=1 << 20)
         context.wrap_model(nn.Linear(3, 1))
         self.assertEqual(peer.broadcasts, 3)

@@ -8,7 +8,7 @@ backward, on a communicator that has allreduce_async_.
 """
 
 import os
-from typing import Iterator, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy
 import torch
@@ -46,102 +46,103 @@ def average_gradients(parameters: Sequence[torch.nn.Parameter], communicator: Co
     """Replaces each gradient by its mean over ranks; a rank without a gradient counts as zeros.
 
     A parameter keeps grad None only when it has no gradient on any rank: a
-    float32 vector of gradient presence flags travels in the first bucket.
+    float32 vector of gradient presence flags travels in the last bucket.
     """
     if communicator.size == 1:
         return
     layout = GradientLayout(parameters, bucket_bytes)
-    presence = layout.presence()
+    reduced = []
     for bucket in range(len(layout.ranges)):
-        buffer, views = layout.pack(bucket, presence)
+        buffer, views = layout.pack(bucket)
         communicator.allreduce_(buffer, "avg")
-        layout.unpack(views, presence)
+        reduced.append(views)
+    layout.unpack(reduced)
 
 
 class GradientLayout:
-    """How average_gradients fuses gradients: index 0 the presence flags, index i + 1 parameters[i]."""
+    """How gradients are fused: the parameters in reverse order, then their presence flags (PRESENCE_FLAGS).
+
+    Backward finishes gradients roughly last layer first, so reverse
+    parameter order (as PyTorch DDP) lets the first buckets start while
+    backward is still computing the others. The flags come last: by the time
+    the last bucket starts, every gradient is final, so the flags are too.
+    """
+
+    PRESENCE_FLAGS = -1
 
     def __init__(self, parameters: Sequence[torch.nn.Parameter], bucket_bytes: int):
         self.parameters = list(parameters)
-        self.lengths = [len(self.parameters)] + [p.numel() for p in self.parameters]
+        # Per entry: the index into `parameters`, or PRESENCE_FLAGS.
+        self.entries = list(reversed(range(len(self.parameters)))) + [self.PRESENCE_FLAGS]
+        self.lengths = [len(self.parameters) if entry == self.PRESENCE_FLAGS else self.parameters[entry].numel()
+                        for entry in self.entries]
         self.ranges = list(buckets([length * 4 for length in self.lengths], bucket_bytes))
 
     def bucket_parameters(self) -> List[List[int]]:
         """Per bucket, the indices into `parameters` it carries (the flags are not one)."""
-        return [[i - 1 for i in bucket if i > 0] for bucket in self.ranges]
+        return [[self.entries[k] for k in bucket if self.entries[k] != self.PRESENCE_FLAGS] for bucket in self.ranges]
 
-    def presence(self) -> torch.Tensor:
-        return torch.tensor([p.grad is not None for p in self.parameters], dtype=torch.float32)
-
-    def pack(self, bucket: int, presence: torch.Tensor):
-        """A fresh float32 buffer holding bucket `bucket`'s values, and its views by index."""
+    def pack(self, bucket: int) -> Tuple[numpy.ndarray, Dict[int, torch.Tensor]]:
+        """A fresh float32 buffer holding bucket `bucket`'s values, and its views by entry (parameter index or flags)."""
         indices = self.ranges[bucket]
-        buffer = numpy.empty(sum(self.lengths[i] for i in indices), dtype=numpy.float32)
-        views = dict(zip(indices, _views(torch.from_numpy(buffer), [self.lengths[i] for i in indices])))
-        for i, view in views.items():
-            _pack_gradient(view, presence if i == 0 else self.parameters[i - 1].grad)
+        buffer = numpy.empty(sum(self.lengths[k] for k in indices), dtype=numpy.float32)
+        views = dict(zip((self.entries[k] for k in indices),
+                         _views(torch.from_numpy(buffer), [self.lengths[k] for k in indices])))
+        for entry, view in views.items():
+            if entry == self.PRESENCE_FLAGS:
+                view.copy_(torch.tensor([p.grad is not None for p in self.parameters], dtype=torch.float32))
+            else:
+                _pack_gradient(view, self.parameters[entry].grad)
         return buffer, views
 
-    def unpack(self, views, presence: torch.Tensor) -> None:
-        """Writes reduced views back; the flags (bucket 0) update `presence` before the gradients use them."""
-        for i, view in views.items():
-            if i == 0:
-                presence.copy_(view)
-            else:
-                _unpack_gradient(view, self.parameters[i - 1], present_somewhere=bool(presence[i - 1] > 0))
+    def unpack(self, bucket_views: Sequence[Dict[int, torch.Tensor]]) -> None:
+        """Writes every bucket's reduced values back; the reduced flags decide who gains a gradient."""
+        present_somewhere = (bucket_views[-1][self.PRESENCE_FLAGS] > 0).tolist()
+        for views in bucket_views:
+            for entry, view in views.items():
+                if entry != self.PRESENCE_FLAGS:
+                    _unpack_gradient(view, self.parameters[entry], present_somewhere[entry])
 
 
 class BucketLauncher:
     """Which buckets may start their allreduce while backward runs: strictly in bucket order.
 
     Bucket i may start once every parameter in buckets 0..i is final for this
-    backward (mark_ready); bucket 0 also carries every parameter's presence
-    flag, so it waits until each parameter either had a gradient before
-    backward (it cannot lose it) or is final. finish() releases the rest once
-    backward has returned. Every rank thus starts the same buckets in the same
-    order, whatever order its gradients arrive in.
+    backward (mark_ready); finish() releases the rest once backward has
+    returned. Every rank thus starts the same buckets in the same order,
+    whatever order its gradients arrive in.
     """
 
-    def __init__(self, bucket_parameters: Sequence[Sequence[int]], had_gradient: Sequence[bool]):
-        self._buckets = [list(b) for b in bucket_parameters]
-        self._ready = [False] * len(had_gradient)
-        self._unknown = sum(1 for had in had_gradient if not had)
-        self._known = list(had_gradient)
-        self._waiting = [len(b) for b in self._buckets]
-        self._bucket_of = {j: k for k, bucket in enumerate(self._buckets) for j in bucket}
+    def __init__(self, bucket_parameters: Sequence[Sequence[int]]):
+        self._waiting = [len(bucket) for bucket in bucket_parameters]
+        self._bucket_of = {parameter: k for k, bucket in enumerate(bucket_parameters) for parameter in bucket}
+        self._ready = set()
         self.launched = 0
 
     def mark_ready(self, parameter: int) -> List[int]:
         """Records that `parameter`'s gradient is final; returns the buckets that may start now, in order."""
-        if self._ready[parameter]:
+        if parameter in self._ready:
             return []
-        self._ready[parameter] = True
-        if not self._known[parameter]:
-            self._known[parameter] = True
-            self._unknown -= 1
+        self._ready.add(parameter)
         self._waiting[self._bucket_of[parameter]] -= 1
-        return self._release()
-
-    def finish(self) -> List[int]:
-        """The buckets not started yet, in order (backward is over: every gradient is final)."""
-        rest = list(range(self.launched, len(self._buckets)))
-        self.launched = len(self._buckets)
-        return rest
-
-    def _release(self) -> List[int]:
         released = []
-        while self.launched < len(self._buckets) and self._waiting[self.launched] == 0:
-            if self.launched == 0 and self._unknown > 0:
-                break
+        while self.launched < len(self._waiting) and self._waiting[self.launched] == 0:
             released.append(self.launched)
             self.launched += 1
         return released
+
+    def finish(self) -> List[int]:
+        """The buckets not started yet, in order (backward is over: every gradient is final)."""
+        rest = list(range(self.launched, len(self._waiting)))
+        self.launched = len(self._waiting)
+        return rest
 
 
 class OverlappedAverage:
     """average_gradients with each bucket's allreduce started during backward (allreduce_async_).
 
-    attach() before backward hooks every parameter's gradient accumulator;
+    attach(), after forward and before backward, hooks every parameter's
+    gradient accumulator (the forward graph keeps the hooked nodes alive);
     the hooks pack and start buckets as BucketLauncher allows; backward_done()
     starts the rest; finish() waits for them and writes the means back.
     Buckets, order and arithmetic are average_gradients' own, so the result is
@@ -151,9 +152,7 @@ class OverlappedAverage:
     def __init__(self, parameters: Sequence[torch.nn.Parameter], communicator: Communicator, bucket_bytes: int):
         self.layout = GradientLayout(parameters, bucket_bytes)
         self._communicator = communicator
-        self._launcher = BucketLauncher(self.layout.bucket_parameters(),
-                                        [p.grad is not None for p in self.layout.parameters])
-        self._presence: Optional[torch.Tensor] = None
+        self._launcher = BucketLauncher(self.layout.bucket_parameters())
         self._inflight = []  # (handle, views) per started bucket, in order
         self._hooks = []
 
@@ -179,8 +178,7 @@ class OverlappedAverage:
         inflight, self._inflight = self._inflight, []
         for handle, _ in inflight:
             handle.wait()
-        for _, views in inflight:
-            self.layout.unpack(views, self._presence)
+        self.layout.unpack([views for _, views in inflight])
 
     def abandon(self) -> None:
         """Stops listening and waits for what was started (ranks start the same buckets), discarding it."""
@@ -199,9 +197,7 @@ class OverlappedAverage:
 
     def _start(self, bucket_indices: List[int]) -> None:
         for bucket in bucket_indices:
-            if bucket == 0:
-                self._presence = self.layout.presence()
-            buffer, views = self.layout.pack(bucket, self._presence)
+            buffer, views = self.layout.pack(bucket)
             self._inflight.append((self._communicator.allreduce_async_(buffer, "avg"), views))
 
     def _detach(self) -> None:
