@@ -109,6 +109,14 @@ struct AgentInfo {
   agentId @0 :Text;
   hostname @1 :Text;
   slots @2 :UInt32;
+  workers @3 :List(RunningWorker);  # still running from before a master restart
+}
+
+# A rank worker an agent kept running while it had no master.
+struct RunningWorker {
+  trialId @0 :UInt64;
+  runId @1 :UInt32;
+  rank @2 :UInt32;
 }
 
 # What an agent needs to start one rank worker of a trial.
@@ -164,6 +172,19 @@ struct RankAddress {
   hostId @0 :Text;           # the machine's identity (host name + boot id)
   host @1 :Text;             # an address of that machine its peers can reach
   port @2 :UInt16;
+}
+
+# A rank of a running trial reporting in again to a restarted master. The
+# last workload it finished may not have reached the old master: it is sent
+# again with its result.
+struct RankRejoin {
+  trialId @0 :UInt64;
+  runId @1 :UInt32;
+  rank @2 :UInt32;
+  token @3 :Text;
+  hasLast @4 :Bool;
+  lastRequest @5 :WorkloadRequest;
+  lastResult @6 :WorkloadResult;
 }
 
 # The trial's answer to every rank's hello once all have reported: the group

@@ -41,6 +41,8 @@ struct Trial {
   errorMessage @9 :Text;
   createdAtMs @10 :Int64;
   endedAtMs @11 :Int64;
+  runToken @12 :Text;          # the current run's secret, presented by its ranks
+  runAgents @13 :List(Text);   # agents of the current run in rank order; empty: no run is live
 }
 
 enum MetricKind {

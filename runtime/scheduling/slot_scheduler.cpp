@@ -38,6 +38,22 @@ void SlotScheduler::release(TrialId trial_id) {
   std::erase_if(queue_, [&](const Request& r) { return r.trial_id == trial_id; });
 }
 
+bool SlotScheduler::hold(TrialId trial_id, const std::string& agent_id, std::uint32_t slots) {
+  auto agent = agents_.find(agent_id);
+  if (agent == agents_.end() || agent->second.free() < slots) return false;
+  if (std::ranges::any_of(queue_, [&](const Request& r) { return r.trial_id == trial_id; })) return false;
+  auto& allocation = allocations_[trial_id];
+  allocation.trial_id = trial_id;
+  allocation.placements.push_back({agent_id, slots});
+  agent->second.used += slots;
+  return true;
+}
+
+const Allocation* SlotScheduler::allocation(TrialId trial_id) const {
+  auto it = allocations_.find(trial_id);
+  return it == allocations_.end() ? nullptr : &it->second;
+}
+
 void SlotScheduler::free_allocation(const Allocation& allocation) {
   for (const auto& placement : allocation.placements)
     if (auto agent = agents_.find(placement.agent_id); agent != agents_.end()) agent->second.used -= placement.slots;

@@ -43,6 +43,14 @@ class SlotScheduler {
   // Frees a trial's allocation or drops its pending request.
   void release(TrialId trial_id);
 
+  // Adds slots an agent reports as already used by a trial (its workers
+  // outlived a master restart) to that trial's allocation. False, changing
+  // nothing, when the agent is unknown, lacks the free slots, or the trial
+  // waits in the queue (it gave those workers up).
+  bool hold(TrialId trial_id, const std::string& agent_id, std::uint32_t slots);
+  // The trial's allocation, if it has one.
+  [[nodiscard]] const Allocation* allocation(TrialId trial_id) const;
+
   // Grants what fits now, in request order; a request that does not fit does
   // not block smaller ones behind it (backfilling). Returns the new grants.
   std::vector<Allocation> schedule();

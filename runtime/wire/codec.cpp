@@ -246,15 +246,27 @@ struct Schema<CheckpointList> {
 };
 
 template <>
+struct Schema<RunningWorker> {
+  using Type = ::RunningWorker;
+  static void write(const RunningWorker& m, Type::Builder b) {
+    b.setTrialId(m.trial_id);
+    b.setRunId(m.run_id);
+    b.setRank(m.rank);
+  }
+  static RunningWorker read(Type::Reader r) { return {r.getTrialId(), r.getRunId(), r.getRank()}; }
+};
+
+template <>
 struct Schema<AgentInfo> {
   using Type = ::AgentInfo;
   static void write(const AgentInfo& m, Type::Builder b) {
     b.setAgentId(m.agent_id);
     b.setHostname(m.hostname);
     b.setSlots(m.slots);
+    write_list(m.workers, b.initWorkers(m.workers.size()));
   }
   static AgentInfo read(Type::Reader r) {
-    return {text(r.getAgentId()), text(r.getHostname()), r.getSlots()};
+    return {text(r.getAgentId()), text(r.getHostname()), r.getSlots(), read_list<RunningWorker>(r.getWorkers())};
   }
 };
 
@@ -419,6 +431,27 @@ struct Schema<WorkloadResult> {
   }
 };
 
+template <>
+struct Schema<RankRejoin> {
+  using Type = ::RankRejoin;
+  static void write(const RankRejoin& m, Type::Builder b) {
+    b.setTrialId(m.trial_id);
+    b.setRunId(m.run_id);
+    b.setRank(m.rank);
+    b.setToken(m.token);
+    b.setHasLast(m.last.has_value());
+    if (!m.last) return;
+    Schema<WorkloadRequest>::write(m.last->first, b.initLastRequest());
+    Schema<WorkloadResult>::write(m.last->second, b.initLastResult());
+  }
+  static RankRejoin read(Type::Reader r) {
+    RankRejoin m{r.getTrialId(), r.getRunId(), r.getRank(), text(r.getToken()), std::nullopt};
+    if (r.getHasLast())
+      m.last = {Schema<WorkloadRequest>::read(r.getLastRequest()), Schema<WorkloadResult>::read(r.getLastResult())};
+    return m;
+  }
+};
+
 }  // namespace
 
 template <class Message>
@@ -466,6 +499,7 @@ VOLADOR_WIRE_MESSAGE(LaunchSpec)
 VOLADOR_WIRE_MESSAGE(WorkerExit)
 VOLADOR_WIRE_MESSAGE(LogLines)
 VOLADOR_WIRE_MESSAGE(RankHello)
+VOLADOR_WIRE_MESSAGE(RankRejoin)
 VOLADOR_WIRE_MESSAGE(RankGroup)
 VOLADOR_WIRE_MESSAGE(WorkloadRequest)
 VOLADOR_WIRE_MESSAGE(WorkloadResult)

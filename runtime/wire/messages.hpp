@@ -104,10 +104,18 @@ struct CheckpointList {
   std::vector<CheckpointInfo> checkpoints;
 };
 
+// A rank worker an agent kept running while it had no master.
+struct RunningWorker {
+  std::uint64_t trial_id = 0;
+  std::uint32_t run_id = 0;
+  std::uint32_t rank = 0;
+};
+
 struct AgentInfo {
   std::string agent_id;
   std::string hostname;
   std::uint32_t slots = 0;
+  std::vector<RunningWorker> workers;  // still running from before a master restart
 };
 
 struct LaunchSpec {
@@ -184,6 +192,16 @@ struct WorkloadResult {
   MetricMap metrics;
   std::uint64_t batches_trained = 0;
   std::string error_message;
+};
+
+// A rank of a running trial reporting in again to a restarted master, with
+// the last workload it finished (its answer may never have arrived).
+struct RankRejoin {
+  std::uint64_t trial_id = 0;
+  std::uint32_t run_id = 0;
+  std::uint32_t rank = 0;
+  std::string token;
+  std::optional<std::pair<WorkloadRequest, WorkloadResult>> last;
 };
 
 enum class ReportKind { intermediate, loss, final_result, metrics };

@@ -49,6 +49,8 @@ struct TrialRecord {
   std::string error_message;
   std::int64_t created_at_ms = 0;
   std::int64_t ended_at_ms = 0;
+  std::string run_token;                // the current run's secret, presented by its ranks
+  std::vector<std::string> run_agents;  // agents of the current run, node by node; empty: no live run
 };
 
 enum class MetricKind { training, validation };

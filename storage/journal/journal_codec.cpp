@@ -25,6 +25,11 @@ static_assert(static_cast<int>(CheckpointState::deleted) == static_cast<int>(sch
 
 capnp::Text::Reader text(const std::string& s) { return {s.data(), s.size()}; }
 std::string str(capnp::Text::Reader t) { return {t.begin(), t.size()}; }
+std::vector<std::string> strings(capnp::List<capnp::Text>::Reader list) {
+  std::vector<std::string> out;
+  for (auto t : list) out.push_back(str(t));
+  return out;
+}
 
 // Encodes one record; `fill` sets the fields of the root builder.
 template <class Schema, class Fill>
@@ -156,6 +161,9 @@ Result<Words> encode_trial(const TrialRecord& r) {
     b.setErrorMessage(text(r.error_message));
     b.setCreatedAtMs(r.created_at_ms);
     b.setEndedAtMs(r.ended_at_ms);
+    b.setRunToken(text(r.run_token));
+    auto agents = b.initRunAgents(static_cast<unsigned>(r.run_agents.size()));
+    for (unsigned i = 0; i < agents.size(); ++i) agents.set(i, text(r.run_agents[i]));
   });
 }
 
@@ -177,7 +185,9 @@ Result<TrialRecord> decode_trial(std::string_view key, std::string_view value) {
                        .run_id = m.getRunId(),
                        .error_message = str(m.getErrorMessage()),
                        .created_at_ms = m.getCreatedAtMs(),
-                       .ended_at_ms = m.getEndedAtMs()};
+                       .ended_at_ms = m.getEndedAtMs(),
+                       .run_token = str(m.getRunToken()),
+                       .run_agents = strings(m.getRunAgents())};
   });
 }
 

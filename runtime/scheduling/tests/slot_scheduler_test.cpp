@@ -106,3 +106,34 @@ TEST_CASE("Releasing a pending request drops it from the queue") {
   s.add_agent("a", 1);
   CHECK(s.schedule().empty());
 }
+
+TEST_CASE("Slots held by workers that outlived a master restart join their trial's allocation") {
+  SlotScheduler s;
+  s.add_agent("a", 2);
+  s.add_agent("b", 2);
+  CHECK(s.hold(7, "a", 2));
+  CHECK(s.hold(7, "b", 1));
+  REQUIRE(s.allocation(7) != nullptr);
+  CHECK(s.allocation(7)->slots() == 3);
+  CHECK(s.free_slots("a") == 0);
+  CHECK(s.free_slots("b") == 1);
+  s.request(8, 2);
+  CHECK(s.schedule().empty());  // only one slot is free anywhere
+  s.release(7);
+  CHECK(s.free_slots("a") == 2);
+  CHECK(s.allocation(7) == nullptr);
+  CHECK(s.schedule().size() == 1);
+}
+
+TEST_CASE("Held slots are refused for an unknown agent, beyond its free slots, or for a trial already queued") {
+  SlotScheduler s;
+  s.add_agent("a", 2);
+  CHECK_FALSE(s.hold(1, "nowhere", 1));
+  CHECK_FALSE(s.hold(1, "a", 3));
+  s.add_agent("b", 0);
+  s.request(2, 4);  // cannot fit: stays queued
+  CHECK(s.schedule().empty());
+  CHECK_FALSE(s.hold(2, "a", 1));
+  CHECK(s.free_slots("a") == 2);
+  CHECK(s.allocation(1) == nullptr);
+}

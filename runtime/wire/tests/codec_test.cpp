@@ -92,3 +92,32 @@ TEST_CASE("Malformed bytes give a corruption error naming the message type") {
   REQUIRE_FALSE(odd.has_value());
   CHECK(odd.error().message.find("multiple of 8") != std::string::npos);
 }
+
+TEST_CASE("An agent's registration keeps the workers it kept running") {
+  AgentInfo info{"gpu-7", "host", 8, {{12, 3, 0}, {12, 3, 1}}};
+  auto back = decode<AgentInfo>(encode(info));
+  REQUIRE(back.has_value());
+  CHECK(back->slots == 8);
+  REQUIRE(back->workers.size() == 2);
+  CHECK(back->workers[1].trial_id == 12);
+  CHECK(back->workers[1].run_id == 3);
+  CHECK(back->workers[1].rank == 1);
+}
+
+TEST_CASE("A rank's rejoin carries its last workload and result only when it has one") {
+  RankRejoin fresh{5, 2, 1, "secret", std::nullopt};
+  auto back = decode<RankRejoin>(encode(fresh));
+  REQUIRE(back.has_value());
+  CHECK(back->token == "secret");
+  CHECK_FALSE(back->last.has_value());
+
+  RankRejoin busy = fresh;
+  busy.last = {{WorkloadKind::validate, 40, 0, "", ""}, {{{"accuracy", 0.5}}, 40, ""}};
+  back = decode<RankRejoin>(encode(busy));
+  REQUIRE(back.has_value());
+  REQUIRE(back->last.has_value());
+  CHECK(back->last->first.kind == WorkloadKind::validate);
+  CHECK(back->last->first.start_batch == 40);
+  CHECK(back->last->second.metrics.at("accuracy") == 0.5);
+  CHECK(back->last->second.batches_trained == 40);
+}

@@ -64,7 +64,9 @@ TrialRecord make_trial(std::uint64_t id, std::uint64_t experiment_id) {
           .run_id = 2,
           .error_message = "",
           .created_at_ms = 1'700'000'000'001,
-          .ended_at_ms = 0};
+          .ended_at_ms = 0,
+          .run_token = "0badc0de",
+          .run_agents = {"agent-a", "agent-b"}};
 }
 
 CheckpointRecord make_checkpoint(std::string uuid, std::uint64_t experiment_id, std::uint64_t trial_id,
@@ -110,6 +112,8 @@ void check_same(const TrialRecord& a, const TrialRecord& b) {
   CHECK(a.error_message == b.error_message);
   CHECK(a.created_at_ms == b.created_at_ms);
   CHECK(a.ended_at_ms == b.ended_at_ms);
+  CHECK(a.run_token == b.run_token);
+  CHECK(a.run_agents == b.run_agents);
 }
 
 void check_same(const CheckpointRecord& a, const CheckpointRecord& b) {
