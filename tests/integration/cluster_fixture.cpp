@@ -113,9 +113,12 @@ void Cluster::start_agent(std::uint32_t slots) {
 void Cluster::kill_agent() { agent_.reset(); }
 
 CommandResult create_and_follow(const Cluster& cluster, const fs::path& project, int timeout_s) {
-  return cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--follow",
-                      "--json"},
-                     timeout_s);
+  return create_and_follow(cluster, project / "distributed.yaml", project, timeout_s);
+}
+
+CommandResult create_and_follow(const Cluster& cluster, const fs::path& config, const fs::path& project,
+                                int timeout_s) {
+  return cluster.cli({"experiment", "create", config.string(), project.string(), "--follow", "--json"}, timeout_s);
 }
 
 std::string submit(const Cluster& cluster, const fs::path& project) {

@@ -67,6 +67,9 @@ std::filesystem::path binary(const std::string& name);
 // Submits PROJECT (with its distributed.yaml) and follows it to the end:
 // the CLI's `experiment create --follow --json`.
 CommandResult create_and_follow(const Cluster& cluster, const std::filesystem::path& project, int timeout_s = 120);
+// The same with CONFIG from anywhere and PROJECT as the project folder.
+CommandResult create_and_follow(const Cluster& cluster, const std::filesystem::path& config,
+                                const std::filesystem::path& project, int timeout_s = 120);
 // Submits PROJECT without following; the experiment id (the test fails when refused).
 std::string submit(const Cluster& cluster, const std::filesystem::path& project);
 nlohmann::json describe_experiment(const Cluster& cluster, const std::string& id);
