@@ -199,6 +199,12 @@ TEST_CASE("Every searcher's example config runs on one cluster with the trials a
     check_preview_matches(preview(config, true).json(), experiment);
   }
   CHECK(cluster.cli({"experiment", "list", "--json"}).json().size() == 7);
+  // The client finds the master through VOLADOR_MASTER as well as -m.
+  auto listed = run_command({"/usr/bin/env", "VOLADOR_MASTER=" + cluster.master_address(), binary("volador").string(),
+                             "experiment", "list", "--json"});
+  INFO(listed.err);
+  REQUIRE(listed.exit_code == 0);
+  CHECK(listed.json().size() == 7);
 }
 
 TEST_CASE("preview-search prints a plan for every searcher's example config") {
