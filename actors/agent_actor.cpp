@@ -1,14 +1,17 @@
 #include "actors/agent_actor.hpp"
 
 #include <caf/all.hpp>
+#include <caf/io/all.hpp>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <thread>
 
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
 #include "actors/master_context.hpp"
+#include "actors/master_outage.hpp"
 #include "runtime/script/entrypoint.hpp"
 #include "runtime/wire/codec.hpp"
 #include "storage/archives/archive.hpp"
@@ -21,6 +24,8 @@ namespace fs = std::filesystem;
 
 constexpr auto kRegisterTimeout = std::chrono::seconds(10);
 constexpr auto kFlushInterval = std::chrono::milliseconds(100);
+// An agent that cannot reach its master for this long gives up and quits.
+constexpr auto kReconnectPatience = std::chrono::minutes(5);
 
 std::string hostname() {
   char name[256] = {};
@@ -143,6 +148,7 @@ caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) 
 using WorkerKey = std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>;
 
 void ship_output(Self self, const WorkerKey& key, AgentState::Worker& worker) {
+  if (!worker.trial) return;  // kept until a trial adopts the worker
   auto lines = worker.output->take();
   if (lines.empty()) return;
   wire::LogLines logs{std::get<0>(key), std::get<1>(key), std::move(lines)};
@@ -158,25 +164,104 @@ void on_worker_exit(Self self, const wire::Bytes& bytes) {
   if (!report) return;
   auto it = self->state.workers.find({report->trial_id, report->run_id, report->rank});
   if (it == self->state.workers.end()) return;
+  if (!it->second.trial) {
+    it->second.exit_report = bytes;  // for the trial that adopts it, if any
+    return;
+  }
   ship_output(self, it->first, it->second);  // the last lines go before the exit report
   self->send(it->second.trial, exited_atom::value, bytes);
   self->state.workers.erase(it);  // joins the reader thread, which has finished
 }
 
-void kill_trial(Self self, std::uint64_t trial_id) {
+// Kills the workers of `trial_id` whose run matches `run` (every run: nullopt).
+void kill_trial(Self self, std::uint64_t trial_id, std::optional<std::uint32_t> run) {
   for (auto& [key, worker] : self->state.workers)
-    if (std::get<0>(key) == trial_id) worker.process->kill();
+    if (std::get<0>(key) == trial_id && (!run || std::get<1>(key) == *run)) worker.process->kill();
 }
 
+// A restarted trial took the run's workers back: they report to it now,
+// output kept meanwhile first, and the exit of any that ended meanwhile.
+void adopt_workers(Self self, std::uint64_t trial_id, std::uint32_t run_id, const caf::actor& trial) {
+  std::vector<wire::Bytes> exits;
+  for (auto& [key, worker] : self->state.workers) {
+    if (std::get<0>(key) != trial_id || std::get<1>(key) != run_id) continue;
+    worker.trial = trial;
+    ship_output(self, key, worker);
+    if (worker.exit_report) exits.push_back(*worker.exit_report);
+  }
+  for (const auto& exit : exits) on_worker_exit(self, exit);
+}
+
+// Registers with the current master. A refusal (the name is taken) ends the
+// agent; an answer from a master already gone is ignored, and a master that
+// does not answer is asked again.
 void register_with_master(Self self) {
   auto& st = self->state;
-  wire::AgentInfo info{st.options.agent_id, hostname(), st.options.slots};
-  self->request(st.master, kRegisterTimeout, register_atom::value, wire::encode(info), caf::actor_cast<caf::actor>(self))
+  wire::AgentInfo info{st.options.agent_id, hostname(), st.options.slots, {}};
+  for (const auto& [key, worker] : st.workers)
+    if (!worker.exit_report) info.workers.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key)});
+  auto master = st.master;
+  self->request(master, kRegisterTimeout, register_atom::value, wire::encode(info), caf::actor_cast<caf::actor>(self))
       .then([=](bool) { spdlog::info("agent {} registered with {} slots", self->state.options.agent_id, self->state.options.slots); },
             [=](const caf::error& error) {
-              spdlog::error("agent {}: registration refused: {}", self->state.options.agent_id, from_caf_error(error).message);
+              if (self->state.master != master) return;
+              const auto why = from_caf_error(error);
+              if (why.code != ErrorCode::already_exists) return register_with_master(self);
+              spdlog::error("agent {}: registration refused: {}", self->state.options.agent_id, why.message);
               self->quit(error);
             });
+}
+
+// Looks for the master on a thread of its own (connecting blocks) and hands
+// it to the agent, or makes the agent quit after kReconnectPatience.
+void reconnect(Self self, const net::Endpoint& endpoint) {
+  auto agent = caf::actor_cast<caf::actor>(self);
+  self->spawn([agent, endpoint](caf::blocking_actor* finder) {
+    const auto deadline = std::chrono::steady_clock::now() + kReconnectPatience;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto master = finder->home_system().middleman().remote_actor(endpoint.host, endpoint.port);
+      if (master) return finder->send(agent, reconnected_atom::value, *master);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    finder->send_exit(agent, caf::sec::remote_linking_failed);
+  });
+}
+
+void on_master_lost(Self self) {
+  auto& st = self->state;
+  if (!st.options.master_endpoint) {
+    spdlog::error("agent {}: lost the master; killing its workers", st.options.agent_id);
+    st.workers.clear();
+    return self->quit(caf::sec::remote_linking_failed);
+  }
+  spdlog::warn("agent {}: lost the master; keeping {} worker(s) running while reconnecting to {}", st.options.agent_id,
+               st.workers.size(), st.options.master_endpoint->to_string());
+  st.master = nullptr;
+  for (auto& [key, worker] : st.workers) worker.trial = nullptr;
+  self->delayed_send(self, kMasterOutagePatience, orphaned_atom::value, ++st.outages);
+  reconnect(self, *st.options.master_endpoint);
+}
+
+// The master is back: watch it and register again, with the surviving workers.
+void on_reconnected(Self self, caf::actor master) {
+  auto& st = self->state;
+  st.master = std::move(master);
+  self->monitor(st.master);
+  register_with_master(self);
+}
+
+// Still no master (or a master that did not claim them) after the outage
+// patience: the workers of that outage are given up.
+void on_orphaned(Self self, std::uint32_t outage) {
+  auto& st = self->state;
+  if (outage != st.outages) return;
+  std::erase_if(st.workers, [](const auto& entry) { return !entry.second.trial && entry.second.exit_report; });
+  for (auto& [key, worker] : st.workers) {
+    if (worker.trial) continue;
+    spdlog::warn("agent {}: nobody claimed trial {} run {} rank {}; killing it", st.options.agent_id, std::get<0>(key),
+                 std::get<1>(key), std::get<2>(key));
+    worker.process->kill();
+  }
 }
 
 }  // namespace
@@ -188,15 +273,10 @@ std::vector<wire::LogEntry> LineBuffer::take() {
 
 caf::behavior agent_actor(Self self, AgentOptions options, caf::actor master) {
   self->state.options = std::move(options);
-  self->state.master = std::move(master);
-  self->monitor(self->state.master);
   self->set_down_handler([=](const caf::down_msg& down) {
-    if (down.source != self->state.master.address()) return;
-    spdlog::error("agent {}: lost the master; killing its workers", self->state.options.agent_id);
-    self->state.workers.clear();
-    self->quit(caf::sec::remote_linking_failed);
+    if (self->state.master && down.source == self->state.master.address()) on_master_lost(self);
   });
-  register_with_master(self);
+  on_reconnected(self, std::move(master));
   self->send(self, flush_atom::value);
   return {
       [=](flush_atom) {
@@ -204,8 +284,14 @@ caf::behavior agent_actor(Self self, AgentOptions options, caf::actor master) {
         self->delayed_send(self, kFlushInterval, flush_atom::value);
       },
       [=](launch_atom, const wire::Bytes& bytes, caf::actor trial) { return launch(self, bytes, std::move(trial)); },
-      [=](kill_atom, std::uint64_t trial_id) { kill_trial(self, trial_id); },
+      [=](kill_atom, std::uint64_t trial_id) { kill_trial(self, trial_id, std::nullopt); },
+      [=](kill_atom, std::uint64_t trial_id, std::uint32_t run_id) { kill_trial(self, trial_id, run_id); },
+      [=](adopt_atom, std::uint64_t trial_id, std::uint32_t run_id, const caf::actor& trial) {
+        adopt_workers(self, trial_id, run_id, trial);
+      },
       [=](exited_atom, const wire::Bytes& bytes) { on_worker_exit(self, bytes); },
+      [=](reconnected_atom, caf::actor& master) { on_reconnected(self, std::move(master)); },
+      [=](orphaned_atom, std::uint32_t outage) { on_orphaned(self, outage); },
   };
 }
 

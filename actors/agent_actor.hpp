@@ -7,14 +7,24 @@
 // Messages:
 //   (launch_atom, Bytes LaunchSpec, actor trial) -> bool   start a rank worker
 //   (kill_atom, uint64 trial)                              kill that trial's workers
+//   (kill_atom, uint64 trial, uint32 run)                  kill that run's workers
+//   (adopt_atom, uint64 trial, uint32 run, actor trial)    that run's workers now report to this trial
 //   (flush_atom)                                           (to itself) ship buffered output
 // To the trial: (log_atom, Bytes LogLines), (exited_atom, Bytes WorkerExit).
-// When the master goes away the agent kills its workers and quits.
+//
+// When the master goes away, an agent that knows the master's address keeps
+// its workers running, buffering their output, and reconnects; it registers
+// again listing them, so the restarted master can adopt them. Workers still
+// unclaimed after kMasterOutagePatience without a master are killed, and an
+// agent that cannot reach the master for kReconnectPatience quits. An agent
+// without the address (in the master's own process) kills its workers and
+// quits with the master.
 
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 #include <string>
 #include <tuple>
@@ -22,7 +32,9 @@
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include "runtime/net/endpoint.hpp"
 #include "runtime/process/child_process.hpp"
+#include "runtime/wire/codec.hpp"
 #include "runtime/wire/messages.hpp"
 
 namespace volador::actors {
@@ -35,6 +47,8 @@ struct AgentOptions {
   // The interpreter of Python trials' workers (`python -m volador.worker_main`);
   // it needs python3-torch. Used only by builds with Python support.
   std::filesystem::path python_program = "/usr/bin/python3";
+  // Where to reconnect when the master goes away; nullopt: quit with it.
+  std::optional<net::Endpoint> master_endpoint;
 };
 
 // Output lines of one worker, filled by its reader thread and shipped to the
@@ -48,12 +62,14 @@ struct LineBuffer {
 
 struct AgentState {
   struct Worker {
-    caf::actor trial;
+    caf::actor trial;  // null while the master is away: output and exit wait for a trial to adopt it
     std::shared_ptr<LineBuffer> output;
     std::unique_ptr<process::ChildProcess> process;
+    std::optional<wire::Bytes> exit_report;  // it ended while the master was away
   };
   AgentOptions options;
-  caf::actor master;
+  caf::actor master;               // null while reconnecting
+  std::uint32_t outages = 0;       // master losses so far; names the current one
   // keyed by (trial id, run id, rank)
   std::map<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>, Worker> workers;
   static inline const char* name = "agent";

@@ -20,17 +20,23 @@ using kill_atom = caf::atom_constant<caf::atom("kill")>;
 using exited_atom = caf::atom_constant<caf::atom("exited")>;
 using log_atom = caf::atom_constant<caf::atom("log")>;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
+using reconnected_atom = caf::atom_constant<caf::atom("reconn")>;
+using orphaned_atom = caf::atom_constant<caf::atom("orphaned")>;
+using adopt_atom = caf::atom_constant<caf::atom("adopt")>;
 // rank worker <-> trial
 using hello_atom = caf::atom_constant<caf::atom("hello")>;
 using workload_atom = caf::atom_constant<caf::atom("workload")>;
 using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
 using report_atom = caf::atom_constant<caf::atom("report")>;
 using wake_atom = caf::atom_constant<caf::atom("wake")>;
+using rejoin_atom = caf::atom_constant<caf::atom("rejoin")>;
 // inside the master
 using request_slots_atom = caf::atom_constant<caf::atom("reqslots")>;
 using granted_atom = caf::atom_constant<caf::atom("granted")>;
 using release_atom = caf::atom_constant<caf::atom("release")>;
 using capacity_atom = caf::atom_constant<caf::atom("capacity")>;
+using hold_expired_atom = caf::atom_constant<caf::atom("holdexp")>;
+using reattach_timeout_atom = caf::atom_constant<caf::atom("reattach")>;
 using train_to_atom = caf::atom_constant<caf::atom("trainto")>;
 using close_atom = caf::atom_constant<caf::atom("close")>;
 using validated_atom = caf::atom_constant<caf::atom("validated")>;

@@ -85,6 +85,24 @@ caf::response_promise forward_to(Self self, const std::map<std::uint64_t, caf::a
   return promise;
 }
 
+// Hands a rank's `Message` (a hello or a rejoin, which name their trial) to
+// its trial actor; not_found while that trial is not running.
+template <class Message, class Atom>
+caf::response_promise route_to_trial(Self self, Atom atom, wire::Bytes bytes, caf::actor rank) {
+  auto promise = self->make_response_promise();
+  auto message = wire::decode<Message>(bytes);
+  if (!message) {
+    promise.deliver(to_caf_error(message.error()));
+    return promise;
+  }
+  auto it = self->state.trials.find(message->trial_id);
+  if (it == self->state.trials.end())
+    promise.deliver(to_caf_error(Error::not_found("trial " + std::to_string(message->trial_id) + " is not running")));
+  else
+    promise.delegate(it->second, atom, std::move(bytes), std::move(rank));
+  return promise;
+}
+
 // Continues an ACTIVE or PAUSED experiment journaled by an earlier master.
 Status recover_experiment(Self self, const storage::ExperimentRecord& record) {
   auto& journal = *self->state.context.journal;
@@ -198,19 +216,10 @@ caf::behavior master_actor(Self self, MasterContext context) {
         return promise;
       },
       [=](hello_atom, wire::Bytes& bytes, caf::actor& rank) {
-        auto promise = self->make_response_promise();
-        auto hello = wire::decode<wire::RankHello>(bytes);
-        if (!hello) {
-          promise.deliver(to_caf_error(hello.error()));
-          return promise;
-        }
-        auto it = self->state.trials.find(hello->trial_id);
-        if (it == self->state.trials.end()) {
-          promise.deliver(to_caf_error(Error::not_found("trial " + std::to_string(hello->trial_id) + " is not running")));
-          return promise;
-        }
-        promise.delegate(it->second, hello_atom::value, std::move(bytes), std::move(rank));
-        return promise;
+        return route_to_trial<wire::RankHello>(self, hello_atom::value, std::move(bytes), std::move(rank));
+      },
+      [=](rejoin_atom, wire::Bytes& bytes, caf::actor& rank) {
+        return route_to_trial<wire::RankRejoin>(self, rejoin_atom::value, std::move(bytes), std::move(rank));
       },
       [=](pause_atom, std::uint64_t id) { return forward_to(self, self->state.experiments, id, "experiment", pause_atom::value); },
       [=](activate_atom, std::uint64_t id) {

@@ -11,7 +11,8 @@
 //   (trial_atom, uint64 trial)                   -> Bytes TrialDetail
 //   (logs_atom, uint64 trial, uint64 after_seq)  -> Bytes LogBatch
 //   (register_atom, Bytes AgentInfo, actor agent) -> bool     (to the pool)
-//   (hello_atom, Bytes RankHello, actor rank)    -> bool      (to the trial)
+//   (hello_atom, Bytes RankHello, actor rank)    -> Bytes RankGroup (to the trial)
+//   (rejoin_atom, Bytes RankRejoin, actor rank)  -> bool      (to the trial, after a master restart)
 //   (pause_atom | activate_atom | kill_atom, uint64 experiment) -> bool   (to the experiment)
 //   (kill_atom, trial_atom, uint64 trial)        -> bool      (to the trial)
 //   (checkpoints_atom, uint64 experiment, uint64 trial) -> Bytes CheckpointList  (0 = any)

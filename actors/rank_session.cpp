@@ -3,8 +3,11 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include <thread>
+
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
+#include "actors/master_outage.hpp"
 #include "runtime/net/actor_system_setup.hpp"
 #include "runtime/wire/codec.hpp"
 
@@ -14,16 +17,43 @@ namespace {
 // busy host; a rank that never comes makes the trial restart and kill us.
 constexpr auto kHelloTimeout = std::chrono::minutes(10);
 constexpr auto kConnectPatience = std::chrono::seconds(10);
+constexpr auto kConnectRetry = std::chrono::milliseconds(200);
+// The restarted trial answers once all its ranks and agents are back.
+constexpr auto kRejoinTimeout = kReattachGrace + std::chrono::seconds(10);
+
+// The master's gateway, retrying until `deadline` while it (re)starts.
+Result<caf::actor> find_master(caf::actor_system& system, const net::Endpoint& master,
+                               std::chrono::steady_clock::time_point deadline) {
+  for (;;) {
+    auto gateway = system.middleman().remote_actor(master.host, master.port);
+    if (gateway) return *gateway;
+    if (std::chrono::steady_clock::now() >= deadline)
+      return fail(Error::unavailable("cannot reach the master at " + master.to_string() + ": " +
+                                     system.render(gateway.error())));
+    std::this_thread::sleep_for(kConnectRetry);
+  }
+}
 }  // namespace
 
 struct RankSession::Impl {
   caf::actor_system_config config;
   std::unique_ptr<caf::actor_system> system;
   std::unique_ptr<caf::scoped_actor> self;
+  net::Endpoint endpoint;
+  wire::RankHello hello;
   caf::actor master;
   wire::RankGroup group;
   std::optional<caf::response_promise> pending;  // the workload being run
   caf::actor trial;                              // who sent it
+  // The last workload answered, and its answer: sent again on a rejoin, as
+  // the answer may have been lost with the master.
+  std::optional<std::pair<wire::WorkloadRequest, wire::WorkloadResult>> last;
+  wire::WorkloadRequest running;                 // the request being answered
+
+  // The master went away: reconnects and reports in again to the restarted
+  // trial, for up to kMasterOutagePatience. Error: the trial did not take
+  // this rank back (the run was given up, or the master stayed away).
+  Status rejoin();
 
   Impl() {
     net::configure_actor_system(config);
@@ -41,19 +71,11 @@ RankSession::~RankSession() = default;
 
 Result<std::unique_ptr<RankSession>> RankSession::connect(const net::Endpoint& master, const wire::RankHello& hello) {
   auto impl = std::make_unique<Impl>();
-  auto& mm = impl->system->middleman();
-  const auto deadline = std::chrono::steady_clock::now() + kConnectPatience;
-  for (;;) {
-    auto gateway = mm.remote_actor(master.host, master.port);
-    if (gateway) {
-      impl->master = *gateway;
-      break;
-    }
-    if (std::chrono::steady_clock::now() >= deadline)
-      return fail(Error::unavailable("cannot reach the master at " + master.to_string() + ": " +
-                                     impl->system->render(gateway.error())));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
+  impl->endpoint = master;
+  impl->hello = hello;
+  auto gateway = find_master(*impl->system, master, std::chrono::steady_clock::now() + kConnectPatience);
+  if (!gateway) return fail(gateway.error());
+  impl->master = *gateway;
   auto& self = *impl->self;
   self->monitor(impl->master);
   Status accepted;
@@ -69,13 +91,35 @@ Result<std::unique_ptr<RankSession>> RankSession::connect(const net::Endpoint& m
   return std::unique_ptr<RankSession>(new RankSession(std::move(impl)));
 }
 
+Status RankSession::Impl::rejoin() {
+  pending.reset();
+  trial = nullptr;
+  const wire::RankRejoin rejoin{hello.trial_id, hello.run_id, hello.rank, hello.token, last};
+  const auto deadline = std::chrono::steady_clock::now() + kMasterOutagePatience;
+  for (;;) {
+    auto gateway = find_master(*system, endpoint, deadline);
+    if (!gateway) return fail(gateway.error());
+    master = *gateway;
+    (*self)->monitor(master);
+    Status taken_back;
+    (*self)
+        ->request(master, kRejoinTimeout, rejoin_atom::value, wire::encode(rejoin), caf::actor_cast<caf::actor>(*self))
+        .receive([](bool) {}, [&](const caf::error& error) { taken_back = fail(from_caf_error(error)); });
+    // not_found: the restarted master has not recovered the trial yet.
+    if (taken_back || taken_back.error().code != ErrorCode::not_found || std::chrono::steady_clock::now() >= deadline)
+      return taken_back;
+    std::this_thread::sleep_for(kConnectRetry);
+  }
+}
+
 const wire::RankGroup& RankSession::group() const { return impl_->group; }
 
 Result<std::optional<wire::WorkloadRequest>> RankSession::next_workload() {
   auto& self = *impl_->self;
   Result<std::optional<wire::WorkloadRequest>> out = std::nullopt;
   bool received = false;
-  self->receive_while([&] { return !received; })(
+  bool master_lost = false;
+  self->receive_while([&] { return !received && !master_lost; })(
       [&](workload_atom, const wire::Bytes& bytes) {
         received = true;
         auto request = wire::decode<wire::WorkloadRequest>(bytes);
@@ -87,15 +131,15 @@ Result<std::optional<wire::WorkloadRequest>> RankSession::next_workload() {
           out = fail(request.error());
           return;
         }
+        impl_->running = *request;
         out = std::optional(*request);
       },
       [&](shutdown_atom) { received = true; },
       [&](wake_atom) {},  // left over from a finished wait_for_stop()
-      [&](caf::down_msg& down) {
-        received = true;
-        out = fail(Error::unavailable("lost the master: " + impl_->system->render(down.reason)));
-      });
-  return out;
+      [&](caf::down_msg& down) { master_lost = down.source == impl_->master.address(); });
+  if (!master_lost) return out;
+  if (auto back = impl_->rejoin(); !back) return fail(Error::unavailable("lost the master: " + back.error().message));
+  return next_workload();
 }
 
 void RankSession::report(const wire::MetricReport& report) {
@@ -128,6 +172,7 @@ std::function<void()> RankSession::waker() const {
 
 void RankSession::complete(const wire::WorkloadResult& result) {
   if (!impl_->pending) return;
+  impl_->last = {impl_->running, result};
   impl_->pending->deliver(wire::encode(result));
   impl_->pending.reset();
 }

@@ -5,12 +5,15 @@
 
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
+#include "actors/master_outage.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::actors {
 namespace {
 
-void grant_what_fits(caf::stateful_actor<ResourcePoolState>* self) {
+using Self = caf::stateful_actor<ResourcePoolState>*;
+
+void grant_what_fits(Self self) {
   auto& st = self->state;
   for (const auto& allocation : st.scheduler.schedule()) {
     auto trial = st.waiting_trials.extract(allocation.trial_id);
@@ -22,42 +25,143 @@ void grant_what_fits(caf::stateful_actor<ResourcePoolState>* self) {
   }
 }
 
+void kill_on_agent(Self self, const std::string& agent_id, std::uint64_t trial_id, std::uint32_t run_id) {
+  if (auto agent = self->state.agents.find(agent_id); agent != self->state.agents.end())
+    self->send(agent->second, kill_atom::value, trial_id, run_id);
+}
+
+// Gives up a trial's held workers, if it has any: killed, slots freed.
+void drop_held(Self self, std::uint64_t trial_id) {
+  auto& st = self->state;
+  auto held = st.held.extract(trial_id);
+  if (held.empty()) return;
+  for (const auto& agent_id : held.mapped().agent_ids) kill_on_agent(self, agent_id, trial_id, held.mapped().run_id);
+  st.scheduler.release(trial_id);
+}
+
+// Answers a trial's pending claim once its verdict is in.
+void judge_adoption(Self self, std::uint64_t trial_id) {
+  auto& st = self->state;
+  auto it = st.adoptions.find(trial_id);
+  if (it == st.adoptions.end()) return;
+  std::set<std::string> registered;
+  for (const auto& [id, agent] : st.agents) registered.insert(id);
+  auto held = st.held.find(trial_id);
+  const auto claim = it->second.claim;  // outlives the entry, erased below
+  auto verdict = scheduling::judge_claim(claim, held == st.held.end() ? nullptr : &held->second,
+                                         st.scheduler.allocation(trial_id), registered);
+  if (verdict == scheduling::ClaimVerdict::wait) return;
+  auto promise = std::move(it->second.promise);
+  st.adoptions.erase(it);
+  if (verdict == scheduling::ClaimVerdict::refuse) {
+    drop_held(self, trial_id);
+    promise.deliver(to_caf_error(Error::not_found(fmt::format(
+        "the workers of run {} did not all survive the master restart", claim.run_id))));
+    return;
+  }
+  st.held.erase(trial_id);
+  std::vector<GrantedAgent> grant;
+  for (const auto& agent_id : claim.agent_ids) {
+    const auto* allocation = st.scheduler.allocation(trial_id);
+    auto placement = std::ranges::find(allocation->placements, agent_id, &scheduling::Placement::agent_id);
+    grant.push_back({st.agents.at(agent_id), agent_id, placement->slots});
+  }
+  promise.deliver(std::move(grant));
+}
+
+// Holds the slots of the workers an agent kept running for their trials;
+// workers that cannot be held are killed.
+void hold_surviving_workers(Self self, const wire::AgentInfo& info) {
+  auto& st = self->state;
+  std::map<std::pair<std::uint64_t, std::uint32_t>, std::uint32_t> slots_by_run;
+  for (const auto& worker : info.workers) ++slots_by_run[{worker.trial_id, worker.run_id}];
+  for (const auto& [run, slots] : slots_by_run) {
+    const auto [trial_id, run_id] = run;
+    // Another agent's workers of the same run may be held already; a trial
+    // with slots of its own has moved on to a new run.
+    auto held = st.held.find(trial_id);
+    const bool claimable = held != st.held.end() ? held->second.run_id == run_id
+                                                 : st.scheduler.allocation(trial_id) == nullptr;
+    if (!claimable || !st.scheduler.hold(trial_id, info.agent_id, slots)) {
+      kill_on_agent(self, info.agent_id, trial_id, run_id);
+      continue;
+    }
+    auto& entry = st.held[trial_id];
+    entry.run_id = run_id;
+    entry.agent_ids.push_back(info.agent_id);
+    self->delayed_send(self, kReattachGrace, hold_expired_atom::value, trial_id, run_id);
+    spdlog::info("agent {} kept {} rank worker(s) of trial {} run {}", info.agent_id, slots, trial_id, run_id);
+  }
+}
+
+caf::result<bool> register_agent(Self self, const wire::Bytes& bytes, caf::actor agent) {
+  auto info = wire::decode<wire::AgentInfo>(bytes);
+  if (!info) return to_caf_error(info.error());
+  auto& st = self->state;
+  if (auto old = st.agents.find(info->agent_id); old != st.agents.end() && old->second != agent)
+    return to_caf_error(Error::already_exists("an agent named '" + info->agent_id + "' is already registered"));
+  spdlog::info("agent {} on {} registered with {} slots", info->agent_id, info->hostname, info->slots);
+  st.agents[info->agent_id] = agent;
+  st.scheduler.add_agent(info->agent_id, info->slots);
+  self->monitor(agent);
+  hold_surviving_workers(self, *info);
+  std::vector<std::uint64_t> claimed;
+  for (const auto& [trial_id, adoption] : st.adoptions) claimed.push_back(trial_id);
+  for (auto trial_id : claimed) judge_adoption(self, trial_id);
+  grant_what_fits(self);
+  return true;
+}
+
+caf::response_promise adopt(Self self, std::uint64_t trial_id, scheduling::RunClaim claim) {
+  auto promise = self->make_response_promise();
+  self->state.adoptions[trial_id] = {promise, std::move(claim)};
+  judge_adoption(self, trial_id);
+  return promise;
+}
+
+void on_agent_down(Self self, const caf::down_msg& down) {
+  auto& st = self->state;
+  auto it = std::ranges::find_if(st.agents, [&](const auto& entry) { return entry.second.address() == down.source; });
+  if (it == st.agents.end()) return;
+  const auto agent_id = it->first;
+  spdlog::warn("agent {} lost; its slots leave the pool", agent_id);
+  st.scheduler.remove_agent(agent_id);
+  st.agents.erase(it);
+  // Held runs on it lost a rank: the rest of them go too.
+  std::vector<std::uint64_t> broken;
+  for (const auto& [trial_id, held] : st.held)
+    if (std::ranges::find(held.agent_ids, agent_id) != held.agent_ids.end()) broken.push_back(trial_id);
+  for (auto trial_id : broken) drop_held(self, trial_id);
+  grant_what_fits(self);
+}
+
 }  // namespace
 
-caf::behavior resource_pool_actor(caf::stateful_actor<ResourcePoolState>* self) {
-  self->set_down_handler([=](const caf::down_msg& down) {
-    auto& st = self->state;
-    for (auto it = st.agents.begin(); it != st.agents.end(); ++it) {
-      if (it->second.address() != down.source) continue;
-      spdlog::warn("agent {} lost; its slots leave the pool", it->first);
-      st.scheduler.remove_agent(it->first);
-      st.agents.erase(it);
-      return;
-    }
-  });
+caf::behavior resource_pool_actor(Self self) {
+  self->set_down_handler([=](const caf::down_msg& down) { on_agent_down(self, down); });
   return {
-      [=](register_atom, const wire::Bytes& bytes, caf::actor agent) -> caf::result<bool> {
-        auto info = wire::decode<wire::AgentInfo>(bytes);
-        if (!info) return to_caf_error(info.error());
-        auto& st = self->state;
-        if (auto old = st.agents.find(info->agent_id); old != st.agents.end() && old->second != agent)
-          return to_caf_error(Error::already_exists("an agent named '" + info->agent_id + "' is already registered"));
-        spdlog::info("agent {} on {} registered with {} slots", info->agent_id, info->hostname, info->slots);
-        st.agents[info->agent_id] = agent;
-        st.scheduler.add_agent(info->agent_id, info->slots);
-        self->monitor(agent);
-        grant_what_fits(self);
-        return true;
-      },
+      [=](register_atom, const wire::Bytes& bytes, caf::actor agent) { return register_agent(self, bytes, std::move(agent)); },
       [=](request_slots_atom, std::uint64_t trial_id, std::uint32_t slots, caf::actor trial) {
+        drop_held(self, trial_id);
         self->state.scheduler.request(trial_id, slots);
         self->state.waiting_trials[trial_id] = std::move(trial);
         grant_what_fits(self);
       },
       [=](capacity_atom) { return self->state.scheduler.total_slots(); },
       [=](release_atom, std::uint64_t trial_id) {
+        drop_held(self, trial_id);
+        self->state.adoptions.erase(trial_id);
         self->state.scheduler.release(trial_id);
         self->state.waiting_trials.erase(trial_id);
+        grant_what_fits(self);
+      },
+      [=](adopt_atom, std::uint64_t trial_id, std::uint32_t run_id, std::vector<std::string> agent_ids,
+          std::uint32_t slots) { return adopt(self, trial_id, {run_id, std::move(agent_ids), slots}); },
+      [=](hold_expired_atom, std::uint64_t trial_id, std::uint32_t run_id) {
+        auto held = self->state.held.find(trial_id);
+        if (held == self->state.held.end() || held->second.run_id != run_id) return;
+        spdlog::warn("trial {} did not claim the workers of its run {}; killing them", trial_id, run_id);
+        drop_held(self, trial_id);
         grant_what_fits(self);
       },
   };

@@ -18,6 +18,16 @@
 // no checkpoints: a failed run restarts the command from scratch (within
 // max_restarts), a pause stops it and activation runs it again from scratch.
 //
+// After a master restart, a trial whose run was live (its record names the
+// run's agents) first tries to take that run back: it claims the run's
+// workers from the pool (held once their agents registered again) and waits
+// for every rank to rejoin. Each rank resends its last finished workload
+// with the answer, which the journal may lack; the trial applies it if so,
+// and the run goes on where it stands. If the run does not come back whole
+// within kReattachGrace, the trial restarts from its checkpoint (not counted
+// as a restart). Command trials always restart: their reports during the
+// outage are lost.
+//
 // Messages:
 //   (train_to_atom, uint64 batches)          experiment: train to this total, then validate
 //   (close_atom)                             experiment: stop gracefully when idle
@@ -27,6 +37,10 @@
 //   (hello_atom, Bytes RankHello, actor rank) -> Bytes RankGroup
 //                                            a rank worker reports in (via the gateway);
 //                                            answered once every rank has
+//   (rejoin_atom, Bytes RankRejoin, actor rank) -> bool
+//                                            a rank of the run a restarted master found
+//                                            live reports in again (see below)
+//   (reattach_timeout_atom, uint32 run)      (to itself) the run did not come back in time
 //   (log_atom, Bytes LogLines)               agent: the worker's output
 //   (exited_atom, Bytes WorkerExit)          agent: the worker ended
 //   (report_atom, Bytes MetricReport)        a command rank: metrics its command printed
@@ -63,7 +77,9 @@ struct TrialSpec {
 struct RankSlot {
   caf::actor agent;                            // where it runs
   caf::actor worker;                           // its session, once it reported in
-  std::optional<caf::response_promise> hello;  // answered with the group
+  std::optional<caf::response_promise> hello;  // its hello (answered with the group) or rejoin
+  // A rejoining rank's last workload and its answer, when it had finished one.
+  std::optional<std::pair<wire::WorkloadRequest, wire::WorkloadResult>> last;
   wire::RankAddress address;                   // its data-plane listener
   bool stopped = false;                        // exited cleanly after shutdown
 };
@@ -77,7 +93,7 @@ struct CommandRun {
 };
 
 struct TrialState {
-  enum class Phase { idle, waiting_for_slots, launching, running, stopping, paused, ended };
+  enum class Phase { idle, waiting_for_slots, launching, reattaching, running, stopping, paused, ended };
 
   MasterContext context;
   TrialSpec spec;
@@ -90,6 +106,7 @@ struct TrialState {
   bool workload_in_flight = false;
   Phase phase = Phase::idle;
   std::vector<caf::actor> agents;  // of the current run, monitored
+  std::vector<std::string> agent_ids;  // their names, in the same order
   std::vector<RankSlot> ranks;     // of the current run, index = rank
   std::string token;
   std::string restore_uuid;        // checkpoint the current run resumed from ("" = fresh)

@@ -22,7 +22,7 @@ Status rewind_point_to(ResumePoint& point, const storage::Journal& journal, std:
                        std::uint64_t batches) {
   auto& progress = point.progress;
   progress.batches_trained = batches;
-  progress.last_checkpoint_at = point.checkpoint ? static_cast<std::int64_t>(batches) : -1;
+  progress.last_checkpoint_at = point.checkpoint ? static_cast<std::int64_t>(point.checkpoint->batches) : -1;
   auto metrics = journal.metrics(trial_id);
   if (!metrics) return fail(metrics.error());
   for (const auto& m : *metrics) {
@@ -61,6 +61,16 @@ Result<ResumePoint> prepare_resume(storage::Journal& journal, checkpoints::Check
   // later ones will be reported again by the new run.
   batch.delete_metrics_after(trial_id, batches);
   if (auto s = journal.commit(batch); !s) return fail(s.error());
+  return point;
+}
+
+Result<ResumePoint> standing_point(const storage::Journal& journal, std::uint64_t trial_id, std::uint64_t batches) {
+  auto candidates = newest_first(journal, trial_id);
+  if (!candidates) return fail(candidates.error());
+  ResumePoint point;
+  auto at_or_before = std::ranges::find_if(*candidates, [&](const auto& c) { return c.batches <= batches; });
+  if (at_or_before != candidates->end()) point.checkpoint = std::move(*at_or_before);
+  if (auto s = rewind_point_to(point, journal, trial_id, batches); !s) return fail(s.error());
   return point;
 }
 

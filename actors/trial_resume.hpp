@@ -29,4 +29,9 @@ struct ResumePoint {
 Result<ResumePoint> prepare_resume(storage::Journal& journal, checkpoints::CheckpointStore& store,
                                    std::uint64_t trial_id);
 
+// Where a trial stands after `batches` by its journal, for a run that goes on
+// (reattached after a master restart): the newest active checkpoint at or
+// before it, the validations up to it. Changes nothing. Errors: journal failures.
+Result<ResumePoint> standing_point(const storage::Journal& journal, std::uint64_t trial_id, std::uint64_t batches);
+
 }  // namespace volador::actors

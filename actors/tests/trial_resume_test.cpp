@@ -86,3 +86,35 @@ TEST_CASE("Without a usable checkpoint a trial starts over, keeping only an init
   CHECK(point->progress.last_validation_at == 0);
   CHECK(f.journal->metrics(1).value().size() == 1);
 }
+
+TEST_CASE("A run that goes on stands where its journal ends, with the checkpoint and validation before it") {
+  Fixture f;
+  f.checkpoint(100);
+  const auto newest = f.checkpoint(200);
+  for (std::uint64_t b : {100, 200, 300}) {
+    f.report(storage::MetricKind::training, b);
+    f.report(storage::MetricKind::validation, b);
+  }
+  f.report(storage::MetricKind::training, 350);
+  auto point = standing_point(*f.journal, 1, 350);
+  REQUIRE(point.has_value());
+  REQUIRE(point->checkpoint.has_value());
+  CHECK(point->checkpoint->uuid == newest);
+  CHECK(point->progress.batches_trained == 350);
+  CHECK(point->progress.last_checkpoint_at == 200);
+  CHECK(point->progress.last_validation_at == 300);
+  CHECK(point->last_validation.at("accuracy") == 300);
+  CHECK(point->validations.size() == 3);
+  CHECK(f.journal->metrics(1).value().size() == 7);  // nothing dropped
+}
+
+TEST_CASE("A run standing before its first checkpoint has none") {
+  Fixture f;
+  f.checkpoint(200);
+  f.report(storage::MetricKind::training, 50);
+  auto point = standing_point(*f.journal, 1, 50);
+  REQUIRE(point.has_value());
+  CHECK_FALSE(point->checkpoint.has_value());
+  CHECK(point->progress.last_checkpoint_at == -1);
+  CHECK(point->progress.last_validation_at == -1);
+}

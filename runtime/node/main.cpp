@@ -71,27 +71,23 @@ void write_address_file(const std::string& data_dir, const net::Endpoint& endpoi
   if (error) spdlog::error("cannot write {}: {}", path.string(), error.message());
 }
 
-// Runs an agent until a stop signal; when it loses its master (the master
-// restarted or crashed) it reconnects and registers again.
+// Runs an agent until a stop signal. When it loses its master (restarted or
+// crashed) the agent reconnects by itself, keeping its workers; it ends only
+// when the master stays unreachable (exit status 1).
 int run_agent(caf::actor_system& system, const Flags& flags, std::atomic<bool>& agent_ended) {
   auto endpoint = net::parse_endpoint(flags.master);
   if (!endpoint) return fail_with(endpoint.error());
   auto work_dir = flags.work_dir.empty() ? std::filesystem::path(flags.data_dir) / "work" : std::filesystem::path(flags.work_dir);
   std::string agent_id = flags.agent_id.empty() ? default_agent_id() : flags.agent_id;
-  for (bool first = true;; first = false) {
-    auto master = node::connect_to_master(system, *endpoint, first ? std::chrono::seconds(30) : std::chrono::seconds(300));
-    if (!master) return fail_with(master.error());
-    agent_ended = false;
-    auto agent = node::start_agent(system, {agent_id, flags.slots, work_dir}, *master);
-    if (!agent) return fail_with(agent.error());
-    caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&agent_ended] { agent_ended = true; });
-    wait_for_signal(agent_ended);
-    if (!agent_ended) {
-      caf::anon_send_exit(*agent, caf::exit_reason::user_shutdown);
-      return 0;
-    }
-    spdlog::warn("agent {}: lost the master; reconnecting to {}", agent_id, endpoint->to_string());
-  }
+  auto master = node::connect_to_master(system, *endpoint, std::chrono::seconds(30));
+  if (!master) return fail_with(master.error());
+  auto agent = node::start_agent(system, {agent_id, flags.slots, work_dir, *endpoint}, *master);
+  if (!agent) return fail_with(agent.error());
+  caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&agent_ended] { agent_ended = true; });
+  wait_for_signal(agent_ended);
+  if (agent_ended) return fail_with(Error::unavailable("agent " + agent_id + ": gave up on the master at " + endpoint->to_string()));
+  caf::anon_send_exit(*agent, caf::exit_reason::user_shutdown);
+  return 0;
 }
 
 int run(const std::string& role, const Flags& flags) {
@@ -108,8 +104,8 @@ int run(const std::string& role, const Flags& flags) {
   write_address_file(flags.data_dir, running->bound);
   std::vector<caf::actor> started{running->gateway};
   if (role == "up") {
-    auto agent = node::start_agent(system, {"local", flags.slots, std::filesystem::path(flags.data_dir) / "work"},
-                                   running->gateway);
+    auto agent = node::start_agent(
+        system, {"local", flags.slots, std::filesystem::path(flags.data_dir) / "work", std::nullopt}, running->gateway);
     if (!agent) return fail_with(agent.error());
     caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&stopped] { stopped = true; });
     started.push_back(*agent);

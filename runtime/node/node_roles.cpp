@@ -48,6 +48,7 @@ Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions
   auto worker = self_path.parent_path() / "volador-worker";
   if (ec || !fs::exists(worker)) return fail(Error::not_found("volador-worker not found beside " + self_path.string()));
   actors::AgentOptions agent{options.agent_id, options.slots, fs::absolute(options.work_dir), worker};
+  agent.master_endpoint = options.master_endpoint;
   if (const char* python = std::getenv("VOLADOR_PYTHON"); python != nullptr && *python != '\0')
     agent.python_program = python;  // else /usr/bin/python3
   return system.spawn(actors::agent_actor, agent, std::move(master));

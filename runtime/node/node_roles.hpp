@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <caf/actor.hpp>
@@ -34,6 +35,9 @@ struct AgentNodeOptions {
   std::string agent_id;
   std::uint32_t slots = 1;
   std::filesystem::path work_dir;
+  // The master's address, to reconnect to (keeping the workers running) when
+  // it goes away; nullopt for an agent in the master's own process.
+  std::optional<net::Endpoint> master_endpoint;
 };
 
 // Spawns an agent that registers with `master` and launches volador-worker

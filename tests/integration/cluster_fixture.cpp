@@ -6,6 +6,7 @@
 #include <fstream>
 #include <future>
 #include <mutex>
+#include <iostream>
 #include <random>
 #include <thread>
 
@@ -48,6 +49,10 @@ TempDir::TempDir() {
 }
 
 TempDir::~TempDir() {
+  if (std::getenv("VOLADOR_KEEP_TEST_DIRS") != nullptr) {
+    std::cerr << "kept " << path_ << '\n';
+    return;
+  }
   std::error_code ec;
   fs::remove_all(path_, ec);
 }

@@ -26,6 +26,8 @@ struct CommandResult {
 // Runs a program to completion (bounded by `timeout_s`) and captures its output.
 CommandResult run_command(std::vector<std::string> argv, int timeout_s = 120);
 
+// A fresh folder, removed at the end (kept, and named on stderr, when
+// VOLADOR_KEEP_TEST_DIRS is set: for looking into a failure).
 class TempDir {
  public:
   TempDir();

@@ -341,6 +341,37 @@ TEST_CASE("A master killed with SIGKILL several times loses no metric and the se
   CHECK(outcome(id) == outcome(reference));
 }
 
+TEST_CASE("A 2-slot trial keeps running across a master SIGKILL and reports the metrics of an uninterrupted run") {
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  write_file(project / "distributed.yaml", example_config("native:mlp_classifier", 1, 40) +
+                                               "min_checkpoint_period: {epochs: 4}\nresources: {slots_per_trial: 2}\n");
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(2);
+  auto trial_of = [&](const std::string& id) { return describe_experiment(cluster, id)["trials"][0]; };
+  auto ended = [&](const std::string& id) {
+    return eventually([&] { return describe_experiment(cluster, id)["state"] != "ACTIVE"; }, 90);
+  };
+  const auto reference = submit(cluster, project);
+  REQUIRE(ended(reference));
+  const auto expected = metric_history(cluster, trial_of(reference)["id"].dump());
+
+  const auto id = submit(cluster, project);
+  REQUIRE(eventually([&] { return trial_of(id).value("batches_trained", 0) > 0; }, 60));
+  cluster.kill_master();
+  cluster.start_master();
+  REQUIRE(ended(id));
+  const auto trial = trial_of(id);
+  const auto logs = cluster.cli({"trial", "logs", trial["id"].dump()}).out;
+  INFO(logs);
+  CHECK(trial["state"] == "COMPLETED");
+  CHECK(trial["restarts"] == 0);
+  CHECK(logs.find("run 1 reattached after a master restart") != std::string::npos);
+  CHECK(logs.find("run 2 launching") == std::string::npos);
+  CHECK(metric_history(cluster, trial["id"].dump()) == expected);
+}
+
 TEST_CASE("Adaptive ASHA stops trials at its rungs on the cluster and the GC keeps the policy's checkpoints") {
   TempDir dir;
   const auto project = dir.path() / "project";
