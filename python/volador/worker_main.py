@@ -6,7 +6,8 @@ PYTHONPATH reaching this package and the native module. It joins the trial
 (reports in to the master and connects the data plane), builds the
 entrypoint's PyTorchTrial with a context whose communicator is the session,
 resumes from the checkpoint when the trial file names one, and answers
-workloads until the trial is done with this rank.
+workloads until the trial is done with this rank. The process keeps the
+memory its training frees for the next batch (volador._allocator).
 
 Exit status: 0 when the trial released this rank; 1 when the trial cannot be
 built (e.g. model_def.py raises on import) or the master went away, with the
@@ -20,8 +21,11 @@ import time
 import traceback
 from typing import Any, Dict, Optional
 
+from volador._allocator import keep_freed_memory
+
 
 def main() -> int:
+    keep_freed_memory()  # before the trial allocates anything
     try:
         import _volador_native
     except ImportError as error:
