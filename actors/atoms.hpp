@@ -13,6 +13,7 @@ using list_atom = caf::atom_constant<caf::atom("list")>;
 using describe_atom = caf::atom_constant<caf::atom("describe")>;
 using trial_atom = caf::atom_constant<caf::atom("trial")>;
 using logs_atom = caf::atom_constant<caf::atom("logs")>;
+using agents_atom = caf::atom_constant<caf::atom("agents")>;
 // agent <-> master
 using register_atom = caf::atom_constant<caf::atom("register")>;
 using launch_atom = caf::atom_constant<caf::atom("launch")>;

@@ -210,6 +210,11 @@ caf::behavior master_actor(Self self, MasterContext context) {
       [=](logs_atom, std::uint64_t id, std::uint64_t after_seq) {
         return reply(trial_logs(*self->state.context.journal, id, after_seq, kLogPage));
       },
+      [=](agents_atom) {
+        auto promise = self->make_response_promise();
+        promise.delegate(self->state.context.pool, agents_atom::value);
+        return promise;
+      },
       [=](register_atom, wire::Bytes& bytes, caf::actor& agent) {
         auto promise = self->make_response_promise();
         promise.delegate(self->state.context.pool, register_atom::value, std::move(bytes), std::move(agent));

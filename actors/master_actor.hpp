@@ -10,6 +10,7 @@
 //   (describe_atom, uint64 experiment)           -> Bytes ExperimentDetail
 //   (trial_atom, uint64 trial)                   -> Bytes TrialDetail
 //   (logs_atom, uint64 trial, uint64 after_seq)  -> Bytes LogBatch
+//   (agents_atom)                                -> Bytes AgentList (from the pool)
 //   (register_atom, Bytes AgentInfo, actor agent) -> bool     (to the pool)
 //   (hello_atom, Bytes RankHello, actor rank)    -> Bytes RankGroup (to the trial)
 //   (rejoin_atom, Bytes RankRejoin, actor rank)  -> bool      (to the trial, after a master restart)

@@ -151,4 +151,17 @@ Result<wire::LogBatch> trial_logs(const storage::Journal& journal, std::uint64_t
   return batch;
 }
 
+wire::AgentList list_agents(const std::vector<scheduling::AgentUsage>& usage,
+                            const std::map<std::string, std::string>& hostnames) {
+  wire::AgentList list;
+  for (const auto& agent : usage) {
+    auto host = hostnames.find(agent.agent_id);
+    wire::AgentStatus status{agent.agent_id, host == hostnames.end() ? "" : host->second, agent.slots,
+                             agent.used_slots, {}};
+    for (const auto& t : agent.trials) status.trials.push_back({t.trial_id, t.slots});
+    list.agents.push_back(std::move(status));
+  }
+  return list;
+}
+
 }  // namespace volador::actors

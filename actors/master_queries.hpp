@@ -1,11 +1,16 @@
 #pragma once
 // Read-only views for clients, built from the journal (no actor state): what
-// `experiment list/describe`, `trial describe` and `trial logs` show.
+// `experiment list/describe`, `trial describe` and `trial logs` show; and
+// from the resource pool's scheduler: what `agent list` shows.
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "runtime/core/error.hpp"
+#include "runtime/scheduling/slot_scheduler.hpp"
 #include "runtime/wire/messages.hpp"
 #include "storage/journal/journal.hpp"
 
@@ -28,5 +33,10 @@ Result<wire::CheckpointList> list_checkpoints(const storage::Journal& journal, c
 // The one checkpoint with this uuid (a list of one); not_found if unknown.
 Result<wire::CheckpointList> find_checkpoint(const storage::Journal& journal, const std::filesystem::path& data_dir,
                                              const std::string& uuid);
+
+// The agents in `usage` (SlotScheduler::usage), each with its host name from
+// `hostnames` (by agent id; empty when missing).
+wire::AgentList list_agents(const std::vector<scheduling::AgentUsage>& usage,
+                            const std::map<std::string, std::string>& hostnames);
 
 }  // namespace volador::actors

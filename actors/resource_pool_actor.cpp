@@ -6,6 +6,7 @@
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
 #include "actors/master_outage.hpp"
+#include "actors/master_queries.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::actors {
@@ -102,6 +103,7 @@ caf::result<bool> register_agent(Self self, const wire::Bytes& bytes, caf::actor
     return to_caf_error(Error::already_exists("an agent named '" + info->agent_id + "' is already registered"));
   spdlog::info("agent {} on {} registered with {} slots", info->agent_id, info->hostname, info->slots);
   st.agents[info->agent_id] = agent;
+  st.hostnames[info->agent_id] = info->hostname;
   st.scheduler.add_agent(info->agent_id, info->slots);
   self->monitor(agent);
   hold_surviving_workers(self, *info);
@@ -127,6 +129,7 @@ void on_agent_down(Self self, const caf::down_msg& down) {
   spdlog::warn("agent {} lost; its slots leave the pool", agent_id);
   st.scheduler.remove_agent(agent_id);
   st.agents.erase(it);
+  st.hostnames.erase(agent_id);
   // Held runs on it lost a rank: the rest of them go too.
   std::vector<std::uint64_t> broken;
   for (const auto& [trial_id, held] : st.held)
@@ -148,6 +151,7 @@ caf::behavior resource_pool_actor(Self self) {
         grant_what_fits(self);
       },
       [=](capacity_atom) { return self->state.scheduler.total_slots(); },
+      [=](agents_atom) { return wire::encode(list_agents(self->state.scheduler.usage(), self->state.hostnames)); },
       [=](release_atom, std::uint64_t trial_id) {
         drop_held(self, trial_id);
         self->state.adoptions.erase(trial_id);

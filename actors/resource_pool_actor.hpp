@@ -8,6 +8,7 @@
 //       later: trial <- (granted_atom, std::vector<GrantedAgent>)
 //   (release_atom, uint64 trial)                            slots back to the pool
 //   (capacity_atom) -> uint32                               slots of all agents together
+//   (agents_atom) -> Bytes AgentList                        agents, their slots and trials
 //   (adopt_atom, uint64 trial, uint32 run, vector<string> agents, uint32 slots)
 //       -> vector<GrantedAgent>                             see below
 // A lost agent (down message) is removed with its allocations.
@@ -52,6 +53,7 @@ struct Adoption {
 struct ResourcePoolState {
   scheduling::SlotScheduler scheduler;
   std::map<std::string, caf::actor> agents;
+  std::map<std::string, std::string> hostnames;  // of the agents, by id
   std::map<std::uint64_t, caf::actor> waiting_trials;
   std::map<std::uint64_t, scheduling::HeldRun> held;  // by trial, until claimed
   std::map<std::uint64_t, Adoption> adoptions;

@@ -103,6 +103,24 @@ struct CheckpointList {
   checkpoints @0 :List(CheckpointInfo);
 }
 
+# The cluster as the resource pool sees it (`volador agent list`).
+struct AgentTrial {
+  trialId @0 :UInt64;
+  slots @1 :UInt32;          # of this agent's slots
+}
+
+struct AgentStatus {
+  agentId @0 :Text;
+  hostname @1 :Text;
+  slots @2 :UInt32;
+  usedSlots @3 :UInt32;      # allocated to trials
+  trials @4 :List(AgentTrial);  # the trials with slots here, by trial id
+}
+
+struct AgentList {
+  agents @0 :List(AgentStatus);  # by agent id
+}
+
 # --- agent <-> master ---
 
 struct AgentInfo {

@@ -108,3 +108,23 @@ TEST_CASE("Logs page from a sequence number") {
   CHECK(page->lines[0].text == "line 2");
   CHECK(page->lines[0].seq == 3);
 }
+
+TEST_CASE("The agent list shows each agent's host, slots and the trials using them") {
+  scheduling::SlotScheduler scheduler;
+  scheduler.add_agent("a", 4);
+  scheduler.add_agent("b", 1);
+  scheduler.request(7, 3);
+  REQUIRE(scheduler.schedule().size() == 1);
+  const auto list = list_agents(scheduler.usage(), {{"a", "host-a"}});
+  REQUIRE(list.agents.size() == 2);
+  CHECK(list.agents[0].agent_id == "a");
+  CHECK(list.agents[0].hostname == "host-a");
+  CHECK(list.agents[0].slots == 4);
+  CHECK(list.agents[0].used_slots == 3);
+  REQUIRE(list.agents[0].trials.size() == 1);
+  CHECK(list.agents[0].trials[0].trial_id == 7);
+  CHECK(list.agents[0].trials[0].slots == 3);
+  CHECK(list.agents[1].hostname.empty());  // not known: left empty
+  CHECK(list.agents[1].used_slots == 0);
+  CHECK(list.agents[1].trials.empty());
+}

@@ -115,6 +115,23 @@ std::uint32_t SlotScheduler::total_slots() const {
   return total;
 }
 
+std::vector<AgentUsage> SlotScheduler::usage() const {
+  std::vector<AgentUsage> out;
+  std::map<std::string, std::size_t> index;
+  for (const auto& [id, agent] : agents_) {
+    index[id] = out.size();
+    out.push_back({id, agent.slots, agent.used, {}});
+  }
+  for (const auto& [trial_id, allocation] : allocations_)  // by trial id
+    for (const auto& placement : allocation.placements)
+      if (auto it = index.find(placement.agent_id); it != index.end()) {
+        auto& trials = out[it->second].trials;
+        if (!trials.empty() && trials.back().trial_id == trial_id) trials.back().slots += placement.slots;
+        else trials.push_back({trial_id, placement.slots});
+      }
+  return out;
+}
+
 std::uint32_t SlotScheduler::free_slots(const std::string& agent_id) const {
   auto it = agents_.find(agent_id);
   return it == agents_.end() ? 0 : it->second.free();

@@ -31,6 +31,21 @@ struct Allocation {
   [[nodiscard]] std::uint32_t slots() const;
 };
 
+// Slots of one agent held by one trial.
+struct TrialSlots {
+  TrialId trial_id = 0;
+  std::uint32_t slots = 0;
+  bool operator==(const TrialSlots&) const = default;
+};
+
+// One agent as the scheduler sees it (what `volador agent list` shows).
+struct AgentUsage {
+  std::string agent_id;
+  std::uint32_t slots = 0;       // offered
+  std::uint32_t used_slots = 0;  // allocated to trials, held slots included
+  std::vector<TrialSlots> trials;  // the trials with slots here, by trial id
+};
+
 class SlotScheduler {
  public:
   // Adds an agent (or updates its slot count); its allocations stay.
@@ -56,6 +71,8 @@ class SlotScheduler {
   std::vector<Allocation> schedule();
 
   [[nodiscard]] std::uint32_t total_slots() const;
+  // Every agent, by agent id, with the trials allocated slots on it.
+  [[nodiscard]] std::vector<AgentUsage> usage() const;
   [[nodiscard]] std::uint32_t free_slots(const std::string& agent_id) const;
   [[nodiscard]] std::size_t pending() const { return queue_.size(); }
 

@@ -246,6 +246,39 @@ struct Schema<CheckpointList> {
 };
 
 template <>
+struct Schema<AgentTrial> {
+  using Type = ::AgentTrial;
+  static void write(const AgentTrial& m, Type::Builder b) {
+    b.setTrialId(m.trial_id);
+    b.setSlots(m.slots);
+  }
+  static AgentTrial read(Type::Reader r) { return {r.getTrialId(), r.getSlots()}; }
+};
+
+template <>
+struct Schema<AgentStatus> {
+  using Type = ::AgentStatus;
+  static void write(const AgentStatus& m, Type::Builder b) {
+    b.setAgentId(m.agent_id);
+    b.setHostname(m.hostname);
+    b.setSlots(m.slots);
+    b.setUsedSlots(m.used_slots);
+    write_list(m.trials, b.initTrials(m.trials.size()));
+  }
+  static AgentStatus read(Type::Reader r) {
+    return {text(r.getAgentId()), text(r.getHostname()), r.getSlots(), r.getUsedSlots(),
+            read_list<AgentTrial>(r.getTrials())};
+  }
+};
+
+template <>
+struct Schema<AgentList> {
+  using Type = ::AgentList;
+  static void write(const AgentList& m, Type::Builder b) { write_list(m.agents, b.initAgents(m.agents.size())); }
+  static AgentList read(Type::Reader r) { return {read_list<AgentStatus>(r.getAgents())}; }
+};
+
+template <>
 struct Schema<RunningWorker> {
   using Type = ::RunningWorker;
   static void write(const RunningWorker& m, Type::Builder b) {
@@ -494,6 +527,7 @@ VOLADOR_WIRE_MESSAGE(ExperimentDetail)
 VOLADOR_WIRE_MESSAGE(TrialDetail)
 VOLADOR_WIRE_MESSAGE(LogBatch)
 VOLADOR_WIRE_MESSAGE(CheckpointList)
+VOLADOR_WIRE_MESSAGE(AgentList)
 VOLADOR_WIRE_MESSAGE(AgentInfo)
 VOLADOR_WIRE_MESSAGE(LaunchSpec)
 VOLADOR_WIRE_MESSAGE(WorkerExit)

@@ -104,6 +104,23 @@ struct CheckpointList {
   std::vector<CheckpointInfo> checkpoints;
 };
 
+struct AgentTrial {
+  std::uint64_t trial_id = 0;
+  std::uint32_t slots = 0;
+};
+
+struct AgentStatus {
+  std::string agent_id;
+  std::string hostname;
+  std::uint32_t slots = 0;
+  std::uint32_t used_slots = 0;
+  std::vector<AgentTrial> trials;
+};
+
+struct AgentList {
+  std::vector<AgentStatus> agents;
+};
+
 // A rank worker an agent kept running while it had no master.
 struct RunningWorker {
   std::uint64_t trial_id = 0;

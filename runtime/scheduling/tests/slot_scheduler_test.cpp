@@ -137,3 +137,37 @@ TEST_CASE("Held slots are refused for an unknown agent, beyond its free slots, o
   CHECK(s.free_slots("a") == 2);
   CHECK(s.allocation(1) == nullptr);
 }
+
+TEST_CASE("Usage lists every agent with its used slots and the trials holding them") {
+  SlotScheduler s;
+  CHECK(s.usage().empty());
+  s.add_agent("b", 4);
+  s.add_agent("a", 2);
+  s.add_agent("c", 1);
+  s.request(9, 1);  // best fit: c
+  s.request(3, 6);  // whole idle agents: b, then a
+  s.request(5, 1);  // does not fit anywhere now: not listed
+  REQUIRE(s.schedule().size() == 2);
+  auto usage = s.usage();
+  REQUIRE(usage.size() == 3);
+  CHECK(usage[0].agent_id == "a");
+  CHECK(usage[0].slots == 2);
+  CHECK(usage[0].used_slots == 2);
+  CHECK(usage[0].trials == std::vector<TrialSlots>{{3, 2}});
+  CHECK(usage[1].agent_id == "b");
+  CHECK(usage[1].used_slots == 4);
+  CHECK(usage[1].trials == std::vector<TrialSlots>{{3, 4}});
+  CHECK(usage[2].agent_id == "c");
+  CHECK(usage[2].trials == std::vector<TrialSlots>{{9, 1}});
+
+  s.release(3);
+  CHECK(s.hold(7, "b", 1));  // held slots count as used, in trial id order with the others
+  s.request(1, 2);
+  REQUIRE(s.schedule().size() == 2);  // best fit: 5 to a, then 1 to b
+  usage = s.usage();
+  CHECK(usage[0].trials == std::vector<TrialSlots>{{5, 1}});
+  CHECK(usage[1].used_slots == 3);
+  CHECK(usage[1].trials == std::vector<TrialSlots>{{1, 2}, {7, 1}});
+  s.remove_agent("c");
+  CHECK(s.usage().size() == 2);
+}

@@ -121,3 +121,18 @@ TEST_CASE("A rank's rejoin carries its last workload and result only when it has
   CHECK(back->last->second.metrics.at("accuracy") == 0.5);
   CHECK(back->last->second.batches_trained == 40);
 }
+
+TEST_CASE("An agent list keeps every agent's slots and the trials using them") {
+  AgentList list{{{"a", "host-a", 4, 3, {{7, 2}, {9, 1}}}, {"b", "host-b", 2, 0, {}}}};
+  auto back = decode<AgentList>(encode(list));
+  REQUIRE(back.has_value());
+  REQUIRE(back->agents.size() == 2);
+  CHECK(back->agents[0].agent_id == "a");
+  CHECK(back->agents[0].hostname == "host-a");
+  CHECK(back->agents[0].slots == 4);
+  CHECK(back->agents[0].used_slots == 3);
+  REQUIRE(back->agents[0].trials.size() == 2);
+  CHECK(back->agents[0].trials[1].trial_id == 9);
+  CHECK(back->agents[0].trials[1].slots == 1);
+  CHECK(back->agents[1].trials.empty());
+}
