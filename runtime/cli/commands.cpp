@@ -67,7 +67,7 @@ int create_experiment(caf::actor_system& system, const net::Endpoint& master, co
   if (!yaml) return report(yaml.error());
   auto parsed = config::parse_experiment_config(*yaml, options.config_path);
   if (auto* errors = std::get_if<std::vector<config::ConfigError>>(&parsed)) {
-    std::cerr << config::format_errors(*errors) << "\n";
+    std::cerr << config::format_errors(*errors);
     return 1;
   }
   auto archive = archives::pack_directory(options.model_dir);

@@ -74,7 +74,7 @@ int preview_search(const std::string& config_path, bool json) {
   yaml << in.rdbuf();
   auto parsed = config::parse_experiment_config(yaml.str(), config_path);
   if (auto* errors = std::get_if<std::vector<config::ConfigError>>(&parsed)) {
-    std::cerr << config::format_errors(*errors) << "\n";
+    std::cerr << config::format_errors(*errors);
     return 1;
   }
   const auto& config = std::get<config::ExperimentConfig>(parsed);

@@ -194,6 +194,7 @@ TEST_CASE("A bad config is refused by the CLI with FILE:LINE:COL errors for each
         std::string::npos);
   CHECK(result.err.find(bad.string() + ":10:1: max_restart") != std::string::npos);
   CHECK(result.err.find("max_restarts") != std::string::npos);  // did you mean
+  CHECK_FALSE(result.err.ends_with("\n\n"));  // no blank line after the errors
 }
 
 TEST_CASE("The CLI says which master it cannot reach and exits non-zero") {
