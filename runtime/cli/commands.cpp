@@ -146,29 +146,69 @@ int download_checkpoint(MasterClient& client, const std::string& uuid, const std
   return 0;
 }
 
-int trial_logs(MasterClient& client, std::uint64_t id, bool follow) {
+int trial_logs(MasterClient& client, std::uint64_t id, bool follow, bool json) {
   std::uint64_t after = 0;
-  for (;;) {
-    auto batch = client.trial_logs(id, after);
-    if (!batch) return report(batch.error());
-    for (const auto& line : batch->lines) {
-      std::cout << (line.stream == "stdout" ? "" : "[" + line.stream + "] ") << line.text << "\n";
-      after = line.seq;
+  auto collected = nlohmann::json::array();  // json without follow: printed at the end
+  // Prints (or collects) every line after `after`, page by page.
+  auto drain = [&]() -> Status {
+    for (;;) {
+      auto batch = client.trial_logs(id, after);
+      if (!batch) return fail(batch.error());
+      if (batch->lines.empty()) return {};
+      for (const auto& line : batch->lines) {
+        if (json && !follow) collected.push_back(to_json(line));
+        else std::cout << (json ? to_json(line).dump() : render_line(line)) << "\n";
+        after = line.seq;
+      }
+      std::cout.flush();
     }
-    std::cout.flush();
-    if (!batch->lines.empty()) continue;  // drain pages before checking the state
-    if (!follow) return 0;
+  };
+  for (;;) {
+    if (auto drained = drain(); !drained) return report(drained.error());
+    if (!follow) break;
     auto trial = client.describe_trial(id);
     if (!trial) return report(trial.error());
     if (is_terminal_state(trial->summary.state)) {
       // Lines journaled between the last page and the state check.
-      auto rest = client.trial_logs(id, after);
-      if (rest)
-        for (const auto& line : rest->lines) std::cout << line.text << "\n";
-      return 0;
+      if (auto drained = drain(); !drained) return report(drained.error());
+      break;
     }
     std::this_thread::sleep_for(kPollInterval);
   }
+  if (json && !follow) std::cout << collected.dump(2) << "\n";
+  return 0;
+}
+
+int list_trials(MasterClient& client, std::uint64_t experiment_id, bool json) {
+  std::vector<std::uint64_t> experiments{experiment_id};
+  if (experiment_id == 0) {
+    auto list = client.list_experiments();
+    if (!list) return report(list.error());
+    experiments.clear();
+    for (const auto& e : list->experiments) experiments.push_back(e.id);
+  }
+  std::vector<wire::TrialSummary> trials;
+  for (auto id : experiments) {
+    auto detail = client.describe_experiment(id);
+    if (!detail) return report(detail.error());
+    trials.insert(trials.end(), detail->trials.begin(), detail->trials.end());
+  }
+  std::cout << (json ? to_json(trials).dump(2) + "\n" : render_table(trials));
+  return 0;
+}
+
+int list_agents(MasterClient& client, bool json) {
+  auto list = client.agents();
+  if (!list) return report(list.error());
+  std::cout << (json ? to_json(*list).dump(2) + "\n" : render_table(*list));
+  return 0;
+}
+
+int list_slots(MasterClient& client, bool json) {
+  auto list = client.agents();
+  if (!list) return report(list.error());
+  std::cout << (json ? slots_json(*list).dump(2) + "\n" : render_slots(*list));
+  return 0;
 }
 
 }  // namespace volador::cli

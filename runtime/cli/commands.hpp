@@ -23,12 +23,20 @@ int create_experiment(caf::actor_system& system, const net::Endpoint& master, co
 int list_experiments(MasterClient& client, bool json);
 int describe_experiment(MasterClient& client, std::uint64_t id, bool json);
 int describe_trial(MasterClient& client, std::uint64_t id, bool json);
+// Trials of one experiment, or of every experiment (experiment_id 0).
+int list_trials(MasterClient& client, std::uint64_t experiment_id, bool json);
+// Registered agents: host, slots, used slots and the trials using them.
+int list_agents(MasterClient& client, bool json);
+// Every agent's slots, one row each: free or the trial using it.
+int list_slots(MasterClient& client, bool json);
 // pause / activate / kill an experiment, or kill a trial; prints what was done.
 int change_state(MasterClient& client, const std::string& verb, const std::string& what, std::uint64_t id);
 int list_checkpoints(MasterClient& client, std::uint64_t experiment_id, std::uint64_t trial_id, bool json);
 // Copies a checkpoint from the shared file system into `dir`, verifying every byte.
 int download_checkpoint(MasterClient& client, const std::string& uuid, const std::string& dir);
 // Prints the trial's log; with `follow`, keeps printing until the trial ends.
-int trial_logs(MasterClient& client, std::uint64_t id, bool follow);
+// With `json`: one JSON array of the lines, or with `follow` one JSON object
+// per line as they come (JSON Lines).
+int trial_logs(MasterClient& client, std::uint64_t id, bool follow, bool json);
 
 }  // namespace volador::cli

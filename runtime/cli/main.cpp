@@ -1,71 +1,54 @@
 // volador: the client tool. Talks to the master's gateway by actor RPC.
-//   volador [-m HOST:PORT] experiment create CONFIG DIR [--follow] [--json]
-//   volador experiment list|describe ID [--json]
-//   volador experiment pause|activate|kill ID, trial kill ID
-//   volador trial describe ID [--json] | trial logs ID [-f]
-//   volador checkpoint list EXPERIMENT|--trial ID [--json], checkpoint download UUID DIR
-//   volador preview-search CONFIG [--json]      (local, no master)
+// The verbs and their arguments: runtime/cli/command_line.cpp (`volador --help`).
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
-#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include <iostream>
 
+#include "runtime/cli/command_line.hpp"
 #include "runtime/cli/commands.hpp"
 #include "runtime/cli/preview_command.hpp"
 #include "runtime/net/actor_system_setup.hpp"
 
 using namespace volador;
 
+namespace {
+
+// A verb that asks the master a question or tells it what to do.
+int run_on_master(cli::MasterClient& client, const cli::Invocation& in) {
+  const auto& verb = in.verb;
+  if (verb == "experiment list") return cli::list_experiments(client, in.json);
+  if (verb == "experiment describe") return cli::describe_experiment(client, in.id, in.json);
+  if (verb == "trial list") return cli::list_trials(client, in.experiment_id, in.json);
+  if (verb == "trial describe") return cli::describe_trial(client, in.id, in.json);
+  if (verb == "trial logs") return cli::trial_logs(client, in.id, in.follow, in.json);
+  if (verb == "checkpoint list") return cli::list_checkpoints(client, in.experiment_id, in.trial_id, in.json);
+  if (verb == "checkpoint download") return cli::download_checkpoint(client, in.uuid, in.dir);
+  if (verb == "agent list") return cli::list_agents(client, in.json);
+  if (verb == "slot list") return cli::list_slots(client, in.json);
+  for (const auto* state_verb : {"experiment pause", "experiment activate", "experiment kill", "trial kill"}) {
+    if (verb != state_verb) continue;
+    const auto space = verb.find(' ');
+    return cli::change_state(client, verb.substr(space + 1), verb.substr(0, space), in.id);
+  }
+  std::cerr << "error: no verb '" << verb << "' in this build\n";
+  return 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  CLI::App app{"volador: submit and watch experiments on a Volador cluster"};
-  app.set_version_flag("--version", "volador 0.1.0");
-  std::string master_text = "127.0.0.1:17080";
-  app.add_option("-m,--master", master_text, "the master's HOST:PORT")->envname("VOLADOR_MASTER")->capture_default_str();
-  app.require_subcommand(1);
+  auto parsed = cli::parse_command_line(argc, argv);
+  if (const auto* exit = std::get_if<cli::ParseExit>(&parsed)) {
+    std::cout << exit->out;
+    std::cerr << exit->err;
+    return exit->status;
+  }
+  const auto& in = std::get<cli::Invocation>(parsed);
+  if (in.verb == "preview-search") return cli::preview_search(in.config_path, in.json);
 
-  auto* experiment = app.add_subcommand("experiment", "experiments")->require_subcommand(1);
-  auto* trial = app.add_subcommand("trial", "trials")->require_subcommand(1);
-  auto* checkpoint = app.add_subcommand("checkpoint", "checkpoints")->require_subcommand(1);
-  cli::CreateOptions create;
-  std::uint64_t id = 0;
-  bool json = false, follow = false;
-
-  auto* create_cmd = experiment->add_subcommand("create", "submit CONFIG with the model definition in DIR");
-  create_cmd->add_option("config", create.config_path, "distributed.yaml")->required();
-  create_cmd->add_option("dir", create.model_dir, "the project folder (packed and uploaded)")->required();
-  create_cmd->add_flag("-f,--follow", create.follow, "show progress until the experiment ends");
-  create_cmd->add_flag("--json", create.json, "JSON output");
-  auto* list_cmd = experiment->add_subcommand("list", "list experiments");
-  auto* describe_cmd = experiment->add_subcommand("describe", "an experiment and its trials");
-  auto* trial_describe_cmd = trial->add_subcommand("describe", "a trial and its metric history");
-  auto* logs_cmd = trial->add_subcommand("logs", "a trial's output");
-  std::vector<CLI::App*> state_cmds;
-  for (auto verb : {"pause", "activate", "kill"})
-    state_cmds.push_back(experiment->add_subcommand(verb, std::string(verb) + " an experiment"));
-  state_cmds.push_back(trial->add_subcommand("kill", "kill a trial"));
-  for (auto* cmd : state_cmds) cmd->add_option("id", id, "ID")->required();
-  auto* ckpt_list_cmd = checkpoint->add_subcommand("list", "checkpoints of an experiment or a trial");
-  std::uint64_t experiment_id = 0, trial_id = 0;
-  ckpt_list_cmd->add_option("experiment", experiment_id, "experiment ID");
-  ckpt_list_cmd->add_option("--trial", trial_id, "trial ID instead of an experiment");
-  ckpt_list_cmd->add_flag("--json", json, "JSON output");
-  auto* download_cmd = checkpoint->add_subcommand("download", "copy a checkpoint into DIR, verified");
-  std::string uuid, dest;
-  download_cmd->add_option("uuid", uuid, "checkpoint UUID")->required();
-  download_cmd->add_option("dir", dest, "destination folder (missing or empty)")->required();
-  for (auto* cmd : {describe_cmd, trial_describe_cmd, logs_cmd}) cmd->add_option("id", id, "ID")->required();
-  for (auto* cmd : {list_cmd, describe_cmd, trial_describe_cmd}) cmd->add_flag("--json", json, "JSON output");
-  logs_cmd->add_flag("-f,--follow", follow, "keep printing until the trial ends");
-  std::string preview_path;
-  auto* preview_cmd = app.add_subcommand("preview-search", "simulate the search in CONFIG without running it");
-  preview_cmd->add_option("config", preview_path, "distributed.yaml")->required();
-  preview_cmd->add_flag("--json", json, "JSON output");
-  CLI11_PARSE(app, argc, argv);
-  if (preview_cmd->parsed()) return cli::preview_search(preview_path, json);
-
-  auto master = net::parse_endpoint(master_text);
+  auto master = net::parse_endpoint(in.master);
   if (!master) {
     std::cerr << "error: " << master.error().message << "\n";
     return 1;
@@ -74,25 +57,13 @@ int main(int argc, char** argv) {
   caf::actor_system_config config;
   net::configure_actor_system(config);
   caf::actor_system system{config};
-  if (create_cmd->parsed()) return cli::create_experiment(system, *master, create);
+  if (in.verb == "experiment create")
+    return cli::create_experiment(system, *master, {in.config_path, in.model_dir, in.follow, in.json});
 
   auto client = cli::MasterClient::connect(system, *master);
   if (!client) {
     std::cerr << "error: " << client.error().message << "\n";
     return 1;
   }
-  if (list_cmd->parsed()) return cli::list_experiments(*client, json);
-  if (describe_cmd->parsed()) return cli::describe_experiment(*client, id, json);
-  if (trial_describe_cmd->parsed()) return cli::describe_trial(*client, id, json);
-  for (auto* cmd : state_cmds)
-    if (cmd->parsed()) return cli::change_state(*client, cmd->get_name(), cmd->get_parent()->get_name(), id);
-  if (ckpt_list_cmd->parsed()) {
-    if ((experiment_id == 0) == (trial_id == 0)) {
-      std::cerr << "error: checkpoint list takes an experiment ID or --trial ID (one of them)\n";
-      return 1;
-    }
-    return cli::list_checkpoints(*client, experiment_id, trial_id, json);
-  }
-  if (download_cmd->parsed()) return cli::download_checkpoint(*client, uuid, dest);
-  return cli::trial_logs(*client, id, follow);
+  return run_on_master(*client, in);
 }

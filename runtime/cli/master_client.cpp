@@ -78,4 +78,6 @@ Result<wire::LogBatch> MasterClient::trial_logs(std::uint64_t id, std::uint64_t 
   return call<wire::LogBatch>(kQueryTimeout, actors::logs_atom::value, id, after_seq);
 }
 
+Result<wire::AgentList> MasterClient::agents() { return call<wire::AgentList>(kQueryTimeout, actors::agents_atom::value); }
+
 }  // namespace volador::cli

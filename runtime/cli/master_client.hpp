@@ -31,6 +31,7 @@ class MasterClient {
   // Checkpoints of an experiment (trial_id 0) or of a trial (experiment_id 0).
   Result<wire::CheckpointList> checkpoints(std::uint64_t experiment_id, std::uint64_t trial_id);
   Result<wire::CheckpointList> checkpoint(const std::string& uuid);
+  Result<wire::AgentList> agents();
 
  private:
   MasterClient(caf::actor_system& system, caf::actor gateway, net::Endpoint endpoint);

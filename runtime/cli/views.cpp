@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace volador::cli {
@@ -50,6 +51,19 @@ std::string compact_hparams(const std::string& text) {
 }
 
 std::string percent(double progress) { return fmt::format("{:.0f}%", progress * 100); }
+
+// Each agent's slots in order: the trial using it, if any.
+using SlotOwners = std::vector<std::optional<std::uint64_t>>;
+std::vector<std::pair<std::string, SlotOwners>> slot_owners(const wire::AgentList& list) {
+  std::vector<std::pair<std::string, SlotOwners>> out;
+  for (const auto& a : list.agents) {
+    SlotOwners owners;
+    for (const auto& t : a.trials) owners.insert(owners.end(), t.slots, t.trial_id);
+    if (owners.size() < a.slots) owners.resize(a.slots);
+    out.emplace_back(a.agent_id, std::move(owners));
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -107,6 +121,75 @@ nlohmann::json to_json(const wire::CheckpointList& list) {
                    {"batches", c.batches}, {"state", c.state}, {"total_bytes", c.total_bytes},
                    {"created_at_ms", c.created_at_ms}, {"metrics", c.metrics}, {"path", c.path}});
   return out;
+}
+
+nlohmann::json to_json(const std::vector<wire::TrialSummary>& trials) {
+  auto out = nlohmann::json::array();
+  for (const auto& t : trials) out.push_back(to_json(t));
+  return out;
+}
+
+nlohmann::json to_json(const wire::LogEntry& line) {
+  return {{"seq", line.seq}, {"time_ms", line.time_ms}, {"stream", line.stream}, {"text", line.text}};
+}
+
+nlohmann::json to_json(const std::vector<wire::LogEntry>& lines) {
+  auto out = nlohmann::json::array();
+  for (const auto& l : lines) out.push_back(to_json(l));
+  return out;
+}
+
+nlohmann::json to_json(const wire::AgentList& list) {
+  auto out = nlohmann::json::array();
+  for (const auto& a : list.agents) {
+    auto trials = nlohmann::json::array();
+    for (const auto& t : a.trials) trials.push_back({{"trial_id", t.trial_id}, {"slots", t.slots}});
+    out.push_back({{"id", a.agent_id}, {"hostname", a.hostname}, {"slots", a.slots}, {"used_slots", a.used_slots},
+                   {"trials", trials}});
+  }
+  return out;
+}
+
+nlohmann::json slots_json(const wire::AgentList& list) {
+  auto out = nlohmann::json::array();
+  for (const auto& [agent, owners] : slot_owners(list))
+    for (std::size_t i = 0; i < owners.size(); ++i)
+      out.push_back({{"agent_id", agent}, {"slot", i},
+                     {"trial_id", owners[i] ? nlohmann::json(*owners[i]) : nlohmann::json(nullptr)}});
+  return out;
+}
+
+std::string render_table(const std::vector<wire::TrialSummary>& trials) {
+  std::vector<Row> rows;
+  for (const auto& t : trials)
+    rows.push_back({std::to_string(t.id), std::to_string(t.experiment_id), t.state, std::to_string(t.batches_trained),
+                    std::to_string(t.restarts), metric_text(t.has_best_validation, t.best_validation),
+                    compact_hparams(t.hparams_json)});
+  return table({"TRIAL", "EXPERIMENT", "STATE", "BATCHES", "RESTARTS", "BEST", "HPARAMS"}, rows);
+}
+
+std::string render_table(const wire::AgentList& list) {
+  std::vector<Row> rows;
+  for (const auto& a : list.agents) {
+    std::string trials;
+    for (const auto& t : a.trials)
+      trials += fmt::format("{}{} ({} slot{})", trials.empty() ? "" : ", ", t.trial_id, t.slots, t.slots == 1 ? "" : "s");
+    rows.push_back({a.agent_id, a.hostname, std::to_string(a.slots), std::to_string(a.used_slots),
+                    trials.empty() ? "-" : trials});
+  }
+  return table({"AGENT", "HOST", "SLOTS", "USED", "TRIALS"}, rows);
+}
+
+std::string render_slots(const wire::AgentList& list) {
+  std::vector<Row> rows;
+  for (const auto& [agent, owners] : slot_owners(list))
+    for (std::size_t i = 0; i < owners.size(); ++i)
+      rows.push_back({agent, std::to_string(i), owners[i] ? "trial " + std::to_string(*owners[i]) : "free"});
+  return table({"AGENT", "SLOT", "USED BY"}, rows);
+}
+
+std::string render_line(const wire::LogEntry& line) {
+  return (line.stream == "stdout" ? "" : "[" + line.stream + "] ") + line.text;
 }
 
 std::string render_table(const wire::CheckpointList& list) {

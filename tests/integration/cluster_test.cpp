@@ -4,11 +4,13 @@
 
 #include <sys/mount.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "storage/journal/journal.hpp"
@@ -84,6 +86,33 @@ TEST_CASE("A random search runs on a master and an agent in separate processes a
   auto listed = cluster.cli({"experiment", "list", "--json"});
   REQUIRE(listed.exit_code == 0);
   CHECK(listed.json().size() == 1);
+  // -m also after the verb.
+  auto listed_m_last = run_command({binary("volador").string(), "experiment", "list", "--json", "-m", cluster.master_address()});
+  INFO(listed_m_last.err);
+  REQUIRE(listed_m_last.exit_code == 0);
+  CHECK(listed_m_last.json() == listed.json());
+
+  // trial list: the experiment's trials, and the same for all experiments.
+  auto trials = cluster.cli({"trial", "list", experiment["id"].dump(), "--json"});
+  REQUIRE(trials.exit_code == 0);
+  CHECK(trials.json() == experiment["trials"]);
+  CHECK(cluster.cli({"trial", "list", "--json"}).json() == experiment["trials"]);
+  auto trial_table = cluster.cli({"trial", "list"});
+  REQUIRE(trial_table.exit_code == 0);
+  CHECK(trial_table.out.starts_with("TRIAL  EXPERIMENT  STATE"));
+  CHECK(std::count(trial_table.out.begin(), trial_table.out.end(), '\n') == 4);  // header and 3 trials
+
+  // agent list / slot list: the agent's 2 slots, free now.
+  auto agents = cluster.cli({"agent", "list", "--json"});
+  INFO(agents.err);
+  REQUIRE(agents.exit_code == 0);
+  REQUIRE(agents.json().size() == 1);
+  CHECK(agents.json()[0]["id"] == "test-agent");
+  CHECK(!agents.json()[0]["hostname"].get<std::string>().empty());
+  CHECK(agents.json()[0]["slots"] == 2);
+  CHECK(agents.json()[0]["used_slots"] == 0);
+  CHECK(agents.json()[0]["trials"].empty());
+  CHECK(cluster.cli({"slot", "list"}).out == "AGENT       SLOT  USED BY\ntest-agent  0     free\ntest-agent  1     free\n");
 
   // The journal holds everything once the master is gone, and a new master reads it back.
   cluster.stop_master();
@@ -127,6 +156,32 @@ TEST_CASE("A trial whose worker crashes is marked ERROR and its log is kept") {
   REQUIRE(logs.exit_code == 0);
   CHECK(logs.out.find("hook-ran") != std::string::npos);
   CHECK(logs.out.find("killed by signal 9") != std::string::npos);
+
+  // The same lines as JSON: seq, time_ms, stream and text each.
+  auto json_logs = cluster.cli({"trial", "logs", trial["id"].dump(), "--json"});
+  INFO(json_logs.err);
+  REQUIRE(json_logs.exit_code == 0);
+  const auto lines = json_logs.json();
+  REQUIRE(lines.is_array());
+  bool hook = false, killed = false;
+  std::uint64_t last_seq = 0;
+  for (const auto& line : lines) {
+    CHECK(line["seq"].get<std::uint64_t>() > last_seq);
+    last_seq = line["seq"].get<std::uint64_t>();
+    CHECK(line["time_ms"].get<std::int64_t>() > 0);
+    hook = hook || (line["text"] == "hook-ran" && line["stream"] == "stdout");
+    killed = killed || line["text"].get<std::string>().find("killed by signal 9") != std::string::npos;
+  }
+  CHECK(hook);
+  CHECK(killed);
+  // Every line of the text output is one JSON line.
+  CHECK(static_cast<std::size_t>(std::count(logs.out.begin(), logs.out.end(), '\n')) == lines.size());
+  auto followed = cluster.cli({"trial", "logs", trial["id"].dump(), "-f", "--json"});  // the trial ended: returns
+  REQUIRE(followed.exit_code == 0);
+  std::istringstream json_lines(followed.out);
+  std::size_t count = 0;
+  for (std::string line; std::getline(json_lines, line); ++count) CHECK(nlohmann::json::parse(line) == lines[count]);
+  CHECK(count == lines.size());
 }
 
 TEST_CASE("A lost agent's trial resumes from its checkpoint on the next agent, without using a restart") {
@@ -140,6 +195,14 @@ TEST_CASE("A lost agent's trial resumes from its checkpoint on the next agent, w
   auto describe = [&] { return describe_experiment(cluster, id); };
   auto checkpoints = [&] { return cluster.cli({"checkpoint", "list", id, "--json"}).json(); };
   REQUIRE(eventually([&] { return !checkpoints().empty(); }));
+
+  // The running trial holds the agent's slot.
+  const auto agents = cluster.cli({"agent", "list", "--json"}).json();
+  REQUIRE(agents.size() == 1);
+  CHECK(agents[0]["used_slots"] == 1);
+  CHECK(agents[0]["trials"] ==
+        nlohmann::json::array({{{"trial_id", describe()["trials"][0]["id"]}, {"slots", 1}}}));
+  CHECK(cluster.cli({"slot", "list", "--json"}).json()[0]["trial_id"] == describe()["trials"][0]["id"]);
 
   cluster.kill_agent();
   const auto trial_id = describe()["trials"][0]["id"].dump();
@@ -201,6 +264,25 @@ TEST_CASE("The CLI says which master it cannot reach and exits non-zero") {
   auto result = run_command({binary("volador").string(), "-m", "127.0.0.1:1", "experiment", "list"});
   CHECK(result.exit_code == 1);
   CHECK(result.err.find("cannot reach the master at 127.0.0.1:1") != std::string::npos);
+}
+
+TEST_CASE("A usage error is one line saying what was wrong, with exit status 1, and --help exits 0") {
+  const auto volador = binary("volador").string();
+  auto unexpected = run_command({volador, "trial", "logs", "3", "--foo"});
+  CHECK(unexpected.exit_code == 1);
+  CHECK(unexpected.out.empty());
+  CHECK(unexpected.err == "volador: trial logs: unexpected argument '--foo'\n");
+  auto missing = run_command({volador, "experiment", "describe"});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err == "volador: experiment describe: missing ID\n");
+  auto unknown = run_command({volador, "experiments", "list"});
+  CHECK(unknown.exit_code == 1);
+  CHECK(unknown.err.starts_with("volador: unknown command 'experiments' (one of: experiment, trial,"));
+  CHECK(std::count(unknown.err.begin(), unknown.err.end(), '\n') == 1);
+  auto help = run_command({volador, "trial", "logs", "--help"});
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("--json") != std::string::npos);
+  CHECK(help.err.empty());
 }
 
 TEST_CASE("The master refuses what this cluster cannot run, saying why, and stores nothing") {

@@ -38,3 +38,49 @@ TEST_CASE("The experiment table aligns columns and leaves out global_batch_size"
   CHECK(text.find("lr=0.01") != std::string::npos);
   CHECK(text.find("global_batch_size") == std::string::npos);
 }
+
+TEST_CASE("Log lines as JSON carry seq, time, stream and text, and as text mark other streams") {
+  const std::vector<wire::LogEntry> lines{{1, 1000, "stdout", "hello"}, {2, 1001, "stderr", "oops"}};
+  const auto json = to_json(lines);
+  REQUIRE(json.size() == 2);
+  CHECK(json[1] == nlohmann::json({{"seq", 2}, {"time_ms", 1001}, {"stream", "stderr"}, {"text", "oops"}}));
+  CHECK(render_line(lines[0]) == "hello");
+  CHECK(render_line(lines[1]) == "[stderr] oops");
+}
+
+TEST_CASE("The trial list shows each trial's experiment, state and best validation") {
+  const auto trials = sample_detail().trials;
+  const auto text = render_table(trials);
+  CHECK(text.starts_with("TRIAL  EXPERIMENT  STATE      BATCHES  RESTARTS  BEST  HPARAMS\n"));
+  CHECK(text.find("5      3           COMPLETED  500      0         0.87  lr=0.01") != std::string::npos);
+  const auto json = to_json(trials);
+  REQUIRE(json.size() == 2);
+  CHECK(json[0]["experiment_id"] == 3);
+  CHECK(json[0]["best_validation"].is_null());
+}
+
+TEST_CASE("Agents list their slots and trials; slots are numbered per agent, used ones first") {
+  const wire::AgentList list{{{"a", "host-a", 4, 3, {{7, 2}, {9, 1}}}, {"b", "host-b", 1, 0, {}}}};
+  const auto table = render_table(list);
+  CHECK(table.starts_with("AGENT  HOST    SLOTS  USED  TRIALS\n"));
+  CHECK(table.find("a      host-a  4      3     7 (2 slots), 9 (1 slot)\n") != std::string::npos);
+  CHECK(table.find("b      host-b  1      0     -\n") != std::string::npos);
+  const auto json = to_json(list);
+  CHECK(json[0] == nlohmann::json({{"id", "a"}, {"hostname", "host-a"}, {"slots", 4}, {"used_slots", 3},
+                                   {"trials", {{{"trial_id", 7}, {"slots", 2}}, {{"trial_id", 9}, {"slots", 1}}}}}));
+  CHECK(json[1]["trials"].empty());
+
+  const auto slots = slots_json(list);
+  REQUIRE(slots.size() == 5);
+  CHECK(slots[1] == nlohmann::json({{"agent_id", "a"}, {"slot", 1}, {"trial_id", 7}}));
+  CHECK(slots[2]["trial_id"] == 9);
+  CHECK(slots[3]["trial_id"].is_null());
+  CHECK(slots[4] == nlohmann::json({{"agent_id", "b"}, {"slot", 0}, {"trial_id", nullptr}}));
+  CHECK(render_slots(list) ==
+        "AGENT  SLOT  USED BY\n"
+        "a      0     trial 7\n"
+        "a      1     trial 7\n"
+        "a      2     trial 9\n"
+        "a      3     free\n"
+        "b      0     free\n");
+}

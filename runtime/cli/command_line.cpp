@@ -1,0 +1,142 @@
+#include "runtime/cli/command_line.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <regex>
+#include <sstream>
+#include <vector>
+
+namespace volador::cli {
+namespace {
+
+std::string quoted(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "'" : " '") + w + "'";
+  return out;
+}
+
+// The subcommand being parsed when parsing stopped: the deepest one given.
+const CLI::App* deepest_parsed(const CLI::App& app) {
+  const CLI::App* at = &app;
+  for (auto subs = at->get_subcommands(); !subs.empty(); subs = at->get_subcommands()) at = subs.front();
+  return at;
+}
+
+// "trial logs" for `volador trial logs`; empty for the program itself.
+std::string verb_of(const CLI::App* app) {
+  std::string out;
+  for (; app != nullptr && app->get_parent() != nullptr; app = app->get_parent())
+    out = app->get_name() + (out.empty() ? "" : " " + out);
+  return out;
+}
+
+std::string command_names(const CLI::App& app) {
+  std::string out;
+  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    out += (out.empty() ? "" : ", ") + sub->get_name();
+  return out;
+}
+
+// What was wrong, in words, from CLI11's error (whose own texts vary).
+std::string what_was_wrong(const CLI::App& app, const CLI::App& at, const CLI::ParseError& error) {
+  const auto extra = app.remaining(true);
+  const std::string message = error.what();
+  if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr && message == "A subcommand is required") {
+    if (!extra.empty()) return "unknown command '" + extra.front() + "' (one of: " + command_names(at) + ")";
+    return "missing command (one of: " + command_names(at) + ")";
+  }
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr && !extra.empty())
+    return (extra.size() == 1 ? "unexpected argument " : "unexpected arguments ") + quoted(extra);
+  std::smatch match;
+  static const std::regex required("^(\\S+) is required$");
+  if (std::regex_match(message, match, required)) return "missing " + match[1].str();
+  static const std::regex no_value("^(\\S+): \\d+ required \\S+ missing$");
+  if (std::regex_match(message, match, no_value)) return match[1].str() + " needs a value";
+  static const std::regex conversion("^Could not convert: (\\S+) = (.*)$");
+  if (std::regex_match(message, match, conversion)) {
+    const auto* option = at.get_option_no_throw(match[1].str());
+    const bool number = option != nullptr && option->get_type_name().find("INT") != std::string::npos;
+    return match[1].str() + ": " + (number ? "expected a number, got '" : "invalid value '") + match[2].str() + "'";
+  }
+  std::string out = message;
+  if (!out.empty()) out[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(out[0])));
+  return out;
+}
+
+ParseExit usage_error(const std::string& verb, const std::string& what) {
+  return {1, "", "volador: " + (verb.empty() ? "" : verb + ": ") + what + "\n"};
+}
+
+}  // namespace
+
+std::variant<Invocation, ParseExit> parse_command_line(int argc, const char* const* argv) {
+  Invocation in;
+  CLI::App app{"volador: submit and watch experiments on a Volador cluster"};
+  app.set_version_flag("--version", "volador 0.1.0");
+  app.fallthrough();  // inherited by every subcommand: -m/--master after the verb
+  app.add_option("-m,--master", in.master, "the master's HOST:PORT")->envname("VOLADOR_MASTER")->capture_default_str();
+  app.require_subcommand(1);
+  auto json_flag = [&](CLI::App* cmd) { cmd->add_flag("--json", in.json, "JSON output"); };
+  auto id_arg = [&](CLI::App* cmd) { cmd->add_option("ID", in.id, "the ID")->required(); };
+
+  auto* experiment = app.add_subcommand("experiment", "experiments")->require_subcommand(1);
+  auto* create = experiment->add_subcommand("create", "submit CONFIG with the model definition in DIR");
+  create->add_option("CONFIG", in.config_path, "the experiment config (distributed.yaml)")->required();
+  create->add_option("DIR", in.model_dir, "the project folder (packed and uploaded)")->required();
+  create->add_flag("-f,--follow", in.follow, "show progress until the experiment ends");
+  json_flag(create);
+  json_flag(experiment->add_subcommand("list", "list experiments"));
+  auto* describe = experiment->add_subcommand("describe", "an experiment and its trials");
+  id_arg(describe);
+  json_flag(describe);
+  for (auto verb : {"pause", "activate", "kill"})
+    id_arg(experiment->add_subcommand(verb, std::string(verb) + " an experiment"));
+
+  auto* trial = app.add_subcommand("trial", "trials")->require_subcommand(1);
+  auto* trial_list = trial->add_subcommand("list", "trials of an experiment, or of all experiments");
+  trial_list->add_option("EXPERIMENT", in.experiment_id, "experiment ID (default: all)");
+  json_flag(trial_list);
+  auto* trial_describe = trial->add_subcommand("describe", "a trial and its metric history");
+  id_arg(trial_describe);
+  json_flag(trial_describe);
+  auto* logs = trial->add_subcommand("logs", "a trial's output (with --json: seq, time_ms, stream, text per line)");
+  id_arg(logs);
+  logs->add_flag("-f,--follow", in.follow, "keep printing until the trial ends");
+  json_flag(logs);
+  id_arg(trial->add_subcommand("kill", "kill a trial"));
+
+  auto* checkpoint = app.add_subcommand("checkpoint", "checkpoints")->require_subcommand(1);
+  auto* checkpoint_list = checkpoint->add_subcommand("list", "checkpoints of an experiment or a trial");
+  checkpoint_list->add_option("EXPERIMENT", in.experiment_id, "experiment ID");
+  checkpoint_list->add_option("--trial", in.trial_id, "trial ID instead of an experiment");
+  json_flag(checkpoint_list);
+  auto* download = checkpoint->add_subcommand("download", "copy a checkpoint into DIR, verified");
+  download->add_option("UUID", in.uuid, "checkpoint UUID")->required();
+  download->add_option("DIR", in.dir, "destination folder (missing or empty)")->required();
+
+  auto* agent = app.add_subcommand("agent", "agents")->require_subcommand(1);
+  json_flag(agent->add_subcommand("list", "registered agents: host, slots, used slots, running trials"));
+  auto* slot = app.add_subcommand("slot", "slots")->require_subcommand(1);
+  json_flag(slot->add_subcommand("list", "every agent's slots: free, or the trial using it"));
+
+  auto* preview = app.add_subcommand("preview-search", "simulate the search in CONFIG without running it (no master)");
+  preview->add_option("CONFIG", in.config_path, "the experiment config (distributed.yaml)")->required();
+  json_flag(preview);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const auto* at = deepest_parsed(app);
+    if (error.get_exit_code() != 0) return usage_error(verb_of(at), what_was_wrong(app, *at, error));
+    std::ostringstream out, err;
+    const int status = app.exit(error, out, err);  // --help, --version
+    return ParseExit{status, out.str(), err.str()};
+  }
+  const auto* verb = deepest_parsed(app);
+  in.verb = verb_of(verb);
+  if (verb == checkpoint_list && (in.experiment_id == 0) == (in.trial_id == 0))
+    return usage_error(in.verb, "give an experiment ID or --trial ID (one of them)");
+  return in;
+}
+
+}  // namespace volador::cli

@@ -1,0 +1,40 @@
+#pragma once
+// The `volador` command line: which verb to run, with which arguments.
+// Parsing prints nothing and contacts nothing; it gives the invocation, or how
+// the process ends instead: --help and --version (status 0, text for stdout),
+// or a usage error (status 1, one line for stderr naming the verb and what was
+// wrong, e.g. "volador: trial logs: unexpected argument '--foo'").
+// -m/--master HOST:PORT (default VOLADOR_MASTER, then 127.0.0.1:17080) is
+// accepted before or after the verb.
+
+#include <cstdint>
+#include <string>
+#include <variant>
+
+namespace volador::cli {
+
+struct Invocation {
+  // The verb's words, e.g. "experiment create", "trial logs", "agent list", "preview-search".
+  std::string verb;
+  std::string master = "127.0.0.1:17080";
+  std::uint64_t id = 0;             // ID of describe, logs, pause, activate, kill
+  std::uint64_t experiment_id = 0;  // checkpoint list, trial list (0: not given)
+  std::uint64_t trial_id = 0;       // checkpoint list --trial (0: not given)
+  bool json = false;
+  bool follow = false;
+  std::string config_path;  // experiment create, preview-search
+  std::string model_dir;    // experiment create
+  std::string uuid;         // checkpoint download
+  std::string dir;          // checkpoint download
+};
+
+// How the process ends without running a verb.
+struct ParseExit {
+  int status = 0;
+  std::string out;  // help or version text, for stdout
+  std::string err;  // the usage error, one line with its newline, for stderr
+};
+
+std::variant<Invocation, ParseExit> parse_command_line(int argc, const char* const* argv);
+
+}  // namespace volador::cli

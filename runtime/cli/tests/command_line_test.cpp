@@ -1,0 +1,91 @@
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+
+#include "runtime/cli/command_line.hpp"
+
+using namespace volador::cli;
+
+namespace {
+
+std::variant<Invocation, ParseExit> parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "volador");
+  return parse_command_line(static_cast<int>(args.size()), args.data());
+}
+
+Invocation parsed(std::vector<const char*> args) {
+  auto out = parse(args);
+  if (auto* exit = std::get_if<ParseExit>(&out)) FAIL("refused: " << exit->err);
+  return std::get<Invocation>(out);
+}
+
+// The one-line usage error (the parse must be refused with status 1).
+std::string refused(std::vector<const char*> args) {
+  auto out = parse(args);
+  REQUIRE(std::holds_alternative<ParseExit>(out));
+  const auto& exit = std::get<ParseExit>(out);
+  CHECK(exit.status == 1);
+  CHECK(exit.out.empty());
+  REQUIRE(exit.err.ends_with("\n"));
+  CHECK(exit.err.find('\n') == exit.err.size() - 1);  // one line
+  return exit.err;
+}
+
+}  // namespace
+
+TEST_CASE("The command line names the verb and its arguments") {
+  ::unsetenv("VOLADOR_MASTER");
+  auto logs = parsed({"trial", "logs", "31", "-f", "--json"});
+  CHECK(logs.verb == "trial logs");
+  CHECK(logs.id == 31);
+  CHECK(logs.follow);
+  CHECK(logs.json);
+  CHECK(logs.master == "127.0.0.1:17080");
+  auto create = parsed({"experiment", "create", "c.yaml", "dir", "--follow"});
+  CHECK(create.verb == "experiment create");
+  CHECK(create.config_path == "c.yaml");
+  CHECK(create.model_dir == "dir");
+  CHECK(parsed({"trial", "list"}).experiment_id == 0);
+  CHECK(parsed({"trial", "list", "7", "--json"}).experiment_id == 7);
+  CHECK(parsed({"agent", "list", "--json"}).verb == "agent list");
+  CHECK(parsed({"slot", "list"}).verb == "slot list");
+  CHECK(parsed({"experiment", "kill", "4"}).verb == "experiment kill");
+  CHECK(parsed({"checkpoint", "list", "--trial", "9"}).trial_id == 9);
+  CHECK(parsed({"preview-search", "c.yaml"}).config_path == "c.yaml");
+}
+
+TEST_CASE("-m takes the master before or after the verb") {
+  CHECK(parsed({"-m", "10.0.0.1:1", "experiment", "list"}).master == "10.0.0.1:1");
+  CHECK(parsed({"experiment", "-m", "10.0.0.2:2", "list"}).master == "10.0.0.2:2");
+  CHECK(parsed({"experiment", "list", "-m", "10.0.0.3:3"}).master == "10.0.0.3:3");
+  CHECK(parsed({"trial", "logs", "5", "--master", "10.0.0.4:4", "-f"}).master == "10.0.0.4:4");
+  CHECK(parsed({"trial", "logs", "--master=10.0.0.5:5", "5"}).id == 5);
+}
+
+TEST_CASE("A usage error is one line naming the verb and what was wrong, with status 1") {
+  CHECK(refused({"trial", "logs", "3", "--foo"}) == "volador: trial logs: unexpected argument '--foo'\n");
+  CHECK(refused({"trial", "describe", "3", "4", "--bar"}) == "volador: trial describe: unexpected arguments '4' '--bar'\n");
+  CHECK(refused({"trial", "logs"}) == "volador: trial logs: missing ID\n");
+  CHECK(refused({"trial", "logs", "abc"}) == "volador: trial logs: ID: expected a number, got 'abc'\n");
+  CHECK(refused({"experiment", "create", "c.yaml"}) == "volador: experiment create: missing DIR\n");
+  CHECK(refused({}) == "volador: missing command (one of: experiment, trial, checkpoint, agent, slot, preview-search)\n");
+  CHECK(refused({"bogus"}).starts_with("volador: unknown command 'bogus' (one of: experiment, "));
+  CHECK(refused({"trial", "bogus"}) == "volador: trial: unknown command 'bogus' (one of: list, describe, logs, kill)\n");
+  CHECK(refused({"experiment"}).starts_with("volador: experiment: missing command (one of: create, list, "));
+  CHECK(refused({"experiment", "list", "-m"}) == "volador: experiment list: --master needs a value\n");
+  CHECK(refused({"checkpoint", "list"}) ==
+        "volador: checkpoint list: give an experiment ID or --trial ID (one of them)\n");
+  CHECK(refused({"checkpoint", "list", "3", "--trial", "4"}).starts_with("volador: checkpoint list: give an"));
+}
+
+TEST_CASE("--help and --version exit 0 with their text on stdout") {
+  for (auto args : {std::vector<const char*>{"--help"}, {"trial", "logs", "--help"}, {"--version"}}) {
+    auto out = parse(args);
+    REQUIRE(std::holds_alternative<ParseExit>(out));
+    CHECK(std::get<ParseExit>(out).status == 0);
+    CHECK_FALSE(std::get<ParseExit>(out).out.empty());
+    CHECK(std::get<ParseExit>(out).err.empty());
+  }
+  CHECK(std::get<ParseExit>(parse({"trial", "logs", "--help"})).out.find("--json") != std::string::npos);
+  CHECK(std::get<ParseExit>(parse({"--version"})).out == "volador 0.1.0\n");
+}
