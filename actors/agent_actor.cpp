@@ -141,7 +141,7 @@ caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) 
                                             on_line, on_exit);
   if (!child) return to_caf_error(child.error());
   spdlog::info("trial {} run {} rank {}: worker pid {} in {}", trial_id, run_id, rank, (*child)->pid(), dir->string());
-  self->state.workers[{trial_id, run_id, rank}] = {trial, output, std::move(*child)};
+  self->state.workers[{trial_id, run_id, rank}] = {trial, output, std::move(*child), std::nullopt};
   return true;
 }
 

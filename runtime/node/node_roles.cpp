@@ -47,7 +47,11 @@ Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions
   auto self_path = fs::read_symlink("/proc/self/exe", ec);
   auto worker = self_path.parent_path() / "volador-worker";
   if (ec || !fs::exists(worker)) return fail(Error::not_found("volador-worker not found beside " + self_path.string()));
-  actors::AgentOptions agent{options.agent_id, options.slots, fs::absolute(options.work_dir), worker};
+  actors::AgentOptions agent;
+  agent.agent_id = options.agent_id;
+  agent.slots = options.slots;
+  agent.work_dir = fs::absolute(options.work_dir);
+  agent.worker_program = worker;
   agent.master_endpoint = options.master_endpoint;
   if (const char* python = std::getenv("VOLADOR_PYTHON"); python != nullptr && *python != '\0')
     agent.python_program = python;  // else /usr/bin/python3

@@ -41,7 +41,7 @@ Result<WorkerLaunch> read_worker_launch() {
     WorkerLaunch launch;
     launch.master = *endpoint;
     launch.hello = {trial->at("trial_id").get<std::uint64_t>(), trial->at("run_id").get<std::uint32_t>(),
-                    trial->at("rank").get<std::uint32_t>(), *token};
+                    trial->at("rank").get<std::uint32_t>(), *token, {}};
     launch.experiment_id = trial->value("experiment_id", std::uint64_t{0});
     launch.world_size = trial->at("world_size").get<std::uint32_t>();
     launch.local_rank = trial->value("local_rank", std::uint32_t{0});
