@@ -48,6 +48,14 @@ void print_text(const search::SearchPreview& p, const config::ExperimentConfig& 
   std::cout << fmt::format("{} trials, at most {} at once; {} in all ({:.1f}% of training every trial fully)\n",
                            p.trials, p.max_concurrent_trials, length_text(p.total_batches, config),
                            full > 0 ? 100.0 * static_cast<double>(p.total_batches) / full : 0.0);
+  if (!p.not_simulated.empty()) {
+    std::string keys;
+    for (std::size_t i = 0; i < p.not_simulated.size(); ++i)
+      keys += (i == 0 ? "" : i + 1 == p.not_simulated.size() ? " and " : ", ") + p.not_simulated[i];
+    const bool one = p.not_simulated.size() == 1;
+    std::cout << "note: " << keys << (one ? " is not simulated (it depends" : " are not simulated (they depend")
+              << " on real metrics): the real run may stop sooner\n";
+  }
 }
 
 nlohmann::json to_json(const search::SearchPreview& p, std::uint32_t seed) {
@@ -59,7 +67,7 @@ nlohmann::json to_json(const search::SearchPreview& p, std::uint32_t seed) {
           {"max_length_batches", p.max_length_batches}, {"trials", p.trials},
           {"by_length", rows},                {"total_batches", p.total_batches},
           {"max_concurrent_trials", p.max_concurrent_trials}, {"brackets", brackets},
-          {"validations", p.validations}};
+          {"validations", p.validations},    {"not_simulated", p.not_simulated}};
 }
 
 }  // namespace

@@ -27,11 +27,20 @@ Status describe_plan(const config::ExperimentConfig& config, SearchPreview& prev
   return {};
 }
 
+// Keys whose effect depends on real metrics: the made-up metric would reach a
+// goal or stop trials at random, so the simulation leaves them out.
+constexpr const char* kNotSimulated[] = {"goal", "early_stopping"};
+
 }  // namespace
 
 Result<SearchPreview> preview_search(const config::ExperimentConfig& config, std::uint32_t seed) {
+  // The config as given must be valid, keys left out of the simulation included.
+  if (auto checked = make_searcher(config, seed); !checked) return fail(checked.error());
   config::ExperimentConfig simulated = config;
   if (simulated.searcher.name == "tpe" || simulated.searcher.name == "bayesian") simulated.searcher.name = "random";
+  std::vector<std::string> not_simulated;
+  for (const auto* key : kNotSimulated)
+    if (simulated.searcher.extra.erase(key) > 0) not_simulated.push_back(std::string("searcher.") + key);
   auto searcher = make_searcher(simulated, seed);
   if (!searcher) return fail(searcher.error());
   const auto metric = [seed](const nlohmann::json&, RequestId id, std::uint64_t) {
@@ -46,6 +55,7 @@ Result<SearchPreview> preview_search(const config::ExperimentConfig& config, std
   preview.trials = sim->trials.size();
   preview.total_batches = sim->total_batches;
   preview.max_concurrent_trials = sim->max_alive;
+  preview.not_simulated = std::move(not_simulated);
   std::map<std::uint64_t, PreviewLength> lengths;
   for (const auto& t : sim->trials) {
     auto& row = lengths[t.batches];

@@ -4,7 +4,10 @@
 // reports one uniform random value, the same at every length, drawn from the
 // experiment seed. tpe and bayesian are simulated as random search: with such
 // metrics their schedule (trials, lengths, stops) is the same, and no model is
-// fitted. Pure.
+// fitted. searcher.goal and searcher.early_stopping are left out of the
+// simulation: what they do depends on real metrics, so the preview plans the
+// search as if neither were set and the real run may stop sooner (trials
+// still validate on the early-stopping ladder, see `validations`). Pure.
 
 #include <cstdint>
 #include <string>
@@ -32,6 +35,7 @@ struct SearchPreview {
   std::uint32_t max_concurrent_trials = 0;   // most alive at once in the simulation
   std::vector<AshaBracket> brackets;         // adaptive_asha only
   std::vector<std::uint64_t> validations;    // the lengths a trial validates at (the searcher's targets)
+  std::vector<std::string> not_simulated;    // the config's keys the simulation ignored, e.g. "searcher.goal"
 };
 
 // The preview of `config`'s search with `seed` as experiment seed; the errors

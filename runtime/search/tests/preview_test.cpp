@@ -65,7 +65,8 @@ TEST_CASE("preview: adaptive_asha shows its brackets and trains far less", "[sea
   CHECK(again->total_batches == preview->total_batches);
 }
 
-TEST_CASE("preview: tpe with early stopping validates on the ladder and stops some trials", "[search][preview]") {
+TEST_CASE("preview: tpe with early stopping validates on the ladder, and no trial is stopped (not simulated)",
+          "[search][preview]") {
   auto config = preview_config("tpe", 40);
   config.searcher.max_concurrent_trials = 4;
   config.searcher.extra = {{"early_stopping", "median"}};
@@ -75,8 +76,35 @@ TEST_CASE("preview: tpe with early stopping validates on the ladder and stops so
   CHECK(preview->validations ==
         std::vector<std::uint64_t>{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000});
   CHECK(preview->trials == 40);
-  CHECK(preview->by_length.size() > 1);
-  CHECK(preview->total_batches < 40 * 1000);
+  REQUIRE(preview->by_length.size() == 1);
+  CHECK(preview->by_length[0].batches == 1000);
+  CHECK(preview->by_length[0].stopped_early == 0);
+  CHECK(preview->total_batches == 40 * 1000);
+  CHECK(preview->not_simulated == std::vector<std::string>{"searcher.early_stopping"});
+}
+
+TEST_CASE("preview: a goal the made-up metric reaches at once does not end the simulated search",
+          "[search][preview]") {
+  auto config = preview_config("random", 12);  // loss, smaller is better: every value in [0, 1) reaches 1
+  config.searcher.extra = {{"goal", 1.0}};
+  const auto preview = preview_search(config, 3);
+  REQUIRE(preview.has_value());
+  CHECK(preview->trials == 12);
+  CHECK(preview->total_batches == 12000);
+  CHECK(preview->not_simulated == std::vector<std::string>{"searcher.goal"});
+  config.searcher.extra["early_stopping"] = "median";
+  CHECK(preview_search(config, 3)->not_simulated ==
+        std::vector<std::string>{"searcher.goal", "searcher.early_stopping"});
+  CHECK(preview_search(preview_config("random", 12), 3)->not_simulated.empty());
+}
+
+TEST_CASE("preview: keys left out of the simulation are still checked", "[search][preview]") {
+  auto config = preview_config("adaptive_asha", 10);
+  config.searcher.extra = {{"early_stopping", "median"}};  // adaptive_asha stops trials itself
+  CHECK_FALSE(preview_search(config, 1).has_value());
+  config = preview_config("random", 10);
+  config.searcher.extra = {{"goal", "high"}};
+  CHECK_FALSE(preview_search(config, 1).has_value());
 }
 
 TEST_CASE("preview: a config the searchers refuse is an error", "[search][preview]") {
