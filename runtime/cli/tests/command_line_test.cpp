@@ -54,7 +54,7 @@ TEST_CASE("The command line names the verb and its arguments") {
   CHECK(parsed({"preview-search", "c.yaml"}).config_path == "c.yaml");
 }
 
-TEST_CASE("-m takes the master before or after the verb") {
+TEST_CASE("The master option -m is taken before or after the verb") {
   CHECK(parsed({"-m", "10.0.0.1:1", "experiment", "list"}).master == "10.0.0.1:1");
   CHECK(parsed({"experiment", "-m", "10.0.0.2:2", "list"}).master == "10.0.0.2:2");
   CHECK(parsed({"experiment", "list", "-m", "10.0.0.3:3"}).master == "10.0.0.3:3");

@@ -59,7 +59,7 @@ TEST_CASE("The trial list shows each trial's experiment, state and best validati
   CHECK(json[0]["best_validation"].is_null());
 }
 
-TEST_CASE("Agents list their slots and trials; slots are numbered per agent, used ones first") {
+TEST_CASE("Agents list their slots and trials, and slots are numbered per agent, used ones first") {
   const wire::AgentList list{{{"a", "host-a", 4, 3, {{7, 2}, {9, 1}}}, {"b", "host-b", 1, 0, {}}}};
   const auto table = render_table(list);
   CHECK(table.starts_with("AGENT  HOST    SLOTS  USED  TRIALS\n"));
