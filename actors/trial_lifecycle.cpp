@@ -119,7 +119,9 @@ void restart(Self self, const std::string& why, bool counts_as_restart) {
   forget_run(self);
   if (counts_as_restart) st.spec.record.restarts += 1;
   if (!rewind_to_resume_point(self)) return;
-  system_log(self, fmt::format("{}; restarting (restart {} of {}) from {}", why, record(self).restarts, max_restarts,
+  const auto counted = counts_as_restart ? fmt::format("restart {} of {}", record(self).restarts, max_restarts)
+                                         : std::string("not counted as a restart");
+  system_log(self, fmt::format("{}; restarting ({}) from {}", why, counted,
                                st.restore_uuid.empty() ? "the beginning" : "checkpoint " + st.restore_uuid));
   save_record(self);
   if (st.pause_requested) {

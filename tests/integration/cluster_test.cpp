@@ -457,6 +457,30 @@ TEST_CASE("A 2-slot trial keeps running across a master SIGKILL and reports the 
   CHECK(metric_history(cluster, trial["id"].dump()) == expected);
 }
 
+TEST_CASE("A run whose agent died with the master restarts from its checkpoint as soon as the agent is back, uncounted") {
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  write_file(project / "distributed.yaml",
+             example_config("native:mlp_classifier", 1, 600) + "min_checkpoint_period: {epochs: 4}\n");
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1);
+  const auto id = submit(cluster, project);
+  REQUIRE(eventually([&] { return !cluster.cli({"checkpoint", "list", id, "--json"}).json().empty(); }));
+  cluster.kill_master();
+  cluster.kill_agent();
+  cluster.start_master();
+  cluster.start_agent(1);
+  REQUIRE(eventually([&] { return describe_experiment(cluster, id)["state"] == "COMPLETED"; }, 90));
+  const auto trial = describe_experiment(cluster, id)["trials"][0];
+  const auto logs = cluster.cli({"trial", "logs", trial["id"].dump()}).out;
+  INFO(logs);
+  CHECK(trial["restarts"] == 0);
+  // Refused when the agent registered without the run's worker, not after the grace period.
+  CHECK(logs.find("did not all survive the master restart; restarting (not counted as a restart) from checkpoint") !=
+        std::string::npos);
+}
+
 TEST_CASE("Adaptive ASHA stops trials at its rungs on the cluster and the GC keeps the policy's checkpoints") {
   TempDir dir;
   const auto project = dir.path() / "project";
