@@ -1,20 +1,27 @@
-"""End-to-end row of bench/training: the same MNistTrial as a 1-slot experiment
-on a real single-host cluster (`volador-node up`), timed from the trial's
-metric reports (README.md here).
+"""End-to-end row of bench/training: the same MNistTrial as a 1-slot experiment on a real single-host cluster
+(`volador-node up`), interleaved round by round with the plain PyTorch loop in a process of its own
+(README.md here).
 
-    /usr/bin/python3 end_to_end.py --bin BUILD/bin [--batch-size 32] [--batches 300]
-        [--unit 50] [--threads 1] [--results FILE] [--out FILE]
+    /usr/bin/python3 end_to_end.py --bin BUILD/bin [--rounds 5] [--batch-size 32] [--batches 200]
+        [--unit 50] [--threads 1] [--out FILE]
 
-Steady-state samples/s = records trained between the first and the last
-training report / the time between them (excludes start-up and the first
-workload; includes the master-worker round trips between workloads). Also
-the worker's own samples/s over the same workloads (from its "trained batches
-A-B in S s" trial-log lines), the mean time between workloads, and the whole
-experiment's wall time. With --results (bench_training.py's
-RESULT lines from the same run), the ratio is against the plain PyTorch
-median at the same batch size. When the master refuses the experiment (a
-build without Python trials) the row is skipped with the master's reason:
-one `SKIPPED {json}` line.
+One node serves every round. A round runs, in an order that rotates from
+round to round: the trial as an experiment on the cluster (a fresh rank
+worker process), plain_worker.py (bench_training.py's plain loop, a fresh
+process, default malloc settings: what a user's script gets) and
+plain_worker.py --keep-freed-memory (the same with the rank worker's malloc
+settings). Each variant trains batches 0 .. --batches - 1 in chunks of --unit
+(the cluster's workloads) and reports each chunk's seconds; its samples/s
+for the round are over every chunk but the first (start-up, first
+allocations). Reported per variant: the median over the rounds, min..max,
+and against plain PyTorch both the ratio of the medians and the median of
+the rounds' own ratios. The cluster row also gives its rate from the trial's
+metric reports (the time between the first and the last training report,
+so the master-worker round trips between workloads count), the mean time
+between workloads and the experiment's wall time (start-up, validation and
+checkpoint included). When the master refuses the experiment (a build without
+Python trials) the row is skipped with the master's reason: one
+`SKIPPED {json}` line.
 """
 
 import argparse
@@ -23,12 +30,17 @@ import os
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from typing import Dict, List, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+CLUSTER, PLAIN, PLAIN_KEPT = "volador-cluster", "pytorch-process", "pytorch-process-kept-memory"
+VARIANTS = (CLUSTER, PLAIN, PLAIN_KEPT)
+CHUNK_LINE = re.compile(r"volador: trained batches (\d+)-(\d+) in ([0-9.]+) s")
 
 CONFIG = """\
 name: bench-training-e2e
@@ -57,17 +69,129 @@ experiment_seed: 1
 """
 
 
-def plain_median(results_file: str, batch_size: int):
-    """The plain PyTorch samples/s median at `batch_size` in bench_training.py's RESULT lines, or None."""
-    if not results_file or not os.path.exists(results_file):
-        return None
-    value = None
-    for line in open(results_file, encoding="utf-8"):
-        if line.startswith("RESULT "):
-            row = json.loads(line[7:])
-            if row.get("variant") == "pytorch" and row.get("global_batch_size") == batch_size:
-                value = row["samples_per_s"]
-    return value
+class Skipped(Exception):
+    """The cluster cannot run the row; the message says why."""
+
+
+def chunks_of(log: str) -> List[Tuple[int, int, float]]:
+    """(first batch, last batch, seconds) of each `trained batches A-B in S s` line."""
+    return [(int(a), int(b), float(s)) for a, b, s in CHUNK_LINE.findall(log)]
+
+
+def steady_rate(chunks: List[Tuple[int, int, float]], batch_size: int) -> float:
+    """Samples/s over every chunk but the first."""
+    timed = chunks[1:]
+    if not timed:
+        raise Skipped("one chunk only: raise --batches or lower --unit")
+    return sum(b - a + 1 for a, b, _ in timed) * batch_size / sum(s for _, _, s in timed)
+
+
+class LocalCluster:
+    """`volador-node up` on a temporary data folder, in its own process group but this process's session.
+
+    The same session keeps the node and its workers in this process's
+    autogroup, so they run at the priority run.sh gave the benchmark (a new
+    session would be a new autogroup at nice 0).
+    """
+
+    def __init__(self, bin_dir: str, config: str):
+        self.cli = os.path.join(bin_dir, "volador")
+        self.data = tempfile.mkdtemp(prefix="volador-bench-training-")
+        self.config = os.path.join(self.data, "distributed.yaml")
+        with open(self.config, "w", encoding="utf-8") as file:
+            file.write(config)
+        self._log = open(os.path.join(self.data, "node.log"), "w", encoding="utf-8")
+        group = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
+        self._node = subprocess.Popen([os.path.join(bin_dir, "volador-node"), "up", "--data", self.data,
+                                       "--listen", "127.0.0.1:0"], stdout=self._log, stderr=subprocess.STDOUT, **group)
+        self.env = {**os.environ, "VOLADOR_MASTER": self._master_address()}
+
+    def _master_address(self) -> str:
+        addr_file = os.path.join(self.data, "master.addr")
+        for _ in range(300):
+            if os.path.exists(addr_file) and os.path.getsize(addr_file) > 0:
+                return open(addr_file, encoding="utf-8").read().strip()
+            if self._node.poll() is not None:
+                raise RuntimeError(f"volador-node exited with {self._node.returncode}; see {self._log.name}")
+            time.sleep(0.1)
+        raise RuntimeError(f"volador-node wrote no master address in 30 s; see {self._log.name}")
+
+    def cli_json(self, *args: str) -> Dict:
+        return json.loads(subprocess.run([self.cli, *args, "--json"], env=self.env, capture_output=True, text=True,
+                                         check=True).stdout)
+
+    def stop(self) -> None:
+        os.killpg(self._node.pid, signal.SIGTERM)
+        try:
+            self._node.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(self._node.pid, signal.SIGKILL)
+            self._node.wait()
+        self._log.close()
+        if os.environ.get("VOLADOR_BENCH_KEEP") != "1":
+            shutil.rmtree(self.data, ignore_errors=True)
+
+
+def cluster_round(cluster: LocalCluster, args) -> Dict[str, float]:
+    """Runs the trial as one experiment: its worker's samples/s, the rate from its reports, the gaps, the wall time."""
+    created = subprocess.run([cluster.cli, "experiment", "create", cluster.config, os.path.join(HERE, "mnist_trial"),
+                              "--follow"], env=cluster.env, capture_output=True, text=True, timeout=args.timeout)
+    match = re.search(r"created experiment (\d+)", created.stdout)
+    if not match:
+        raise Skipped("the master refused the experiment: " +
+                      " / ".join((created.stdout + created.stderr).strip().splitlines()))
+    experiment = cluster.cli_json("experiment", "describe", match.group(1))
+    trial_id = str(experiment.get("best_trial_id") or experiment["trials"][0]["id"])
+    trial = cluster.cli_json("trial", "describe", trial_id)
+    logs = subprocess.run([cluster.cli, "trial", "logs", trial_id], env=cluster.env, capture_output=True,
+                          text=True).stdout
+    if trial.get("state") != "COMPLETED":
+        print(logs[-4000:], file=sys.stderr)
+        raise Skipped(f"trial {trial_id} ended {trial.get('state')}, not COMPLETED")
+    chunks = chunks_of(logs)
+    reports = [m for m in trial["metrics"] if m["kind"] == "training"]
+    first, last = reports[0], reports[-1]  # from the end of the first workload on
+    report_seconds = (last["reported_at_ms"] - first["reported_at_ms"]) / 1000.0
+    worker_seconds = sum(s for a, _, s in chunks if first["batches"] <= a < last["batches"])
+    workloads_between = sum(1 for a, _, _ in chunks if first["batches"] <= a < last["batches"])
+    return {"samples_per_s": steady_rate(chunks, args.batch_size),
+            "samples_per_s_from_reports": (last["batches"] - first["batches"]) * args.batch_size / report_seconds,
+            "between_workloads_s": (report_seconds - worker_seconds) / max(1, workloads_between),
+            "experiment_wall_s": (experiment["ended_at_ms"] - experiment["created_at_ms"]) / 1000.0}
+
+
+def plain_round(args, keep_freed_memory: bool) -> Dict[str, float]:
+    """Runs plain_worker.py once; its samples/s."""
+    command = [sys.executable, os.path.join(HERE, "plain_worker.py"), "--batch-size", str(args.batch_size),
+               "--batches", str(args.batches), "--unit", str(args.unit), "--threads", str(args.threads)]
+    run = subprocess.run(command + (["--keep-freed-memory"] if keep_freed_memory else []), capture_output=True,
+                         text=True, timeout=args.timeout, check=True)
+    return {"samples_per_s": steady_rate(chunks_of(run.stdout), args.batch_size)}
+
+
+def run_variant(variant: str, cluster: LocalCluster, args) -> Dict[str, float]:
+    if variant == CLUSTER:
+        return cluster_round(cluster, args)
+    return plain_round(args, keep_freed_memory=variant == PLAIN_KEPT)
+
+
+def summary(rounds: List[Dict[str, Dict[str, float]]], base: Dict) -> List[Dict]:
+    """One RESULT row per variant: medians over the rounds and ratios against the plain process."""
+    rates = {v: [r[v]["samples_per_s"] for r in rounds] for v in VARIANTS}
+    plain = statistics.median(rates[PLAIN])
+    rows = []
+    for variant in VARIANTS:
+        median = statistics.median(rates[variant])
+        row = {**base, "variant": variant, "samples_per_s": round(median, 2), "min": round(min(rates[variant]), 2),
+               "max": round(max(rates[variant]), 2), "ratio": round(median / plain, 4),
+               "paired_ratio": round(statistics.median(v / p for v, p in zip(rates[variant], rates[PLAIN])), 4)}
+        if variant == CLUSTER:
+            for key in ("samples_per_s_from_reports", "between_workloads_s", "experiment_wall_s"):
+                row[key] = round(statistics.median(r[CLUSTER][key] for r in rounds), 3)
+            row["paired_ratio_to_kept_memory"] = round(
+                statistics.median(v / p for v, p in zip(rates[CLUSTER], rates[PLAIN_KEPT])), 4)
+        rows.append(row)
+    return rows
 
 
 def emit(kind: str, row: dict, out: str) -> None:
@@ -81,106 +205,44 @@ def emit(kind: str, row: dict, out: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True, help="folder with volador and volador-node")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of the three variants; default 5")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--batches", type=int, default=300, help="batches the trial trains")
+    parser.add_argument("--batches", type=int, default=200, help="batches each variant trains per round")
     parser.add_argument("--unit", type=int, default=50, help="scheduling_unit (batches per workload)")
-    parser.add_argument("--threads", type=int, default=1, help="torch.set_num_threads in the worker")
-    parser.add_argument("--timeout", type=float, default=900, help="seconds before giving up on the experiment")
-    parser.add_argument("--results", help="bench_training.py's RESULT lines (for the ratio)")
-    parser.add_argument("--out", help="also append the RESULT/SKIPPED line to this file")
+    parser.add_argument("--threads", type=int, default=1, help="torch.set_num_threads in every variant")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds before giving up on one run")
+    parser.add_argument("--out", help="also append the RESULT/SKIPPED lines to this file")
     args = parser.parse_args()
 
-    base = {"bench": "training", "variant": "volador-cluster", "device": "cpu", "amp": False,
-            "threads": args.threads, "global_batch_size": args.batch_size, "batches": args.batches,
-            "scheduling_unit": args.unit}
-    cli, node_bin = os.path.join(args.bin, "volador"), os.path.join(args.bin, "volador-node")
-    if not (os.access(cli, os.X_OK) and os.access(node_bin, os.X_OK)):
-        emit("SKIPPED", {**base, "reason": f"no volador/volador-node in {args.bin}"}, args.out)
+    base = {"bench": "training", "device": "cpu", "amp": False, "threads": args.threads,
+            "global_batch_size": args.batch_size, "batches": args.batches, "scheduling_unit": args.unit,
+            "rounds": args.rounds}
+    if not all(os.access(os.path.join(args.bin, b), os.X_OK) for b in ("volador", "volador-node")):
+        emit("SKIPPED", {**base, "variant": CLUSTER, "reason": f"no volador/volador-node in {args.bin}"}, args.out)
         return 0
-    data = tempfile.mkdtemp(prefix="volador-bench-training-")
-    with open(os.path.join(data, "distributed.yaml"), "w", encoding="utf-8") as file:
-        file.write(CONFIG.format(batch_size=args.batch_size, batches=args.batches, unit=args.unit,
-                                 threads=args.threads))
-    node_log = open(os.path.join(data, "node.log"), "w", encoding="utf-8")
-    # Its own process group (to stop it and its workers at the end) but the same session as this
-    # process: a new session would be a new autogroup at nice 0, and the worker would train without
-    # the priority run.sh gave the in-process variants (the agent's workers stay in the node's session).
-    group = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
-    node = subprocess.Popen([node_bin, "up", "--data", data, "--listen", "127.0.0.1:0"],
-                            stdout=node_log, stderr=subprocess.STDOUT, **group)
+    cluster = LocalCluster(args.bin, CONFIG.format(batch_size=args.batch_size, batches=args.batches, unit=args.unit,
+                                                   threads=args.threads))
+    rounds = []
     try:
-        addr_file = os.path.join(data, "master.addr")
-        for _ in range(300):
-            if os.path.exists(addr_file) and os.path.getsize(addr_file) > 0:
-                break
-            if node.poll() is not None:
-                raise RuntimeError(f"volador-node exited with {node.returncode}; see {node_log.name}")
-            time.sleep(0.1)
-        env = {**os.environ, "VOLADOR_MASTER": open(addr_file, encoding="utf-8").read().strip()}
-        began = time.monotonic()
-        created = subprocess.run([cli, "experiment", "create", os.path.join(data, "distributed.yaml"),
-                                  os.path.join(HERE, "mnist_trial"), "--follow"],
-                                 env=env, capture_output=True, text=True, timeout=args.timeout)
-        wall = time.monotonic() - began
-        print(created.stdout + created.stderr, end="", flush=True)
-        match = re.search(r"created experiment (\d+)", created.stdout)
-        if not match:
-            reason = (created.stdout + created.stderr).strip().splitlines()
-            emit("SKIPPED", {**base, "reason": "the master refused the experiment: " + " / ".join(reason)}, args.out)
-            return 0
-        experiment = json.loads(subprocess.run([cli, "experiment", "describe", match.group(1), "--json"], env=env,
-                                               capture_output=True, text=True, check=True).stdout)
-        trial_id = experiment.get("best_trial_id") or 1
-        trial = json.loads(subprocess.run([cli, "trial", "describe", str(trial_id), "--json"], env=env,
-                                          capture_output=True, text=True, check=True).stdout)
-        if trial.get("state") != "COMPLETED":
-            logs = subprocess.run([cli, "trial", "logs", str(trial_id)], env=env, capture_output=True, text=True)
-            print(logs.stdout[-4000:], file=sys.stderr)
-            emit("SKIPPED", {**base, "reason": f"trial {trial_id} ended {trial.get('state')}, not COMPLETED"},
-                 args.out)
-            return 1
-        reports = [m for m in trial["metrics"] if m["kind"] == "training"]
-        if len(reports) < 2:
-            emit("SKIPPED", {**base, "reason": "fewer than two training reports: raise --batches or lower --unit"},
-                 args.out)
-            return 1
-        first, last = reports[0], reports[-1]
-        seconds = (last["reported_at_ms"] - first["reported_at_ms"]) / 1000.0
-        steady = (last["batches"] - first["batches"]) * args.batch_size / seconds
-        overall = experiment["ended_at_ms"] - experiment["created_at_ms"]
-        plain = plain_median(args.results, args.batch_size)
-        # The worker's own time per training workload (TrialController.train, from its trial-log lines), over the
-        # same workloads as the steady window: separates training speed from the time between workloads.
-        logs = subprocess.run([cli, "trial", "logs", str(trial_id)], env=env, capture_output=True, text=True).stdout
-        trained = [(int(a), int(b), float(t)) for a, b, t in
-                   re.findall(r"volador: trained batches (\d+)-(\d+) in ([0-9.]+) s", logs)]
-        window = [(a, b, t) for a, b, t in trained if first["batches"] <= a and b < last["batches"]]
-        in_worker = gap = None
-        if window:
-            worker_seconds = sum(t for _, _, t in window)
-            in_worker = sum(b - a + 1 for a, b, _ in window) * args.batch_size / worker_seconds
-            gap = (seconds - worker_seconds) / len(window)
-        emit("RESULT", {**base, "samples_per_s": round(steady, 2),
-                        "samples_per_s_in_worker": round(in_worker, 2) if in_worker else None,
-                        "between_workloads_s": round(gap, 3) if gap is not None else None,
-                        "experiment_wall_s": round(overall / 1000.0, 2),
-                        "samples_per_s_whole_experiment": round(args.batches * args.batch_size / (overall / 1000.0), 2),
-                        "cli_wall_s": round(wall, 2),
-                        "ratio": round(steady / plain, 4) if plain else None,
-                        "ratio_in_worker": round(in_worker / plain, 4) if plain and in_worker else None,
-                        "ratio_against": "pytorch median of bench_training.py in the same run" if plain else None},
-             args.out)
+        for round_idx in range(args.rounds):
+            order = VARIANTS[round_idx % 3:] + VARIANTS[:round_idx % 3]
+            rounds.append({variant: run_variant(variant, cluster, args) for variant in order})
+            print(f"# round {round_idx + 1}/{args.rounds} samples/s: " +
+                  ", ".join(f"{v} {rounds[-1][v]['samples_per_s']:.1f}" for v in order), flush=True)
+    except Skipped as reason:
+        emit("SKIPPED", {**base, "variant": CLUSTER, "reason": str(reason)}, args.out)
         return 0
     finally:
-        os.killpg(node.pid, signal.SIGTERM)
-        try:
-            node.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(node.pid, signal.SIGKILL)
-            node.wait()
-        node_log.close()
-        if os.environ.get("VOLADOR_BENCH_KEEP") != "1":
-            shutil.rmtree(data, ignore_errors=True)
+        cluster.stop()
+    rows = summary(rounds, base)
+    print(f"\n{'variant':<28} {'samples/s median':>17} {'min..max':>17} {'ratio':>6} {'paired':>7}")
+    for r in rows:
+        print(f"{r['variant']:<28} {r['samples_per_s']:>17.1f} {r['min']:>8.1f}..{r['max']:<8.1f} "
+              f"{r['ratio']:>6.3f} {r['paired_ratio']:>7.3f}")
+    print()
+    for row in rows:
+        emit("RESULT", row, args.out)
+    return 0
 
 
 if __name__ == "__main__":

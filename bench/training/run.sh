@@ -2,11 +2,12 @@
 # Training benchmark: samples/s of the manual's MNIST PyTorchTrial under
 # Volador's TrialController against the same model, optimizer and batches in
 # a plain PyTorch loop, interleaved round by round (README.md here); then the
-# same trial as a 1-slot experiment on a real local cluster.
+# same trial as a 1-slot experiment on a real local cluster, interleaved round
+# by round with the plain loop in a process of its own.
 #
 #   bench/training/run.sh [--rounds 15] [--batch-sizes 32,128] [--samples 512]
-#                         [--threads 1] [--build-dir DIR] [--no-build]
-#                         [--no-cluster] [--out FILE]
+#                         [--threads 1] [--cluster-rounds 5] [--build-dir DIR]
+#                         [--no-build] [--no-cluster] [--no-in-process] [--out FILE]
 #
 # Needs /usr/bin/python3 with python3-torch, python3-numpy, python3-sklearn
 # (installed with apt-get when missing, as root). Uses CUDA with AMP when torch
@@ -28,9 +29,11 @@ rounds=15
 sizes=32,128
 samples=512
 threads=1
+cluster_rounds=5
 build="$root/build-training"
 do_build=true
 cluster=true
+in_process=true
 out=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -38,9 +41,11 @@ while [[ $# -gt 0 ]]; do
     --batch-sizes) sizes=$2; shift 2 ;;
     --samples) samples=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
+    --cluster-rounds) cluster_rounds=$2; shift 2 ;;
     --build-dir) build=$(realpath -m "$2"); shift 2 ;;
     --no-build) do_build=false; shift ;;
     --no-cluster) cluster=false; shift ;;
+    --no-in-process) in_process=false; shift ;;
     --out) out=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 1 ;;
   esac
@@ -58,6 +63,8 @@ build_cluster() {
 }
 
 install_packages python3-torch python3-numpy python3-sklearn
+# Built before the priority below, so the build does not take the machine from other work.
+if $cluster && $do_build; then build_cluster; fi
 : >"$out"
 # Every variant, the cluster's workers included (they inherit the node's
 # environment), starts its OpenMP pool at the thread count it trains with: a
@@ -65,14 +72,15 @@ install_packages python3-torch python3-numpy python3-sklearn
 # later trained ~20% slower here (its idle OpenMP thread spins on the other core).
 export OMP_NUM_THREADS="$threads"
 echo -19 >/proc/self/autogroup 2>/dev/null || echo "(not root: running without priority)"
-"$python" "$here/bench_training.py" --rounds "$rounds" --batch-sizes "$sizes" --samples "$samples" \
-  --threads "$threads" --out "$out"
+if $in_process; then
+  "$python" "$here/bench_training.py" --rounds "$rounds" --batch-sizes "$sizes" --samples "$samples" \
+    --threads "$threads" --out "$out"
+fi
 if $cluster; then
   echo
   echo "## end to end: the same trial as a 1-slot experiment on a local cluster (batch 32)"
-  $do_build && build_cluster
-  "$python" "$here/end_to_end.py" --bin "$build/bin" --batch-size 32 --threads "$threads" \
-    --results "$out" --out "$out"
+  "$python" "$here/end_to_end.py" --bin "$build/bin" --rounds "$cluster_rounds" --batch-size 32 \
+    --threads "$threads" --out "$out"
 fi
 echo 0 >/proc/self/autogroup 2>/dev/null || true
 echo "results: $out"
