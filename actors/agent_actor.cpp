@@ -213,14 +213,16 @@ void register_with_master(Self self) {
 }
 
 // Looks for the master on a thread of its own (connecting blocks) and hands
-// it to the agent, or makes the agent quit after kReconnectPatience.
-void reconnect(Self self, const net::Endpoint& endpoint) {
+// it to the agent, or makes the agent quit after kReconnectPatience. The
+// gateway of the master that died (node `gone`), which the middleman may
+// still have cached for a moment, does not count.
+void reconnect(Self self, const net::Endpoint& endpoint, const caf::node_id& gone) {
   auto agent = caf::actor_cast<caf::actor>(self);
-  self->spawn([agent, endpoint](caf::blocking_actor* finder) {
+  self->spawn([agent, endpoint, gone](caf::blocking_actor* finder) {
     const auto deadline = std::chrono::steady_clock::now() + kReconnectPatience;
     while (std::chrono::steady_clock::now() < deadline) {
       auto master = finder->home_system().middleman().remote_actor(endpoint.host, endpoint.port);
-      if (master) return finder->send(agent, reconnected_atom::value, *master);
+      if (master && (*master)->node() != gone) return finder->send(agent, reconnected_atom::value, *master);
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     finder->send_exit(agent, caf::sec::remote_linking_failed);
@@ -236,10 +238,11 @@ void on_master_lost(Self self) {
   }
   spdlog::warn("agent {}: lost the master; keeping {} worker(s) running while reconnecting to {}", st.options.agent_id,
                st.workers.size(), st.options.master_endpoint->to_string());
+  const auto gone = st.master.node();
   st.master = nullptr;
   for (auto& [key, worker] : st.workers) worker.trial = nullptr;
   self->delayed_send(self, kMasterOutagePatience, orphaned_atom::value, ++st.outages);
-  reconnect(self, *st.options.master_endpoint);
+  reconnect(self, *st.options.master_endpoint, gone);
 }
 
 // The master is back: watch it and register again, with the surviving workers.

@@ -21,15 +21,17 @@ constexpr auto kConnectRetry = std::chrono::milliseconds(200);
 // The restarted trial answers once all its ranks and agents are back.
 constexpr auto kRejoinTimeout = kReattachGrace + std::chrono::seconds(10);
 
-// The master's gateway, retrying until `deadline` while it (re)starts.
+// The master's gateway, retrying until `deadline` while it (re)starts. A
+// gateway on node `gone` (a master that died, still cached by the
+// middleman for a moment) does not count.
 Result<caf::actor> find_master(caf::actor_system& system, const net::Endpoint& master,
-                               std::chrono::steady_clock::time_point deadline) {
+                               std::chrono::steady_clock::time_point deadline, const caf::node_id& gone = {}) {
   for (;;) {
     auto gateway = system.middleman().remote_actor(master.host, master.port);
-    if (gateway) return *gateway;
+    if (gateway && (*gateway)->node() != gone) return *gateway;
     if (std::chrono::steady_clock::now() >= deadline)
-      return fail(Error::unavailable("cannot reach the master at " + master.to_string() + ": " +
-                                     system.render(gateway.error())));
+      return fail(Error::unavailable("cannot reach the master at " + master.to_string() +
+                                     (gateway ? std::string(": it did not restart") : ": " + system.render(gateway.error()))));
     std::this_thread::sleep_for(kConnectRetry);
   }
 }
@@ -96,8 +98,9 @@ Status RankSession::Impl::rejoin() {
   trial = nullptr;
   const wire::RankRejoin rejoin{hello.trial_id, hello.run_id, hello.rank, hello.token, last};
   const auto deadline = std::chrono::steady_clock::now() + kMasterOutagePatience;
+  const auto gone = master.node();
   for (;;) {
-    auto gateway = find_master(*system, endpoint, deadline);
+    auto gateway = find_master(*system, endpoint, deadline, gone);
     if (!gateway) return fail(gateway.error());
     master = *gateway;
     (*self)->monitor(master);

@@ -19,7 +19,8 @@
 // max_restarts), a pause stops it and activation runs it again from scratch.
 //
 // After a master restart, a trial whose run was live (its record names the
-// run's agents) first tries to take that run back: it claims the run's
+// run's agents, from the run's first answered workload on: by then every
+// rank holds its group) first tries to take that run back: it claims the run's
 // workers from the pool (held once their agents registered again) and waits
 // for every rank to rejoin. Each rank resends its last finished workload
 // with the answer, which the journal may lack; the trial applies it if so,

@@ -43,6 +43,10 @@ bool rewind_to_resume_point(Self self);
 // Starts a new run after a failure, from the latest good checkpoint; ERROR
 // once a counted restart would pass max_restarts.
 void restart(Self self, const std::string& why, bool counts_as_restart);
+// Journals the run as live once a workload was answered (every rank has its
+// group by then): from now on a restarted master looks for the run before
+// restarting it. Saves the record the first time.
+void mark_run_live(Self self);
 void on_worker_exit(Self self, const wire::Bytes& bytes);
 void on_logs(Self self, const wire::Bytes& bytes);
 void on_pause(Self self);

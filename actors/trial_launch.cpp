@@ -98,10 +98,6 @@ void start_when_all_reported(Self self) {
     rank.hello->deliver(group);
     rank.hello.reset();
   }
-  // From now on a restarted master looks for this run before restarting it.
-  st.spec.record.run_token = st.token;
-  st.spec.record.run_agents = st.agent_ids;
-  save_record(self);
   st.phase = Phase::running;
   drive(self);
 }

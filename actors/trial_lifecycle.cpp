@@ -131,6 +131,14 @@ void restart(Self self, const std::string& why, bool counts_as_restart) {
   request_slots(self);
 }
 
+void mark_run_live(Self self) {
+  auto& st = self->state;
+  if (!st.spec.record.run_agents.empty()) return;
+  st.spec.record.run_token = st.token;
+  st.spec.record.run_agents = st.agent_ids;
+  save_record(self);
+}
+
 void on_worker_exit(Self self, const wire::Bytes& bytes) {
   auto exit = wire::decode<wire::WorkerExit>(bytes);
   auto& st = self->state;

@@ -104,6 +104,7 @@ bool complete_workload(Self self, const training::Workload& workload, const wire
     restart(self, "trial code failed: " + result.error_message, true);
     return false;
   }
+  mark_run_live(self);
   const bool validation = workload.kind == training::WorkloadKind::validate;
   st.progress = training::record_completed(st.progress, workload, validation && is_new_best(st, result.metrics));
   st.spec.record.batches_trained = st.progress.batches_trained;
