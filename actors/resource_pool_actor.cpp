@@ -14,14 +14,17 @@ namespace {
 
 using Self = caf::stateful_actor<ResourcePoolState>*;
 
+GrantedAgent granted_agent(const ResourcePoolState& st, const scheduling::Placement& placement) {
+  return {st.agents.at(placement.agent_id), placement.agent_id, placement.slots};
+}
+
 void grant_what_fits(Self self) {
   auto& st = self->state;
   for (const auto& allocation : st.scheduler.schedule()) {
     auto trial = st.waiting_trials.extract(allocation.trial_id);
     if (trial.empty()) continue;
     std::vector<GrantedAgent> grant;
-    for (const auto& placement : allocation.placements)
-      grant.push_back({st.agents.at(placement.agent_id), placement.agent_id, placement.slots});
+    for (const auto& placement : allocation.placements) grant.push_back(granted_agent(st, placement));
     self->send(trial.mapped(), granted_atom::value, std::move(grant));
   }
 }
@@ -61,12 +64,11 @@ void judge_adoption(Self self, std::uint64_t trial_id) {
     return;
   }
   st.held.erase(trial_id);
+  // In the run's rank order, which the claim names.
+  const auto& placements = st.scheduler.allocation(trial_id)->placements;
   std::vector<GrantedAgent> grant;
-  for (const auto& agent_id : claim.agent_ids) {
-    const auto* allocation = st.scheduler.allocation(trial_id);
-    auto placement = std::ranges::find(allocation->placements, agent_id, &scheduling::Placement::agent_id);
-    grant.push_back({st.agents.at(agent_id), agent_id, placement->slots});
-  }
+  for (const auto& agent_id : claim.agent_ids)
+    grant.push_back(granted_agent(st, *std::ranges::find(placements, agent_id, &scheduling::Placement::agent_id)));
   promise.deliver(std::move(grant));
 }
 

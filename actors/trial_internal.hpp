@@ -52,6 +52,17 @@ void on_logs(Self self, const wire::Bytes& bytes);
 void on_pause(Self self);
 void on_activate(Self self);
 
+// Who a rank reporting in (a hello or a rejoin) says it is.
+struct RankIdentity {
+  std::uint32_t run_id = 0;
+  std::uint32_t rank = 0;
+  std::string token;
+};
+// Records a rank reporting in during `phase`: its worker, and `promise` to
+// answer once all have. False, with `promise` refused, when it is not
+// expected: another phase or run, a bad token, a second report.
+bool admit_rank(Self self, Phase phase, const RankIdentity& who, caf::actor worker, caf::response_promise& promise);
+
 // --- launch ---
 // Starts a run on the granted slots: ranks numbered agent by agent.
 void launch(Self self, const std::vector<GrantedAgent>& grant);

@@ -130,24 +130,15 @@ void launch(Self self, const std::vector<GrantedAgent>& grant) {
 }
 
 caf::response_promise accept_rank(Self self, const wire::Bytes& bytes, caf::actor worker) {
-  auto& st = self->state;
   auto promise = self->make_response_promise();
   auto hello = wire::decode<wire::RankHello>(bytes);
   if (!hello) {
     promise.deliver(to_caf_error(hello.error()));
     return promise;
   }
-  if (st.phase != Phase::launching || hello->run_id != record(self).run_id || hello->token != st.token ||
-      hello->rank >= st.ranks.size() || st.ranks[hello->rank].hello) {
-    promise.deliver(to_caf_error(Error::invalid_argument(
-        fmt::format("rank {} of trial {} run {} is not expected (stale run, bad token or a second hello)", hello->rank,
-                    hello->trial_id, hello->run_id))));
+  if (!admit_rank(self, Phase::launching, {hello->run_id, hello->rank, hello->token}, std::move(worker), promise))
     return promise;
-  }
-  auto& rank = st.ranks[hello->rank];
-  rank.worker = std::move(worker);
-  rank.address = std::move(hello->address);
-  rank.hello = promise;
+  self->state.ranks[hello->rank].address = std::move(hello->address);
   start_when_all_reported(self);
   return promise;
 }

@@ -139,6 +139,21 @@ void mark_run_live(Self self) {
   save_record(self);
 }
 
+bool admit_rank(Self self, Phase phase, const RankIdentity& who, caf::actor worker, caf::response_promise& promise) {
+  auto& st = self->state;
+  if (st.phase != phase || who.run_id != record(self).run_id || who.token != st.token || who.rank >= st.ranks.size() ||
+      st.ranks[who.rank].hello) {
+    promise.deliver(to_caf_error(Error::invalid_argument(fmt::format(
+        "rank {} of trial {} run {} is not expected (a stale run, a bad token or a second report)", who.rank,
+        record(self).id, who.run_id))));
+    return false;
+  }
+  auto& rank = st.ranks[who.rank];
+  rank.worker = std::move(worker);
+  rank.hello = promise;
+  return true;
+}
+
 void on_worker_exit(Self self, const wire::Bytes& bytes) {
   auto exit = wire::decode<wire::WorkerExit>(bytes);
   auto& st = self->state;

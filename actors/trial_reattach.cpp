@@ -134,24 +134,15 @@ void begin_reattach(Self self) {
 
 
 caf::response_promise accept_rejoin(Self self, const wire::Bytes& bytes, caf::actor worker) {
-  auto& st = self->state;
   auto promise = self->make_response_promise();
   auto rejoin = wire::decode<wire::RankRejoin>(bytes);
   if (!rejoin) {
     promise.deliver(to_caf_error(rejoin.error()));
     return promise;
   }
-  if (st.phase != Phase::reattaching || rejoin->run_id != record(self).run_id || rejoin->token != st.token ||
-      rejoin->rank >= st.ranks.size() || st.ranks[rejoin->rank].hello) {
-    promise.deliver(to_caf_error(Error::invalid_argument(
-        fmt::format("rank {} of trial {} run {} cannot rejoin (the run was given up, a bad token or a second rejoin)",
-                    rejoin->rank, rejoin->trial_id, rejoin->run_id))));
+  if (!admit_rank(self, Phase::reattaching, {rejoin->run_id, rejoin->rank, rejoin->token}, std::move(worker), promise))
     return promise;
-  }
-  auto& rank = st.ranks[rejoin->rank];
-  rank.worker = std::move(worker);
-  rank.last = std::move(rejoin->last);
-  rank.hello = promise;
+  self->state.ranks[rejoin->rank].last = std::move(rejoin->last);
   finish_reattach(self);
   return promise;
 }

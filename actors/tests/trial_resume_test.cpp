@@ -35,18 +35,24 @@ struct Fixture {
   void report(storage::MetricKind kind, std::uint64_t batches) {
     REQUIRE(journal->append_metrics({1, kind, batches, {{"accuracy", static_cast<double>(batches)}}, 0}));
   }
+  // Checkpoints after 100 and 200 batches, both kinds of report after 100,
+  // 200 and 300; the newest checkpoint's uuid.
+  std::string checkpoints_and_reports() {
+    checkpoint(100);
+    auto newest = checkpoint(200);
+    for (std::uint64_t b : {100, 200, 300}) {
+      report(storage::MetricKind::training, b);
+      report(storage::MetricKind::validation, b);
+    }
+    return newest;
+  }
 };
 
 }  // namespace
 
 TEST_CASE("A trial resumes from its newest checkpoint and later reports are dropped") {
   Fixture f;
-  f.checkpoint(100);
-  const auto newest = f.checkpoint(200);
-  for (std::uint64_t b : {100, 200, 300}) {
-    f.report(storage::MetricKind::training, b);
-    f.report(storage::MetricKind::validation, b);
-  }
+  const auto newest = f.checkpoints_and_reports();
   auto point = prepare_resume(*f.journal, *f.store, 1);
   REQUIRE(point.has_value());
   REQUIRE(point->checkpoint.has_value());
@@ -89,12 +95,7 @@ TEST_CASE("Without a usable checkpoint a trial starts over, keeping only an init
 
 TEST_CASE("A run that goes on stands where its journal ends, with the checkpoint and validation before it") {
   Fixture f;
-  f.checkpoint(100);
-  const auto newest = f.checkpoint(200);
-  for (std::uint64_t b : {100, 200, 300}) {
-    f.report(storage::MetricKind::training, b);
-    f.report(storage::MetricKind::validation, b);
-  }
+  const auto newest = f.checkpoints_and_reports();
   f.report(storage::MetricKind::training, 350);
   auto point = standing_point(*f.journal, 1, 350);
   REQUIRE(point.has_value());

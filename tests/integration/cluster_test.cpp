@@ -47,6 +47,13 @@ std::string example_config(const std::string& entrypoint, int max_trials, int ep
          "  max_length: {epochs: " + std::to_string(epochs) + "}\n";
 }
 
+// A startup hook that SIGKILLs its worker 0.4 s in, once: only where the
+// environment names a marker file in KILL_ONCE, only while that file does
+// not exist (the hook creates it), and only where the shell test `only_if` holds.
+std::string kill_once_hook(const std::string& only_if = "true") {
+  return "if " + only_if + " && [ -n \"$KILL_ONCE\" ] && [ ! -f \"$KILL_ONCE\" ]; then "
+         "touch \"$KILL_ONCE\"; (sleep 0.4; kill -KILL $$) & fi\n";
+}
 
 }  // namespace
 
@@ -341,9 +348,7 @@ TEST_CASE("Paused-and-activated and crashed-and-restarted trials report exactly 
   const auto project = dir.path() / "project";
   const auto marker = dir.path() / "killed-once";
   // Kills the first run of a trial once it has trained a while; later runs live.
-  write_file(project / "startup-hook.sh",
-             "if [ -n \"$KILL_ONCE\" ] && [ ! -f \"$KILL_ONCE\" ]; then touch \"$KILL_ONCE\"; "
-             "(sleep 0.4; kill -KILL $$) & fi\n");
+  write_file(project / "startup-hook.sh", kill_once_hook());
   const auto base = example_config("native:mlp_classifier", 1, 80) + "min_checkpoint_period: {epochs: 4}\n";
   Cluster cluster(dir.path() / "data");
   cluster.start_master();
@@ -514,9 +519,7 @@ TEST_CASE("When one rank of a 2-slot trial dies its peer is stopped and the tria
   const auto project = dir.path() / "project";
   const auto marker = dir.path() / "killed-once";
   // Rank 1 of the first run is killed mid-training; later runs live.
-  write_file(project / "startup-hook.sh",
-             "if [ \"$VOLADOR_RANK\" = 1 ] && [ -n \"$KILL_ONCE\" ] && [ ! -f \"$KILL_ONCE\" ]; then "
-             "touch \"$KILL_ONCE\"; (sleep 0.4; kill -KILL $$) & fi\n");
+  write_file(project / "startup-hook.sh", kill_once_hook("[ \"$VOLADOR_RANK\" = 1 ]"));
   const auto base = example_config("native:mlp_classifier", 1, 40) + "min_checkpoint_period: {epochs: 4}\n" +
                     "resources: {slots_per_trial: 2}\n";
   Cluster cluster(dir.path() / "data");
