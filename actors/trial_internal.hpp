@@ -58,9 +58,13 @@ struct RankIdentity {
   std::uint32_t rank = 0;
   std::string token;
 };
+// Whether the trial expects `who` to report in now, during `phase`: the
+// trial is in it, the run and token are the current run's, and the rank is
+// one of the run's that has not reported yet.
+bool expects_report(const TrialState& st, Phase phase, const RankIdentity& who);
 // Records a rank reporting in during `phase`: its worker, and `promise` to
 // answer once all have. False, with `promise` refused, when it is not
-// expected: another phase or run, a bad token, a second report.
+// expected (see expects_report).
 bool admit_rank(Self self, Phase phase, const RankIdentity& who, caf::actor worker, caf::response_promise& promise);
 
 // --- launch ---

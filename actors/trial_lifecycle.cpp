@@ -139,10 +139,14 @@ void mark_run_live(Self self) {
   save_record(self);
 }
 
+bool expects_report(const TrialState& st, Phase phase, const RankIdentity& who) {
+  return st.phase == phase && who.run_id == st.spec.record.run_id && who.token == st.token &&
+         who.rank < st.ranks.size() && !st.ranks[who.rank].hello;
+}
+
 bool admit_rank(Self self, Phase phase, const RankIdentity& who, caf::actor worker, caf::response_promise& promise) {
   auto& st = self->state;
-  if (st.phase != phase || who.run_id != record(self).run_id || who.token != st.token || who.rank >= st.ranks.size() ||
-      st.ranks[who.rank].hello) {
+  if (!expects_report(st, phase, who)) {
     promise.deliver(to_caf_error(Error::invalid_argument(fmt::format(
         "rank {} of trial {} run {} is not expected (a stale run, a bad token or a second report)", who.rank,
         record(self).id, who.run_id))));
