@@ -12,6 +12,7 @@
 #include "actors/caf_error.hpp"
 #include "actors/master_context.hpp"
 #include "actors/master_outage.hpp"
+#include "runtime/net/remote.hpp"
 #include "runtime/script/entrypoint.hpp"
 #include "runtime/wire/codec.hpp"
 #include "storage/archives/archive.hpp"
@@ -57,11 +58,15 @@ void add_python_environment(std::map<std::string, std::string>& env) {
 }
 
 // The worker's environment: the user's variables, then Volador's own (which win).
-std::map<std::string, std::string> worker_environment(const wire::LaunchSpec& spec) {
+std::map<std::string, std::string> worker_environment(const AgentOptions& options, const wire::LaunchSpec& spec) {
   std::map<std::string, std::string> env;
   add_user_environment(spec.environment_variables, env);
   if (is_python_trial(spec)) add_python_environment(env);
-  env["VOLADOR_MASTER"] = spec.master_host + ":" + std::to_string(spec.master_port);
+  // The master as this agent reaches it: the launch names the address the master listens on, maybe 0.0.0.0.
+  env["VOLADOR_MASTER"] = options.master_endpoint ? options.master_endpoint->to_string()
+                                                  : spec.master_host + ":" + std::to_string(spec.master_port);
+  env["VOLADOR_TLS_DIR"] = options.worker_tls_dir.string();
+  if (!options.advertise.empty()) env["VOLADOR_ADVERTISE"] = options.advertise;
   env["VOLADOR_TRIAL_ID"] = std::to_string(spec.trial_id);
   env["VOLADOR_EXPERIMENT_ID"] = std::to_string(spec.experiment_id);
   env["VOLADOR_RUN_ID"] = std::to_string(spec.run_id);
@@ -137,7 +142,7 @@ caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) 
     wire::WorkerExit report{trial_id, run_id, rank, exit.exit_code, exit.signal, ""};
     caf::anon_send(agent, exited_atom::value, wire::encode(report));
   };
-  auto child = process::ChildProcess::spawn({worker_command(self->state.options, *spec), worker_environment(*spec), *dir},
+  auto child = process::ChildProcess::spawn({worker_command(self->state.options, *spec), worker_environment(self->state.options, *spec), *dir},
                                             on_line, on_exit);
   if (!child) return to_caf_error(child.error());
   spdlog::info("trial {} run {} rank {}: worker pid {} in {}", trial_id, run_id, rank, (*child)->pid(), dir->string());
@@ -213,36 +218,31 @@ void register_with_master(Self self) {
 }
 
 // Looks for the master on a thread of its own (connecting blocks) and hands
-// it to the agent, or makes the agent quit after kReconnectPatience. The
-// gateway of the master that died (node `gone`), which the middleman may
-// still have cached for a moment, does not count.
-void reconnect(Self self, const net::Endpoint& endpoint, const caf::node_id& gone) {
+// it to the agent, or makes the agent quit after kReconnectPatience. `lost`,
+// the gateway of the connection that died, does not count.
+void reconnect(Self self, const net::Endpoint& endpoint, caf::actor lost) {
   auto agent = caf::actor_cast<caf::actor>(self);
-  self->spawn([agent, endpoint, gone](caf::blocking_actor* finder) {
+  self->spawn([agent, endpoint, lost](caf::blocking_actor* finder) {
     const auto deadline = std::chrono::steady_clock::now() + kReconnectPatience;
-    while (std::chrono::steady_clock::now() < deadline) {
-      auto master = finder->home_system().middleman().remote_actor(endpoint.host, endpoint.port);
-      if (master && (*master)->node() != gone) return finder->send(agent, reconnected_atom::value, *master);
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
+    auto master = net::await_remote_actor(finder->home_system(), endpoint, deadline, lost);
+    if (master) return finder->send(agent, reconnected_atom::value, *master);
     finder->send_exit(agent, caf::sec::remote_linking_failed);
   });
 }
 
-void on_master_lost(Self self) {
+void on_master_lost(Self self, const caf::error& reason) {
   auto& st = self->state;
   if (!st.options.master_endpoint) {
     spdlog::error("agent {}: lost the master; killing its workers", st.options.agent_id);
     st.workers.clear();
     return self->quit(caf::sec::remote_linking_failed);
   }
-  spdlog::warn("agent {}: lost the master; keeping {} worker(s) running while reconnecting to {}", st.options.agent_id,
-               st.workers.size(), st.options.master_endpoint->to_string());
-  const auto gone = st.master.node();
-  st.master = nullptr;
+  spdlog::warn("agent {}: lost the master ({}); keeping {} worker(s) running while reconnecting to {}", st.options.agent_id,
+               self->system().render(reason), st.workers.size(), st.options.master_endpoint->to_string());
+  auto lost = std::exchange(st.master, nullptr);
   for (auto& [key, worker] : st.workers) worker.trial = nullptr;
   self->delayed_send(self, kMasterOutagePatience, orphaned_atom::value, ++st.outages);
-  reconnect(self, *st.options.master_endpoint, gone);
+  reconnect(self, *st.options.master_endpoint, std::move(lost));
 }
 
 // The master is back: watch it and register again, with the surviving workers.
@@ -277,7 +277,7 @@ std::vector<wire::LogEntry> LineBuffer::take() {
 caf::behavior agent_actor(Self self, AgentOptions options, caf::actor master) {
   self->state.options = std::move(options);
   self->set_down_handler([=](const caf::down_msg& down) {
-    if (self->state.master && down.source == self->state.master.address()) on_master_lost(self);
+    if (self->state.master && down.source == self->state.master.address()) on_master_lost(self, down.reason);
   });
   on_reconnected(self, std::move(master));
   self->send(self, flush_atom::value);

@@ -47,8 +47,14 @@ struct AgentOptions {
   // The interpreter of Python trials' workers (`python -m volador.worker_main`);
   // it needs python3-torch. Used only by builds with Python support.
   std::filesystem::path python_program = "/usr/bin/python3";
-  // Where to reconnect when the master goes away; nullopt: quit with it.
+  // Where to reconnect when the master goes away, and where its workers
+  // reach the master; nullopt: quit with it (workers use the launch's address).
   std::optional<net::Endpoint> master_endpoint;
+  // The identity folder (tls/identity_files.hpp) its workers present to the master.
+  std::filesystem::path worker_tls_dir;
+  // The address its workers' data-plane listeners advertise to peers; empty:
+  // the address of the route to the master.
+  std::string advertise;
 };
 
 // Output lines of one worker, filled by its reader thread and shipped to the

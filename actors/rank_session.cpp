@@ -9,6 +9,7 @@
 #include "actors/caf_error.hpp"
 #include "actors/master_outage.hpp"
 #include "runtime/net/actor_system_setup.hpp"
+#include "runtime/net/remote.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::actors {
@@ -17,24 +18,10 @@ namespace {
 // busy host; a rank that never comes makes the trial restart and kill us.
 constexpr auto kHelloTimeout = std::chrono::minutes(10);
 constexpr auto kConnectPatience = std::chrono::seconds(10);
-constexpr auto kConnectRetry = std::chrono::milliseconds(200);
+constexpr auto kRejoinRetry = std::chrono::milliseconds(200);
 // The restarted trial answers once all its ranks and agents are back.
 constexpr auto kRejoinTimeout = kReattachGrace + std::chrono::seconds(10);
 
-// The master's gateway, retrying until `deadline` while it (re)starts. A
-// gateway on node `gone` (a master that died, still cached by the
-// middleman for a moment) does not count.
-Result<caf::actor> find_master(caf::actor_system& system, const net::Endpoint& master,
-                               std::chrono::steady_clock::time_point deadline, const caf::node_id& gone = {}) {
-  for (;;) {
-    auto gateway = system.middleman().remote_actor(master.host, master.port);
-    if (gateway && (*gateway)->node() != gone) return *gateway;
-    if (std::chrono::steady_clock::now() >= deadline)
-      return fail(Error::unavailable("cannot reach the master at " + master.to_string() +
-                                     (gateway ? std::string(": it did not restart") : ": " + system.render(gateway.error()))));
-    std::this_thread::sleep_for(kConnectRetry);
-  }
-}
 }  // namespace
 
 struct RankSession::Impl {
@@ -57,8 +44,8 @@ struct RankSession::Impl {
   // this rank back (the run was given up, or the master stayed away).
   Status rejoin();
 
-  Impl() {
-    net::configure_actor_system(config);
+  explicit Impl(const tls::IdentityFiles& identity) {
+    net::configure_actor_system(config, identity);
     system = std::make_unique<caf::actor_system>(config);
     self = std::make_unique<caf::scoped_actor>(*system);
   }
@@ -71,11 +58,12 @@ struct RankSession::Impl {
 RankSession::RankSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 RankSession::~RankSession() = default;
 
-Result<std::unique_ptr<RankSession>> RankSession::connect(const net::Endpoint& master, const wire::RankHello& hello) {
-  auto impl = std::make_unique<Impl>();
+Result<std::unique_ptr<RankSession>> RankSession::connect(const net::Endpoint& master, const std::filesystem::path& tls_dir,
+                                                         const wire::RankHello& hello) {
+  auto impl = std::make_unique<Impl>(tls::IdentityFiles::in(tls_dir));
   impl->endpoint = master;
   impl->hello = hello;
-  auto gateway = find_master(*impl->system, master, std::chrono::steady_clock::now() + kConnectPatience);
+  auto gateway = net::await_remote_actor(*impl->system, master, std::chrono::steady_clock::now() + kConnectPatience);
   if (!gateway) return fail(gateway.error());
   impl->master = *gateway;
   auto& self = *impl->self;
@@ -98,9 +86,9 @@ Status RankSession::Impl::rejoin() {
   trial = nullptr;
   const wire::RankRejoin rejoin{hello.trial_id, hello.run_id, hello.rank, hello.token, last};
   const auto deadline = std::chrono::steady_clock::now() + kMasterOutagePatience;
-  const auto gone = master.node();
+  const auto lost = master;  // a proxy of the dead connection, maybe still cached
   for (;;) {
-    auto gateway = find_master(*system, endpoint, deadline, gone);
+    auto gateway = net::await_remote_actor(*system, endpoint, deadline, lost);
     if (!gateway) return fail(gateway.error());
     master = *gateway;
     (*self)->monitor(master);
@@ -111,7 +99,7 @@ Status RankSession::Impl::rejoin() {
     // not_found: the restarted master has not recovered the trial yet.
     if (taken_back || taken_back.error().code != ErrorCode::not_found || std::chrono::steady_clock::now() >= deadline)
       return taken_back;
-    std::this_thread::sleep_for(kConnectRetry);
+    std::this_thread::sleep_for(kRejoinRetry);
   }
 }
 

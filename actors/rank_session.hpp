@@ -9,6 +9,7 @@
 // thread-safe: use it from one thread (waker() excepted).
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -25,7 +26,9 @@ class RankSession {
   // returns once every rank of the trial has reported in. Errors: unavailable
   // (master unreachable), invalid_argument (refused: stale run or bad token),
   // each with the master's reason.
-  static Result<std::unique_ptr<RankSession>> connect(const net::Endpoint& master, const wire::RankHello& hello);
+  // `tls_dir` holds the identity presented to the master (tls/identity_files.hpp).
+  static Result<std::unique_ptr<RankSession>> connect(const net::Endpoint& master, const std::filesystem::path& tls_dir,
+                                                      const wire::RankHello& hello);
   ~RankSession();
 
   // The trial's ranks as the trial sent them: what the data plane is built from.

@@ -81,11 +81,15 @@ void hold_surviving_workers(Self self, const wire::AgentInfo& info) {
   for (const auto& [run, slots] : slots_by_run) {
     const auto [trial_id, run_id] = run;
     // Another agent's workers of the same run may be held already; a trial
-    // with slots of its own has moved on to a new run.
+    // with slots of its own, or waiting for them, has moved on to a new run
+    // (a host back from a partition brings such stale workers).
     auto held = st.held.find(trial_id);
     const bool claimable = held != st.held.end() ? held->second.run_id == run_id
-                                                 : st.scheduler.allocation(trial_id) == nullptr;
+                                                 : st.scheduler.allocation(trial_id) == nullptr &&
+                                                       !st.waiting_trials.contains(trial_id);
     if (!claimable || !st.scheduler.hold(trial_id, info.agent_id, slots)) {
+      spdlog::info("agent {} kept {} rank worker(s) of trial {} run {}, which is over: killing them", info.agent_id, slots,
+                   trial_id, run_id);
       kill_on_agent(self, info.agent_id, trial_id, run_id);
       continue;
     }

@@ -24,13 +24,15 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 export VOLADOR_MASTER="$(cat "$data_dir/master.addr")"
-echo "cluster up: master at $VOLADOR_MASTER (log: $data_dir/node.log)"
+# The client's certificate: the cluster's CA signed it on the master's first start.
+export VOLADOR_BUNDLE="$data_dir/tls/admin.bundle"
+echo "cluster up: master at $VOLADOR_MASTER, mutual TLS (log: $data_dir/node.log)"
 
 example="$VOLADOR_ROOT/examples/native_mlp"
 status=0
 "$BUILD_DIR/bin/volador" experiment create "$example/distributed.yaml" "$example" --follow || status=$?
 "$BUILD_DIR/bin/volador" experiment list
 if $keep; then
-  echo "cluster left running (pid $node_pid): export VOLADOR_MASTER=$VOLADOR_MASTER"
+  echo "cluster left running (pid $node_pid): export VOLADOR_MASTER=$VOLADOR_MASTER VOLADOR_BUNDLE=$VOLADOR_BUNDLE"
 fi
 exit $status

@@ -104,7 +104,8 @@ class LocalCluster:
         group = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
         self._node = subprocess.Popen([os.path.join(bin_dir, "volador-node"), "up", "--data", self.data,
                                        "--listen", "127.0.0.1:0"], stdout=self._log, stderr=subprocess.STDOUT, **group)
-        self.env = {**os.environ, "VOLADOR_MASTER": self._master_address()}
+        self.env = {**os.environ, "VOLADOR_MASTER": self._master_address(),
+                    "VOLADOR_BUNDLE": os.path.join(self.data, "tls", "admin.bundle")}
 
     def _master_address(self) -> str:
         addr_file = os.path.join(self.data, "master.addr")

@@ -75,6 +75,9 @@ std::variant<Invocation, ParseExit> parse_command_line(int argc, const char* con
   app.set_version_flag("--version", "volador 0.1.0");
   app.fallthrough();  // inherited by every subcommand: -m/--master after the verb
   app.add_option("-m,--master", in.master, "the master's HOST:PORT")->envname("VOLADOR_MASTER")->capture_default_str();
+  app.add_option("--bundle", in.bundle, "the client's certificate bundle (the master writes DATA/tls/admin.bundle)")
+      ->envname("VOLADOR_BUNDLE")
+      ->capture_default_str();
   app.require_subcommand(1);
   auto json_flag = [&](CLI::App* cmd) { cmd->add_flag("--json", in.json, "JSON output"); };
   auto id_arg = [&](CLI::App* cmd) { cmd->add_option("ID", in.id, "the ID")->required(); };

@@ -4,8 +4,10 @@
 // the process ends instead: --help and --version (status 0, text for stdout),
 // or a usage error (status 1, one line for stderr naming the verb and what was
 // wrong, e.g. "volador: trial logs: unexpected argument '--foo'").
-// -m/--master HOST:PORT (default VOLADOR_MASTER, then 127.0.0.1:17080) is
-// accepted before or after the verb.
+// -m/--master HOST:PORT (default VOLADOR_MASTER, then 127.0.0.1:17080) and
+// --bundle FILE (the client's certificate: default VOLADOR_BUNDLE, then
+// volador-data/tls/admin.bundle, where `volador-node up` run in the same
+// folder writes it) are accepted before or after the verb.
 
 #include <cstdint>
 #include <string>
@@ -17,6 +19,7 @@ struct Invocation {
   // The verb's words, e.g. "experiment create", "trial logs", "agent list", "preview-search".
   std::string verb;
   std::string master = "127.0.0.1:17080";
+  std::string bundle = "volador-data/tls/admin.bundle";
   std::uint64_t id = 0;             // ID of describe, logs, pause, activate, kill
   std::uint64_t experiment_id = 0;  // checkpoint list, trial list (0: not given)
   std::uint64_t trial_id = 0;       // checkpoint list --trial (0: not given)

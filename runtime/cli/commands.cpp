@@ -62,7 +62,7 @@ int follow_experiment(MasterClient& client, std::uint64_t id, bool json) {
 
 }  // namespace
 
-int create_experiment(caf::actor_system& system, const net::Endpoint& master, const CreateOptions& options) {
+int create_experiment(const net::Endpoint& master, const std::filesystem::path& bundle, const CreateOptions& options) {
   auto yaml = read_file(options.config_path);
   if (!yaml) return report(yaml.error());
   auto parsed = config::parse_experiment_config(*yaml, options.config_path);
@@ -72,7 +72,7 @@ int create_experiment(caf::actor_system& system, const net::Endpoint& master, co
   }
   auto archive = archives::pack_directory(options.model_dir);
   if (!archive) return report(archive.error());
-  auto client = MasterClient::connect(system, master);
+  auto client = MasterClient::connect(master, bundle);
   if (!client) return report(client.error());
   auto reply = client->create_experiment({*yaml, options.config_path, std::move(*archive)});
   if (!reply) return report(reply.error());

@@ -19,7 +19,7 @@ struct CreateOptions {
 };
 
 // Validates the config locally first, so a bad file fails without a master.
-int create_experiment(caf::actor_system& system, const net::Endpoint& master, const CreateOptions& options);
+int create_experiment(const net::Endpoint& master, const std::filesystem::path& bundle, const CreateOptions& options);
 int list_experiments(MasterClient& client, bool json);
 int describe_experiment(MasterClient& client, std::uint64_t id, bool json);
 int describe_trial(MasterClient& client, std::uint64_t id, bool json);

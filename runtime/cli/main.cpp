@@ -9,7 +9,6 @@
 #include "runtime/cli/command_line.hpp"
 #include "runtime/cli/commands.hpp"
 #include "runtime/cli/preview_command.hpp"
-#include "runtime/net/actor_system_setup.hpp"
 
 using namespace volador;
 
@@ -54,13 +53,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   spdlog::set_level(spdlog::level::warn);
-  caf::actor_system_config config;
-  net::configure_actor_system(config);
-  caf::actor_system system{config};
   if (in.verb == "experiment create")
-    return cli::create_experiment(system, *master, {in.config_path, in.model_dir, in.follow, in.json});
+    return cli::create_experiment(*master, in.bundle, {in.config_path, in.model_dir, in.follow, in.json});
 
-  auto client = cli::MasterClient::connect(system, *master);
+  auto client = cli::MasterClient::connect(*master, in.bundle);
   if (!client) {
     std::cerr << "error: " << client.error().message << "\n";
     return 1;

@@ -5,6 +5,9 @@
 
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
+#include "runtime/net/actor_system_setup.hpp"
+#include "runtime/net/remote.hpp"
+#include "runtime/tls/temporary_identity.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::cli {
@@ -13,20 +16,38 @@ constexpr auto kQueryTimeout = std::chrono::seconds(30);
 constexpr auto kCreateTimeout = std::chrono::seconds(120);  // carries the model definition
 }  // namespace
 
-MasterClient::MasterClient(caf::actor_system& system, caf::actor gateway, net::Endpoint endpoint)
-    : system_(&system), gateway_(std::move(gateway)), endpoint_(std::move(endpoint)) {}
+struct MasterClient::Runtime {
+  tls::TemporaryIdentity identity;
+  caf::actor_system_config config;
+  std::unique_ptr<caf::actor_system> system;
 
-Result<MasterClient> MasterClient::connect(caf::actor_system& system, const net::Endpoint& master) {
-  auto gateway = system.middleman().remote_actor(master.host, master.port);
+  explicit Runtime(tls::TemporaryIdentity certificate) : identity(std::move(certificate)) {
+    net::configure_actor_system(config, identity.files());
+    system = std::make_unique<caf::actor_system>(config);
+  }
+};
+
+MasterClient::MasterClient(std::shared_ptr<Runtime> runtime, caf::actor gateway, net::Endpoint endpoint)
+    : runtime_(std::move(runtime)), gateway_(std::move(gateway)), endpoint_(std::move(endpoint)) {}
+
+Result<MasterClient> MasterClient::connect(const net::Endpoint& master, const std::filesystem::path& bundle) {
+  auto identity = tls::TemporaryIdentity::from_bundle(bundle);
+  if (!identity)
+    return fail(Error{identity.error().code, "the client's certificate: " + identity.error().message +
+                                                 " (set --bundle or VOLADOR_BUNDLE to the master's DATA/tls/admin.bundle)"});
+  auto runtime = std::make_shared<Runtime>(std::move(*identity));
+  auto& system = *runtime->system;
+  auto gateway = net::remote_actor(system, master);
   if (!gateway)
     return fail(Error::unavailable("cannot reach the master at " + master.to_string() +
-                                   " (is `volador-node up` running? set -m HOST:PORT or VOLADOR_MASTER)"));
-  return MasterClient(system, *gateway, master);
+                                   " (is `volador-node up` running? set -m HOST:PORT or VOLADOR_MASTER; a master of "
+                                   "another cluster refuses this client's certificate: set --bundle or VOLADOR_BUNDLE)"));
+  return MasterClient(std::move(runtime), *gateway, master);
 }
 
 template <class Reply, class... Args>
 Result<Reply> MasterClient::call(std::chrono::seconds timeout, Args&&... args) {
-  caf::scoped_actor self{*system_};
+  caf::scoped_actor self{*runtime_->system};
   Result<Reply> out = fail(Error::internal("no reply"));
   self->request(gateway_, timeout, std::forward<Args>(args)...)
       .receive([&](const wire::Bytes& bytes) { out = wire::decode<Reply>(bytes); },
@@ -36,7 +57,7 @@ Result<Reply> MasterClient::call(std::chrono::seconds timeout, Args&&... args) {
 
 template <class... Args>
 Status MasterClient::command(Args&&... args) {
-  caf::scoped_actor self{*system_};
+  caf::scoped_actor self{*runtime_->system};
   Status out;
   self->request(gateway_, kQueryTimeout, std::forward<Args>(args)...)
       .receive([](bool) {}, [&](const caf::error& error) { out = fail(actors::from_caf_error(error)); });

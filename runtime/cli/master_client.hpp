@@ -3,6 +3,7 @@
 // each with a timeout, each returning the decoded reply or an Error.
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 
 #include <caf/actor.hpp>
@@ -16,8 +17,10 @@ namespace volador::cli {
 
 class MasterClient {
  public:
-  // Connects to the master's gateway (unavailable, naming the address, when it cannot).
-  static Result<MasterClient> connect(caf::actor_system& system, const net::Endpoint& master);
+  // Presents the client certificate in `bundle` (mutual TLS) and connects to
+  // the master's gateway. Errors: the bundle is missing or damaged (naming
+  // it), or unavailable naming the address.
+  static Result<MasterClient> connect(const net::Endpoint& master, const std::filesystem::path& bundle);
 
   Result<wire::CreateExperimentReply> create_experiment(const wire::CreateExperimentRequest& request);
   Result<wire::ExperimentList> list_experiments();
@@ -34,13 +37,14 @@ class MasterClient {
   Result<wire::AgentList> agents();
 
  private:
-  MasterClient(caf::actor_system& system, caf::actor gateway, net::Endpoint endpoint);
+  struct Runtime;  // the certificate's files and the actor system, shared by copies
+  MasterClient(std::shared_ptr<Runtime> runtime, caf::actor gateway, net::Endpoint endpoint);
   template <class Reply, class... Args>
   Result<Reply> call(std::chrono::seconds timeout, Args&&... args);
   template <class... Args>
   Status command(Args&&... args);
 
-  caf::actor_system* system_;
+  std::shared_ptr<Runtime> runtime_;
   caf::actor gateway_;
   net::Endpoint endpoint_;
 };

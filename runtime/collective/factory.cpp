@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "runtime/collective/shm_communicator.hpp"
 #include "runtime/collective/tcp_communicator.hpp"
@@ -16,12 +18,21 @@ Backend choose_backend(std::span<const RankAddress> ranks) {
   return one_host ? Backend::shm : Backend::tcp;
 }
 
+std::string describe_group(std::span<const RankAddress> ranks) {
+  std::set<std::string> hosts;
+  for (const auto& rank : ranks) hosts.insert(rank.host_id);
+  return std::string(choose_backend(ranks) == Backend::shm ? "shared memory" : "TCP ring") + ", " +
+         std::to_string(ranks.size()) + " ranks on " + std::to_string(hosts.size()) + (hosts.size() == 1 ? " host" : " hosts");
+}
+
 std::string local_host_id() {
   std::array<char, 256> name{};
   ::gethostname(name.data(), name.size() - 1);
   std::string boot_id;
   std::ifstream("/proc/sys/kernel/random/boot_id") >> boot_id;
-  return std::string(name.data()) + "/" + boot_id;
+  std::error_code ec;
+  const auto network = std::filesystem::read_symlink("/proc/self/ns/net", ec).string();  // "net:[4026531840]"
+  return std::string(name.data()) + "/" + boot_id + "/" + network;
 }
 
 Result<std::unique_ptr<Communicator>> make_communicator(const GroupSpec& spec, TcpListener& listener) {

@@ -38,8 +38,12 @@ enum class Backend { shm, tcp };
 
 // shm when every rank has the same host id, else tcp.
 [[nodiscard]] Backend choose_backend(std::span<const RankAddress> ranks);
-// This machine's identity: host name and kernel boot id (two containers that
-// share a kernel but not /dev/shm must use distinct host names).
+// The backend and the group's shape, for logs: "shared memory, 2 ranks on
+// 1 host" or "TCP ring, 4 ranks on 2 hosts".
+[[nodiscard]] std::string describe_group(std::span<const RankAddress> ranks);
+// This machine's identity: host name, kernel boot id and network namespace
+// (containers on one kernel, each with its own network, count as hosts of
+// their own: they may not share /dev/shm).
 [[nodiscard]] std::string local_host_id();
 // Sets up the chosen backend; `listener` is this rank's (shm leaves it unused).
 [[nodiscard]] Result<std::unique_ptr<Communicator>> make_communicator(const GroupSpec& spec, TcpListener& listener);

@@ -2,17 +2,33 @@
 
 #include <caf/atom.hpp>
 #include <caf/io/middleman.hpp>
+#include <caf/openssl/manager.hpp>
 
 #include <algorithm>
 #include <thread>
 
 namespace volador::net {
+namespace detail {
+void keep_openssl_error_queue_clear();  // openssl_error_queue.cpp
+}  // namespace detail
 
-void configure_actor_system(caf::actor_system_config& config) {
+void configure_actor_system(caf::actor_system_config& config, const tls::IdentityFiles& identity) {
   using namespace std::chrono_literals;
   config.load<caf::io::middleman>();
-  config.set("middleman.heartbeat-interval", caf::timespan{200ms});
-  config.set("middleman.connection-timeout", caf::timespan{2s});
+  config.load<caf::openssl::manager>();
+  detail::keep_openssl_error_queue_clear();
+  // With these set CAF requires a certificate chain to the CA from both ends
+  // and refuses anonymous ciphers (caf/openssl/session.cpp).
+  config.openssl_certificate = identity.certificate.string();
+  config.openssl_key = identity.private_key.string();
+  config.openssl_cafile = identity.ca_certificate.string();
+  // Automatic connections would open plain (unauthenticated) BASP
+  // connections between nodes that learn of each other: messages to a third
+  // node are routed through the node that introduced it instead.
+  config.set("middleman.enable-automatic-connections", false);
+  config.set("middleman.heartbeat-interval", caf::timespan{500ms});
+  // A peer silent this long (host gone, cable pulled, partition) is down.
+  config.set("middleman.connection-timeout", caf::timespan{5s});
   config.set("scheduler.max-threads", std::max<std::size_t>(2, std::thread::hardware_concurrency()));
   // A control plane: idle threads sleep on a condition variable instead of
   // the work-stealing policy's polling, which cost an idle node 15% of a core.

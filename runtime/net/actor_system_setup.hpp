@@ -1,13 +1,18 @@
 #pragma once
 // The one place that configures CAF for Volador processes: the network
-// module, heartbeats that reveal a hung peer within about a second, a
-// bounded scheduler, and the error category of volador::Error.
+// module with mutual TLS (CAF's OpenSSL module, certificates from the
+// cluster CA: a peer without one cannot connect), heartbeats that reveal a
+// hung or unreachable peer within seconds, a bounded scheduler, and the
+// error category of volador::Error.
 
 #include <caf/actor_system_config.hpp>
 
+#include "runtime/tls/identity_files.hpp"
+
 namespace volador::net {
 
-// Loads the middleman and applies Volador's settings to `config`.
-void configure_actor_system(caf::actor_system_config& config);
+// Loads the middleman and the OpenSSL module, presenting `identity` and
+// trusting only its CA. Every connection goes through net/remote.hpp.
+void configure_actor_system(caf::actor_system_config& config, const tls::IdentityFiles& identity);
 
 }  // namespace volador::net

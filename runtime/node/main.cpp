@@ -2,6 +2,7 @@
 //   volador-node up      master + agent in one process (single-host cluster)
 //   volador-node master  the master: experiments, trials, resource pool, journal
 //   volador-node agent   offers this host's slots to a master
+//   volador-node certs issue NAME   a bundle for another host to join with
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 #include <CLI/CLI.hpp>
@@ -14,7 +15,10 @@
 #include <thread>
 
 #include "runtime/net/actor_system_setup.hpp"
+#include "runtime/node/cluster_tls.hpp"
 #include "runtime/node/node_roles.hpp"
+#include "runtime/tls/identity.hpp"
+#include "runtime/tls/private_file.hpp"
 
 namespace {
 
@@ -26,6 +30,10 @@ struct Flags {
   std::string master = "127.0.0.1:17080";
   std::string agent_id;
   std::string work_dir;
+  std::string bundle;     // agent: its identity
+  std::string advertise;  // agent: its workers' data-plane address
+  std::string node_name;  // certs issue
+  std::string output;     // certs issue
   std::uint32_t slots = std::max(1u, std::thread::hardware_concurrency());
 };
 
@@ -45,20 +53,6 @@ void wait_for_signal(const std::atomic<bool>& stopped) {
   }
 }
 
-Result<net::Endpoint> loopback_endpoint(const std::string& text) {
-  auto endpoint = net::parse_endpoint(text, true);
-  if (!endpoint) return endpoint;
-  if (!endpoint->host.starts_with("127.") && endpoint->host != "localhost")
-    return fail(Error::invalid_argument(
-        "--listen " + text + ": this build listens on loopback only (without TLS any peer could use the port)"));
-  return endpoint;
-}
-
-std::string default_agent_id() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
 
 // Records the bound address for scripts: DATA/master.addr holds HOST:PORT.
 // Written aside and renamed, so a reader never sees a partial file.
@@ -74,14 +68,23 @@ void write_address_file(const std::string& data_dir, const net::Endpoint& endpoi
 // Runs an agent until a stop signal. When it loses its master (restarted or
 // crashed) the agent reconnects by itself, keeping its workers; it ends only
 // when the master stays unreachable (exit status 1).
-int run_agent(caf::actor_system& system, const Flags& flags, std::atomic<bool>& agent_ended) {
+int run_agent(const Flags& flags) {
   auto endpoint = net::parse_endpoint(flags.master);
   if (!endpoint) return fail_with(endpoint.error());
-  auto work_dir = flags.work_dir.empty() ? std::filesystem::path(flags.data_dir) / "work" : std::filesystem::path(flags.work_dir);
-  std::string agent_id = flags.agent_id.empty() ? default_agent_id() : flags.agent_id;
+  const std::filesystem::path work_dir = flags.work_dir;
+  auto identity = node::install_agent_bundle(flags.bundle, work_dir);
+  if (!identity) return fail_with(identity.error());
+  // The agent's name: --id, else the name its certificate was issued for.
+  const std::string agent_id =
+      flags.agent_id.empty() ? tls::subject_name(tls::read_text_file(identity->certificate).value_or("")) : flags.agent_id;
+  std::atomic<bool> agent_ended{false};  // outlives the actor system, whose shutdown may set it
+  caf::actor_system_config config;
+  net::configure_actor_system(config, *identity);
+  caf::actor_system system{config};
   auto master = node::connect_to_master(system, *endpoint, std::chrono::seconds(30));
   if (!master) return fail_with(master.error());
-  auto agent = node::start_agent(system, {agent_id, flags.slots, work_dir, *endpoint}, *master);
+  auto agent = node::start_agent(
+      system, {agent_id, flags.slots, work_dir, *endpoint, identity->private_key.parent_path(), flags.advertise}, *master);
   if (!agent) return fail_with(agent.error());
   caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&agent_ended] { agent_ended = true; });
   wait_for_signal(agent_ended);
@@ -90,22 +93,25 @@ int run_agent(caf::actor_system& system, const Flags& flags, std::atomic<bool>& 
   return 0;
 }
 
-int run(const std::string& role, const Flags& flags) {
-  caf::actor_system_config config;
-  net::configure_actor_system(config);
-  caf::actor_system system{config};
-  std::atomic<bool> stopped{false};
-  if (role == "agent") return run_agent(system, flags, stopped);
-
-  auto listen = loopback_endpoint(flags.listen);
+// Runs the master, with an agent in the same process for `up`, until a stop signal.
+int run_master(const std::string& role, const Flags& flags) {
+  auto listen = net::parse_endpoint(flags.listen, true);
   if (!listen) return fail_with(listen.error());
+  auto tls = node::prepare_master_tls(flags.data_dir);
+  if (!tls) return fail_with(tls.error());
+  std::atomic<bool> stopped{false};  // outlives the actor system, whose shutdown may set it
+  caf::actor_system_config config;
+  net::configure_actor_system(config, tls->master);
+  caf::actor_system system{config};
   auto running = node::start_master(system, {flags.data_dir, *listen});
   if (!running) return fail_with(running.error());
   write_address_file(flags.data_dir, running->bound);
   std::vector<caf::actor> started{running->gateway};
   if (role == "up") {
-    auto agent = node::start_agent(
-        system, {"local", flags.slots, std::filesystem::path(flags.data_dir) / "work", std::nullopt}, running->gateway);
+    auto agent = node::start_agent(system,
+                                   {"local", flags.slots, std::filesystem::path(flags.data_dir) / "work", std::nullopt,
+                                    tls->local_agent_dir, ""},
+                                   running->gateway);
     if (!agent) return fail_with(agent.error());
     caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&stopped] { stopped = true; });
     started.push_back(*agent);
@@ -113,6 +119,15 @@ int run(const std::string& role, const Flags& flags) {
   wait_for_signal(stopped);
   for (auto& actor : started) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
   return stopped ? 2 : 0;
+}
+
+int issue_certificate(const Flags& flags) {
+  const auto out = flags.output.empty() ? flags.node_name + ".bundle" : flags.output;
+  if (auto issued = node::issue_bundle(flags.data_dir, flags.node_name, out); !issued) return fail_with(issued.error());
+  std::printf("wrote %s: the certificate and key of node '%s'. Copy it to that host (it holds a private key) and run\n"
+              "  volador-node agent --master MASTER_HOST:PORT --bundle %s --work-dir DIR\n",
+              out.c_str(), flags.node_name.c_str(), std::filesystem::path(out).filename().c_str());
+  return 0;
 }
 
 }  // namespace
@@ -132,16 +147,28 @@ int main(int argc, char** argv) {
   auto* up = app.add_subcommand("up", "single-host cluster: master and agent in one process");
   auto* master = app.add_subcommand("master", "run the master");
   auto* agent = app.add_subcommand("agent", "offer this host's slots to a master");
-  for (auto* cmd : {up, master}) {
-    cmd->add_option("--data", flags.data_dir, "data folder (journal, trial folders)")->capture_default_str();
-    cmd->add_option("--listen", flags.listen, "HOST:PORT to listen on (loopback; port 0 picks one)")->capture_default_str();
-  }
+  auto* certs = app.add_subcommand("certs", "the cluster's certificates");
+  certs->require_subcommand(1);
+  auto* issue = certs->add_subcommand("issue", "write a bundle (certificate, key, CA) for node NAME to join the cluster");
+  for (auto* cmd : {up, master, issue})
+    cmd->add_option("--data", flags.data_dir, "the master's data folder (journal, certificates, trial folders)")->capture_default_str();
+  for (auto* cmd : {up, master})
+    cmd->add_option("--listen", flags.listen, "HOST:PORT to listen on (0.0.0.0: every interface; port 0 picks one)")->capture_default_str();
+  issue->add_option("NAME", flags.node_name, "the node's name (an agent's default --id)")->required();
+  issue->add_option("-o,--output", flags.output, "the bundle file to write (default: NAME.bundle)");
   agent->add_option("-m,--master", flags.master, "the master's HOST:PORT")->envname("VOLADOR_MASTER")->capture_default_str();
-  agent->add_option("--id", flags.agent_id, "agent name (default: the host name)");
-  agent->add_option("--work-dir", flags.work_dir, "where trial folders go")->required();
+  agent->add_option("--bundle", flags.bundle, "this node's bundle (from `volador-node certs issue NAME` on the master's host)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  agent->add_option("--id", flags.agent_id, "agent name (default: the name in its certificate)");
+  agent->add_option("--work-dir", flags.work_dir, "where trial folders and the installed certificate go")->required();
+  agent->add_option("--advertise", flags.advertise,
+                    "the address other hosts reach this host's rank workers at (default: this host's address on the route to the master)");
   for (auto* cmd : {up, agent}) cmd->add_option("--slots", flags.slots, "CPU slots offered")->capture_default_str()->check(CLI::Range(1u, 4096u));
   CLI11_PARSE(app, argc, argv);
 
   const std::string role = app.get_subcommands().front()->get_name();
-  return run(role, flags);
+  if (role == "certs") return issue_certificate(flags);
+  if (role == "agent") return run_agent(flags);
+  return run_master(role, flags);
 }

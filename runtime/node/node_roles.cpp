@@ -12,6 +12,7 @@
 #include "actors/atoms.hpp"
 #include "actors/master_actor.hpp"
 #include "actors/resource_pool_actor.hpp"
+#include "runtime/net/remote.hpp"
 
 namespace volador::node {
 namespace fs = std::filesystem;
@@ -27,16 +28,17 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   context.pool = system.spawn(actors::resource_pool_actor);
   context.data_dir = fs::absolute(options.data_dir);
   auto gateway = system.spawn(actors::master_actor, context);
-  // reuse_addr: a restarted master gets its port back at once.
-  auto port = system.middleman().publish(gateway, options.listen.port, options.listen.host.c_str(), true);
+  auto port = net::publish(system, gateway, options.listen);
   if (!port) {
     caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(context.pool, caf::exit_reason::user_shutdown);
-    return fail(Error::unavailable("cannot listen on " + options.listen.to_string() + ": " + system.render(port.error())));
+    return fail(port.error());
   }
-  // Rank workers need the port actually bound (the option may be 0).
-  caf::anon_send(gateway, actors::listening_atom::value, options.listen.host, *port);
-  spdlog::info("master listening on {}:{}, data in {}", options.listen.host, *port, options.data_dir.string());
+  // Rank workers of an in-process agent need the port actually bound (the
+  // option may be 0) and an address to dial (remote agents give theirs).
+  const bool wildcard = options.listen.host == "0.0.0.0" || options.listen.host == "::";
+  caf::anon_send(gateway, actors::listening_atom::value, wildcard ? std::string("127.0.0.1") : options.listen.host, *port);
+  spdlog::info("master listening on {}:{} (mutual TLS), data in {}", options.listen.host, *port, options.data_dir.string());
   return RunningMaster{gateway, {options.listen.host, *port}};
 }
 
@@ -53,6 +55,8 @@ Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions
   agent.work_dir = fs::absolute(options.work_dir);
   agent.worker_program = worker;
   agent.master_endpoint = options.master_endpoint;
+  agent.worker_tls_dir = fs::absolute(options.worker_tls_dir);
+  agent.advertise = options.advertise;
   if (const char* python = std::getenv("VOLADOR_PYTHON"); python != nullptr && *python != '\0')
     agent.python_program = python;  // else /usr/bin/python3
   return system.spawn(actors::agent_actor, agent, std::move(master));
@@ -60,15 +64,9 @@ Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions
 
 Result<caf::actor> connect_to_master(caf::actor_system& system, const net::Endpoint& master,
                                      std::chrono::milliseconds patience) {
-  const auto deadline = std::chrono::steady_clock::now() + patience;
-  for (;;) {
-    auto gateway = system.middleman().remote_actor(master.host, master.port);
-    if (gateway) return *gateway;
-    if (std::chrono::steady_clock::now() >= deadline)
-      return fail(Error::unavailable("cannot reach the master at " + master.to_string() + ": " +
-                                     system.render(gateway.error())));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
+  auto gateway = net::await_remote_actor(system, master, std::chrono::steady_clock::now() + patience);
+  if (!gateway) return fail(Error::unavailable("cannot reach the master: " + gateway.error().message));
+  return gateway;
 }
 
 }  // namespace volador::node

@@ -18,7 +18,7 @@ namespace volador::node {
 
 struct MasterOptions {
   std::filesystem::path data_dir;  // journal under data_dir/journal
-  net::Endpoint listen;            // host must be loopback until the TLS issue lands
+  net::Endpoint listen;            // any address of this host (0.0.0.0: all); port 0 picks one
 };
 
 struct RunningMaster {
@@ -27,7 +27,8 @@ struct RunningMaster {
 };
 
 // Opens the journal, spawns the resource pool and the gateway and publishes
-// the gateway at `listen`. Errors: the journal cannot be opened (in use,
+// the gateway at `listen` (mutual TLS: the actor system presents the master's
+// identity). Errors: the journal cannot be opened (in use,
 // unreadable) or the port cannot be bound.
 Result<RunningMaster> start_master(caf::actor_system& system, const MasterOptions& options);
 
@@ -38,6 +39,8 @@ struct AgentNodeOptions {
   // The master's address, to reconnect to (keeping the workers running) when
   // it goes away; nullopt for an agent in the master's own process.
   std::optional<net::Endpoint> master_endpoint;
+  std::filesystem::path worker_tls_dir;  // the identity its workers present to the master
+  std::string advertise;                 // the data-plane address of its workers; empty: routed towards the master
 };
 
 // Spawns an agent that registers with `master` and launches volador-worker

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <optional>
 
+#include <spdlog/spdlog.h>
+
 #include "runtime/collective/factory.hpp"
 #include "runtime/net/local_address.hpp"
 
@@ -27,24 +29,39 @@ collective::GroupSpec group_spec(const wire::RankGroup& group, std::uint32_t ran
   return spec;
 }
 
+// The data-plane listener: on the address that routes to the master, or on
+// every interface when the agent names the address peers must use (NAT).
+Result<collective::TcpListener> open_listener(const WorkerLaunch& launch) {
+  std::string host = "0.0.0.0";
+  if (launch.advertise.empty()) {
+    auto routed = net::local_address_towards(launch.master);
+    if (!routed) return fail(routed.error());
+    host = *routed;
+  }
+  auto opened = collective::TcpListener::open(host);
+  if (!opened) return fail(Error::io("cannot open the data-plane listener on " + host + ": " + opened.error().message));
+  return opened;
+}
+
 }  // namespace
 
 Result<JoinedTrial> join_trial(const WorkerLaunch& launch) {
   auto hello = launch.hello;
   std::optional<collective::TcpListener> listener;
   if (launch.world_size > 1) {
-    auto host = net::local_address_towards(launch.master);
-    if (!host) return fail(host.error());
-    auto opened = collective::TcpListener::open(*host);
-    if (!opened) return fail(Error::io("cannot open the data-plane listener: " + opened.error().message));
+    auto opened = open_listener(launch);
+    if (!opened) return fail(opened.error());
     listener.emplace(std::move(*opened));
-    hello.address = {collective::local_host_id(), listener->endpoint().host, listener->endpoint().port};
+    const auto& host = launch.advertise.empty() ? listener->endpoint().host : launch.advertise;
+    hello.address = {collective::local_host_id(), host, listener->endpoint().port};
   }
-  auto session = actors::RankSession::connect(launch.master, hello);
+  auto session = actors::RankSession::connect(launch.master, launch.tls_dir, hello);
   if (!session) return fail(session.error());
   JoinedTrial joined{std::move(*session), std::make_shared<trial_api::DataParallel>()};
   if (!listener) return joined;
-  auto comm = collective::make_communicator(group_spec(joined.session->group(), hello.rank), *listener);
+  const auto spec = group_spec(joined.session->group(), hello.rank);
+  spdlog::info("data plane: {}", collective::describe_group(spec.ranks));
+  auto comm = collective::make_communicator(spec, *listener);
   if (!comm) return fail(Error::unavailable("cannot connect the data plane to the other ranks: " + comm.error().message));
   joined.group = std::make_shared<trial_api::DataParallel>(std::move(*comm), bucket_bytes());
   return joined;

@@ -29,9 +29,10 @@ trial_api::TrialContext WorkerLaunch::context(std::shared_ptr<trial_api::DataPar
 
 Result<WorkerLaunch> read_worker_launch() {
   auto master = variable("VOLADOR_MASTER");
+  auto tls_dir = variable("VOLADOR_TLS_DIR");
   auto token = variable("VOLADOR_TOKEN");
   auto trial_file = variable("VOLADOR_TRIAL_FILE");
-  for (const auto* r : {&master, &token, &trial_file})
+  for (const auto* r : {&master, &tls_dir, &token, &trial_file})
     if (!*r) return fail(r->error());
   auto endpoint = net::parse_endpoint(*master);
   if (!endpoint) return fail(endpoint.error());
@@ -40,6 +41,8 @@ Result<WorkerLaunch> read_worker_launch() {
   try {
     WorkerLaunch launch;
     launch.master = *endpoint;
+    launch.tls_dir = *tls_dir;
+    if (const char* advertise = std::getenv("VOLADOR_ADVERTISE"); advertise != nullptr) launch.advertise = advertise;
     launch.hello = {trial->at("trial_id").get<std::uint64_t>(), trial->at("run_id").get<std::uint32_t>(),
                     trial->at("rank").get<std::uint32_t>(), *token, {}};
     launch.experiment_id = trial->value("experiment_id", std::uint64_t{0});

@@ -3,6 +3,7 @@
 // and the trial file in its working folder.
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,8 @@ namespace volador::worker {
 
 struct WorkerLaunch {
   net::Endpoint master;
+  std::filesystem::path tls_dir;  // the identity (tls/identity_files.hpp) the worker presents to the master
+  std::string advertise;          // the data-plane address peers use; empty: the one routing to the master
   wire::RankHello hello;      // trial, run, rank, token
   std::uint64_t experiment_id = 0;
   std::uint32_t world_size = 1;
@@ -32,8 +35,8 @@ struct WorkerLaunch {
   [[nodiscard]] trial_api::TrialContext context(std::shared_ptr<trial_api::DataParallel> group) const;
 };
 
-// Reads VOLADOR_MASTER, VOLADOR_TOKEN and the file named by
-// VOLADOR_TRIAL_FILE. Errors name the missing variable or the bad file.
+// Reads VOLADOR_MASTER, VOLADOR_TLS_DIR, VOLADOR_TOKEN, the optional
+// VOLADOR_ADVERTISE and the file named by VOLADOR_TRIAL_FILE. Errors name the missing variable or the bad file.
 Result<WorkerLaunch> read_worker_launch();
 
 }  // namespace volador::worker

@@ -1,5 +1,8 @@
 #include "tests/integration/cluster_fixture.hpp"
 
+#include "runtime/node/cluster_tls.hpp"
+#include "tests/netns/netns_lab.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -14,6 +17,13 @@ namespace volador::testing {
 namespace fs = std::filesystem;
 
 fs::path binary(const std::string& name) { return fs::path(VOLADOR_BIN_DIR) / name; }
+
+fs::path issue_test_bundle(const fs::path& data_dir, const std::string& node) {
+  REQUIRE(node::prepare_master_tls(data_dir).has_value());
+  const auto bundle = data_dir / (node + ".bundle");
+  if (!fs::exists(bundle)) REQUIRE(node::issue_bundle(data_dir, node, bundle).has_value());
+  return bundle;
+}
 
 void write_file(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
@@ -59,13 +69,20 @@ TempDir::~TempDir() {
 
 Cluster::Cluster(const fs::path& data_dir) : data_dir_(data_dir) {}
 
+Cluster::Cluster(const fs::path& data_dir, const NetnsLab& lab) : data_dir_(data_dir), lab_(&lab) {}
+
 Cluster::~Cluster() {
+  lab_agents_.clear();
   agent_.reset();
   master_.reset();
 }
 
-std::unique_ptr<process::ChildProcess> Cluster::spawn_node(std::vector<std::string> args) {
+pid_t Cluster::master_pid() const { return master_->pid(); }
+
+std::unique_ptr<process::ChildProcess> Cluster::spawn_node(std::vector<std::string> args, int host) {
   args.insert(args.begin(), binary("volador-node").string());
+  if (lab_ != nullptr) args = lab_->in_host(host, std::move(args));
+  fs::create_directories(data_dir_);  // the master's log goes there before the master makes it
   auto log = std::make_shared<std::ofstream>(data_dir_ / "nodes.log", std::ios::app);
   auto child = process::ChildProcess::spawn(
       {args, {}, {}}, [log](std::string_view, std::string line) { *log << line << std::endl; },
@@ -77,12 +94,15 @@ std::unique_ptr<process::ChildProcess> Cluster::spawn_node(std::vector<std::stri
 void Cluster::start_master() {
   const auto address_file = data_dir_ / "master.addr";
   fs::remove(address_file);
-  const std::string listen = address_.empty() ? "127.0.0.1:0" : address_;
+  const std::string port = address_.empty() ? "0" : address_.substr(address_.rfind(':') + 1);
+  const std::string listen = (lab_ != nullptr ? "0.0.0.0:" : "127.0.0.1:") + port;
   master_ = spawn_node({"master", "--data", data_dir_.string(), "--listen", listen});
   for (int i = 0; i < 200 && !fs::exists(address_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   REQUIRE(fs::exists(address_file));
   std::ifstream(address_file) >> address_;
   REQUIRE_FALSE(address_.empty());
+  // On a lab the file names the wildcard it listens on; other hosts dial host 0.
+  if (lab_ != nullptr) address_ = lab_->address(0) + address_.substr(address_.rfind(':'));
 }
 
 void Cluster::stop_master() {
@@ -107,11 +127,25 @@ std::size_t count_lines_with(const fs::path& file, const std::string& text) {
 }  // namespace
 
 void Cluster::start_agent(std::uint32_t slots) {
+  start_agent_process({"agent", "-m", address_, "--slots", std::to_string(slots), "--id", "test-agent", "--bundle",
+                       issue_test_bundle(data_dir_, "test-agent").string(), "--work-dir", (data_dir_ / "agent-work").string()},
+                      "test-agent", 0);
+}
+
+void Cluster::start_agent_on(int host, const std::string& name, std::uint32_t slots) {
+  REQUIRE(lab_ != nullptr);
+  start_agent_process({"agent", "-m", address_, "--slots", std::to_string(slots), "--bundle",
+                       issue_test_bundle(data_dir_, name).string(), "--work-dir", (data_dir_ / ("work-" + name)).string()},
+                      name, host);
+}
+
+// Starts an agent process and waits until the master logged its registration.
+void Cluster::start_agent_process(std::vector<std::string> args, const std::string& name, int host) {
   const auto log = data_dir_ / "nodes.log";
-  const std::string registered = "agent test-agent registered with";
+  const std::string registered = "agent " + name + " registered with";
   const auto before = count_lines_with(log, registered);
-  agent_ = spawn_node({"agent", "-m", address_, "--slots", std::to_string(slots), "--id", "test-agent",
-                       "--work-dir", (data_dir_ / "agent-work").string()});
+  auto agent = spawn_node(std::move(args), host);
+  (lab_ != nullptr ? lab_agents_[name] : agent_) = std::move(agent);
   REQUIRE(eventually([&] { return count_lines_with(log, registered) > before; }, 20));
 }
 
@@ -168,7 +202,8 @@ bool eventually(const std::function<bool()>& condition, int timeout_s) {
 }
 
 CommandResult Cluster::cli(std::vector<std::string> args, int timeout_s) const {
-  args.insert(args.begin(), {binary("volador").string(), "-m", address_});
+  args.insert(args.begin(), {binary("volador").string(), "-m", address_, "--bundle", admin_bundle().string()});
+  if (lab_ != nullptr) args = lab_->in_host(0, std::move(args));
   return run_command(std::move(args), timeout_s);
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // A throw-away cluster for end-to-end tests: a master and an agent as two
 // volador-node processes on loopback, a temporary data folder, and a way to
-// run the `volador` client and capture what it prints.
+// run the `volador` client and capture what it prints. On a network-namespace
+// lab (tests/netns) the master runs on host 0, listening on every interface,
+// agents on the other hosts, and the client on host 0.
 
 #include <filesystem>
 #include <functional>
@@ -38,9 +40,13 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+class NetnsLab;
+
 class Cluster {
  public:
   explicit Cluster(const std::filesystem::path& data_dir);
+  // A cluster spread over `lab`'s hosts, which must outlive it.
+  Cluster(const std::filesystem::path& data_dir, const NetnsLab& lab);
   ~Cluster();
 
   // Starts the master on a free port the first time, on the same port later.
@@ -50,21 +56,34 @@ class Cluster {
   // Starts the agent and waits until the master has registered its slots.
   void start_agent(std::uint32_t slots);
   void kill_agent();  // SIGKILL, as if its host died
+  // On a lab: starts agent `name` on host `host` (its own bundle and work
+  // folder DATA/work-NAME) and waits until the master has registered it.
+  void start_agent_on(int host, const std::string& name, std::uint32_t slots);
+  [[nodiscard]] pid_t master_pid() const;
   [[nodiscard]] const std::string& master_address() const { return address_; }
+  // The client's certificate, written by the master on its first start.
+  [[nodiscard]] std::filesystem::path admin_bundle() const { return data_dir_ / "tls" / "admin.bundle"; }
 
-  // `volador -m ADDRESS args...`
+  // `volador -m ADDRESS --bundle ADMIN_BUNDLE args...`
   CommandResult cli(std::vector<std::string> args, int timeout_s = 120) const;
 
  private:
-  std::unique_ptr<process::ChildProcess> spawn_node(std::vector<std::string> args);
+  // volador-node ARGS, on lab host `host` when on a lab.
+  std::unique_ptr<process::ChildProcess> spawn_node(std::vector<std::string> args, int host = 0);
+  void start_agent_process(std::vector<std::string> args, const std::string& name, int host);
 
   std::filesystem::path data_dir_;
+  const NetnsLab* lab_ = nullptr;
+  std::map<std::string, std::unique_ptr<process::ChildProcess>> lab_agents_;
   std::string address_;
   std::unique_ptr<process::ChildProcess> master_;
   std::unique_ptr<process::ChildProcess> agent_;
 };
 
 std::filesystem::path binary(const std::string& name);
+
+// A bundle for `node` from a cluster CA made in `data_dir` (as a master's first start makes it).
+std::filesystem::path issue_test_bundle(const std::filesystem::path& data_dir, const std::string& node);
 
 // Submits PROJECT (with its distributed.yaml) and follows it to the end:
 // the CLI's `experiment create --follow --json`.

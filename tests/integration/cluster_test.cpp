@@ -94,7 +94,8 @@ TEST_CASE("A random search runs on a master and an agent in separate processes a
   REQUIRE(listed.exit_code == 0);
   CHECK(listed.json().size() == 1);
   // -m also after the verb.
-  auto listed_m_last = run_command({binary("volador").string(), "experiment", "list", "--json", "-m", cluster.master_address()});
+  auto listed_m_last = run_command({binary("volador").string(), "experiment", "list", "--json", "-m", cluster.master_address(),
+                                    "--bundle", cluster.admin_bundle().string()});
   INFO(listed_m_last.err);
   REQUIRE(listed_m_last.exit_code == 0);
   CHECK(listed_m_last.json() == listed.json());
@@ -267,8 +268,32 @@ TEST_CASE("A bad config is refused by the CLI with FILE:LINE:COL errors for each
   CHECK_FALSE(result.err.ends_with("\n\n"));  // no blank line after the errors
 }
 
+TEST_CASE("Clients that disconnect or fail the TLS handshake leave the master's other connections alone") {
+  // CAF 0.17 leaves OpenSSL's error queue dirty after such connections; the
+  // next read on any other connection was taken as fatal (the agent dropped).
+  TempDir dir;
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1);
+  const auto foreign = issue_test_bundle(dir.path() / "other-cluster", "admin");
+  for (int round = 0; round < 3; ++round) {
+    CHECK(cluster.cli({"agent", "list"}).exit_code == 0);
+    CHECK(run_command({binary("volador").string(), "-m", cluster.master_address(), "--bundle", foreign.string(), "agent",
+                       "list"}).exit_code == 1);
+  }
+  write_file(dir.path() / "project/distributed.yaml", example_config("native:mlp_classifier", 1, 1));
+  CHECK(create_and_follow(cluster, dir.path() / "project").exit_code == 0);
+  std::ifstream log(dir.path() / "data" / "nodes.log");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  INFO(text);
+  CHECK(text.find("lost the master") == std::string::npos);
+  CHECK(text.find("agent test-agent lost") == std::string::npos);
+}
+
 TEST_CASE("The CLI says which master it cannot reach and exits non-zero") {
-  auto result = run_command({binary("volador").string(), "-m", "127.0.0.1:1", "experiment", "list"});
+  TempDir dir;
+  auto result = run_command({binary("volador").string(), "-m", "127.0.0.1:1", "--bundle",
+                             issue_test_bundle(dir.path(), "client").string(), "experiment", "list"});
   CHECK(result.exit_code == 1);
   CHECK(result.err.find("cannot reach the master at 127.0.0.1:1") != std::string::npos);
 }

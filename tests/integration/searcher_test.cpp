@@ -209,9 +209,10 @@ TEST_CASE("Every searcher's example config runs on one cluster with the trials a
     CHECK(plan["total_batches"].get<std::uint64_t>() >= sum(batches_trained(experiment)));
   }
   CHECK(cluster.cli({"experiment", "list", "--json"}).json().size() == 7);
-  // The client finds the master through VOLADOR_MASTER as well as -m.
-  auto listed = run_command({"/usr/bin/env", "VOLADOR_MASTER=" + cluster.master_address(), binary("volador").string(),
-                             "experiment", "list", "--json"});
+  // The client finds the master through VOLADOR_MASTER as well as -m, and its certificate through VOLADOR_BUNDLE.
+  auto listed = run_command({"/usr/bin/env", "VOLADOR_MASTER=" + cluster.master_address(),
+                             "VOLADOR_BUNDLE=" + cluster.admin_bundle().string(), binary("volador").string(), "experiment",
+                             "list", "--json"});
   INFO(listed.err);
   REQUIRE(listed.exit_code == 0);
   CHECK(listed.json().size() == 7);

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "runtime/collective/factory.hpp"
 #include "runtime/collective/tests/group_harness.hpp"
@@ -57,4 +58,14 @@ TEST_CASE("The factory refuses a rank outside the group") {
   auto comm = make_communicator(spec, group.listeners[0]);
   REQUIRE_FALSE(comm.has_value());
   CHECK(comm.error().code == ErrorCode::invalid_argument);
+}
+
+TEST_CASE("A group's description names its backend and shape") {
+  CHECK(describe_group(std::vector<RankAddress>{{"a", {}}, {"a", {}}}) == "shared memory, 2 ranks on 1 host");
+  CHECK(describe_group(std::vector<RankAddress>{{"a", {}}, {"a", {}}, {"b", {}}, {"b", {}}}) ==
+        "TCP ring, 4 ranks on 2 hosts");
+}
+
+TEST_CASE("The host id tells network namespaces apart") {
+  CHECK(local_host_id().ends_with(std::filesystem::read_symlink("/proc/self/ns/net").string()));
 }

@@ -1,0 +1,110 @@
+#include "runtime/tls/certificate_authority.hpp"
+
+#include <openssl/bn.h>
+#include <openssl/rand.h>
+#include <openssl/x509v3.h>
+
+#include <array>
+#include <chrono>
+
+#include "runtime/tls/openssl_handles.hpp"
+#include "runtime/tls/private_file.hpp"
+
+namespace volador::tls {
+namespace fs = std::filesystem;
+using detail::CertPtr;
+using detail::KeyPtr;
+
+namespace {
+
+constexpr long kValiditySeconds = 10L * 365 * 24 * 3600;
+constexpr long kClockSkewSeconds = 3600;  // hosts whose clocks lag the master's still accept a new certificate
+
+Error openssl_failure(const std::string& what) {
+  return Error::internal(what + ": " + detail::take_openssl_errors());
+}
+
+std::string random_hex(std::size_t bytes) {
+  std::array<unsigned char, 32> random{};
+  RAND_bytes(random.data(), static_cast<int>(bytes));
+  std::string hex;
+  for (std::size_t i = 0; i < bytes; ++i) hex += "0123456789abcdef"[random[i] >> 4], hex += "0123456789abcdef"[random[i] & 15];
+  return hex;
+}
+
+bool add_extension(X509* cert, X509* issuer, int nid, const char* value) {
+  X509V3_CTX context;
+  X509V3_set_ctx(&context, issuer, cert, nullptr, nullptr, 0);
+  X509_EXTENSION* extension = X509V3_EXT_conf_nid(nullptr, &context, nid, value);
+  if (extension == nullptr) return false;
+  const bool added = X509_add_ext(cert, extension, -1) == 1;
+  X509_EXTENSION_free(extension);
+  return added;
+}
+
+// An unsigned certificate for `key` named `common_name`, with a random serial and the validity period.
+CertPtr new_certificate(EVP_PKEY* key, const std::string& common_name) {
+  CertPtr cert(X509_new());
+  BIGNUM* serial = BN_new();
+  const bool ok = cert && serial && X509_set_version(cert.get(), X509_VERSION_3) == 1 &&
+                  BN_rand(serial, 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) == 1 &&
+                  BN_to_ASN1_INTEGER(serial, X509_get_serialNumber(cert.get())) != nullptr &&
+                  X509_gmtime_adj(X509_getm_notBefore(cert.get()), -kClockSkewSeconds) != nullptr &&
+                  X509_gmtime_adj(X509_getm_notAfter(cert.get()), kValiditySeconds) != nullptr &&
+                  X509_NAME_add_entry_by_txt(X509_get_subject_name(cert.get()), "CN", MBSTRING_UTF8,
+                                             reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1, 0) == 1 &&
+                  X509_set_pubkey(cert.get(), key) == 1;
+  BN_free(serial);
+  return ok ? std::move(cert) : nullptr;
+}
+
+}  // namespace
+
+Result<CertificateAuthority> CertificateAuthority::open_or_create(const fs::path& dir) {
+  if (fs::exists(dir / "ca.crt") || fs::exists(dir / "ca.key")) {
+    auto certificate = read_text_file(dir / "ca.crt");
+    if (!certificate) return fail(certificate.error());
+    auto key = read_text_file(dir / "ca.key");
+    if (!key) return fail(key.error());
+    auto parsed_cert = detail::read_certificate(*certificate);
+    auto parsed_key = detail::read_private_key(*key);
+    if (!parsed_cert || !parsed_key || X509_check_private_key(parsed_cert.get(), parsed_key.get()) != 1)
+      return fail(Error::invalid_argument("the cluster CA in " + dir.string() +
+                                          " is damaged: ca.crt and ca.key must be a PEM certificate and its key"));
+    return CertificateAuthority(std::move(*certificate), std::move(*key));
+  }
+  if (auto made = make_private_folder(dir); !made) return fail(made.error());
+  KeyPtr key(EVP_EC_gen("P-256"));
+  if (!key) return fail(openssl_failure("cannot generate the CA key"));
+  auto cert = new_certificate(key.get(), "volador-" + random_hex(6));
+  if (!cert || !add_extension(cert.get(), cert.get(), NID_basic_constraints, "critical,CA:TRUE,pathlen:0") ||
+      !add_extension(cert.get(), cert.get(), NID_key_usage, "critical,keyCertSign,cRLSign") ||
+      !add_extension(cert.get(), cert.get(), NID_subject_key_identifier, "hash") ||
+      X509_set_issuer_name(cert.get(), X509_get_subject_name(cert.get())) != 1 ||
+      X509_sign(cert.get(), key.get(), EVP_sha256()) == 0)
+    return fail(openssl_failure("cannot create the CA certificate"));
+  CertificateAuthority ca(detail::to_pem(cert.get()), detail::to_pem(key.get()));
+  // The key first: a ca.crt without its key would read as a damaged CA.
+  if (auto written = write_private_file(dir / "ca.key", ca.private_key_); !written) return fail(written.error());
+  if (auto written = write_private_file(dir / "ca.crt", ca.certificate_); !written) return fail(written.error());
+  return ca;
+}
+
+Result<Identity> CertificateAuthority::issue(const std::string& name) const {
+  if (auto valid = check_node_name(name); !valid) return fail(valid.error());
+  auto ca_cert = detail::read_certificate(certificate_);
+  auto ca_key = detail::read_private_key(private_key_);
+  KeyPtr key(EVP_EC_gen("P-256"));
+  if (!ca_cert || !ca_key || !key) return fail(openssl_failure("cannot issue a certificate for " + name));
+  auto cert = new_certificate(key.get(), name);
+  if (!cert || X509_set_issuer_name(cert.get(), X509_get_subject_name(ca_cert.get())) != 1 ||
+      !add_extension(cert.get(), ca_cert.get(), NID_basic_constraints, "critical,CA:FALSE") ||
+      !add_extension(cert.get(), ca_cert.get(), NID_key_usage, "critical,digitalSignature,keyAgreement") ||
+      !add_extension(cert.get(), ca_cert.get(), NID_ext_key_usage, "serverAuth,clientAuth") ||
+      !add_extension(cert.get(), ca_cert.get(), NID_authority_key_identifier, "keyid:always") ||
+      X509_sign(cert.get(), ca_key.get(), EVP_sha256()) == 0)
+    return fail(openssl_failure("cannot issue a certificate for " + name));
+  return Identity{certificate_, detail::to_pem(cert.get()), detail::to_pem(key.get())};
+}
+
+}  // namespace volador::tls

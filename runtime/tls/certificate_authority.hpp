@@ -1,0 +1,41 @@
+#pragma once
+// The cluster's own certificate authority, kept in the master's data folder:
+// created on the master's first start, it signs the certificate of every
+// node (master, agents, rank workers through their agent, the admin client).
+// Its key never leaves that folder.
+
+#include <filesystem>
+#include <string>
+
+#include "runtime/core/error.hpp"
+#include "runtime/tls/identity.hpp"
+
+namespace volador::tls {
+
+class CertificateAuthority {
+ public:
+  // The CA kept in `dir` (ca.crt, ca.key at mode 0600), created there with a
+  // fresh P-256 key and a random cluster name when `dir` holds none. Error
+  // io when the folder cannot be written, invalid_argument when it holds a
+  // damaged or mismatched CA.
+  static Result<CertificateAuthority> open_or_create(const std::filesystem::path& dir);
+
+  // A fresh key and certificate for node `name` (its subject common name),
+  // signed by this CA, valid for both ends of a TLS connection for ten years.
+  // invalid_argument for a bad name.
+  [[nodiscard]] Result<Identity> issue(const std::string& name) const;
+
+  // The CA's certificate (PEM): what every node trusts.
+  [[nodiscard]] const std::string& certificate() const { return certificate_; }
+  // "volador-" and 12 hex digits, the CA's subject: tells clusters apart.
+  [[nodiscard]] std::string cluster_name() const { return subject_name(certificate_); }
+
+ private:
+  CertificateAuthority(std::string certificate, std::string private_key)
+      : certificate_(std::move(certificate)), private_key_(std::move(private_key)) {}
+
+  std::string certificate_;
+  std::string private_key_;
+};
+
+}  // namespace volador::tls
