@@ -182,6 +182,25 @@ MetricHistory metric_history(const Cluster& cluster, const std::string& trial_id
   return out;
 }
 
+std::vector<nlohmann::json> validations(const Cluster& cluster, const std::string& trial_id) {
+  std::vector<nlohmann::json> out;
+  const auto described = cluster.cli({"trial", "describe", trial_id, "--json"}).json();  // outlives the loop
+  for (const auto& m : described["metrics"])
+    if (m["kind"] == "validation") out.push_back(m);
+  return out;
+}
+
+void check_same_validations(const std::vector<nlohmann::json>& run, const std::vector<nlohmann::json>& reference) {
+  REQUIRE(run.size() == reference.size());
+  for (std::size_t v = 0; v < reference.size(); ++v) {
+    CHECK(run[v]["batches"] == reference[v]["batches"]);
+    CHECK(run[v]["metrics"]["accuracy"].get<double>() ==
+          Approx(reference[v]["metrics"]["accuracy"].get<double>()).margin(1e-6));
+    CHECK(run[v]["metrics"]["validation_loss"].get<double>() ==
+          Approx(reference[v]["metrics"]["validation_loss"].get<double>()).epsilon(1e-4));
+  }
+}
+
 std::size_t processes_under(const fs::path& dir) {
   std::size_t count = 0;
   for (const auto& entry : fs::directory_iterator("/proc")) {

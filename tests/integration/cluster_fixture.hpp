@@ -100,6 +100,12 @@ nlohmann::json describe_experiment(const Cluster& cluster, const std::string& id
 using MetricHistory = std::map<std::pair<std::string, std::uint64_t>, nlohmann::json>;
 MetricHistory metric_history(const Cluster& cluster, const std::string& trial_id);
 
+// A trial's validation reports, in order, as `trial describe --json` lists them.
+std::vector<nlohmann::json> validations(const Cluster& cluster, const std::string& trial_id);
+// Checks that `run` validated as `reference` did up to data-parallel
+// rounding: at the same batches, accuracy to 1e-6, loss to 1e-4 relative.
+void check_same_validations(const std::vector<nlohmann::json>& run, const std::vector<nlohmann::json>& reference);
+
 // Processes whose working folder lies under `dir` (rank workers and their commands).
 std::size_t processes_under(const std::filesystem::path& dir);
 

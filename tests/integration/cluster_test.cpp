@@ -345,24 +345,14 @@ TEST_CASE("The example trial on 2 and 4 slots of one host reports the metrics of
     const auto id = submit(cluster, project);
     REQUIRE(eventually([&] { return describe_experiment(cluster, id)["state"] == "COMPLETED"; }, 90));
     const auto trial_id = describe_experiment(cluster, id)["trials"][0]["id"].dump();
-    auto detail = cluster.cli({"trial", "describe", trial_id, "--json"}).json();
-    std::vector<nlohmann::json> validations;
-    for (const auto& m : detail["metrics"])
-      if (m["kind"] == "validation") validations.push_back(m);
-    return std::pair{validations, cluster.cli({"trial", "logs", trial_id}).out};
+    return std::pair{validations(cluster, trial_id), cluster.cli({"trial", "logs", trial_id}).out};
   };
   const auto [single, single_log] = run_with_slots(1);
   REQUIRE(single.size() >= 3);  // at least one per epoch
   for (int slots : {2, 4}) {
     const auto [parallel, log] = run_with_slots(slots);
     INFO(slots << " slots; log:\n" << log);
-    REQUIRE(parallel.size() == single.size());
-    for (std::size_t v = 0; v < single.size(); ++v) {
-      CHECK(parallel[v]["batches"] == single[v]["batches"]);
-      CHECK(parallel[v]["metrics"]["accuracy"].get<double>() == Approx(single[v]["metrics"]["accuracy"].get<double>()).margin(1e-6));
-      CHECK(parallel[v]["metrics"]["validation_loss"].get<double>() ==
-            Approx(single[v]["metrics"]["validation_loss"].get<double>()).epsilon(1e-4));
-    }
+    check_same_validations(parallel, single);
     CHECK(log.find("test-agent (" + std::to_string(slots) + " slots)") != std::string::npos);
   }
 }

@@ -90,30 +90,22 @@ TEST_CASE("A 4-rank trial across two hosts trains over the TCP ring with the met
   CHECK(agent_names(cluster) == std::set<std::string>{"agent-1", "agent-2"});
 
   const auto project = dir.path() / "project";
-  auto validations = [&](int slots) {
+  auto run_with_slots = [&](int slots) {
     write_file(project / "distributed.yaml", example_config(slots, 3));
     const auto id = submit(cluster, project);
     REQUIRE(ends(cluster, id, 120));
     const auto trial = trial_of(cluster, id);
     CHECK(trial["state"] == "COMPLETED");
-    std::vector<nlohmann::json> out;
-    for (const auto& m : cluster.cli({"trial", "describe", trial["id"].dump(), "--json"}).json()["metrics"])
-      if (m["kind"] == "validation") out.push_back(m);
-    return std::pair{out, cluster.cli({"trial", "logs", trial["id"].dump()}).out};
+    return std::pair{validations(cluster, trial["id"].dump()), cluster.cli({"trial", "logs", trial["id"].dump()}).out};
   };
-  const auto [single, single_log] = validations(1);
-  const auto [spread, log] = validations(4);
+  const auto [single, single_log] = run_with_slots(1);
+  const auto [spread, log] = run_with_slots(4);
   INFO(log);
   CHECK(log.find("agent-1 (2 slots), agent-2 (2 slots)") != std::string::npos);
   CHECK(log.find("data plane: TCP ring, 4 ranks on 2 hosts") != std::string::npos);
   CHECK(log.find("data plane: shared memory") == std::string::npos);
-  REQUIRE(spread.size() == single.size());
-  for (std::size_t v = 0; v < single.size(); ++v) {
-    CHECK(spread[v]["batches"] == single[v]["batches"]);
-    CHECK(spread[v]["metrics"]["accuracy"].get<double>() == Approx(single[v]["metrics"]["accuracy"].get<double>()).margin(1e-6));
-    CHECK(spread[v]["metrics"]["validation_loss"].get<double>() ==
-          Approx(single[v]["metrics"]["validation_loss"].get<double>()).epsilon(1e-4));
-  }
+  REQUIRE(single.size() >= 3);  // at least one per epoch
+  check_same_validations(spread, single);
 }
 
 TEST_CASE("A partitioned host is detected and its trial restarts from the checkpoint with exact metrics while its stale workers die") {

@@ -1,8 +1,5 @@
 #include "tests/netns/netns_lab.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,9 +7,13 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <future>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <thread>
+
+#include "runtime/process/child_process.hpp"
 
 namespace volador::testing {
 namespace {
@@ -24,31 +25,6 @@ std::string command_line(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
   return out;
-}
-
-// Reads both pipes to their end (in parallel, so neither can fill up), then closes them.
-std::pair<std::string, std::string> drain(int out_fd, int err_fd) {
-  std::string text[2];
-  pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
-  char buffer[4096];
-  while (fds[0].fd >= 0 || fds[1].fd >= 0) {
-    if (poll(fds, 2, -1) < 0 && errno != EINTR) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-      auto n = read(fds[i].fd, buffer, sizeof buffer);
-      if (n > 0) text[i].append(buffer, static_cast<std::size_t>(n));
-      if (n == 0 || (n < 0 && errno != EINTR)) {
-        close(fds[i].fd);
-        fds[i].fd = -1;  // poll ignores negative fds
-      }
-    }
-  }
-  return {std::move(text[0]), std::move(text[1])};
-}
-
-std::string exit_text(int status) {
-  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
-  return "exit " + std::to_string(WEXITSTATUS(status));
 }
 
 std::string random_hex() {
@@ -106,38 +82,22 @@ void destroy_namespace(const std::string& name) {
 
 Result<std::string> capture_output(const std::vector<std::string>& argv) {
   if (argv.empty()) return fail(Error::invalid_argument("no command to run"));
-  int out[2], err[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return fail(Error::io(std::string("pipe: ") + std::strerror(errno)));
-  if (pipe2(err, O_CLOEXEC) != 0) {
-    close(out[0]);
-    close(out[1]);
-    return fail(Error::io(std::string("pipe: ") + std::strerror(errno)));
-  }
-  auto args = argv;
-  std::vector<char*> cargv;
-  for (auto& a : args) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  const std::string exec_error = "cannot start '" + argv[0] + "'\n";
-  pid_t pid = fork();
-  if (pid < 0) return fail(Error::io(std::string("fork: ") + std::strerror(errno)));
-  if (pid == 0) {  // only async-signal-safe calls until exec
-    dup2(out[1], STDOUT_FILENO);
-    dup2(err[1], STDERR_FILENO);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
-    execvp(cargv[0], cargv.data());
-    (void)!write(STDERR_FILENO, exec_error.data(), exec_error.size());
-    _exit(127);
-  }
-  close(out[1]);
-  close(err[1]);
-  auto [stdout_text, stderr_text] = drain(out[0], err[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return stdout_text;
-  while (!stderr_text.empty() && stderr_text.back() == '\n') stderr_text.pop_back();
-  return fail(Error::io("'" + command_line(argv) + "' failed (" + exit_text(status) + "): " + stderr_text));
+  auto output = std::make_shared<std::pair<std::string, std::string>>();  // stdout, stderr
+  std::promise<process::ProcessExit> exited;
+  auto child = process::ChildProcess::spawn(
+      {argv, {}, {}},
+      [output](std::string_view stream, std::string line) {
+        (stream == "stdout" ? output->first : output->second) += line + "\n";
+      },
+      [&exited](process::ProcessExit exit) { exited.set_value(exit); });
+  if (!child) return fail(child.error());
+  const auto exit = exited.get_future().get();
+  child->reset();  // joins the reader: the output is complete
+  if (exit.exit_code == 0) return output->first;
+  auto why = output->second;
+  while (!why.empty() && why.back() == '\n') why.pop_back();
+  const auto status = exit.signal != 0 ? "killed by signal " + std::to_string(exit.signal) : "exit " + std::to_string(exit.exit_code);
+  return fail(Error::io("'" + command_line(argv) + "' failed (" + status + "): " + why));
 }
 
 Result<std::unique_ptr<NetnsLab>> NetnsLab::create(int hosts) {
