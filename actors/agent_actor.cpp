@@ -57,11 +57,19 @@ void add_python_environment(std::map<std::string, std::string>& env) {
   env["PYTHONUNBUFFERED"] = "1";  // output reaches the trial log line by line
 }
 
+// The rank sees its slot's GPU alone (by UUID, so device numbering cannot
+// mislead it), and a CPU slot sees none, whatever the user's variables say.
+void bind_to_slot(const wire::SlotSpec& slot, std::map<std::string, std::string>& env) {
+  env["CUDA_VISIBLE_DEVICES"] = slot.device_uuid;
+  env["VOLADOR_SLOT_TYPE"] = slot.type;
+}
+
 // The worker's environment: the user's variables, then Volador's own (which win).
 std::map<std::string, std::string> worker_environment(const AgentOptions& options, const wire::LaunchSpec& spec) {
   std::map<std::string, std::string> env;
   add_user_environment(spec.environment_variables, env);
   if (is_python_trial(spec)) add_python_environment(env);
+  bind_to_slot(options.slots.at(spec.slot), env);
   // The master as this agent reaches it: the launch names the address the master listens on, maybe 0.0.0.0.
   env["VOLADOR_MASTER"] = options.master_endpoint ? options.master_endpoint->to_string()
                                                   : spec.master_host + ":" + std::to_string(spec.master_port);
@@ -128,6 +136,9 @@ std::vector<std::string> worker_command(const AgentOptions& options, const wire:
 caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) {
   auto spec = wire::decode<wire::LaunchSpec>(bytes);
   if (!spec) return to_caf_error(spec.error());
+  if (spec->slot >= self->state.options.slots.size())
+    return to_caf_error(Error::invalid_argument(fmt::format("slot {} of agent {}: it has {} slots", spec->slot,
+                                                            self->state.options.agent_id, self->state.options.slots.size())));
   auto dir = prepare_folder(self->state.options, *spec);
   if (!dir) return to_caf_error(dir.error());
   const std::uint64_t trial_id = spec->trial_id;
@@ -145,8 +156,10 @@ caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) 
   auto child = process::ChildProcess::spawn({worker_command(self->state.options, *spec), worker_environment(self->state.options, *spec), *dir},
                                             on_line, on_exit);
   if (!child) return to_caf_error(child.error());
-  spdlog::info("trial {} run {} rank {}: worker pid {} in {}", trial_id, run_id, rank, (*child)->pid(), dir->string());
-  self->state.workers[{trial_id, run_id, rank}] = {trial, output, std::move(*child), std::nullopt};
+  const auto& slot = self->state.options.slots[spec->slot];
+  spdlog::info("trial {} run {} rank {}: worker pid {} on slot {} ({}{}) in {}", trial_id, run_id, rank, (*child)->pid(),
+               spec->slot, slot.type, slot.device_uuid.empty() ? "" : " " + slot.device_uuid, dir->string());
+  self->state.workers[{trial_id, run_id, rank}] = {trial, output, std::move(*child), std::nullopt, spec->slot};
   return true;
 }
 
@@ -204,10 +217,10 @@ void register_with_master(Self self) {
   auto& st = self->state;
   wire::AgentInfo info{st.options.agent_id, hostname(), st.options.slots, {}};
   for (const auto& [key, worker] : st.workers)
-    if (!worker.exit_report) info.workers.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key)});
+    if (!worker.exit_report) info.workers.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), worker.slot});
   auto master = st.master;
   self->request(master, kRegisterTimeout, register_atom::value, wire::encode(info), caf::actor_cast<caf::actor>(self))
-      .then([=](bool) { spdlog::info("agent {} registered with {} slots", self->state.options.agent_id, self->state.options.slots); },
+      .then([=](bool) { spdlog::info("agent {} registered with {} slots", self->state.options.agent_id, self->state.options.slots.size()); },
             [=](const caf::error& error) {
               if (self->state.master != master) return;
               const auto why = from_caf_error(error);

@@ -41,7 +41,7 @@ namespace volador::actors {
 
 struct AgentOptions {
   std::string agent_id;
-  std::uint32_t slots = 1;
+  std::vector<wire::SlotSpec> slots;     // what it offers; a rank on a GPU slot sees that GPU alone
   std::filesystem::path work_dir;        // trial working folders go under it
   std::filesystem::path worker_program;  // the volador-worker binary
   // The interpreter of Python trials' workers (`python -m volador.worker_main`);
@@ -72,6 +72,7 @@ struct AgentState {
     std::shared_ptr<LineBuffer> output;
     std::unique_ptr<process::ChildProcess> process;
     std::optional<wire::Bytes> exit_report;  // it ended while the master was away
+    std::uint32_t slot = 0;                  // the agent's slot it runs on
   };
   AgentOptions options;
   caf::actor master;               // null while reconnecting

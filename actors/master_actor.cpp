@@ -42,14 +42,14 @@ std::uint32_t random_experiment_seed() {
 }
 
 // What this cluster cannot run, one line each (empty when it can run it).
-// `capacity` is the slots of all agents together (0: none registered yet,
+// `capacity` is the most slots one trial could ever get (0: none registered yet,
 // so nothing is refused for size).
 std::vector<std::string> unsupported_features(const config::ExperimentConfig& config, const std::string& file,
                                               std::uint32_t capacity) {
   std::vector<std::string> out;
   if (capacity > 0 && config.resources.slots_per_trial > capacity)
-    out.push_back(fmt::format("{}: resources.slots_per_trial: {} slots per trial can never be scheduled: the cluster's "
-                              "agents have {} slots in all",
+    out.push_back(fmt::format("{}: resources.slots_per_trial: {} slots per trial can never be scheduled: this cluster "
+                              "can give one trial at most {} slots of one kind (CPU slots, or GPUs of one model)",
                               file, config.resources.slots_per_trial, capacity));
   auto entrypoint = script::classify_entrypoint(config.entrypoint);
   if (!entrypoint) {

@@ -152,14 +152,12 @@ Result<wire::LogBatch> trial_logs(const storage::Journal& journal, std::uint64_t
 }
 
 wire::AgentList list_agents(const std::vector<scheduling::AgentUsage>& usage,
-                            const std::map<std::string, std::string>& hostnames) {
+                            const std::map<std::string, wire::AgentInfo>& registered) {
   wire::AgentList list;
   for (const auto& agent : usage) {
-    auto host = hostnames.find(agent.agent_id);
-    wire::AgentStatus status{agent.agent_id, host == hostnames.end() ? "" : host->second, agent.slots,
-                             agent.used_slots, {}};
-    for (const auto& t : agent.trials) status.trials.push_back({t.trial_id, t.slots});
-    list.agents.push_back(std::move(status));
+    auto info = registered.find(agent.agent_id);
+    if (info == registered.end()) continue;
+    list.agents.push_back({agent.agent_id, info->second.hostname, info->second.slots, agent.slot_owners});
   }
   return list;
 }

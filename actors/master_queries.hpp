@@ -34,9 +34,9 @@ Result<wire::CheckpointList> list_checkpoints(const storage::Journal& journal, c
 Result<wire::CheckpointList> find_checkpoint(const storage::Journal& journal, const std::filesystem::path& data_dir,
                                              const std::string& uuid);
 
-// The agents in `usage` (SlotScheduler::usage), each with its host name from
-// `hostnames` (by agent id; empty when missing).
+// The agents in `usage` (SlotScheduler::usage), each with its host name and
+// slots as it registered them (`registered`, by agent id).
 wire::AgentList list_agents(const std::vector<scheduling::AgentUsage>& usage,
-                            const std::map<std::string, std::string>& hostnames);
+                            const std::map<std::string, wire::AgentInfo>& registered);
 
 }  // namespace volador::actors

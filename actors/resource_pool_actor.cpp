@@ -15,7 +15,7 @@ namespace {
 using Self = caf::stateful_actor<ResourcePoolState>*;
 
 GrantedAgent granted_agent(const ResourcePoolState& st, const scheduling::Placement& placement) {
-  return {st.agents.at(placement.agent_id), placement.agent_id, placement.slots};
+  return {st.agents.at(placement.agent_id), placement.agent_id, placement.slot_indices};
 }
 
 void grant_what_fits(Self self) {
@@ -76,9 +76,10 @@ void judge_adoption(Self self, std::uint64_t trial_id) {
 // workers that cannot be held are killed.
 void hold_surviving_workers(Self self, const wire::AgentInfo& info) {
   auto& st = self->state;
-  std::map<std::pair<std::uint64_t, std::uint32_t>, std::uint32_t> slots_by_run;
-  for (const auto& worker : info.workers) ++slots_by_run[{worker.trial_id, worker.run_id}];
-  for (const auto& [run, slots] : slots_by_run) {
+  std::map<std::pair<std::uint64_t, std::uint32_t>, std::vector<std::uint32_t>> slots_by_run;
+  for (const auto& worker : info.workers) slots_by_run[{worker.trial_id, worker.run_id}].push_back(worker.slot);
+  for (auto& [run, slots] : slots_by_run) {
+    std::ranges::sort(slots);
     const auto [trial_id, run_id] = run;
     // Another agent's workers of the same run may be held already; a trial
     // with slots of its own, or waiting for them, has moved on to a new run
@@ -88,8 +89,8 @@ void hold_surviving_workers(Self self, const wire::AgentInfo& info) {
                                                  : st.scheduler.allocation(trial_id) == nullptr &&
                                                        !st.waiting_trials.contains(trial_id);
     if (!claimable || !st.scheduler.hold(trial_id, info.agent_id, slots)) {
-      spdlog::info("agent {} kept {} rank worker(s) of trial {} run {}, which is over: killing them", info.agent_id, slots,
-                   trial_id, run_id);
+      spdlog::info("agent {} kept {} rank worker(s) of trial {} run {}, which is over: killing them", info.agent_id,
+                   slots.size(), trial_id, run_id);
       kill_on_agent(self, info.agent_id, trial_id, run_id);
       continue;
     }
@@ -97,7 +98,7 @@ void hold_surviving_workers(Self self, const wire::AgentInfo& info) {
     entry.run_id = run_id;
     entry.agent_ids.push_back(info.agent_id);
     self->delayed_send(self, kReattachGrace, hold_expired_atom::value, trial_id, run_id);
-    spdlog::info("agent {} kept {} rank worker(s) of trial {} run {}", info.agent_id, slots, trial_id, run_id);
+    spdlog::info("agent {} kept {} rank worker(s) of trial {} run {}", info.agent_id, slots.size(), trial_id, run_id);
   }
 }
 
@@ -107,10 +108,12 @@ caf::result<bool> register_agent(Self self, const wire::Bytes& bytes, caf::actor
   auto& st = self->state;
   if (auto old = st.agents.find(info->agent_id); old != st.agents.end() && old->second != agent)
     return to_caf_error(Error::already_exists("an agent named '" + info->agent_id + "' is already registered"));
-  spdlog::info("agent {} on {} registered with {} slots", info->agent_id, info->hostname, info->slots);
+  spdlog::info("agent {} on {} registered with {} slots", info->agent_id, info->hostname, info->slots.size());
   st.agents[info->agent_id] = agent;
-  st.hostnames[info->agent_id] = info->hostname;
-  st.scheduler.add_agent(info->agent_id, info->slots);
+  std::vector<std::string> kinds;
+  for (const auto& slot : info->slots) kinds.push_back(slot.kind());
+  st.scheduler.add_agent(info->agent_id, std::move(kinds));
+  st.registered[info->agent_id] = {info->agent_id, info->hostname, info->slots, {}};
   self->monitor(agent);
   hold_surviving_workers(self, *info);
   std::vector<std::uint64_t> claimed;
@@ -135,7 +138,7 @@ void on_agent_down(Self self, const caf::down_msg& down) {
   spdlog::warn("agent {} lost; its slots leave the pool", agent_id);
   st.scheduler.remove_agent(agent_id);
   st.agents.erase(it);
-  st.hostnames.erase(agent_id);
+  st.registered.erase(agent_id);
   // Held runs on it lost a rank: the rest of them go too.
   std::vector<std::uint64_t> broken;
   for (const auto& [trial_id, held] : st.held)
@@ -156,8 +159,8 @@ caf::behavior resource_pool_actor(Self self) {
         self->state.waiting_trials[trial_id] = std::move(trial);
         grant_what_fits(self);
       },
-      [=](capacity_atom) { return self->state.scheduler.total_slots(); },
-      [=](agents_atom) { return wire::encode(list_agents(self->state.scheduler.usage(), self->state.hostnames)); },
+      [=](capacity_atom) { return self->state.scheduler.largest_trial(); },
+      [=](agents_atom) { return wire::encode(list_agents(self->state.scheduler.usage(), self->state.registered)); },
       [=](release_atom, std::uint64_t trial_id) {
         drop_held(self, trial_id);
         self->state.adoptions.erase(trial_id);

@@ -7,7 +7,7 @@
 //   (request_slots_atom, uint64 trial, uint32 slots, actor trial)
 //       later: trial <- (granted_atom, std::vector<GrantedAgent>)
 //   (release_atom, uint64 trial)                            slots back to the pool
-//   (capacity_atom) -> uint32                               slots of all agents together
+//   (capacity_atom) -> uint32                               the most slots one trial could get (one kind)
 //   (agents_atom) -> Bytes AgentList                        agents, their slots and trials
 //   (adopt_atom, uint64 trial, uint32 run, vector<string> agents, uint32 slots)
 //       -> vector<GrantedAgent>                             see below
@@ -29,19 +29,22 @@
 
 #include "runtime/scheduling/held_run.hpp"
 #include "runtime/scheduling/slot_scheduler.hpp"
+#include "runtime/wire/messages.hpp"
 
 namespace volador::actors {
 
-// Slots of one agent granted to a trial; a grant lists its agents in rank order.
+// Slots of one agent granted to a trial; a grant lists its agents in rank
+// order, and each agent's ranks take its slots in the order listed.
 struct GrantedAgent {
   caf::actor agent;
   std::string agent_id;
-  std::uint32_t slots = 0;
+  std::vector<std::uint32_t> slot_indices;
+  [[nodiscard]] std::uint32_t slots() const { return static_cast<std::uint32_t>(slot_indices.size()); }
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, GrantedAgent& x) {
-  return f(caf::meta::type_name("GrantedAgent"), x.agent, x.agent_id, x.slots);
+  return f(caf::meta::type_name("GrantedAgent"), x.agent, x.agent_id, x.slot_indices);
 }
 
 // A restarted trial's claim on its held run, waiting for its agents.
@@ -53,7 +56,7 @@ struct Adoption {
 struct ResourcePoolState {
   scheduling::SlotScheduler scheduler;
   std::map<std::string, caf::actor> agents;
-  std::map<std::string, std::string> hostnames;  // of the agents, by id
+  std::map<std::string, wire::AgentInfo> registered;  // what each agent offered (its workers left out), by id
   std::map<std::uint64_t, caf::actor> waiting_trials;
   std::map<std::uint64_t, scheduling::HeldRun> held;  // by trial, until claimed
   std::map<std::uint64_t, Adoption> adoptions;

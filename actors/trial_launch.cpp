@@ -29,6 +29,7 @@ struct RankPlace {
   std::uint32_t local_size = 1;
   std::uint32_t node_index = 0;
   std::uint32_t node_count = 1;
+  std::uint32_t slot = 0;  // the agent's slot the rank is bound to
 };
 
 wire::LaunchSpec launch_spec(Self self, const RankPlace& place) {
@@ -43,6 +44,7 @@ wire::LaunchSpec launch_spec(Self self, const RankPlace& place) {
   spec.local_size = place.local_size;
   spec.node_index = place.node_index;
   spec.node_count = place.node_count;
+  spec.slot = place.slot;
   spec.world_size = st.spec.config->resources.slots_per_trial;
   spec.entrypoint = st.spec.config->entrypoint;
   spec.hparams_json = r.hparams.dump();
@@ -73,7 +75,8 @@ void launch_rank(Self self, const caf::actor& agent, const RankPlace& place) {
 
 std::string describe_grant(const std::vector<GrantedAgent>& grant) {
   std::string out;
-  for (const auto& g : grant) out += fmt::format("{}{} ({} slot{})", out.empty() ? "" : ", ", g.agent_id, g.slots, g.slots == 1 ? "" : "s");
+  for (const auto& g : grant)
+    out += fmt::format("{}{} ({} slot{})", out.empty() ? "" : ", ", g.agent_id, g.slots(), g.slots() == 1 ? "" : "s");
   return out;
 }
 
@@ -120,8 +123,9 @@ void launch(Self self, const std::vector<GrantedAgent>& grant) {
     self->monitor(granted.agent);
     st.agents.push_back(granted.agent);
     st.agent_ids.push_back(granted.agent_id);
-    place.local_size = granted.slots;
-    for (place.local_rank = 0; place.local_rank < granted.slots; ++place.local_rank, ++place.rank) {
+    place.local_size = granted.slots();
+    for (place.local_rank = 0; place.local_rank < granted.slots(); ++place.local_rank, ++place.rank) {
+      place.slot = granted.slot_indices[place.local_rank];
       st.ranks.emplace_back().agent = granted.agent;
       launch_rank(self, granted.agent, place);
     }

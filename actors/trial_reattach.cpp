@@ -101,7 +101,7 @@ void on_adopted(Self self, const std::vector<GrantedAgent>& grant) {
     self->monitor(granted.agent);
     st.agents.push_back(granted.agent);
     st.agent_ids.push_back(granted.agent_id);
-    for (std::uint32_t local = 0; local < granted.slots && rank < st.ranks.size(); ++local) st.ranks[rank++].agent = granted.agent;
+    for (std::uint32_t local = 0; local < granted.slots() && rank < st.ranks.size(); ++local) st.ranks[rank++].agent = granted.agent;
   }
   finish_reattach(self);
 }

@@ -103,18 +103,20 @@ struct CheckpointList {
   checkpoints @0 :List(CheckpointInfo);
 }
 
-# The cluster as the resource pool sees it (`volador agent list`).
-struct AgentTrial {
-  trialId @0 :UInt64;
-  slots @1 :UInt32;          # of this agent's slots
+# One slot an agent offers: a CPU slot, or a GPU with its device.
+struct SlotSpec {
+  type @0 :Text;             # "cpu" or "gpu"
+  deviceUuid @1 :Text;       # GPU slots: what CUDA_VISIBLE_DEVICES names
+  model @2 :Text;            # GPU slots: the GPU model
+  memoryBytes @3 :UInt64;    # GPU slots: device memory
 }
 
+# The cluster as the resource pool sees it (`volador agent list`).
 struct AgentStatus {
   agentId @0 :Text;
   hostname @1 :Text;
-  slots @2 :UInt32;
-  usedSlots @3 :UInt32;      # allocated to trials
-  trials @4 :List(AgentTrial);  # the trials with slots here, by trial id
+  slots @2 :List(SlotSpec);
+  slotTrials @3 :List(UInt64);  # per slot: the trial using it, 0 when free
 }
 
 struct AgentList {
@@ -126,7 +128,7 @@ struct AgentList {
 struct AgentInfo {
   agentId @0 :Text;
   hostname @1 :Text;
-  slots @2 :UInt32;
+  slots @2 :List(SlotSpec);
   workers @3 :List(RunningWorker);  # still running from before a master restart
 }
 
@@ -135,6 +137,7 @@ struct RunningWorker {
   trialId @0 :UInt64;
   runId @1 :UInt32;
   rank @2 :UInt32;
+  slot @3 :UInt32;           # the agent's slot it runs on
 }
 
 # What an agent needs to start one rank worker of a trial.
@@ -159,6 +162,7 @@ struct LaunchSpec {
   localSize @17 :UInt32;     # the trial's ranks on this agent
   nodeIndex @18 :UInt32;     # this agent's index among the trial's agents
   nodeCount @19 :UInt32;     # agents the trial spans
+  slot @20 :UInt32;          # the agent's slot the rank is bound to (its GPU, for GPU slots)
 }
 
 struct WorkerExit {

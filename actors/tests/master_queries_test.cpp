@@ -109,22 +109,21 @@ TEST_CASE("Logs page from a sequence number") {
   CHECK(page->lines[0].seq == 3);
 }
 
-TEST_CASE("The agent list shows each agent's host, slots and the trials using them") {
+TEST_CASE("The agent list shows each agent's host, its slots as registered and the trial on each") {
   scheduling::SlotScheduler scheduler;
   scheduler.add_agent("a", 4);
   scheduler.add_agent("b", 1);
+  scheduler.add_agent("gone", 1);  // no registration known: left out
   scheduler.request(7, 3);
   REQUIRE(scheduler.schedule().size() == 1);
-  const auto list = list_agents(scheduler.usage(), {{"a", "host-a"}});
+  const wire::SlotSpec cpu{"cpu", "", "", 0};
+  const std::map<std::string, wire::AgentInfo> registered{{"a", {"a", "host-a", {cpu, cpu, cpu, cpu}, {}}},
+                                                          {"b", {"b", "host-b", {cpu}, {}}}};
+  const auto list = list_agents(scheduler.usage(), registered);
   REQUIRE(list.agents.size() == 2);
   CHECK(list.agents[0].agent_id == "a");
   CHECK(list.agents[0].hostname == "host-a");
-  CHECK(list.agents[0].slots == 4);
-  CHECK(list.agents[0].used_slots == 3);
-  REQUIRE(list.agents[0].trials.size() == 1);
-  CHECK(list.agents[0].trials[0].trial_id == 7);
-  CHECK(list.agents[0].trials[0].slots == 3);
-  CHECK(list.agents[1].hostname.empty());  // not known: left empty
-  CHECK(list.agents[1].used_slots == 0);
-  CHECK(list.agents[1].trials.empty());
+  CHECK(list.agents[0].slots.size() == 4);
+  CHECK(list.agents[0].slot_trials == std::vector<std::uint64_t>{7, 7, 7, 0});
+  CHECK(list.agents[1].slot_trials == std::vector<std::uint64_t>{0});
 }

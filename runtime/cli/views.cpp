@@ -52,17 +52,25 @@ std::string compact_hparams(const std::string& text) {
 
 std::string percent(double progress) { return fmt::format("{:.0f}%", progress * 100); }
 
-// Each agent's slots in order: the trial using it, if any.
-using SlotOwners = std::vector<std::optional<std::uint64_t>>;
-std::vector<std::pair<std::string, SlotOwners>> slot_owners(const wire::AgentList& list) {
-  std::vector<std::pair<std::string, SlotOwners>> out;
-  for (const auto& a : list.agents) {
-    SlotOwners owners;
-    for (const auto& t : a.trials) owners.insert(owners.end(), t.slots, t.trial_id);
-    if (owners.size() < a.slots) owners.resize(a.slots);
-    out.emplace_back(a.agent_id, std::move(owners));
-  }
-  return out;
+// The trials using an agent's slots and how many each, by trial id.
+std::map<std::uint64_t, std::uint32_t> slots_by_trial(const wire::AgentStatus& agent) {
+  std::map<std::uint64_t, std::uint32_t> trials;
+  for (auto trial : agent.slot_trials)
+    if (trial != 0) ++trials[trial];
+  return trials;
+}
+
+// "cpu", or "gpu NVIDIA H100 80GB HBM3 (80 GiB)".
+std::string slot_type_text(const wire::SlotSpec& slot) {
+  if (slot.type != "gpu") return slot.type;
+  return fmt::format("gpu {} ({} GiB)", slot.model, slot.memory_bytes >> 30);
+}
+
+// An agent's slot types with their counts: "2 × gpu Fake GPU (80 GiB)".
+std::map<std::string, std::uint32_t> slot_types(const wire::AgentStatus& agent) {
+  std::map<std::string, std::uint32_t> types;
+  for (const auto& slot : agent.slots) ++types[slot_type_text(slot)];
+  return types;
 }
 
 }  // namespace
@@ -143,19 +151,29 @@ nlohmann::json to_json(const wire::AgentList& list) {
   auto out = nlohmann::json::array();
   for (const auto& a : list.agents) {
     auto trials = nlohmann::json::array();
-    for (const auto& t : a.trials) trials.push_back({{"trial_id", t.trial_id}, {"slots", t.slots}});
-    out.push_back({{"id", a.agent_id}, {"hostname", a.hostname}, {"slots", a.slots}, {"used_slots", a.used_slots},
-                   {"trials", trials}});
+    std::uint32_t used = 0;
+    for (const auto& [trial, slots] : slots_by_trial(a)) {
+      trials.push_back({{"trial_id", trial}, {"slots", slots}});
+      used += slots;
+    }
+    auto types = nlohmann::json::object();
+    for (const auto& [type, slots] : slot_types(a)) types[type] = slots;
+    out.push_back({{"id", a.agent_id}, {"hostname", a.hostname}, {"slots", a.slots.size()}, {"used_slots", used},
+                   {"slot_types", types}, {"trials", trials}});
   }
   return out;
 }
 
 nlohmann::json slots_json(const wire::AgentList& list) {
   auto out = nlohmann::json::array();
-  for (const auto& [agent, owners] : slot_owners(list))
-    for (std::size_t i = 0; i < owners.size(); ++i)
-      out.push_back({{"agent_id", agent}, {"slot", i},
-                     {"trial_id", owners[i] ? nlohmann::json(*owners[i]) : nlohmann::json(nullptr)}});
+  for (const auto& a : list.agents)
+    for (std::size_t i = 0; i < a.slots.size(); ++i) {
+      const auto& slot = a.slots[i];
+      const auto trial = i < a.slot_trials.size() ? a.slot_trials[i] : 0;
+      out.push_back({{"agent_id", a.agent_id}, {"slot", i}, {"type", slot.type}, {"model", slot.model},
+                     {"memory_bytes", slot.memory_bytes}, {"device", slot.device_uuid},
+                     {"trial_id", trial != 0 ? nlohmann::json(trial) : nlohmann::json(nullptr)}});
+    }
   return out;
 }
 
@@ -171,21 +189,29 @@ std::string render_table(const std::vector<wire::TrialSummary>& trials) {
 std::string render_table(const wire::AgentList& list) {
   std::vector<Row> rows;
   for (const auto& a : list.agents) {
-    std::string trials;
-    for (const auto& t : a.trials)
-      trials += fmt::format("{}{} ({} slot{})", trials.empty() ? "" : ", ", t.trial_id, t.slots, t.slots == 1 ? "" : "s");
-    rows.push_back({a.agent_id, a.hostname, std::to_string(a.slots), std::to_string(a.used_slots),
+    std::string trials, types;
+    std::uint32_t used = 0;
+    for (const auto& [trial, slots] : slots_by_trial(a)) {
+      trials += fmt::format("{}{} ({} slot{})", trials.empty() ? "" : ", ", trial, slots, slots == 1 ? "" : "s");
+      used += slots;
+    }
+    for (const auto& [type, slots] : slot_types(a)) types += fmt::format("{}{} x {}", types.empty() ? "" : ", ", slots, type);
+    rows.push_back({a.agent_id, a.hostname, std::to_string(a.slots.size()), std::to_string(used), types.empty() ? "-" : types,
                     trials.empty() ? "-" : trials});
   }
-  return table({"AGENT", "HOST", "SLOTS", "USED", "TRIALS"}, rows);
+  return table({"AGENT", "HOST", "SLOTS", "USED", "TYPE", "TRIALS"}, rows);
 }
 
 std::string render_slots(const wire::AgentList& list) {
   std::vector<Row> rows;
-  for (const auto& [agent, owners] : slot_owners(list))
-    for (std::size_t i = 0; i < owners.size(); ++i)
-      rows.push_back({agent, std::to_string(i), owners[i] ? "trial " + std::to_string(*owners[i]) : "free"});
-  return table({"AGENT", "SLOT", "USED BY"}, rows);
+  for (const auto& a : list.agents)
+    for (std::size_t i = 0; i < a.slots.size(); ++i) {
+      const auto trial = i < a.slot_trials.size() ? a.slot_trials[i] : 0;
+      rows.push_back({a.agent_id, std::to_string(i), slot_type_text(a.slots[i]),
+                      a.slots[i].device_uuid.empty() ? "-" : a.slots[i].device_uuid,
+                      trial != 0 ? "trial " + std::to_string(trial) : "free"});
+    }
+  return table({"AGENT", "SLOT", "TYPE", "DEVICE", "USED BY"}, rows);
 }
 
 std::string render_line(const wire::LogEntry& line) {

@@ -35,6 +35,7 @@ struct Flags {
   std::string node_name;  // certs issue
   std::string output;     // certs issue
   std::uint32_t slots = std::max(1u, std::thread::hardware_concurrency());
+  std::string slot_type = "auto";
 };
 
 int fail_with(const Error& error) {
@@ -78,13 +79,15 @@ int run_agent(const Flags& flags) {
   const std::string agent_id =
       flags.agent_id.empty() ? tls::subject_name(tls::read_text_file(identity->certificate).value_or("")) : flags.agent_id;
   std::atomic<bool> agent_ended{false};  // outlives the actor system, whose shutdown may set it
+  auto slots = node::offered_slots(flags.slot_type, flags.slots);
+  if (!slots) return fail_with(slots.error());
   caf::actor_system_config config;
   net::configure_actor_system(config, *identity);
   caf::actor_system system{config};
   auto master = node::connect_to_master(system, *endpoint, std::chrono::seconds(30));
   if (!master) return fail_with(master.error());
   auto agent = node::start_agent(
-      system, {agent_id, flags.slots, work_dir, *endpoint, identity->private_key.parent_path(), flags.advertise}, *master);
+      system, {agent_id, std::move(*slots), work_dir, *endpoint, identity->private_key.parent_path(), flags.advertise}, *master);
   if (!agent) return fail_with(agent.error());
   caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&agent_ended] { agent_ended = true; });
   wait_for_signal(agent_ended);
@@ -103,13 +106,15 @@ int run_master(const std::string& role, const Flags& flags) {
   caf::actor_system_config config;
   net::configure_actor_system(config, tls->master);
   caf::actor_system system{config};
+  auto slots = role == "up" ? node::offered_slots(flags.slot_type, flags.slots) : std::vector<wire::SlotSpec>{};
+  if (!slots) return fail_with(slots.error());
   auto running = node::start_master(system, {flags.data_dir, *listen});
   if (!running) return fail_with(running.error());
   write_address_file(flags.data_dir, running->bound);
   std::vector<caf::actor> started{running->gateway};
   if (role == "up") {
     auto agent = node::start_agent(system,
-                                   {"local", flags.slots, std::filesystem::path(flags.data_dir) / "work", std::nullopt,
+                                   {"local", std::move(*slots), std::filesystem::path(flags.data_dir) / "work", std::nullopt,
                                     tls->local_agent_dir, ""},
                                    running->gateway);
     if (!agent) return fail_with(agent.error());
@@ -164,7 +169,14 @@ int main(int argc, char** argv) {
   agent->add_option("--work-dir", flags.work_dir, "where trial folders and the installed certificate go")->required();
   agent->add_option("--advertise", flags.advertise,
                     "the address other hosts reach this host's rank workers at (default: this host's address on the route to the master)");
-  for (auto* cmd : {up, agent}) cmd->add_option("--slots", flags.slots, "CPU slots offered")->capture_default_str()->check(CLI::Range(1u, 4096u));
+  for (auto* cmd : {up, agent}) {
+    cmd->add_option("--slots", flags.slots, "CPU slots offered (without GPUs, or with --slot-type cpu)")
+        ->capture_default_str()
+        ->check(CLI::Range(1u, 4096u));
+    cmd->add_option("--slot-type", flags.slot_type, "auto: one slot per GPU, CPU slots without GPUs; gpu; cpu")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+  }
   CLI11_PARSE(app, argc, argv);
 
   const std::string role = app.get_subcommands().front()->get_name();

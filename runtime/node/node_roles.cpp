@@ -12,6 +12,7 @@
 #include "actors/atoms.hpp"
 #include "actors/master_actor.hpp"
 #include "actors/resource_pool_actor.hpp"
+#include "runtime/devices/discovery.hpp"
 #include "runtime/net/remote.hpp"
 
 namespace volador::node {
@@ -60,6 +61,22 @@ Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions
   if (const char* python = std::getenv("VOLADOR_PYTHON"); python != nullptr && *python != '\0')
     agent.python_program = python;  // else /usr/bin/python3
   return system.spawn(actors::agent_actor, agent, std::move(master));
+}
+
+Result<std::vector<wire::SlotSpec>> offered_slots(const std::string& slot_type, std::uint32_t cpu_slots) {
+  auto choice = devices::parse_slot_choice(slot_type);
+  if (!choice) return fail(choice.error());
+  const auto found = devices::discover_gpus();
+  auto planned = devices::plan_slots(*choice, found.gpus, cpu_slots);
+  if (!planned) return fail(Error::invalid_argument(planned.error().message + " (" + found.source + ")"));
+  std::vector<wire::SlotSpec> slots;
+  for (const auto& slot : *planned) {
+    if (!slot.device) slots.push_back({"cpu", "", "", 0});
+    else slots.push_back({"gpu", slot.device->uuid, slot.device->model, slot.device->memory_bytes});
+  }
+  spdlog::info("offering {} {} slot(s); GPUs: {} found by {}", slots.size(), slots.empty() ? "" : slots[0].type,
+               found.gpus.size(), found.source);
+  return slots;
 }
 
 Result<caf::actor> connect_to_master(caf::actor_system& system, const net::Endpoint& master,

@@ -13,6 +13,7 @@
 
 #include "runtime/core/error.hpp"
 #include "runtime/net/endpoint.hpp"
+#include "runtime/wire/messages.hpp"
 
 namespace volador::node {
 
@@ -34,7 +35,7 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
 
 struct AgentNodeOptions {
   std::string agent_id;
-  std::uint32_t slots = 1;
+  std::vector<wire::SlotSpec> slots;  // see offered_slots()
   std::filesystem::path work_dir;
   // The master's address, to reconnect to (keeping the workers running) when
   // it goes away; nullopt for an agent in the master's own process.
@@ -46,6 +47,11 @@ struct AgentNodeOptions {
 // Spawns an agent that registers with `master` and launches volador-worker
 // (found beside this executable) for each rank it is given.
 Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions& options, caf::actor master);
+
+// The slots an agent on this host offers: `slot_type` auto (one per GPU the
+// CUDA runtime or VOLADOR_FAKE_GPUS shows, else `cpu_slots` CPU slots), gpu
+// or cpu. invalid_argument for a bad type or gpu without GPUs.
+Result<std::vector<wire::SlotSpec>> offered_slots(const std::string& slot_type, std::uint32_t cpu_slots);
 
 // Connects to a master's gateway, retrying for up to `patience` while it starts.
 Result<caf::actor> connect_to_master(caf::actor_system& system, const net::Endpoint& master,

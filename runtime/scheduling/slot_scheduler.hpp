@@ -3,9 +3,13 @@
 // trials ask for a number of slots, and schedule() grants requests first
 // come, first served. Gang allocation: a request gets all its slots or
 // nothing (no partial holds), so two trials can never deadlock each other.
-// A request that fits on one agent goes there (best fit); a larger one takes
-// whole idle agents, biggest first, so a multi-host trial never shares a host
-// with another trial while an agent stays half used.
+// Every slot has a kind ("cpu", or "gpu:" and the GPU model) and a trial's
+// slots are all of one kind, GPU kinds preferred to CPU slots. A request
+// that fits on one agent goes there (best fit); a larger one takes whole idle
+// agents of one kind, biggest first, so a multi-host trial never shares a
+// host with another trial and never mixes GPU models. Slots are numbered per
+// agent; an allocation names the slots it got, so each rank can be bound to
+// its own device.
 
 #include <cstdint>
 #include <deque>
@@ -21,7 +25,8 @@ using TrialId = std::uint64_t;
 // Slots of one agent given to one trial.
 struct Placement {
   std::string agent_id;
-  std::uint32_t slots = 0;
+  std::vector<std::uint32_t> slot_indices;  // the agent's slots, ascending
+  [[nodiscard]] std::uint32_t slots() const { return static_cast<std::uint32_t>(slot_indices.size()); }
   bool operator==(const Placement&) const = default;
 };
 
@@ -44,12 +49,18 @@ struct AgentUsage {
   std::uint32_t slots = 0;       // offered
   std::uint32_t used_slots = 0;  // allocated to trials, held slots included
   std::vector<TrialSlots> trials;  // the trials with slots here, by trial id
+  std::vector<std::uint64_t> slot_owners;  // per slot: the trial using it, 0 when free
 };
+
+inline const std::string kCpuKind = "cpu";
 
 class SlotScheduler {
  public:
-  // Adds an agent (or updates its slot count); its allocations stay.
-  void add_agent(const std::string& agent_id, std::uint32_t slots);
+  // Adds an agent with one slot per entry of `slot_kinds` (or updates its
+  // slots); its allocations stay.
+  void add_agent(const std::string& agent_id, std::vector<std::string> slot_kinds);
+  // Shorthand: an agent of `cpu_slots` CPU slots.
+  void add_agent(const std::string& agent_id, std::uint32_t cpu_slots);
   // Removes an agent; returns the trials that had slots there (they lost all of them).
   std::vector<TrialId> remove_agent(const std::string& agent_id);
 
@@ -60,9 +71,9 @@ class SlotScheduler {
 
   // Adds slots an agent reports as already used by a trial (its workers
   // outlived a master restart) to that trial's allocation. False, changing
-  // nothing, when the agent is unknown, lacks the free slots, or the trial
-  // waits in the queue (it gave those workers up).
-  bool hold(TrialId trial_id, const std::string& agent_id, std::uint32_t slots);
+  // nothing, when the agent is unknown, any of the slots is not free, or the
+  // trial waits in the queue (it gave those workers up).
+  bool hold(TrialId trial_id, const std::string& agent_id, const std::vector<std::uint32_t>& slot_indices);
   // The trial's allocation, if it has one.
   [[nodiscard]] const Allocation* allocation(TrialId trial_id) const;
 
@@ -70,7 +81,9 @@ class SlotScheduler {
   // not block smaller ones behind it (backfilling). Returns the new grants.
   std::vector<Allocation> schedule();
 
-  [[nodiscard]] std::uint32_t total_slots() const;
+  // The most slots one trial could ever get: of one kind, on one agent or on
+  // whole agents of that kind together.
+  [[nodiscard]] std::uint32_t largest_trial() const;
   // Every agent, by agent id, with the trials allocated slots on it.
   [[nodiscard]] std::vector<AgentUsage> usage() const;
   [[nodiscard]] std::uint32_t free_slots(const std::string& agent_id) const;
@@ -78,18 +91,25 @@ class SlotScheduler {
 
  private:
   struct Agent {
-    std::uint32_t slots = 0;
-    std::uint32_t used = 0;
-    [[nodiscard]] std::uint32_t free() const { return slots - used; }
+    std::vector<std::string> kinds;   // per slot
+    std::vector<TrialId> owners;      // per slot: 0 when free
+    [[nodiscard]] std::uint32_t free(const std::string& kind) const;
+    [[nodiscard]] std::uint32_t used() const;
+    // Whether every slot is of `kind` and free.
+    [[nodiscard]] bool idle_of(const std::string& kind) const;
+    // The first `count` free slots of `kind`.
+    [[nodiscard]] std::vector<std::uint32_t> take(const std::string& kind, std::uint32_t count) const;
   };
   struct Request {
     TrialId trial_id;
     std::uint32_t slots;
   };
+  // The kinds offered, GPU models first (by name), then CPU.
+  [[nodiscard]] std::vector<std::string> kinds_by_preference() const;
   [[nodiscard]] std::optional<std::vector<Placement>> place(std::uint32_t slots) const;
-  [[nodiscard]] std::optional<Placement> best_single_agent(std::uint32_t slots) const;
-  [[nodiscard]] std::optional<std::vector<Placement>> whole_idle_agents(std::uint32_t slots) const;
-  void free_allocation(const Allocation& allocation);
+  [[nodiscard]] std::optional<Placement> best_single_agent(const std::string& kind, std::uint32_t slots) const;
+  [[nodiscard]] std::optional<std::vector<Placement>> whole_idle_agents(const std::string& kind, std::uint32_t slots) const;
+  void assign(const Allocation& allocation, TrialId owner);
 
   std::map<std::string, Agent> agents_;
   std::deque<Request> queue_;

@@ -246,13 +246,17 @@ struct Schema<CheckpointList> {
 };
 
 template <>
-struct Schema<AgentTrial> {
-  using Type = ::AgentTrial;
-  static void write(const AgentTrial& m, Type::Builder b) {
-    b.setTrialId(m.trial_id);
-    b.setSlots(m.slots);
+struct Schema<SlotSpec> {
+  using Type = ::SlotSpec;
+  static void write(const SlotSpec& m, Type::Builder b) {
+    b.setType(m.type);
+    b.setDeviceUuid(m.device_uuid);
+    b.setModel(m.model);
+    b.setMemoryBytes(m.memory_bytes);
   }
-  static AgentTrial read(Type::Reader r) { return {r.getTrialId(), r.getSlots()}; }
+  static SlotSpec read(Type::Reader r) {
+    return {text(r.getType()), text(r.getDeviceUuid()), text(r.getModel()), r.getMemoryBytes()};
+  }
 };
 
 template <>
@@ -261,13 +265,14 @@ struct Schema<AgentStatus> {
   static void write(const AgentStatus& m, Type::Builder b) {
     b.setAgentId(m.agent_id);
     b.setHostname(m.hostname);
-    b.setSlots(m.slots);
-    b.setUsedSlots(m.used_slots);
-    write_list(m.trials, b.initTrials(m.trials.size()));
+    write_list(m.slots, b.initSlots(m.slots.size()));
+    auto trials = b.initSlotTrials(m.slot_trials.size());
+    for (unsigned i = 0; i < m.slot_trials.size(); ++i) trials.set(i, m.slot_trials[i]);
   }
   static AgentStatus read(Type::Reader r) {
-    return {text(r.getAgentId()), text(r.getHostname()), r.getSlots(), r.getUsedSlots(),
-            read_list<AgentTrial>(r.getTrials())};
+    AgentStatus m{text(r.getAgentId()), text(r.getHostname()), read_list<SlotSpec>(r.getSlots()), {}};
+    for (auto trial : r.getSlotTrials()) m.slot_trials.push_back(trial);
+    return m;
   }
 };
 
@@ -285,8 +290,9 @@ struct Schema<RunningWorker> {
     b.setTrialId(m.trial_id);
     b.setRunId(m.run_id);
     b.setRank(m.rank);
+    b.setSlot(m.slot);
   }
-  static RunningWorker read(Type::Reader r) { return {r.getTrialId(), r.getRunId(), r.getRank()}; }
+  static RunningWorker read(Type::Reader r) { return {r.getTrialId(), r.getRunId(), r.getRank(), r.getSlot()}; }
 };
 
 template <>
@@ -295,11 +301,12 @@ struct Schema<AgentInfo> {
   static void write(const AgentInfo& m, Type::Builder b) {
     b.setAgentId(m.agent_id);
     b.setHostname(m.hostname);
-    b.setSlots(m.slots);
+    write_list(m.slots, b.initSlots(m.slots.size()));
     write_list(m.workers, b.initWorkers(m.workers.size()));
   }
   static AgentInfo read(Type::Reader r) {
-    return {text(r.getAgentId()), text(r.getHostname()), r.getSlots(), read_list<RunningWorker>(r.getWorkers())};
+    return {text(r.getAgentId()), text(r.getHostname()), read_list<SlotSpec>(r.getSlots()),
+            read_list<RunningWorker>(r.getWorkers())};
   }
 };
 
@@ -327,6 +334,7 @@ struct Schema<LaunchSpec> {
     b.setLocalSize(m.local_size);
     b.setNodeIndex(m.node_index);
     b.setNodeCount(m.node_count);
+    b.setSlot(m.slot);
   }
   static LaunchSpec read(Type::Reader r) {
     return {r.getTrialId(),      r.getExperimentId(),
@@ -338,7 +346,8 @@ struct Schema<LaunchSpec> {
             text(r.getMasterHost()), r.getMasterPort(),
             text(r.getToken()),  text(r.getRestorePath()),
             r.getLocalRank(),    r.getLocalSize(),
-            r.getNodeIndex(),    r.getNodeCount()};
+            r.getNodeIndex(),    r.getNodeCount(),
+            r.getSlot()};
   }
 };
 

@@ -104,17 +104,22 @@ struct CheckpointList {
   std::vector<CheckpointInfo> checkpoints;
 };
 
-struct AgentTrial {
-  std::uint64_t trial_id = 0;
-  std::uint32_t slots = 0;
+// One slot an agent offers: a CPU slot, or a GPU with its device.
+struct SlotSpec {
+  std::string type = "cpu";        // "cpu" or "gpu"
+  std::string device_uuid;         // GPU slots: what CUDA_VISIBLE_DEVICES names
+  std::string model;               // GPU slots: the GPU model
+  std::uint64_t memory_bytes = 0;  // GPU slots: device memory
+  // What a trial's slots must share: "cpu", or "gpu:" and the model.
+  [[nodiscard]] std::string kind() const { return type == "gpu" ? "gpu:" + model : type; }
+  bool operator==(const SlotSpec&) const = default;
 };
 
 struct AgentStatus {
   std::string agent_id;
   std::string hostname;
-  std::uint32_t slots = 0;
-  std::uint32_t used_slots = 0;
-  std::vector<AgentTrial> trials;
+  std::vector<SlotSpec> slots;
+  std::vector<std::uint64_t> slot_trials;  // per slot: the trial using it, 0 when free
 };
 
 struct AgentList {
@@ -126,12 +131,13 @@ struct RunningWorker {
   std::uint64_t trial_id = 0;
   std::uint32_t run_id = 0;
   std::uint32_t rank = 0;
+  std::uint32_t slot = 0;  // the agent's slot it runs on
 };
 
 struct AgentInfo {
   std::string agent_id;
   std::string hostname;
-  std::uint32_t slots = 0;
+  std::vector<SlotSpec> slots;
   std::vector<RunningWorker> workers;  // still running from before a master restart
 };
 
@@ -156,6 +162,7 @@ struct LaunchSpec {
   std::uint32_t local_size = 1;
   std::uint32_t node_index = 0;
   std::uint32_t node_count = 1;
+  std::uint32_t slot = 0;  // the agent's slot the rank is bound to (its GPU, for GPU slots)
 };
 
 struct WorkerExit {

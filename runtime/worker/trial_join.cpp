@@ -60,7 +60,8 @@ Result<JoinedTrial> join_trial(const WorkerLaunch& launch) {
   JoinedTrial joined{std::move(*session), std::make_shared<trial_api::DataParallel>()};
   if (!listener) return joined;
   const auto spec = group_spec(joined.session->group(), hello.rank);
-  spdlog::info("data plane: {}", collective::describe_group(spec.ranks));
+  spdlog::info("data plane: {}; rank {} listens on {}, reached at {}:{}", collective::describe_group(spec.ranks), hello.rank,
+               listener->endpoint().host, hello.address.host, hello.address.port);
   auto comm = collective::make_communicator(spec, *listener);
   if (!comm) return fail(Error::unavailable("cannot connect the data plane to the other ranks: " + comm.error().message));
   joined.group = std::make_shared<trial_api::DataParallel>(std::move(*comm), bucket_bytes());

@@ -79,13 +79,14 @@ Cluster::~Cluster() {
 
 pid_t Cluster::master_pid() const { return master_->pid(); }
 
-std::unique_ptr<process::ChildProcess> Cluster::spawn_node(std::vector<std::string> args, int host) {
+std::unique_ptr<process::ChildProcess> Cluster::spawn_node(std::vector<std::string> args, int host,
+                                                           const std::map<std::string, std::string>& env) {
   args.insert(args.begin(), binary("volador-node").string());
   if (lab_ != nullptr) args = lab_->in_host(host, std::move(args));
   fs::create_directories(data_dir_);  // the master's log goes there before the master makes it
   auto log = std::make_shared<std::ofstream>(data_dir_ / "nodes.log", std::ios::app);
   auto child = process::ChildProcess::spawn(
-      {args, {}, {}}, [log](std::string_view, std::string line) { *log << line << std::endl; },
+      {args, env, {}}, [log](std::string_view, std::string line) { *log << line << std::endl; },
       [](process::ProcessExit) {});
   REQUIRE(child.has_value());
   return std::move(*child);
@@ -126,25 +127,31 @@ std::size_t count_lines_with(const fs::path& file, const std::string& text) {
 
 }  // namespace
 
-void Cluster::start_agent(std::uint32_t slots) {
-  start_agent_process({"agent", "-m", address_, "--slots", std::to_string(slots), "--id", "test-agent", "--bundle",
-                       issue_test_bundle(data_dir_, "test-agent").string(), "--work-dir", (data_dir_ / "agent-work").string()},
-                      "test-agent", 0);
+void Cluster::start_agent(std::uint32_t slots, const std::vector<std::string>& extra,
+                          const std::map<std::string, std::string>& env) {
+  std::vector<std::string> args{"agent", "-m", address_, "--slots", std::to_string(slots), "--id", "test-agent", "--bundle",
+                                issue_test_bundle(data_dir_, "test-agent").string(), "--work-dir",
+                                (data_dir_ / "agent-work").string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  start_agent_process(std::move(args), "test-agent", 0, env);
 }
 
-void Cluster::start_agent_on(int host, const std::string& name, std::uint32_t slots) {
+void Cluster::start_agent_on(int host, const std::string& name, std::uint32_t slots, const std::string& advertise) {
   REQUIRE(lab_ != nullptr);
-  start_agent_process({"agent", "-m", address_, "--slots", std::to_string(slots), "--bundle",
-                       issue_test_bundle(data_dir_, name).string(), "--work-dir", (data_dir_ / ("work-" + name)).string()},
-                      name, host);
+  std::vector<std::string> args{"agent", "-m", address_, "--slots", std::to_string(slots), "--bundle",
+                                issue_test_bundle(data_dir_, name).string(), "--work-dir",
+                                (data_dir_ / ("work-" + name)).string()};
+  if (!advertise.empty()) args.insert(args.end(), {"--advertise", advertise});
+  start_agent_process(std::move(args), name, host);
 }
 
 // Starts an agent process and waits until the master logged its registration.
-void Cluster::start_agent_process(std::vector<std::string> args, const std::string& name, int host) {
+void Cluster::start_agent_process(std::vector<std::string> args, const std::string& name, int host,
+                                  const std::map<std::string, std::string>& env) {
   const auto log = data_dir_ / "nodes.log";
   const std::string registered = "agent " + name + " registered with";
   const auto before = count_lines_with(log, registered);
-  auto agent = spawn_node(std::move(args), host);
+  auto agent = spawn_node(std::move(args), host, env);
   (lab_ != nullptr ? lab_agents_[name] : agent_) = std::move(agent);
   REQUIRE(eventually([&] { return count_lines_with(log, registered) > before; }, 20));
 }
@@ -168,7 +175,10 @@ std::string submit(const Cluster& cluster, const fs::path& project) {
 }
 
 nlohmann::json describe_experiment(const Cluster& cluster, const std::string& id) {
-  return cluster.cli({"experiment", "describe", id, "--json"}).json();
+  const auto described = cluster.cli({"experiment", "describe", id, "--json"});
+  INFO("volador experiment describe " << id << ": " << described.err);
+  REQUIRE(described.exit_code == 0);
+  return described.json();
 }
 
 MetricHistory metric_history(const Cluster& cluster, const std::string& trial_id) {

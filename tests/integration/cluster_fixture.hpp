@@ -53,12 +53,15 @@ class Cluster {
   void start_master();
   void stop_master();  // SIGTERM, then waits for it to exit
   void kill_master();  // SIGKILL, as if its host died
-  // Starts the agent and waits until the master has registered its slots.
-  void start_agent(std::uint32_t slots);
+  // Starts the agent and waits until the master has registered its slots;
+  // `extra` arguments and `env` variables are added to its command line and environment.
+  void start_agent(std::uint32_t slots, const std::vector<std::string>& extra = {},
+                   const std::map<std::string, std::string>& env = {});
   void kill_agent();  // SIGKILL, as if its host died
   // On a lab: starts agent `name` on host `host` (its own bundle and work
-  // folder DATA/work-NAME) and waits until the master has registered it.
-  void start_agent_on(int host, const std::string& name, std::uint32_t slots);
+  // folder DATA/work-NAME; `advertise` its --advertise when not empty) and
+  // waits until the master has registered it.
+  void start_agent_on(int host, const std::string& name, std::uint32_t slots, const std::string& advertise = "");
   [[nodiscard]] pid_t master_pid() const;
   [[nodiscard]] const std::string& master_address() const { return address_; }
   // The client's certificate, written by the master on its first start.
@@ -69,8 +72,10 @@ class Cluster {
 
  private:
   // volador-node ARGS, on lab host `host` when on a lab.
-  std::unique_ptr<process::ChildProcess> spawn_node(std::vector<std::string> args, int host = 0);
-  void start_agent_process(std::vector<std::string> args, const std::string& name, int host);
+  std::unique_ptr<process::ChildProcess> spawn_node(std::vector<std::string> args, int host = 0,
+                                                    const std::map<std::string, std::string>& env = {});
+  void start_agent_process(std::vector<std::string> args, const std::string& name, int host,
+                           const std::map<std::string, std::string>& env = {});
 
   std::filesystem::path data_dir_;
   const NetnsLab* lab_ = nullptr;

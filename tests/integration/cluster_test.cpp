@@ -120,7 +120,8 @@ TEST_CASE("A random search runs on a master and an agent in separate processes a
   CHECK(agents.json()[0]["slots"] == 2);
   CHECK(agents.json()[0]["used_slots"] == 0);
   CHECK(agents.json()[0]["trials"].empty());
-  CHECK(cluster.cli({"slot", "list"}).out == "AGENT       SLOT  USED BY\ntest-agent  0     free\ntest-agent  1     free\n");
+  CHECK(cluster.cli({"slot", "list"}).out ==
+        "AGENT       SLOT  TYPE  DEVICE  USED BY\ntest-agent  0     cpu   -       free\ntest-agent  1     cpu   -       free\n");
 
   // The journal holds everything once the master is gone, and a new master reads it back.
   cluster.stop_master();
@@ -328,7 +329,7 @@ TEST_CASE("The master refuses what this cluster cannot run, saying why, and stor
              example_config("native:mlp_classifier", 1, 1) + "resources: {slots_per_trial: 4}\n");
   auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()});
   CHECK(created.exit_code == 1);
-  CHECK(created.err.find("4 slots per trial can never be scheduled: the cluster's agents have 2 slots in all") !=
+  CHECK(created.err.find("4 slots per trial can never be scheduled: this cluster can give one trial at most 2 slots of one kind") !=
         std::string::npos);
   CHECK(cluster.cli({"experiment", "list", "--json"}).json().empty());
 }

@@ -53,10 +53,13 @@ std::unique_ptr<NetnsLab> three_hosts() {
   return std::move(*lab);
 }
 
-// A cluster on `lab`: the master on host 0, agents "agent-1" and "agent-2" with 2 slots each on hosts 1 and 2.
-void start_cluster(Cluster& cluster) {
+// A cluster on `lab`: the master on host 0, agents "agent-1" and "agent-2"
+// with 2 slots each on hosts 1 and 2; agent-1's workers listen on every
+// interface and advertise its address (--advertise), agent-2's listen on
+// the address of the route to the master.
+void start_cluster(Cluster& cluster, const NetnsLab& lab) {
   cluster.start_master();
-  cluster.start_agent_on(1, "agent-1", 2);
+  cluster.start_agent_on(1, "agent-1", 2, lab.address(1));
   cluster.start_agent_on(2, "agent-2", 2);
 }
 
@@ -86,7 +89,7 @@ TEST_CASE("A 4-rank trial across two hosts trains over the TCP ring with the met
   if (!lab) return;
   TempDir dir;
   Cluster cluster(dir.path() / "data", *lab);
-  start_cluster(cluster);
+  start_cluster(cluster, *lab);
   CHECK(agent_names(cluster) == std::set<std::string>{"agent-1", "agent-2"});
 
   const auto project = dir.path() / "project";
@@ -104,6 +107,9 @@ TEST_CASE("A 4-rank trial across two hosts trains over the TCP ring with the met
   CHECK(log.find("agent-1 (2 slots), agent-2 (2 slots)") != std::string::npos);
   CHECK(log.find("data plane: TCP ring, 4 ranks on 2 hosts") != std::string::npos);
   CHECK(log.find("data plane: shared memory") == std::string::npos);
+  // agent-1's ranks (0 and 1) took its --advertise; agent-2's the routed address.
+  CHECK(log.find("rank 0 listens on 0.0.0.0, reached at " + lab->address(1) + ":") != std::string::npos);
+  CHECK(log.find("rank 2 listens on " + lab->address(2) + ", reached at " + lab->address(2) + ":") != std::string::npos);
   REQUIRE(single.size() >= 3);  // at least one per epoch
   check_same_validations(spread, single);
 }
@@ -113,7 +119,7 @@ TEST_CASE("A partitioned host is detected and its trial restarts from the checkp
   if (!lab) return;
   TempDir dir;
   Cluster cluster(dir.path() / "data", *lab);
-  start_cluster(cluster);
+  start_cluster(cluster, *lab);
   const auto project = dir.path() / "project";
   write_file(project / "distributed.yaml", example_config(4, 400));  // a few seconds: the cut lands mid-run
   const auto reference = submit(cluster, project);

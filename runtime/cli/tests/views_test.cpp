@@ -59,28 +59,44 @@ TEST_CASE("The trial list shows each trial's experiment, state and best validati
   CHECK(json[0]["best_validation"].is_null());
 }
 
-TEST_CASE("Agents list their slots and trials, and slots are numbered per agent, used ones first") {
-  const wire::AgentList list{{{"a", "host-a", 4, 3, {{7, 2}, {9, 1}}}, {"b", "host-b", 1, 0, {}}}};
+TEST_CASE("Agents list their slots and trials, and slots are numbered per agent") {
+  const wire::SlotSpec cpu{"cpu", "", "", 0};
+  const wire::AgentList list{{{"a", "host-a", {cpu, cpu, cpu, cpu}, {7, 7, 9, 0}}, {"b", "host-b", {cpu}, {0}}}};
   const auto table = render_table(list);
-  CHECK(table.starts_with("AGENT  HOST    SLOTS  USED  TRIALS\n"));
-  CHECK(table.find("a      host-a  4      3     7 (2 slots), 9 (1 slot)\n") != std::string::npos);
-  CHECK(table.find("b      host-b  1      0     -\n") != std::string::npos);
+  CHECK(table.starts_with("AGENT  HOST    SLOTS  USED  TYPE     TRIALS\n"));
+  CHECK(table.find("a      host-a  4      3     4 x cpu  7 (2 slots), 9 (1 slot)\n") != std::string::npos);
+  CHECK(table.find("b      host-b  1      0     1 x cpu  -\n") != std::string::npos);
   const auto json = to_json(list);
   CHECK(json[0] == nlohmann::json({{"id", "a"}, {"hostname", "host-a"}, {"slots", 4}, {"used_slots", 3},
+                                   {"slot_types", {{"cpu", 4}}},
                                    {"trials", {{{"trial_id", 7}, {"slots", 2}}, {{"trial_id", 9}, {"slots", 1}}}}}));
   CHECK(json[1]["trials"].empty());
 
   const auto slots = slots_json(list);
   REQUIRE(slots.size() == 5);
-  CHECK(slots[1] == nlohmann::json({{"agent_id", "a"}, {"slot", 1}, {"trial_id", 7}}));
+  CHECK(slots[1] == nlohmann::json({{"agent_id", "a"}, {"slot", 1}, {"type", "cpu"}, {"model", ""}, {"memory_bytes", 0},
+                                    {"device", ""}, {"trial_id", 7}}));
   CHECK(slots[2]["trial_id"] == 9);
   CHECK(slots[3]["trial_id"].is_null());
-  CHECK(slots[4] == nlohmann::json({{"agent_id", "b"}, {"slot", 0}, {"trial_id", nullptr}}));
+  CHECK(slots[4]["agent_id"] == "b");
   CHECK(render_slots(list) ==
-        "AGENT  SLOT  USED BY\n"
-        "a      0     trial 7\n"
-        "a      1     trial 7\n"
-        "a      2     trial 9\n"
-        "a      3     free\n"
-        "b      0     free\n");
+        "AGENT  SLOT  TYPE  DEVICE  USED BY\n"
+        "a      0     cpu   -       trial 7\n"
+        "a      1     cpu   -       trial 7\n"
+        "a      2     cpu   -       trial 9\n"
+        "a      3     cpu   -       free\n"
+        "b      0     cpu   -       free\n");
+}
+
+TEST_CASE("GPU slots show their model and memory and device") {
+  const wire::SlotSpec gpu0{"gpu", "GPU-aa", "Fake GPU", 80ULL << 30}, gpu1{"gpu", "GPU-bb", "Fake GPU", 80ULL << 30};
+  const wire::AgentList list{{{"g", "host-g", {gpu0, gpu1}, {0, 4}}}};
+  CHECK(render_table(list).find("2 x gpu Fake GPU (80 GiB)") != std::string::npos);
+  CHECK(to_json(list)[0]["slot_types"] == nlohmann::json({{"gpu Fake GPU (80 GiB)", 2}}));
+  CHECK(render_slots(list) ==
+        "AGENT  SLOT  TYPE                   DEVICE  USED BY\n"
+        "g      0     gpu Fake GPU (80 GiB)  GPU-aa  free\n"
+        "g      1     gpu Fake GPU (80 GiB)  GPU-bb  trial 4\n");
+  CHECK(slots_json(list)[1]["device"] == "GPU-bb");
+  CHECK(slots_json(list)[1]["model"] == "Fake GPU");
 }

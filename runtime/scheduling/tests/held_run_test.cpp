@@ -6,9 +6,15 @@ using namespace volador::scheduling;
 
 namespace {
 
+std::vector<std::uint32_t> first_slots(std::uint32_t count) {
+  std::vector<std::uint32_t> indices(count);
+  for (std::uint32_t i = 0; i < count; ++i) indices[i] = i;
+  return indices;
+}
+
 Allocation allocation_of(std::uint32_t slots_a, std::uint32_t slots_b) {
-  Allocation allocation{7, {{"a", slots_a}}};
-  if (slots_b > 0) allocation.placements.push_back({"b", slots_b});
+  Allocation allocation{7, {{"a", first_slots(slots_a)}}};
+  if (slots_b > 0) allocation.placements.push_back({"b", first_slots(slots_b)});
   return allocation;
 }
 

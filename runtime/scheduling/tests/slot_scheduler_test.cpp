@@ -19,7 +19,7 @@ TEST_CASE("Requests are granted whole, in order, while slots last") {
   granted = s.schedule();
   REQUIRE(granted.size() == 1);
   CHECK(granted[0].trial_id == 3);
-  CHECK(granted[0].placements == std::vector<Placement>{{"a", 1}});
+  CHECK(granted[0].placements == std::vector<Placement>{{"a", {0}}});  // slot 0, freed by trial 1
 }
 
 TEST_CASE("A request never gets a partial allocation, and smaller ones backfill") {
@@ -32,14 +32,14 @@ TEST_CASE("A request never gets a partial allocation, and smaller ones backfill"
   auto granted = s.schedule();
   REQUIRE(granted.size() == 2);
   CHECK(granted[0].trial_id == 2);
-  CHECK(granted[0].placements == std::vector<Placement>{{"a", 2}});
+  CHECK(granted[0].placements == std::vector<Placement>{{"a", {0, 1}}});
   CHECK(granted[1].trial_id == 3);
-  CHECK(granted[1].placements == std::vector<Placement>{{"b", 1}});
+  CHECK(granted[1].placements == std::vector<Placement>{{"b", {0}}});
   CHECK(s.pending() == 1);
   s.add_agent("c", 4);
   granted = s.schedule();
   REQUIRE(granted.size() == 1);
-  CHECK(granted[0].placements == std::vector<Placement>{{"c", 4}});
+  CHECK(granted[0].placements == std::vector<Placement>{{"c", {0, 1, 2, 3}}});
 }
 
 TEST_CASE("A trial larger than any agent takes whole idle agents, biggest first") {
@@ -50,14 +50,14 @@ TEST_CASE("A trial larger than any agent takes whole idle agents, biggest first"
   s.request(1, 6);
   auto granted = s.schedule();
   REQUIRE(granted.size() == 1);
-  CHECK(granted[0].placements == std::vector<Placement>{{"b", 4}, {"a", 2}});
+  CHECK(granted[0].placements == std::vector<Placement>{{"b", {0, 1, 2, 3}}, {"a", {0, 1}}});
   CHECK(s.free_slots("c") == 2);
   s.request(2, 3);  // c alone is too small and no other agent is idle
   CHECK(s.schedule().empty());
   s.release(1);
   granted = s.schedule();
   REQUIRE(granted.size() == 1);
-  CHECK(granted[0].placements == std::vector<Placement>{{"b", 3}});
+  CHECK(granted[0].placements == std::vector<Placement>{{"b", {0, 1, 2}}});
 }
 
 TEST_CASE("A spanning trial does not take a host another trial already uses") {
@@ -78,7 +78,7 @@ TEST_CASE("Best fit keeps the larger agent free for a larger trial") {
   s.request(1, 1);
   auto granted = s.schedule();
   REQUIRE(granted.size() == 1);
-  CHECK(granted[0].placements == std::vector<Placement>{{"small", 1}});
+  CHECK(granted[0].placements == std::vector<Placement>{{"small", {0}}});
 }
 
 TEST_CASE("Removing an agent reports the trials that lost their slots, on every agent they spanned") {
@@ -90,7 +90,7 @@ TEST_CASE("Removing an agent reports the trials that lost their slots, on every 
   auto lost = s.remove_agent("a");
   CHECK(lost == std::vector<TrialId>{7});
   CHECK(s.free_slots("b") == 2);
-  CHECK(s.total_slots() == 2);
+  CHECK(s.largest_trial() == 2);
   s.release(7);  // releasing after the agent is gone is harmless
   CHECK(s.free_slots("b") == 2);
   s.request(8, 1);
@@ -111,8 +111,8 @@ TEST_CASE("Slots held by workers that outlived a master restart join their trial
   SlotScheduler s;
   s.add_agent("a", 2);
   s.add_agent("b", 2);
-  CHECK(s.hold(7, "a", 2));
-  CHECK(s.hold(7, "b", 1));
+  CHECK(s.hold(7, "a", {0, 1}));
+  CHECK(s.hold(7, "b", {1}));
   REQUIRE(s.allocation(7) != nullptr);
   CHECK(s.allocation(7)->slots() == 3);
   CHECK(s.free_slots("a") == 0);
@@ -128,12 +128,12 @@ TEST_CASE("Slots held by workers that outlived a master restart join their trial
 TEST_CASE("Held slots are refused for an unknown agent, beyond its free slots, or for a trial already queued") {
   SlotScheduler s;
   s.add_agent("a", 2);
-  CHECK_FALSE(s.hold(1, "nowhere", 1));
-  CHECK_FALSE(s.hold(1, "a", 3));
+  CHECK_FALSE(s.hold(1, "nowhere", {0}));
+  CHECK_FALSE(s.hold(1, "a", {0, 1, 2}));
   s.add_agent("b", 0);
   s.request(2, 4);  // cannot fit: stays queued
   CHECK(s.schedule().empty());
-  CHECK_FALSE(s.hold(2, "a", 1));
+  CHECK_FALSE(s.hold(2, "a", {0}));
   CHECK(s.free_slots("a") == 2);
   CHECK(s.allocation(1) == nullptr);
 }
@@ -161,7 +161,7 @@ TEST_CASE("Usage lists every agent with its used slots and the trials holding th
   CHECK(usage[2].trials == std::vector<TrialSlots>{{9, 1}});
 
   s.release(3);
-  CHECK(s.hold(7, "b", 1));  // held slots count as used, in trial id order with the others
+  CHECK(s.hold(7, "b", {3}));  // held slots count as used, in trial id order with the others
   s.request(1, 2);
   REQUIRE(s.schedule().size() == 2);  // best fit: 5 to a, then 1 to b
   usage = s.usage();
@@ -170,4 +170,77 @@ TEST_CASE("Usage lists every agent with its used slots and the trials holding th
   CHECK(usage[1].trials == std::vector<TrialSlots>{{1, 2}, {7, 1}});
   s.remove_agent("c");
   CHECK(s.usage().size() == 2);
+}
+
+TEST_CASE("Each trial gets its own slots, named by index, and freed ones are reused") {
+  SlotScheduler s;
+  s.add_agent("a", 4);
+  s.request(1, 2);
+  s.request(2, 1);
+  auto granted = s.schedule();
+  REQUIRE(granted.size() == 2);
+  CHECK(granted[0].placements[0].slot_indices == std::vector<std::uint32_t>{0, 1});
+  CHECK(granted[1].placements[0].slot_indices == std::vector<std::uint32_t>{2});
+  s.release(1);
+  s.request(3, 3);
+  granted = s.schedule();
+  REQUIRE(granted.size() == 1);
+  CHECK(granted[0].placements[0].slot_indices == std::vector<std::uint32_t>{0, 1, 3});
+  CHECK(s.usage()[0].slot_owners == std::vector<std::uint64_t>{3, 3, 2, 3});
+}
+
+TEST_CASE("A slot already in use cannot be held") {
+  SlotScheduler s;
+  s.add_agent("a", 2);
+  s.request(1, 1);
+  REQUIRE(s.schedule().size() == 1);  // slot 0
+  CHECK_FALSE(s.hold(2, "a", {0}));
+  CHECK(s.hold(2, "a", {1}));
+}
+
+TEST_CASE("A trial's slots are of one kind, GPUs preferred to CPU slots") {
+  SlotScheduler s;
+  s.add_agent("cpu-box", 8);
+  s.add_agent("gpu-box", std::vector<std::string>(2, "gpu:H100"));
+  s.request(1, 2);  // fits the GPUs: taken there
+  s.request(2, 2);  // the GPUs are gone: CPU slots
+  auto granted = s.schedule();
+  REQUIRE(granted.size() == 2);
+  CHECK(granted[0].placements == std::vector<Placement>{{"gpu-box", {0, 1}}});
+  CHECK(granted[1].placements == std::vector<Placement>{{"cpu-box", {0, 1}}});
+}
+
+TEST_CASE("A multi-host trial takes whole hosts of one GPU model, never mixing models") {
+  SlotScheduler s;
+  s.add_agent("a100-1", std::vector<std::string>(2, "gpu:A100"));
+  s.add_agent("h100-1", std::vector<std::string>(2, "gpu:H100"));
+  s.request(1, 4);  // 2 A100 + 2 H100 would fit, but not of one model
+  CHECK(s.schedule().empty());
+  s.add_agent("h100-2", std::vector<std::string>(2, "gpu:H100"));
+  auto granted = s.schedule();
+  REQUIRE(granted.size() == 1);
+  CHECK(granted[0].placements == std::vector<Placement>{{"h100-1", {0, 1}}, {"h100-2", {0, 1}}});
+}
+
+TEST_CASE("A host with two GPU models offers each model's slots apart") {
+  SlotScheduler s;
+  s.add_agent("mixed", {"gpu:A100", "gpu:T4", "gpu:A100"});
+  s.request(1, 2);
+  s.request(2, 2);  // one T4 is left: never placed
+  auto granted = s.schedule();
+  REQUIRE(granted.size() == 1);
+  CHECK(granted[0].placements == std::vector<Placement>{{"mixed", {0, 2}}});
+  CHECK(s.pending() == 1);
+}
+
+TEST_CASE("The largest trial the cluster could ever run counts slots of one kind") {
+  SlotScheduler s;
+  CHECK(s.largest_trial() == 0);
+  s.add_agent("cpu", 6);
+  s.add_agent("h100-1", std::vector<std::string>(4, "gpu:H100"));
+  s.add_agent("h100-2", std::vector<std::string>(4, "gpu:H100"));
+  s.add_agent("a100", std::vector<std::string>(2, "gpu:A100"));
+  CHECK(s.largest_trial() == 8);  // both H100 hosts
+  s.add_agent("mixed", {"cpu", "cpu", "cpu", "gpu:T4"});
+  CHECK(s.largest_trial() == 8);  // 6 + 3 CPU slots: the mixed host is never whole CPU, 6 alone
 }

@@ -14,6 +14,7 @@ TEST_CASE("A launch spec survives encode and decode, archive bytes included") {
   spec.environment_variables = {"A=1", "B=two"};
   spec.archive = std::string("\0\x01\xff tar", 7);
   spec.master_port = 17000;
+  spec.slot = 3;
   auto back = decode<LaunchSpec>(encode(spec));
   REQUIRE(back.has_value());
   CHECK(back->trial_id == 31);
@@ -22,6 +23,7 @@ TEST_CASE("A launch spec survives encode and decode, archive bytes included") {
   CHECK(back->environment_variables == spec.environment_variables);
   CHECK(back->archive == spec.archive);
   CHECK(back->master_port == 17000);
+  CHECK(back->slot == 3);
 }
 
 TEST_CASE("Nested messages keep their lists and metric maps") {
@@ -93,15 +95,28 @@ TEST_CASE("Malformed bytes give a corruption error naming the message type") {
   CHECK(odd.error().message.find("multiple of 8") != std::string::npos);
 }
 
-TEST_CASE("An agent's registration keeps the workers it kept running") {
-  AgentInfo info{"gpu-7", "host", 8, {{12, 3, 0}, {12, 3, 1}}};
+TEST_CASE("An agent's registration keeps its slots and the workers it kept running") {
+  const SlotSpec gpu{"gpu", "GPU-1234", "H100", 80ULL << 30};
+  AgentInfo info{"gpu-7", "host", {gpu, {"cpu", "", "", 0}}, {{12, 3, 0, 1}, {12, 3, 1, 0}}};
   auto back = decode<AgentInfo>(encode(info));
   REQUIRE(back.has_value());
-  CHECK(back->slots == 8);
+  REQUIRE(back->slots.size() == 2);
+  CHECK(back->slots[0] == gpu);
+  CHECK(back->slots[1].type == "cpu");
   REQUIRE(back->workers.size() == 2);
   CHECK(back->workers[1].trial_id == 12);
   CHECK(back->workers[1].run_id == 3);
   CHECK(back->workers[1].rank == 1);
+  CHECK(back->workers[0].slot == 1);
+}
+
+TEST_CASE("An agent's status lists each slot with the trial using it") {
+  AgentList list{{{"a", "host-a", {{"gpu", "GPU-1", "T4", 16ULL << 30}, {"gpu", "GPU-2", "T4", 16ULL << 30}}, {0, 9}}}};
+  auto back = decode<AgentList>(encode(list));
+  REQUIRE(back.has_value());
+  REQUIRE(back->agents.size() == 1);
+  CHECK(back->agents[0].slots[1].device_uuid == "GPU-2");
+  CHECK(back->agents[0].slot_trials == std::vector<std::uint64_t>{0, 9});
 }
 
 TEST_CASE("A rank's rejoin carries its last workload and result only when it has one") {
@@ -122,17 +137,3 @@ TEST_CASE("A rank's rejoin carries its last workload and result only when it has
   CHECK(back->last->second.batches_trained == 40);
 }
 
-TEST_CASE("An agent list keeps every agent's slots and the trials using them") {
-  AgentList list{{{"a", "host-a", 4, 3, {{7, 2}, {9, 1}}}, {"b", "host-b", 2, 0, {}}}};
-  auto back = decode<AgentList>(encode(list));
-  REQUIRE(back.has_value());
-  REQUIRE(back->agents.size() == 2);
-  CHECK(back->agents[0].agent_id == "a");
-  CHECK(back->agents[0].hostname == "host-a");
-  CHECK(back->agents[0].slots == 4);
-  CHECK(back->agents[0].used_slots == 3);
-  REQUIRE(back->agents[0].trials.size() == 2);
-  CHECK(back->agents[0].trials[1].trial_id == 9);
-  CHECK(back->agents[0].trials[1].slots == 1);
-  CHECK(back->agents[1].trials.empty());
-}
