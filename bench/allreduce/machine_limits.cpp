@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -75,19 +76,19 @@ void make_blocking(int fd) {
   ::ioctl(fd, FIONBIO, &off);
 }
 
-// Per-rank GB/s of a loopback TCP ring of n processes (same socket options as the TCP backend).
-double loopback_ring_gbps(int n, std::size_t buffer_bytes) {
-  std::vector<collective::TcpListener> listeners;
-  for (int r = 0; r < n; ++r) {
-    auto listener = collective::TcpListener::open("127.0.0.1");
-    if (!listener) return 0.0;
-    listeners.push_back(std::move(*listener));
+// Per-rank GB/s of a TCP ring of n processes placed by `hosts` (loopback, or
+// one namespace each), with the TCP backend's socket options; 0 on a failure.
+double ring_gbps(int n, std::size_t buffer_bytes, const RankHosts& hosts) {
+  auto listeners = hosts.listen_all(n);
+  if (!listeners) {
+    std::fprintf(stderr, "ring of %d: %s\n", n, listeners.error().message.c_str());
+    return 0.0;
   }
   RankTimes times(n);
-  const bool ok = run_forked(n, [&](int rank) {
+  const bool ok = run_forked_in(hosts, n, [&](int rank) {
     Deadline deadline(std::chrono::seconds(10));
-    auto out = collective::connect_to(listeners[static_cast<std::size_t>((rank + 1) % n)].endpoint(), deadline);
-    auto in = listeners[static_cast<std::size_t>(rank)].accept(deadline);
+    auto out = collective::connect_to((*listeners)[static_cast<std::size_t>((rank + 1) % n)].endpoint(), deadline);
+    auto in = (*listeners)[static_cast<std::size_t>(rank)].accept(deadline);
     if (!out || !in) return 1;
     make_blocking(out->get());
     make_blocking(in->get());
@@ -95,6 +96,20 @@ double loopback_ring_gbps(int n, std::size_t buffer_bytes) {
     return 0;
   });
   return ok ? static_cast<double>(kStreamBytes) / times.slowest() / 1e9 : 0.0;
+}
+
+// LIMIT <prefix><n>procs_{cached,streamed} for each ring size; true when all ran.
+bool measure_rings(const std::vector<int>& ring_sizes, const RankHosts& hosts, const std::string& prefix) {
+  bool ok = true;
+  for (int n : ring_sizes) {
+    const std::string name = prefix + std::to_string(n) + "procs";
+    const double cached = ring_gbps(n, kIoBytes, hosts);
+    const double streamed = ring_gbps(n, kCopyBytes, hosts);
+    report_limit(name + "_cached", cached);
+    report_limit(name + "_streamed", streamed);
+    ok = ok && cached > 0.0 && streamed > 0.0;
+  }
+  return ok;
 }
 
 }  // namespace
@@ -105,16 +120,12 @@ int measure_limits(const std::vector<int>& ring_sizes) {
   const double l3 = memcpy_each_of_2_gbps(kL3CopyBytes);
   report_limit("memcpy_each_of_2procs", dram);
   report_limit("memcpy_16MiB_each_of_2procs", l3);
-  bool ok = dram > 0.0 && l3 > 0.0;
-  for (int n : ring_sizes) {
-    const std::string name = "tcp_loopback_ring_" + std::to_string(n) + "procs";
-    const double cached = loopback_ring_gbps(n, kIoBytes);
-    const double streamed = loopback_ring_gbps(n, kCopyBytes);
-    report_limit(name + "_cached", cached);
-    report_limit(name + "_streamed", streamed);
-    ok = ok && cached > 0.0 && streamed > 0.0;
-  }
-  return ok ? 0 : 1;
+  const bool ok = measure_rings(ring_sizes, RankHosts(), "tcp_loopback_ring_");
+  return ok && dram > 0.0 && l3 > 0.0 ? 0 : 1;
+}
+
+int measure_ring_limits(const std::vector<int>& ring_sizes, const RankHosts& hosts) {
+  return measure_rings(ring_sizes, hosts, "tcp_xns_ring_") ? 0 : 1;
 }
 
 }  // namespace volador::bench

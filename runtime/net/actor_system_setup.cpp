@@ -28,7 +28,7 @@ void configure_actor_system(caf::actor_system_config& config, const tls::Identit
   config.set("middleman.enable-automatic-connections", false);
   config.set("middleman.heartbeat-interval", caf::timespan{500ms});
   // A peer silent this long (host gone, cable pulled, partition) is down.
-  config.set("middleman.connection-timeout", caf::timespan{5s});
+  config.set("middleman.connection-timeout", caf::timespan{10s});
   config.set("scheduler.max-threads", std::max<std::size_t>(2, std::thread::hardware_concurrency()));
   // A control plane: idle threads sleep on a condition variable instead of
   // the work-stealing policy's polling, which cost an idle node 15% of a core.
