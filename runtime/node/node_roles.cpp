@@ -71,8 +71,8 @@ Result<std::vector<wire::SlotSpec>> offered_slots(const std::string& slot_type, 
   if (!planned) return fail(Error::invalid_argument(planned.error().message + " (" + found.source + ")"));
   std::vector<wire::SlotSpec> slots;
   for (const auto& slot : *planned) {
-    if (!slot.device) slots.push_back({"cpu", "", "", 0});
-    else slots.push_back({"gpu", slot.device->uuid, slot.device->model, slot.device->memory_bytes});
+    const auto device = slot.device.value_or(devices::Device{});
+    slots.push_back({devices::to_string(slot.type), device.uuid, device.model, device.memory_bytes});
   }
   spdlog::info("offering {} {} slot(s); GPUs: {} found by {}", slots.size(), slots.empty() ? "" : slots[0].type,
                found.gpus.size(), found.source);

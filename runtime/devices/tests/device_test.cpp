@@ -69,3 +69,8 @@ TEST_CASE("Discovery without the seam never fails") {
   const auto found = discover_gpus();
   CHECK_FALSE(found.source.empty());  // "CUDA runtime", "CUDA runtime: no GPU (...)" or "built without CUDA"
 }
+
+TEST_CASE("Slot types print as the agent reports them") {
+  CHECK(to_string(SlotType::cpu) == "cpu");
+  CHECK(to_string(SlotType::gpu) == "gpu");
+}
