@@ -64,7 +64,7 @@ Result<std::unique_ptr<RankSession>> RankSession::connect(const net::Endpoint& m
   impl->endpoint = master;
   impl->hello = hello;
   auto gateway = net::await_remote_actor(*impl->system, master, std::chrono::steady_clock::now() + kConnectPatience);
-  if (!gateway) return fail(gateway.error());
+  if (!gateway) return fail(Error::unavailable("cannot reach the master at " + master.to_string() + ": " + gateway.error().message));
   impl->master = *gateway;
   auto& self = *impl->self;
   self->monitor(impl->master);
@@ -89,7 +89,8 @@ Status RankSession::Impl::rejoin() {
   const auto lost = master;  // a proxy of the dead connection, maybe still cached
   for (;;) {
     auto gateway = net::await_remote_actor(*system, endpoint, deadline, lost);
-    if (!gateway) return fail(gateway.error());
+    if (!gateway)
+      return fail(Error::unavailable("cannot reach the master at " + endpoint.to_string() + ": " + gateway.error().message));
     master = *gateway;
     (*self)->monitor(master);
     Status taken_back;

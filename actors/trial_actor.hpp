@@ -111,6 +111,9 @@ struct TrialState {
   std::vector<RankSlot> ranks;     // of the current run, index = rank
   std::string token;
   std::string restore_uuid;        // checkpoint the current run resumed from ("" = fresh)
+  // Batches at the trial's newest checkpoint, the plan's or one taken where a
+  // pausing trial stood (progress.last_checkpoint_at counts the plan's only); -1: none.
+  std::int64_t newest_checkpoint_at = -1;
   MetricMap last_validation;       // metrics of the validation at progress.last_validation_at
   std::optional<double> best_metric;  // the trial's best searcher metric so far (checkpoint_policy best)
   bool command = false;               // the entrypoint is a command: one `run` per run, no checkpoints

@@ -16,13 +16,28 @@ Result<std::vector<storage::CheckpointRecord>> newest_first(const storage::Journ
   return active;
 }
 
+// The batch count of the trial's newest checkpoint at or before `batches`
+// that the workload plan asked for (deleted ones count: the plan took them),
+// -1 when none: where the plan's periodic checkpoint count last restarted.
+Result<std::int64_t> last_scheduled_checkpoint(const storage::Journal& journal, std::uint64_t trial_id,
+                                               std::uint64_t batches) {
+  auto all = journal.checkpoints_of_trial(trial_id);
+  if (!all) return fail(all.error());
+  std::int64_t last = -1;
+  for (const auto& c : *all)
+    if (c.scheduled && c.batches <= batches) last = std::max(last, static_cast<std::int64_t>(c.batches));
+  return last;
+}
+
 // Fills the point's progress at `batches` and the validations up to it (the
 // last one is the newest at or before it).
 Status rewind_point_to(ResumePoint& point, const storage::Journal& journal, std::uint64_t trial_id,
                        std::uint64_t batches) {
   auto& progress = point.progress;
   progress.batches_trained = batches;
-  progress.last_checkpoint_at = point.checkpoint ? static_cast<std::int64_t>(point.checkpoint->batches) : -1;
+  auto scheduled = last_scheduled_checkpoint(journal, trial_id, batches);
+  if (!scheduled) return fail(scheduled.error());
+  progress.last_checkpoint_at = *scheduled;
   auto metrics = journal.metrics(trial_id);
   if (!metrics) return fail(metrics.error());
   for (const auto& m : *metrics) {

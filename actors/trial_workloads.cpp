@@ -48,19 +48,21 @@ void run_workload(Self self, const training::Workload& workload) {
 }
 
 // Journals a committed checkpoint and tells the experiment (which applies GC).
-void register_checkpoint(Self self, const std::string& uuid, std::uint64_t total_bytes) {
+// Only a `scheduled` one (the plan's) restarts the plan's periodic count.
+void register_checkpoint(Self self, const std::string& uuid, std::uint64_t total_bytes, bool scheduled) {
   auto& st = self->state;
   const bool validated_here = st.progress.last_validation_at == static_cast<std::int64_t>(st.progress.batches_trained);
   storage::CheckpointRecord checkpoint{uuid, record(self).experiment_id, record(self).id, st.progress.batches_trained,
                                        record(self).run_id, validated_here ? st.last_validation : MetricMap{},
-                                       storage::CheckpointState::active, total_bytes, now_ms()};
-  st.progress.last_checkpoint_at = static_cast<std::int64_t>(st.progress.batches_trained);
+                                       storage::CheckpointState::active, total_bytes, now_ms(), scheduled};
+  st.newest_checkpoint_at = static_cast<std::int64_t>(st.progress.batches_trained);
+  if (scheduled) st.progress.last_checkpoint_at = st.newest_checkpoint_at;
   auto committed = st.context.journal->commit(storage::JournalBatch().put_checkpoint(checkpoint).put_trial(record(self)));
   journal_status(self, committed, "a checkpoint");
   self->send(st.experiment, checkpointed_atom::value, record(self).request_id);
 }
 
-void run_checkpoint(Self self) {
+void run_checkpoint(Self self, bool scheduled) {
   auto& st = self->state;
   auto uuid = checkpoints::new_uuid();
   auto pending = uuid ? st.spec.store->begin(*uuid) : Result<checkpoints::PendingCheckpoint>(fail(uuid.error()));
@@ -76,13 +78,19 @@ void run_checkpoint(Self self) {
                   }
                   auto manifest = store.commit(pending);
                   if (!manifest) return end_trial(self, RunState::error, "checkpoint failed: " + manifest.error().message);
-                  register_checkpoint(self, pending.uuid, manifest->total_bytes);
+                  register_checkpoint(self, pending.uuid, manifest->total_bytes, scheduled);
                   drive(self);
                 });
 }
 
 bool checkpointed_here(const TrialState& st) {
-  return st.progress.last_checkpoint_at == static_cast<std::int64_t>(st.progress.batches_trained);
+  return st.newest_checkpoint_at == static_cast<std::int64_t>(st.progress.batches_trained);
+}
+
+// Whether the plan itself would checkpoint where the trial stands now.
+bool plan_checkpoints_here(const TrialState& st) {
+  return st.target_batches > 0 &&
+         training::next_workload(st.policy, st.progress, st.target_batches).kind == training::WorkloadKind::checkpoint;
 }
 
 }  // namespace
@@ -178,8 +186,10 @@ void drive(Self self) {
   if (st.workload_in_flight) return;
   // Closed (even before its target: early stopping, a goal reached) or
   // paused: take a final checkpoint where it stands, then stop the rank.
+  // That checkpoint leaves the plan's periodic count alone unless the plan
+  // would take it anyway, so a resumed run reports where an uninterrupted one would.
   if (st.pause_requested || st.close_requested) {
-    if (!checkpointed_here(st) && st.progress.batches_trained > 0) return run_checkpoint(self);
+    if (!checkpointed_here(st) && st.progress.batches_trained > 0) return run_checkpoint(self, plan_checkpoints_here(st));
     return stop_ranks(self);
   }
   if (st.target_batches == 0) return;
@@ -188,7 +198,7 @@ void drive(Self self) {
     case training::WorkloadKind::done:
       return;
     case training::WorkloadKind::checkpoint:
-      return run_checkpoint(self);
+      return run_checkpoint(self, true);
     default:
       return run_workload(self, workload);
   }

@@ -100,4 +100,5 @@ struct Checkpoint {
   state @6 :CheckpointState;
   totalBytes @7 :UInt64;
   createdAtMs @8 :Int64;
+  scheduled @9 :Bool = true;   # the workload plan asked for it (false: taken where a pausing or closing trial stood)
 }

@@ -22,14 +22,16 @@ struct Fixture {
     fs::remove_all(dir);
   }
 
-  // Commits a checkpoint of trial 1 after `batches` and journals it.
-  std::string checkpoint(std::uint64_t batches) {
+  // Commits a checkpoint of trial 1 after `batches` and journals it
+  // (`scheduled`: the plan asked for it, else a pausing trial took it).
+  std::string checkpoint(std::uint64_t batches, bool scheduled = true,
+                         storage::CheckpointState state = storage::CheckpointState::active) {
     auto uuid = checkpoints::new_uuid().value();
     auto pending = store->begin(uuid).value();
     std::ofstream(pending.dir / "weights.bin") << "weights after " << batches;
     auto manifest = store->commit(pending).value();
-    REQUIRE(journal->put_checkpoint({uuid, 1, 1, batches, 1, {{"accuracy", 0.5}}, storage::CheckpointState::active,
-                                     manifest.total_bytes, 0}));
+    REQUIRE(journal->put_checkpoint({uuid, 1, 1, batches, 1, {{"accuracy", 0.5}}, state, manifest.total_bytes, 0,
+                                     scheduled}));
     return uuid;
   }
   void report(storage::MetricKind kind, std::uint64_t batches) {
@@ -118,4 +120,27 @@ TEST_CASE("A run standing before its first checkpoint has none") {
   CHECK_FALSE(point->checkpoint.has_value());
   CHECK(point->progress.last_checkpoint_at == -1);
   CHECK(point->progress.last_validation_at == -1);
+}
+
+TEST_CASE("A checkpoint a pausing trial took where it stood leaves the plan's periodic count where the plan left it") {
+  Fixture f;
+  f.checkpoint(100, true, storage::CheckpointState::deleted);  // the plan's, since collected: it still counts
+  f.checkpoint(120, false);                                     // an earlier pause
+  const auto paused_at = f.checkpoint(150, false);
+  auto point = prepare_resume(*f.journal, *f.store, 1);
+  REQUIRE(point.has_value());
+  REQUIRE(point->checkpoint.has_value());
+  CHECK(point->checkpoint->uuid == paused_at);
+  CHECK_FALSE(point->checkpoint->scheduled);
+  CHECK(point->progress.batches_trained == 150);
+  CHECK(point->progress.last_checkpoint_at == 100);
+}
+
+TEST_CASE("Without any checkpoint of the plan the periodic count starts from the beginning") {
+  Fixture f;
+  f.checkpoint(70, false);
+  auto point = prepare_resume(*f.journal, *f.store, 1);
+  REQUIRE(point.has_value());
+  CHECK(point->progress.batches_trained == 70);
+  CHECK(point->progress.last_checkpoint_at == -1);
 }

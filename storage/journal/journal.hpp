@@ -83,6 +83,10 @@ struct CheckpointRecord {
   CheckpointState state = CheckpointState::active;
   std::uint64_t total_bytes = 0;
   std::int64_t created_at_ms = 0;
+  // The workload plan asked for it (periodic, after a validation, at a
+  // target); false for one taken only because the trial paused or closed
+  // where it stood, which the plan's periodic count ignores.
+  bool scheduled = true;
 };
 
 // Records to write together, all or nothing (Journal::commit). Operations

@@ -284,6 +284,7 @@ Result<Words> encode_checkpoint(const CheckpointRecord& r) {
     b.setState(static_cast<schema::CheckpointState>(r.state));
     b.setTotalBytes(r.total_bytes);
     b.setCreatedAtMs(r.created_at_ms);
+    b.setScheduled(r.scheduled);
   });
 }
 
@@ -303,7 +304,8 @@ Result<CheckpointRecord> decode_checkpoint(std::string_view key, std::string_vie
                             .validation_metrics = metric_map(m.getValidationMetrics()),
                             .state = static_cast<CheckpointState>(state),
                             .total_bytes = m.getTotalBytes(),
-                            .created_at_ms = m.getCreatedAtMs()};
+                            .created_at_ms = m.getCreatedAtMs(),
+                            .scheduled = m.getScheduled()};
   });
 }
 

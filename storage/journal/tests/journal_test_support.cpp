@@ -79,7 +79,8 @@ CheckpointRecord make_checkpoint(std::string uuid, std::uint64_t experiment_id, 
           .validation_metrics = {{"loss", 0.25}, {"accuracy", 0.875}},
           .state = CheckpointState::active,
           .total_bytes = 5'000'000'000,
-          .created_at_ms = 1'700'000'000'002};
+          .created_at_ms = 1'700'000'000'002,
+          .scheduled = false};  // not the default: the round trip must keep it
 }
 
 MetricRecord make_metrics(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches, double loss) {
@@ -126,6 +127,7 @@ void check_same(const CheckpointRecord& a, const CheckpointRecord& b) {
   CHECK(a.state == b.state);
   CHECK(a.total_bytes == b.total_bytes);
   CHECK(a.created_at_ms == b.created_at_ms);
+  CHECK(a.scheduled == b.scheduled);
 }
 
 pid_t spawn_child(const std::string& test_name, const fs::path& dir) {
