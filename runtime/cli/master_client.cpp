@@ -12,6 +12,7 @@
 
 namespace volador::cli {
 namespace {
+constexpr auto kConnectPatience = std::chrono::seconds(3);
 constexpr auto kQueryTimeout = std::chrono::seconds(30);
 constexpr auto kCreateTimeout = std::chrono::seconds(120);  // carries the model definition
 }  // namespace
@@ -37,9 +38,10 @@ Result<MasterClient> MasterClient::connect(const net::Endpoint& master, const st
                                                  " (set --bundle or VOLADOR_BUNDLE to the master's DATA/tls/admin.bundle)"});
   auto runtime = std::make_shared<Runtime>(std::move(*identity));
   auto& system = *runtime->system;
-  auto gateway = net::remote_actor(system, master);
+  // A loaded master may miss one attempt: try for a few seconds before giving up.
+  auto gateway = net::await_remote_actor(system, master, std::chrono::steady_clock::now() + kConnectPatience);
   if (!gateway)
-    return fail(Error::unavailable("cannot reach the master at " + master.to_string() +
+    return fail(Error::unavailable("cannot reach the master at " + master.to_string() + ": " + gateway.error().message +
                                    " (is `volador-node up` running? set -m HOST:PORT or VOLADOR_MASTER; a master of "
                                    "another cluster refuses this client's certificate: set --bundle or VOLADOR_BUNDLE)"));
   return MasterClient(std::move(runtime), *gateway, master);

@@ -25,7 +25,7 @@ Result<std::uint16_t> publish(caf::actor_system& system, const caf::actor& actor
 
 Result<caf::actor> remote_actor(caf::actor_system& system, const Endpoint& endpoint) {
   auto actor = caf::openssl::remote_actor<caf::actor>(system, endpoint.host, endpoint.port);
-  if (!actor) return fail(Error::unavailable("cannot reach " + endpoint.to_string() + ": " + system.render(actor.error())));
+  if (!actor) return fail(Error::unavailable(system.render(actor.error())));
   return *actor;
 }
 
@@ -35,7 +35,7 @@ Result<caf::actor> await_remote_actor(caf::actor_system& system, const Endpoint&
     auto actor = remote_actor(system, endpoint);
     if (actor && !same_object(*actor, stale)) return actor;
     if (std::chrono::steady_clock::now() >= deadline)
-      return fail(actor ? Error::unavailable("cannot reach " + endpoint.to_string() + ": it did not come back") : actor.error());
+      return fail(actor ? Error::unavailable("it did not come back") : actor.error());
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
 }

@@ -18,9 +18,9 @@ namespace volador::net {
 // bound port; unavailable with the reason when it cannot be bound.
 Result<std::uint16_t> publish(caf::actor_system& system, const caf::actor& actor, const Endpoint& listen);
 
-// The actor published at `endpoint`. unavailable with CAF's reason when the
-// node cannot be reached or refuses this node's certificate (or this node
-// refuses its certificate).
+// The actor published at `endpoint`. unavailable with CAF's reason (callers
+// name the endpoint) when the node cannot be reached or refuses this node's
+// certificate (or this node refuses its certificate).
 Result<caf::actor> remote_actor(caf::actor_system& system, const Endpoint& endpoint);
 
 // remote_actor, tried every 200 ms until `deadline` while the node (re)starts

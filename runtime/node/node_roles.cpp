@@ -82,7 +82,7 @@ Result<std::vector<wire::SlotSpec>> offered_slots(const std::string& slot_type, 
 Result<caf::actor> connect_to_master(caf::actor_system& system, const net::Endpoint& master,
                                      std::chrono::milliseconds patience) {
   auto gateway = net::await_remote_actor(system, master, std::chrono::steady_clock::now() + patience);
-  if (!gateway) return fail(Error::unavailable("cannot reach the master: " + gateway.error().message));
+  if (!gateway) return fail(Error::unavailable("cannot reach the master at " + master.to_string() + ": " + gateway.error().message));
   return gateway;
 }
 
