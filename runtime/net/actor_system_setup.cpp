@@ -9,14 +9,14 @@
 
 namespace volador::net {
 namespace detail {
-void keep_openssl_error_queue_clear();  // openssl_error_queue.cpp
+void link_openssl_interposers();  // openssl_interposers.cpp
 }  // namespace detail
 
 void configure_actor_system(caf::actor_system_config& config, const tls::IdentityFiles& identity) {
   using namespace std::chrono_literals;
   config.load<caf::io::middleman>();
   config.load<caf::openssl::manager>();
-  detail::keep_openssl_error_queue_clear();
+  detail::link_openssl_interposers();
   // With these set CAF requires a certificate chain to the CA from both ends
   // and refuses anonymous ciphers (caf/openssl/session.cpp).
   config.openssl_certificate = identity.certificate.string();

@@ -222,6 +222,17 @@ TEST_CASE("Peers without the cluster's certificates cannot connect and the maste
     INFO("VmRSS " << before << " KiB before, " << after << " KiB after");
     CHECK(after < before + 16 * 1024);  // a 1 GiB allocation would show; TLS sessions cost kilobytes
   }
+  SECTION("connections that never start their handshake are closed within seconds") {
+    const auto open_descriptors = [&] {
+      return std::distance(fs::directory_iterator("/proc/" + std::to_string(cluster.master_pid()) + "/fd"),
+                           fs::directory_iterator{});
+    };
+    const auto before = open_descriptors();
+    const auto result = from_host_2({binary("volador-tls-probe").string(), "idle", host, port, "200"});
+    INFO(result.out << result.err);
+    CHECK(result.exit_code == 0);  // all 200 closed by the master (5 s handshake limit)
+    CHECK(eventually([&] { return open_descriptors() <= before + 2; }, 5));
+  }
   // Whatever was tried, the master still serves its own clients and agents.
   const auto served = client_with(cluster.admin_bundle());
   INFO(served.err);

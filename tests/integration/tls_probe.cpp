@@ -7,6 +7,7 @@
 //   volador-tls-probe plain HOST PORT        CAF without TLS
 //   volador-tls-probe garbage HOST PORT      64 KiB of random bytes over plain TCP
 //   volador-tls-probe huge-header HOST PORT  a CAF (BASP) header announcing a 1 GiB payload, in the clear
+//   volador-tls-probe idle HOST PORT N       N connections that never start a handshake: all must be closed within 15 s
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <poll.h>
@@ -18,6 +19,7 @@
 #include <caf/openssl/all.hpp>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -80,6 +82,35 @@ std::vector<char> huge_basp_header() {
   return header;
 }
 
+// Opens `count` connections and sends nothing; refused when the node closes
+// every one of them within 15 s (it must not keep silent peers forever).
+int stay_silent(const std::string& host, const std::string& port, int count) {
+  std::vector<pollfd> open;
+  for (int i = 0; i < count; ++i) {
+    const int fd = connect_tcp(host, port);
+    if (fd < 0) break;  // refused outright: nothing to hold
+    open.push_back({fd, POLLIN, 0});
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t closed = 0;
+  while (closed < open.size() && std::chrono::steady_clock::now() - start < std::chrono::seconds(15)) {
+    if (::poll(open.data(), open.size(), 500) <= 0) continue;
+    for (auto& p : open) {
+      if (p.fd < 0 || p.revents == 0) continue;
+      std::array<char, 4096> buffer{};
+      if (::recv(p.fd, buffer.data(), buffer.size(), 0) > 0) continue;  // an alert, maybe: wait for the close
+      ::close(p.fd);
+      p.fd = -1;  // poll ignores it from now on
+      ++closed;
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%zu of %zu silent connections closed by the node after %.1f s\n", closed, open.size(), seconds);
+  for (auto& p : open)
+    if (p.fd >= 0) ::close(p.fd);
+  return closed == open.size() ? kRefused : kGotThrough;
+}
+
 int try_caf(const std::string& host, std::uint16_t port, bool with_openssl) {
   caf::actor_system_config config;
   config.load<caf::io::middleman>();
@@ -94,8 +125,8 @@ int try_caf(const std::string& host, std::uint16_t port, bool with_openssl) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: volador-tls-probe anonymous|plain|garbage|huge-header HOST PORT\n");
+  if (argc != 4 && !(argc == 5 && std::string(argv[1]) == "idle")) {
+    std::fprintf(stderr, "usage: volador-tls-probe anonymous|plain|garbage|huge-header HOST PORT, or idle HOST PORT N\n");
     return kLocalError;
   }
   ::alarm(60);  // a probe that hangs fails the test instead of stalling it
@@ -104,6 +135,7 @@ int main(int argc, char** argv) {
   if (how == "plain") return try_caf(host, static_cast<std::uint16_t>(std::stoi(port)), false);
   if (how == "garbage") return send_and_expect_close(host, port, random_bytes(64 * 1024));
   if (how == "huge-header") return send_and_expect_close(host, port, huge_basp_header());
+  if (how == "idle") return stay_silent(host, port, std::stoi(argv[4]));
   std::fprintf(stderr, "volador-tls-probe: unknown probe '%s'\n", how.c_str());
   return kLocalError;
 }
