@@ -5,7 +5,6 @@
 #include <openssl/x509v3.h>
 
 #include <array>
-#include <chrono>
 
 #include "runtime/tls/openssl_handles.hpp"
 #include "runtime/tls/private_file.hpp"
@@ -24,11 +23,16 @@ Error openssl_failure(const std::string& what) {
   return Error::internal(what + ": " + detail::take_openssl_errors());
 }
 
+// `bytes` (at most 32) random bytes as lowercase hex.
 std::string random_hex(std::size_t bytes) {
+  constexpr const char* kDigits = "0123456789abcdef";
   std::array<unsigned char, 32> random{};
   RAND_bytes(random.data(), static_cast<int>(bytes));
   std::string hex;
-  for (std::size_t i = 0; i < bytes; ++i) hex += "0123456789abcdef"[random[i] >> 4], hex += "0123456789abcdef"[random[i] & 15];
+  for (std::size_t i = 0; i < bytes; ++i) {
+    hex += kDigits[random[i] >> 4];
+    hex += kDigits[random[i] & 15];
+  }
   return hex;
 }
 
