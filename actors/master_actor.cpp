@@ -191,6 +191,14 @@ caf::behavior master_actor(Self self, MasterContext context) {
   self->set_down_handler([=](const caf::down_msg& down) {
     std::erase_if(self->state.experiments, [&](const auto& entry) { return entry.second.address() == down.source; });
   });
+  // A stop takes the experiment and trial actors with the gateway (nothing
+  // else would end them, and the process waits for every actor); the runs
+  // on the agents go on, kept for a restarted master as after a crash.
+  self->set_exit_handler([=](const caf::exit_msg& exit) {
+    for (const auto& [id, experiment] : self->state.experiments) self->send_exit(experiment, exit.reason);
+    for (const auto& [id, trial] : self->state.trials) self->send_exit(trial, exit.reason);
+    self->quit(exit.reason);
+  });
   return {
       [=](create_atom, const wire::Bytes& bytes) {
         auto promise = self->make_response_promise();

@@ -111,7 +111,7 @@ int run_master(const std::string& role, const Flags& flags) {
   auto running = node::start_master(system, {flags.data_dir, *listen});
   if (!running) return fail_with(running.error());
   write_address_file(flags.data_dir, running->bound);
-  std::vector<caf::actor> started{running->gateway};
+  std::vector<caf::actor> started{running->gateway, running->pool};
   if (role == "up") {
     auto agent = node::start_agent(system,
                                    {"local", std::move(*slots), std::filesystem::path(flags.data_dir) / "work", std::nullopt,

@@ -24,6 +24,7 @@ struct MasterOptions {
 
 struct RunningMaster {
   caf::actor gateway;
+  caf::actor pool;      // the resource pool: stopped with the gateway
   net::Endpoint bound;  // the address actually listened on
 };
 

@@ -80,14 +80,17 @@ Cluster::~Cluster() {
 pid_t Cluster::master_pid() const { return master_->pid(); }
 
 std::unique_ptr<process::ChildProcess> Cluster::spawn_node(std::vector<std::string> args, int host,
-                                                           const std::map<std::string, std::string>& env) {
+                                                           const std::map<std::string, std::string>& env,
+                                                           std::shared_ptr<std::atomic<bool>> exited) {
   args.insert(args.begin(), binary("volador-node").string());
   if (lab_ != nullptr) args = lab_->in_host(host, std::move(args));
   fs::create_directories(data_dir_);  // the master's log goes there before the master makes it
   auto log = std::make_shared<std::ofstream>(data_dir_ / "nodes.log", std::ios::app);
   auto child = process::ChildProcess::spawn(
       {args, env, {}}, [log](std::string_view, std::string line) { *log << line << std::endl; },
-      [](process::ProcessExit) {});
+      [exited](process::ProcessExit) {
+        if (exited) *exited = true;
+      });
   REQUIRE(child.has_value());
   return std::move(*child);
 }
@@ -97,7 +100,8 @@ void Cluster::start_master() {
   fs::remove(address_file);
   const std::string port = address_.empty() ? "0" : address_.substr(address_.rfind(':') + 1);
   const std::string listen = (lab_ != nullptr ? "0.0.0.0:" : "127.0.0.1:") + port;
-  master_ = spawn_node({"master", "--data", data_dir_.string(), "--listen", listen});
+  master_exited_ = std::make_shared<std::atomic<bool>>(false);
+  master_ = spawn_node({"master", "--data", data_dir_.string(), "--listen", listen}, 0, {}, master_exited_);
   for (int i = 0; i < 200 && !fs::exists(address_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   REQUIRE(fs::exists(address_file));
   std::ifstream(address_file) >> address_;
@@ -106,9 +110,11 @@ void Cluster::start_master() {
   if (lab_ != nullptr) address_ = lab_->address(0) + address_.substr(address_.rfind(':'));
 }
 
-void Cluster::stop_master() {
+bool Cluster::stop_master() {
   master_->kill(SIGTERM);
+  const bool stopped = eventually([&] { return master_exited_->load(); }, 10);
   master_.reset();
+  return stopped;
 }
 
 void Cluster::kill_master() {

@@ -5,6 +5,7 @@
 // lab (tests/netns) the master runs on host 0, listening on every interface,
 // agents on the other hosts, and the client on host 0.
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -51,7 +52,8 @@ class Cluster {
 
   // Starts the master on a free port the first time, on the same port later.
   void start_master();
-  void stop_master();  // SIGTERM, then waits for it to exit
+  // SIGTERM; true when the master exited by itself within 10 s (else it is killed).
+  bool stop_master();
   void kill_master();  // SIGKILL, as if its host died
   // Starts the agent and waits until the master has registered its slots;
   // `extra` arguments and `env` variables are added to its command line and environment.
@@ -72,8 +74,10 @@ class Cluster {
 
  private:
   // volador-node ARGS, on lab host `host` when on a lab.
+  // `exited`, when given, becomes true once the process has ended.
   std::unique_ptr<process::ChildProcess> spawn_node(std::vector<std::string> args, int host = 0,
-                                                    const std::map<std::string, std::string>& env = {});
+                                                    const std::map<std::string, std::string>& env = {},
+                                                    std::shared_ptr<std::atomic<bool>> exited = nullptr);
   void start_agent_process(std::vector<std::string> args, const std::string& name, int host,
                            const std::map<std::string, std::string>& env = {});
 
@@ -82,6 +86,7 @@ class Cluster {
   std::map<std::string, std::unique_ptr<process::ChildProcess>> lab_agents_;
   std::string address_;
   std::unique_ptr<process::ChildProcess> master_;
+  std::shared_ptr<std::atomic<bool>> master_exited_;
   std::unique_ptr<process::ChildProcess> agent_;
 };
 

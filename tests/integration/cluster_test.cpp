@@ -124,7 +124,7 @@ TEST_CASE("A random search runs on a master and an agent in separate processes a
         "AGENT       SLOT  TYPE  DEVICE  USED BY\ntest-agent  0     cpu   -       free\ntest-agent  1     cpu   -       free\n");
 
   // The journal holds everything once the master is gone, and a new master reads it back.
-  cluster.stop_master();
+  CHECK(cluster.stop_master());  // SIGTERM ends it (with an agent connected, it used to hang)
   {
     auto journal = storage::Journal::open(dir.path() / "data/journal");
     REQUIRE(journal.has_value());
@@ -267,6 +267,21 @@ TEST_CASE("A bad config is refused by the CLI with FILE:LINE:COL errors for each
   CHECK(result.err.find(bad.string() + ":10:1: max_restart") != std::string::npos);
   CHECK(result.err.find("max_restarts") != std::string::npos);  // did you mean
   CHECK_FALSE(result.err.ends_with("\n\n"));  // no blank line after the errors
+}
+
+TEST_CASE("SIGTERM stops a master within seconds while it runs trials and a restarted master finishes them") {
+  TempDir dir;
+  write_file(dir.path() / "project/distributed.yaml",
+             example_config("native:mlp_classifier", 2, 400) + "min_checkpoint_period: {epochs: 4}\n");
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(2);
+  const auto id = submit(cluster, dir.path() / "project");
+  REQUIRE(eventually([&] { return !cluster.cli({"checkpoint", "list", id, "--json"}).json().empty(); }));
+  REQUIRE(describe_experiment(cluster, id)["state"] == "ACTIVE");
+  CHECK(cluster.stop_master());  // it used to wait forever for its experiment and trial actors
+  cluster.start_master();
+  CHECK(eventually([&] { return describe_experiment(cluster, id)["state"] == "COMPLETED"; }, 120));
 }
 
 TEST_CASE("Clients that disconnect or fail the TLS handshake leave the master's other connections alone") {
