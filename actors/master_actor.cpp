@@ -62,7 +62,7 @@ std::vector<std::string> unsupported_features(const config::ExperimentConfig& co
              config.searcher.name == "adaptive_asha") {
     out.push_back(file + ": searcher.name: adaptive_asha cannot run the command '" + config.entrypoint +
                   "': a command runs to completion by itself and cannot stop at a rung and resume later "
-                  "(use single, grid or random)");
+                  "(use single, grid, random, tpe or bayesian, with median early stopping if you like)");
   }
   return out;
 }

@@ -2,11 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <thread>
 
+#include "runtime/cli/config_file.hpp"
 #include "runtime/cli/views.hpp"
 #include "runtime/config/config_parser.hpp"
 #include "storage/archives/archive.hpp"
@@ -22,13 +21,6 @@ int report(const Error& error) {
   return 1;
 }
 
-Result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(Error::not_found("cannot read " + path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 bool is_terminal_state(const std::string& state) { return state == "COMPLETED" || state == "CANCELED" || state == "ERROR"; }
 
@@ -63,7 +55,7 @@ int follow_experiment(MasterClient& client, std::uint64_t id, bool json) {
 }  // namespace
 
 int create_experiment(const net::Endpoint& master, const std::filesystem::path& bundle, const CreateOptions& options) {
-  auto yaml = read_file(options.config_path);
+  auto yaml = read_config_file(options.config_path);
   if (!yaml) return report(yaml.error());
   auto parsed = config::parse_experiment_config(*yaml, options.config_path);
   if (auto* errors = std::get_if<std::vector<config::ConfigError>>(&parsed)) {

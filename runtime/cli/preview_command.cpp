@@ -2,12 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/cli/config_file.hpp"
 #include "runtime/config/config_parser.hpp"
 #include "runtime/search/preview.hpp"
 
@@ -73,14 +72,12 @@ nlohmann::json to_json(const search::SearchPreview& p, std::uint32_t seed) {
 }  // namespace
 
 int preview_search(const std::string& config_path, bool json) {
-  std::ifstream in(config_path, std::ios::binary);
-  if (!in) {
-    std::cerr << "error: cannot read " << config_path << "\n";
+  auto yaml = read_config_file(config_path);
+  if (!yaml) {
+    std::cerr << "error: " << yaml.error().message << "\n";
     return 1;
   }
-  std::ostringstream yaml;
-  yaml << in.rdbuf();
-  auto parsed = config::parse_experiment_config(yaml.str(), config_path);
+  auto parsed = config::parse_experiment_config(*yaml, config_path);
   if (auto* errors = std::get_if<std::vector<config::ConfigError>>(&parsed)) {
     std::cerr << config::format_errors(*errors);
     return 1;

@@ -290,5 +290,6 @@ TEST_CASE("A command with a searcher that stops trials at rungs is refused, sayi
   CHECK(created.exit_code == 1);
   CHECK(created.err.find("adaptive_asha cannot run the command 'python3 train.py --epochs 3': a command runs to "
                          "completion by itself and cannot stop at a rung and resume later") != std::string::npos);
+  CHECK(created.err.find("use single, grid, random, tpe or bayesian, with median early stopping") != std::string::npos);
   CHECK(cluster.cli({"experiment", "list", "--json"}).json().empty());
 }
