@@ -1,5 +1,6 @@
 #include "runtime/config/cross_field_rules.hpp"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -22,19 +23,49 @@ void check_batch_division(Diagnostics& diag, const ExperimentConfig& config) {
                   std::to_string(slots) + ")");
 }
 
-void check_records_per_epoch(Diagnostics& diag, const ExperimentConfig& config) {
-  if (present(diag, "records_per_epoch") || diag.misspelled("records_per_epoch")) return;
-  const std::array<std::pair<std::string, std::optional<Length>>, 3> lengths{{
+// The config's training lengths, by field.
+std::array<std::pair<std::string, std::optional<Length>>, 3> named_lengths(const ExperimentConfig& config) {
+  return {{
       {"searcher.max_length", config.searcher.max_length},
       {"min_validation_period", config.min_validation_period},
       {"min_checkpoint_period", config.min_checkpoint_period},
   }};
-  for (const auto& [field, length] : lengths) {
+}
+
+void check_records_per_epoch(Diagnostics& diag, const ExperimentConfig& config) {
+  if (present(diag, "records_per_epoch") || diag.misspelled("records_per_epoch")) return;
+  for (const auto& [field, length] : named_lengths(config)) {
     if (length && length->unit == LengthUnit::epochs && present(diag, field)) {
       diag.report(diag.where(field), "records_per_epoch",
                   "missing; required because " + field + " is in epochs");
       return;
     }
+  }
+}
+
+__extension__ using Wide = unsigned __int128;  // GCC's, to multiply two 64-bit counts
+
+// Batches in `length`, computed without overflow (nullopt: epochs without records_per_epoch).
+std::optional<Wide> exact_batches(const Length& length, const ExperimentConfig& config) {
+  const Wide value = length.value, batch = std::max<std::uint64_t>(config.global_batch_size, 1);
+  switch (length.unit) {
+    case LengthUnit::batches: return value;
+    case LengthUnit::records: return value / batch;
+    case LengthUnit::epochs:
+      if (!config.records_per_epoch) return std::nullopt;
+      return value * *config.records_per_epoch / batch;
+  }
+  return std::nullopt;
+}
+
+void check_length_sizes(Diagnostics& diag, const ExperimentConfig& config) {
+  for (const auto& [field, length] : named_lengths(config)) {
+    if (!length || !present(diag, field)) continue;
+    const auto batches = exact_batches(*length, config);
+    if (batches && *batches > kMaxTrainingBatches)
+      diag.report(diag.where(field), field,
+                  "more than " + std::to_string(kMaxTrainingBatches) +
+                      " batches (2^53), the most a trial can train; expected a shorter length");
   }
 }
 
@@ -79,6 +110,7 @@ void check_space(Diagnostics& diag, const std::string& searcher, const hparams::
 void check_cross_field_rules(Diagnostics& diag, const ExperimentConfig& config) {
   check_batch_division(diag, config);
   check_records_per_epoch(diag, config);
+  check_length_sizes(diag, config);
   check_pair(diag, "workspace", "project");
   check_pair(diag, "project", "workspace");
   check_space(diag, config.searcher.name, config.hyperparameters, "hyperparameters");

@@ -29,6 +29,10 @@ struct Length {
   std::uint64_t value = 0;
 };
 
+// The longest length a config may ask for, in batches: far beyond any
+// training, and every count up to it is exact in JSON numbers (doubles).
+inline constexpr std::uint64_t kMaxTrainingBatches = std::uint64_t{1} << 53;
+
 struct SearcherConfig {
   std::string name;      // single | grid | random | adaptive_asha | tpe | bayesian
                          // (`adaptive` in the file is stored as adaptive_asha)

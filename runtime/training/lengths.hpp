@@ -12,8 +12,8 @@ namespace volador::training {
 // Batches covered by `length`. records -> floor(records / global_batch_size);
 // epochs -> floor(epochs * records_per_epoch / global_batch_size) (partial
 // batches are dropped); any non-zero length shorter than one batch -> 1.
-// Precondition: records_per_epoch present when unit is epochs (the config
-// parser guarantees it).
+// Precondition: records_per_epoch present when unit is epochs and the result
+// at most config::kMaxTrainingBatches (the config parser guarantees both).
 std::uint64_t to_batches(const config::Length& length, std::uint64_t global_batch_size,
                          std::optional<std::uint64_t> records_per_epoch);
 

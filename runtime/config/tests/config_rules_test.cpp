@@ -86,6 +86,14 @@ TEST_CASE("lengths", "[config][rules]") {
       {with("min_validation_period: {batches: 0}\n"),
        "distributed.yaml:10:34: min_validation_period.batches: expected a positive integer, got 0"},
   });
+  check_bad_cases({
+      {with("min_checkpoint_period: {batches: 9007199254740993}\n"),
+       "distributed.yaml:10:24: min_checkpoint_period: more than 9007199254740992 batches (2^53), the most a trial can "
+       "train; expected a shorter length"},
+      {with("records_per_epoch: 18446744073709551615\nmin_validation_period: {epochs: 9223372036854775807}\n"),
+       "distributed.yaml:11:24: min_validation_period: more than 9007199254740992 batches (2^53), the most a trial can "
+       "train; expected a shorter length"},
+  });
   const ExperimentConfig config = parse_ok(with("records_per_epoch: 10\nmin_checkpoint_period: {records: 7}\n"));
   REQUIRE(config.min_checkpoint_period.has_value());
   CHECK(config.min_checkpoint_period->unit == LengthUnit::records);

@@ -22,6 +22,8 @@ TEST_CASE("Epoch lengths multiply by records_per_epoch before dividing") {
   CHECK(training::to_batches({LengthUnit::epochs, 1}, 3, 10) == 3);
   // 3 epochs of 10 records at batch size 4: 30 records -> 7 batches, not 3 * 2.
   CHECK(training::to_batches({LengthUnit::epochs, 3}, 4, 10) == 7);
+  // epochs times records past 2^64 (2^70) does not wrap: 2^30 epochs of 2^40 records in batches of 2^20.
+  CHECK(training::to_batches({LengthUnit::epochs, 1ULL << 30}, 1ULL << 20, 1ULL << 40) == 1ULL << 50);
 }
 
 TEST_CASE("A length shorter than one batch trains one batch") {
