@@ -72,8 +72,10 @@ void on_report(Self self, const wire::Bytes& bytes) {
     return journal_metrics_at(self, storage::MetricKind::training, batches, {{"loss", report->value}});
   MetricMap metrics = report->kind == wire::ReportKind::intermediate ? MetricMap{{metric, report->value}}
                                                                      : std::move(report->metrics);
-  journal_metrics_at(self, storage::MetricKind::validation, batches, metrics);
   for (const auto& [name, value] : metrics) run.reported[name] = value;
+  // The validation at the target is the final result, journaled once when the command exits.
+  if (batches >= st.target_batches) return;
+  journal_metrics_at(self, storage::MetricKind::validation, batches, metrics);
   // Intermediate results feed goals and early stopping; the target belongs to the final one.
   auto it = metrics.find(metric);
   if (it != metrics.end() && batches > run.forwarded_at && batches < st.target_batches) {

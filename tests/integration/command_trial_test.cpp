@@ -212,6 +212,24 @@ TEST_CASE("A torch.distributed DDP script runs on 2 slots with the distributed e
   CHECK(validations == 4);  // epochs 1-3 from rank 0 only, then the final result at the target
 }
 
+TEST_CASE("A command whose last report lands on the target has its result journaled once") {
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  // max_length is 10 batches: the tenth line is step 10, the target itself.
+  write_file(project / "report.sh", "for i in 1 2 3 4 5 6 7 8 9; do echo accuracy=0.$i; done; echo accuracy=0.95\n");
+  write_file(project / "distributed.yaml", command_config("sh report.sh"));
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1);
+  auto created = create_and_follow(cluster, project);
+  REQUIRE(created.exit_code == 0);
+  const auto detail = trial_detail(cluster, created.json()["trials"][0]);
+  std::vector<std::uint64_t> at;
+  for (const auto& m : detail["metrics"]) at.push_back(m["batches"].get<std::uint64_t>());
+  CHECK(at == std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10});  // not 10 twice
+  CHECK(detail["metrics"].back()["metrics"]["accuracy"] == 0.95);
+}
+
 TEST_CASE("A failing command fails its trial with the exit code, and its stderr is in the trial's log") {
   TempDir dir;
   const auto project = dir.path() / "project";
