@@ -38,20 +38,24 @@ Function real(const char* name) {
   return reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
 }
 
-// The process's pending handshakes; the first use starts the thread that
-// cuts the overdue ones (shutdown, so that CAF sees the connection fail).
+// The process's pending handshakes.
 volador::net::HandshakeDeadlines& handshakes() {
   static volador::net::HandshakeDeadlines deadlines(kHandshakeLimit);
+  return deadlines;
+}
+
+// Starts, once, the thread that cuts overdue handshakes (shutdown, so that
+// CAF sees the connection fail): only processes that accept connections run it.
+void watch_handshakes() {
   static std::once_flag watching;
   std::call_once(watching, [] {
     std::thread([] {
       for (;;) {
         std::this_thread::sleep_for(kWatchInterval);
-        deadlines.cut_overdue(volador::net::HandshakeDeadlines::Clock::now(), [](int fd) { ::shutdown(fd, SHUT_RDWR); });
+        handshakes().cut_overdue(volador::net::HandshakeDeadlines::Clock::now(), [](int fd) { ::shutdown(fd, SHUT_RDWR); });
       }
     }).detach();
   });
-  return deadlines;
 }
 
 }  // namespace
@@ -72,8 +76,12 @@ VOLADOR_EXPORT int SSL_accept(SSL* ssl) {
   static const auto next = real<int (*)(SSL*)>("SSL_accept");
   ERR_clear_error();
   const int done = next(ssl);
-  if (done == 1) handshakes().ended(ssl);
-  else handshakes().begun(ssl, SSL_get_fd(ssl), volador::net::HandshakeDeadlines::Clock::now());
+  if (done == 1) {
+    handshakes().ended(ssl);
+  } else {
+    watch_handshakes();
+    handshakes().begun(ssl, SSL_get_fd(ssl), volador::net::HandshakeDeadlines::Clock::now());
+  }
   return done;
 }
 
