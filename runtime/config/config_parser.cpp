@@ -84,11 +84,27 @@ void read_training(const Section& top, ExperimentConfig& config) {
   top.read("experiment_seed", config.experiment_seed, read_seed);
 }
 
+// The manual lists experiment_seed under environment as well as at the top
+// level: either place sets the one seed, both places is an error.
+void read_environment_seed(const Section& top, ExperimentConfig& config) {
+  const auto environment = top.get("environment");
+  const auto seed = environment ? Section::peek(*environment, "experiment_seed") : std::nullopt;
+  if (!seed) return;
+  Diagnostics& diag = top.diagnostics();
+  const std::string field = "environment.experiment_seed";
+  if (config.experiment_seed) {
+    diag.report(*seed, field, "experiment_seed is also set at the top level; keep one");
+    return;
+  }
+  config.experiment_seed = read_seed(diag, *seed, field);
+}
+
 void read_placement(const Section& top, ExperimentConfig& config) {
   top.read("checkpoint_storage", config.checkpoint_storage, read_checkpoint_storage);
   top.read("resources", config.resources, read_resources);
   top.read("bind_mounts", config.bind_mounts, ReadList{read_bind_mount});
   top.read("environment", config.environment, read_environment);
+  read_environment_seed(top, config);
 }
 
 ExperimentConfig read_experiment(Diagnostics& diag, const YAML::Node& root) {

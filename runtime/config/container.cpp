@@ -12,8 +12,9 @@ namespace volador::config {
 namespace {
 
 constexpr std::array<std::string_view, 3> kMountKeys{"host_path", "container_path", "read_only"};
-constexpr std::array<std::string_view, 4> kEnvironmentKeys{
-    "image", "force_pull_image", "registry_auth", "environment_variables"};
+// experiment_seed: the manual lists it here too; config_parser.cpp reads it into the top-level field.
+constexpr std::array<std::string_view, 5> kEnvironmentKeys{
+    "image", "force_pull_image", "registry_auth", "environment_variables", "experiment_seed"};
 constexpr std::array<std::string_view, 3> kAuthKeys{"username", "password", "serveraddress"};
 
 bool is_identifier(std::string_view name) {

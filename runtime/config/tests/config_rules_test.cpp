@@ -354,6 +354,17 @@ TEST_CASE("environment", "[config][rules]") {
         std::vector<std::string>{"A_1=x=y", "_B="});
 }
 
+TEST_CASE("experiment_seed may stand under environment, as the manual lists it, but in one place only", "[config][rules]") {
+  CHECK(parse_ok(with("environment: {experiment_seed: 42}\n")).experiment_seed == 42u);
+  CHECK(parse_ok(with("experiment_seed: 7\n")).experiment_seed == 7u);
+  check_bad_cases({
+      {with("experiment_seed: 7\nenvironment: {experiment_seed: 42}\n"),
+       "distributed.yaml:11:32: environment.experiment_seed: experiment_seed is also set at the top level; keep one"},
+      {with("environment: {experiment_seed: -1}\n"),
+       "distributed.yaml:10:32: environment.experiment_seed: expected an integer between 0 and 2147483647, got -1"},
+  });
+}
+
 TEST_CASE("cross-field rules", "[config][rules]") {
   check_bad_cases({
       {"name: t\nentrypoint: e\nhyperparameters: {global_batch_size: 100}\n"
