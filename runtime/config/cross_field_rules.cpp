@@ -7,6 +7,8 @@
 #include <utility>
 #include <variant>
 
+#include "runtime/script/entrypoint.hpp"
+
 namespace volador::config {
 namespace {
 
@@ -69,6 +71,19 @@ void check_length_sizes(Diagnostics& diag, const ExperimentConfig& config) {
   }
 }
 
+// The workload plan's fields mean nothing to a command, which runs to
+// completion by itself and reports when it likes: refused, not ignored.
+void check_command_fields(Diagnostics& diag, const ExperimentConfig& config) {
+  auto entrypoint = script::classify_entrypoint(config.entrypoint);
+  if (!entrypoint || !std::holds_alternative<script::CommandEntrypoint>(*entrypoint)) return;
+  for (const std::string field : {"scheduling_unit", "min_validation_period", "min_checkpoint_period", "checkpoint_policy",
+                                  "perform_initial_validation"})
+    if (present(diag, field))
+      diag.report(diag.where(field), field,
+                  "has no effect on a command entrypoint, which runs to completion by itself and reports when it "
+                  "likes; remove it (or write a Python or native trial)");
+}
+
 void check_pair(Diagnostics& diag, const std::string& field, const std::string& partner) {
   if (present(diag, field) && !present(diag, partner) && !diag.misspelled(partner)) {
     diag.report(diag.where(field), partner, "missing; " + field + " and " + partner + " come together");
@@ -111,6 +126,7 @@ void check_cross_field_rules(Diagnostics& diag, const ExperimentConfig& config) 
   check_batch_division(diag, config);
   check_records_per_epoch(diag, config);
   check_length_sizes(diag, config);
+  check_command_fields(diag, config);
   check_pair(diag, "workspace", "project");
   check_pair(diag, "project", "workspace");
   check_space(diag, config.searcher.name, config.hyperparameters, "hyperparameters");

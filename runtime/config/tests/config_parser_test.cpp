@@ -133,7 +133,7 @@ data:
   shards: [1, 2]
 workspace: research
 project: resnets
-entrypoint: python3 train.py --epochs 3
+entrypoint: model_def:FullTrial
 hyperparameters:
   global_batch_size: 64
   lr: {type: log, base: 10, minval: -5, maxval: -1, count: 5}
@@ -191,7 +191,7 @@ experiment_seed: 2147483647
   CHECK(config.data == nlohmann::json{{"url", "s3://bucket/data"}, {"shards", {1, 2}}});
   CHECK(config.workspace == "research");
   CHECK(config.project == "resnets");
-  CHECK(config.entrypoint == "python3 train.py --epochs 3");
+  CHECK(config.entrypoint == "model_def:FullTrial");
   const auto& lr = std::get<volador::hparams::LogParam>(config.hyperparameters.at("lr").param);
   CHECK(lr.base == 10);
   CHECK(lr.minval == -5);

@@ -365,6 +365,21 @@ TEST_CASE("experiment_seed may stand under environment, as the manual lists it, 
   });
 }
 
+TEST_CASE("The workload plan's fields are refused for a command, which cannot honour them", "[config][rules]") {
+  const std::string command = "name: t\nentrypoint: python3 train.py\nhyperparameters: {global_batch_size: 8}\n"
+                              "searcher: {name: single, metric: m, max_length: {batches: 1}}\n";
+  const std::string why = ": has no effect on a command entrypoint, which runs to completion by itself and reports when "
+                          "it likes; remove it (or write a Python or native trial)";
+  check_bad_cases({
+      {command + "scheduling_unit: 5\n", "distributed.yaml:5:18: scheduling_unit" + why},
+      {command + "min_validation_period: {batches: 5}\n", "distributed.yaml:5:24: min_validation_period" + why},
+      {command + "min_checkpoint_period: {batches: 5}\n", "distributed.yaml:5:24: min_checkpoint_period" + why},
+      {command + "checkpoint_policy: all\n", "distributed.yaml:5:20: checkpoint_policy" + why},
+      {command + "perform_initial_validation: true\n", "distributed.yaml:5:29: perform_initial_validation" + why},
+  });
+  CHECK(parse_ok(with("scheduling_unit: 5\n")).scheduling_unit == 5u);  // a trial class keeps them
+}
+
 TEST_CASE("cross-field rules", "[config][rules]") {
   check_bad_cases({
       {"name: t\nentrypoint: e\nhyperparameters: {global_batch_size: 100}\n"
