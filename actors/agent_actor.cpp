@@ -237,7 +237,7 @@ void reconnect(Self self, const net::Endpoint& endpoint, caf::actor lost) {
   auto agent = caf::actor_cast<caf::actor>(self);
   self->spawn([agent, endpoint, lost](caf::blocking_actor* finder) {
     const auto deadline = std::chrono::steady_clock::now() + kReconnectPatience;
-    auto master = net::await_remote_actor(finder->home_system(), endpoint, deadline, lost);
+    auto master = net::await_master(finder->home_system(), endpoint, deadline, lost);
     if (master) return finder->send(agent, reconnected_atom::value, *master);
     finder->send_exit(agent, caf::sec::remote_linking_failed);
   });

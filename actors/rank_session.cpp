@@ -63,8 +63,8 @@ Result<std::unique_ptr<RankSession>> RankSession::connect(const net::Endpoint& m
   auto impl = std::make_unique<Impl>(tls::IdentityFiles::in(tls_dir));
   impl->endpoint = master;
   impl->hello = hello;
-  auto gateway = net::await_remote_actor(*impl->system, master, std::chrono::steady_clock::now() + kConnectPatience);
-  if (!gateway) return fail(Error::unavailable("cannot reach the master at " + master.to_string() + ": " + gateway.error().message));
+  auto gateway = net::await_master(*impl->system, master, std::chrono::steady_clock::now() + kConnectPatience);
+  if (!gateway) return fail(gateway.error());
   impl->master = *gateway;
   auto& self = *impl->self;
   self->monitor(impl->master);
@@ -88,9 +88,8 @@ Status RankSession::Impl::rejoin() {
   const auto deadline = std::chrono::steady_clock::now() + kMasterOutagePatience;
   const auto lost = master;  // a proxy of the dead connection, maybe still cached
   for (;;) {
-    auto gateway = net::await_remote_actor(*system, endpoint, deadline, lost);
-    if (!gateway)
-      return fail(Error::unavailable("cannot reach the master at " + endpoint.to_string() + ": " + gateway.error().message));
+    auto gateway = net::await_master(*system, endpoint, deadline, lost);
+    if (!gateway) return fail(gateway.error());
     master = *gateway;
     (*self)->monitor(master);
     Status taken_back;

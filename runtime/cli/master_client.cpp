@@ -39,10 +39,9 @@ Result<MasterClient> MasterClient::connect(const net::Endpoint& master, const st
   auto runtime = std::make_shared<Runtime>(std::move(*identity));
   auto& system = *runtime->system;
   // A loaded master may miss one attempt: try for a few seconds before giving up.
-  auto gateway = net::await_remote_actor(system, master, std::chrono::steady_clock::now() + kConnectPatience);
+  auto gateway = net::await_master(system, master, std::chrono::steady_clock::now() + kConnectPatience);
   if (!gateway)
-    return fail(Error::unavailable("cannot reach the master at " + master.to_string() + ": " + gateway.error().message +
-                                   " (is `volador-node up` running? set -m HOST:PORT or VOLADOR_MASTER; a master of "
+    return fail(Error::unavailable(gateway.error().message + " (is `volador-node up` running? set -m HOST:PORT or VOLADOR_MASTER; a master of "
                                    "another cluster refuses this client's certificate: set --bundle or VOLADOR_BUNDLE)"));
   return MasterClient(std::move(runtime), *gateway, master);
 }

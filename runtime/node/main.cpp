@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "runtime/net/actor_system_setup.hpp"
+#include "runtime/net/remote.hpp"
 #include "runtime/node/cluster_tls.hpp"
 #include "runtime/node/node_roles.hpp"
 #include "runtime/tls/identity.hpp"
@@ -54,7 +55,6 @@ void wait_for_signal(const std::atomic<bool>& stopped) {
   }
 }
 
-
 // Records the bound address for scripts: DATA/master.addr holds HOST:PORT.
 // Written aside and renamed, so a reader never sees a partial file.
 void write_address_file(const std::string& data_dir, const net::Endpoint& endpoint) {
@@ -84,7 +84,8 @@ int run_agent(const Flags& flags) {
   caf::actor_system_config config;
   net::configure_actor_system(config, *identity);
   caf::actor_system system{config};
-  auto master = node::connect_to_master(system, *endpoint, std::chrono::seconds(30));
+  // The master may still be starting.
+  auto master = net::await_master(system, *endpoint, std::chrono::steady_clock::now() + std::chrono::seconds(30));
   if (!master) return fail_with(master.error());
   auto agent = node::start_agent(
       system, {agent_id, std::move(*slots), work_dir, *endpoint, identity->private_key.parent_path(), flags.advertise}, *master);

@@ -6,8 +6,6 @@
 #include <caf/io/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include <thread>
-
 #include "actors/agent_actor.hpp"
 #include "actors/atoms.hpp"
 #include "actors/master_actor.hpp"
@@ -77,13 +75,6 @@ Result<std::vector<wire::SlotSpec>> offered_slots(const std::string& slot_type, 
   spdlog::info("offering {} {} slot(s); GPUs: {} found by {}", slots.size(), slots.empty() ? "" : slots[0].type,
                found.gpus.size(), found.source);
   return slots;
-}
-
-Result<caf::actor> connect_to_master(caf::actor_system& system, const net::Endpoint& master,
-                                     std::chrono::milliseconds patience) {
-  auto gateway = net::await_remote_actor(system, master, std::chrono::steady_clock::now() + patience);
-  if (!gateway) return fail(Error::unavailable("cannot reach the master at " + master.to_string() + ": " + gateway.error().message));
-  return gateway;
 }
 
 }  // namespace volador::node

@@ -54,8 +54,4 @@ Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions
 // or cpu. invalid_argument for a bad type or gpu without GPUs.
 Result<std::vector<wire::SlotSpec>> offered_slots(const std::string& slot_type, std::uint32_t cpu_slots);
 
-// Connects to a master's gateway, retrying for up to `patience` while it starts.
-Result<caf::actor> connect_to_master(caf::actor_system& system, const net::Endpoint& master,
-                                     std::chrono::milliseconds patience);
-
 }  // namespace volador::node
