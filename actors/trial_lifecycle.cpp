@@ -102,7 +102,7 @@ bool rewind_to_resume_point(Self self) {
   st.best_metric.reset();
   for (const auto& validation : point->validations) is_new_best(st, validation);
   st.restore_uuid = point->checkpoint ? point->checkpoint->uuid : "";
-  st.newest_checkpoint_at = point->checkpoint ? static_cast<std::int64_t>(point->checkpoint->batches) : -1;
+  st.newest_checkpoint_at = point->checkpoint_at();
   st.spec.record.batches_trained = st.progress.batches_trained;
   // The validation at the resume point may not have reached the searcher
   // before a master crash; the experiment ignores it if it had.

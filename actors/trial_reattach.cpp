@@ -40,7 +40,7 @@ bool take_journal_standing(Self self) {
     return false;
   }
   st.progress = point->progress;
-  st.newest_checkpoint_at = point->checkpoint ? static_cast<std::int64_t>(point->checkpoint->batches) : -1;
+  st.newest_checkpoint_at = point->checkpoint_at();
   st.last_validation = std::move(point->last_validation);
   st.best_metric.reset();
   bool last_was_best = false;

@@ -21,6 +21,10 @@ struct ResumePoint {
   MetricMap last_validation;                           // the validation at progress.last_validation_at
   std::vector<MetricMap> validations;                  // every validation up to the resume point, in order
   std::vector<std::string> notes;                      // one line per checkpoint skipped, and why
+  // Batches at the checkpoint, -1 without one.
+  [[nodiscard]] std::int64_t checkpoint_at() const {
+    return checkpoint ? static_cast<std::int64_t>(checkpoint->batches) : -1;
+  }
 };
 
 // Finds the resume point of `trial_id` and journals, in one batch, the

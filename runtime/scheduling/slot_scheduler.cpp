@@ -133,8 +133,9 @@ std::optional<std::vector<Placement>> SlotScheduler::whole_idle_agents(const std
   return placements;
 }
 
-std::optional<std::vector<Placement>> SlotScheduler::place(std::uint32_t slots) const {
-  for (const auto& kind : kinds_by_preference()) {
+// The first kind, in `kinds`' order, that can hold `slots` now.
+std::optional<std::vector<Placement>> SlotScheduler::place(const std::vector<std::string>& kinds, std::uint32_t slots) const {
+  for (const auto& kind : kinds) {
     if (auto single = best_single_agent(kind, slots)) return std::vector{*single};
     if (auto spread = whole_idle_agents(kind, slots)) return spread;
   }
@@ -143,8 +144,9 @@ std::optional<std::vector<Placement>> SlotScheduler::place(std::uint32_t slots) 
 
 std::vector<Allocation> SlotScheduler::schedule() {
   std::vector<Allocation> granted;
+  const auto kinds = kinds_by_preference();
   for (auto it = queue_.begin(); it != queue_.end();) {
-    auto placements = place(it->slots);
+    auto placements = place(kinds, it->slots);
     if (!placements) {
       ++it;
       continue;
@@ -172,17 +174,22 @@ std::uint32_t SlotScheduler::largest_trial() const {
   return largest;
 }
 
+std::uint32_t AgentUsage::used_slots() const {
+  return static_cast<std::uint32_t>(std::ranges::count_if(slot_owners, [](TrialId owner) { return owner != 0; }));
+}
+
+std::vector<TrialSlots> AgentUsage::trials() const {
+  std::map<TrialId, std::uint32_t> by_trial;
+  for (auto owner : slot_owners)
+    if (owner != 0) ++by_trial[owner];
+  std::vector<TrialSlots> out;
+  for (const auto& [trial_id, slots] : by_trial) out.push_back({trial_id, slots});
+  return out;
+}
+
 std::vector<AgentUsage> SlotScheduler::usage() const {
   std::vector<AgentUsage> out;
-  for (const auto& [id, agent] : agents_) {
-    AgentUsage usage{id, static_cast<std::uint32_t>(agent.kinds.size()), agent.used(), {}, {}};
-    usage.slot_owners.assign(agent.owners.begin(), agent.owners.end());
-    std::map<TrialId, std::uint32_t> by_trial;
-    for (auto owner : agent.owners)
-      if (owner != 0) ++by_trial[owner];
-    for (const auto& [trial_id, slots] : by_trial) usage.trials.push_back({trial_id, slots});
-    out.push_back(std::move(usage));
-  }
+  for (const auto& [id, agent] : agents_) out.push_back({id, agent.owners});
   return out;
 }
 

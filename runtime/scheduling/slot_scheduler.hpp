@@ -46,10 +46,12 @@ struct TrialSlots {
 // One agent as the scheduler sees it (what `volador agent list` shows).
 struct AgentUsage {
   std::string agent_id;
-  std::uint32_t slots = 0;       // offered
-  std::uint32_t used_slots = 0;  // allocated to trials, held slots included
-  std::vector<TrialSlots> trials;  // the trials with slots here, by trial id
-  std::vector<std::uint64_t> slot_owners;  // per slot: the trial using it, 0 when free
+  std::vector<TrialId> slot_owners;  // per slot: the trial using it (held slots included), 0 when free
+
+  [[nodiscard]] std::uint32_t slots() const { return static_cast<std::uint32_t>(slot_owners.size()); }
+  [[nodiscard]] std::uint32_t used_slots() const;
+  // The trials with slots here and how many each, by trial id.
+  [[nodiscard]] std::vector<TrialSlots> trials() const;
 };
 
 inline const std::string kCpuKind = "cpu";
@@ -106,7 +108,7 @@ class SlotScheduler {
   };
   // The kinds offered, GPU models first (by name), then CPU.
   [[nodiscard]] std::vector<std::string> kinds_by_preference() const;
-  [[nodiscard]] std::optional<std::vector<Placement>> place(std::uint32_t slots) const;
+  [[nodiscard]] std::optional<std::vector<Placement>> place(const std::vector<std::string>& kinds, std::uint32_t slots) const;
   [[nodiscard]] std::optional<Placement> best_single_agent(const std::string& kind, std::uint32_t slots) const;
   [[nodiscard]] std::optional<std::vector<Placement>> whole_idle_agents(const std::string& kind, std::uint32_t slots) const;
   void assign(const Allocation& allocation, TrialId owner);

@@ -151,23 +151,23 @@ TEST_CASE("Usage lists every agent with its used slots and the trials holding th
   auto usage = s.usage();
   REQUIRE(usage.size() == 3);
   CHECK(usage[0].agent_id == "a");
-  CHECK(usage[0].slots == 2);
-  CHECK(usage[0].used_slots == 2);
-  CHECK(usage[0].trials == std::vector<TrialSlots>{{3, 2}});
+  CHECK(usage[0].slots() == 2);
+  CHECK(usage[0].used_slots() == 2);
+  CHECK(usage[0].trials() == std::vector<TrialSlots>{{3, 2}});
   CHECK(usage[1].agent_id == "b");
-  CHECK(usage[1].used_slots == 4);
-  CHECK(usage[1].trials == std::vector<TrialSlots>{{3, 4}});
+  CHECK(usage[1].used_slots() == 4);
+  CHECK(usage[1].trials() == std::vector<TrialSlots>{{3, 4}});
   CHECK(usage[2].agent_id == "c");
-  CHECK(usage[2].trials == std::vector<TrialSlots>{{9, 1}});
+  CHECK(usage[2].trials() == std::vector<TrialSlots>{{9, 1}});
 
   s.release(3);
   CHECK(s.hold(7, "b", {3}));  // held slots count as used, in trial id order with the others
   s.request(1, 2);
   REQUIRE(s.schedule().size() == 2);  // best fit: 5 to a, then 1 to b
   usage = s.usage();
-  CHECK(usage[0].trials == std::vector<TrialSlots>{{5, 1}});
-  CHECK(usage[1].used_slots == 3);
-  CHECK(usage[1].trials == std::vector<TrialSlots>{{1, 2}, {7, 1}});
+  CHECK(usage[0].trials() == std::vector<TrialSlots>{{5, 1}});
+  CHECK(usage[1].used_slots() == 3);
+  CHECK(usage[1].trials() == std::vector<TrialSlots>{{1, 2}, {7, 1}});
   s.remove_agent("c");
   CHECK(s.usage().size() == 2);
 }
