@@ -66,7 +66,7 @@ std::string slot_type_text(const wire::SlotSpec& slot) {
   return fmt::format("gpu {} ({} GiB)", slot.model, slot.memory_bytes >> 30);
 }
 
-// An agent's slot types with their counts: "2 × gpu Fake GPU (80 GiB)".
+// An agent's slot types with their counts, e.g. {"gpu Fake GPU (80 GiB)": 2}.
 std::map<std::string, std::uint32_t> slot_types(const wire::AgentStatus& agent) {
   std::map<std::string, std::uint32_t> types;
   for (const auto& slot : agent.slots) ++types[slot_type_text(slot)];

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <charconv>
-#include <cstdio>
 #include <cstdlib>
 
 #include "runtime/devices/cuda_devices.hpp"
