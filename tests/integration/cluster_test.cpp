@@ -47,12 +47,24 @@ std::string example_config(const std::string& entrypoint, int max_trials, int ep
          "  max_length: {epochs: " + std::to_string(epochs) + "}\n";
 }
 
-// A startup hook that SIGKILLs its worker 0.4 s in, once: only where the
-// environment names a marker file in KILL_ONCE, only while that file does
-// not exist (the hook creates it), and only where the shell test `only_if` holds.
+// A startup hook that SIGKILLs its worker once, as soon as a checkpoint is
+// committed in the folder named by KILL_STORAGE: only where the environment
+// names a marker file in KILL_ONCE, only while that file does not exist (the
+// hook creates it), and only where the shell test `only_if` holds. Waiting
+// for the checkpoint rather than for a time makes the kill land mid-training
+// however fast the machine is (the trials below run hundreds of epochs after it).
 std::string kill_once_hook(const std::string& only_if = "true") {
-  return "if " + only_if + " && [ -n \"$KILL_ONCE\" ] && [ ! -f \"$KILL_ONCE\" ]; then "
-         "touch \"$KILL_ONCE\"; (sleep 0.4; kill -KILL $$) & fi\n";
+  return "if " + only_if + " && [ -n \"$KILL_ONCE\" ] && [ ! -f \"$KILL_ONCE\" ]; then touch \"$KILL_ONCE\"; "
+         "(i=0; until find \"$KILL_STORAGE\" -mindepth 1 -maxdepth 1 -type d ! -name '.tmp-*' | grep -q .; do "
+         "i=$((i+1)); [ $i -gt 3000 ] && exit 0; sleep 0.02; done; kill -KILL $$) </dev/null >/dev/null 2>&1 & fi\n";
+}
+
+// The config lines that arm kill_once_hook: its marker file, and a checkpoint
+// storage of its own (created here) that the hook watches.
+std::string kill_once_config(const fs::path& marker, const fs::path& storage) {
+  fs::create_directories(storage);
+  return "environment: {environment_variables: [KILL_ONCE=" + marker.string() + ", KILL_STORAGE=" + storage.string() +
+         "]}\ncheckpoint_storage: {type: shared_fs, host_path: " + storage.string() + "}\n";
 }
 
 }  // namespace
@@ -392,9 +404,10 @@ TEST_CASE("Paused-and-activated and crashed-and-restarted trials report exactly 
   TempDir dir;
   const auto project = dir.path() / "project";
   const auto marker = dir.path() / "killed-once";
-  // Kills the first run of a trial once it has trained a while; later runs live.
+  // Kills the first run of a trial at its first checkpoint; later runs live.
   write_file(project / "startup-hook.sh", kill_once_hook());
-  const auto base = example_config("native:mlp_classifier", 1, 80) + "min_checkpoint_period: {epochs: 4}\n";
+  // Long enough (about 1.5 s here) that a pause or a kill at the first checkpoint lands mid-training.
+  const auto base = example_config("native:mlp_classifier", 1, 200) + "min_checkpoint_period: {epochs: 4}\n";
   Cluster cluster(dir.path() / "data");
   cluster.start_master();
   cluster.start_agent(1);
@@ -424,8 +437,8 @@ TEST_CASE("Paused-and-activated and crashed-and-restarted trials report exactly 
     CHECK(metric_history(cluster, first_trial(id)) == expected);
   }
   SECTION("a worker killed mid-training restarts from its latest checkpoint") {
-    const auto id = submit_config(example_config("native:mlp_classifier", 1, 80, 1) + "min_checkpoint_period: {epochs: 4}\n" +
-                           "environment: {environment_variables: [KILL_ONCE=" + marker.string() + "]}\n");
+    const auto id = submit_config(example_config("native:mlp_classifier", 1, 200, 1) +
+                                  "min_checkpoint_period: {epochs: 4}\n" + kill_once_config(marker, dir.path() / "killed"));
     REQUIRE(completed(id));
     auto trial = describe(id)["trials"][0];
     CHECK(trial["restarts"] == 1);
@@ -565,7 +578,7 @@ TEST_CASE("When one rank of a 2-slot trial dies its peer is stopped and the tria
   const auto marker = dir.path() / "killed-once";
   // Rank 1 of the first run is killed mid-training; later runs live.
   write_file(project / "startup-hook.sh", kill_once_hook("[ \"$VOLADOR_RANK\" = 1 ]"));
-  const auto base = example_config("native:mlp_classifier", 1, 40) + "min_checkpoint_period: {epochs: 4}\n" +
+  const auto base = example_config("native:mlp_classifier", 1, 200) + "min_checkpoint_period: {epochs: 4}\n" +
                     "resources: {slots_per_trial: 2}\n";
   Cluster cluster(dir.path() / "data");
   cluster.start_master();
@@ -585,9 +598,9 @@ TEST_CASE("When one rank of a 2-slot trial dies its peer is stopped and the tria
   const auto expected = metric_history(cluster, describe(reference)["trials"][0]["id"].dump());
 
   SECTION("with a restart left, it completes with the uninterrupted run's metrics") {
-    const auto id = submit_config(example_config("native:mlp_classifier", 1, 40, 1) +
+    const auto id = submit_config(example_config("native:mlp_classifier", 1, 200, 1) +
                                   "min_checkpoint_period: {epochs: 4}\nresources: {slots_per_trial: 2}\n" +
-                                  "environment: {environment_variables: [KILL_ONCE=" + marker.string() + "]}\n");
+                                  kill_once_config(marker, dir.path() / "killed"));
     REQUIRE(ended(id));
     auto trial = describe(id)["trials"][0];
     const auto logs = cluster.cli({"trial", "logs", trial["id"].dump()}).out;
@@ -598,7 +611,7 @@ TEST_CASE("When one rank of a 2-slot trial dies its peer is stopped and the tria
     CHECK(metric_history(cluster, trial["id"].dump()) == expected);
   }
   SECTION("without one, the trial fails and no rank is left running") {
-    const auto id = submit_config(base + "environment: {environment_variables: [KILL_ONCE=" + marker.string() + "]}\n");
+    const auto id = submit_config(base + kill_once_config(marker, dir.path() / "killed"));
     REQUIRE(ended(id));
     auto trial = describe(id)["trials"][0];
     CHECK(trial["state"] == "ERROR");
