@@ -35,8 +35,16 @@ std::optional<double> best_validation(const std::vector<storage::MetricRecord>& 
 }
 
 wire::TrialSummary trial_summary(const storage::TrialRecord& t, std::optional<double> best) {
-  return {t.id, t.experiment_id, t.request_id, std::string(to_string(t.state)), t.hparams.dump(), t.seed,
-          t.batches_trained, t.restarts, best.has_value(), best.value_or(0), t.error_message};
+  return {.id = t.id,
+          .experiment_id = t.experiment_id,
+          .request_id = t.request_id,
+          .state = t.state,
+          .hparams = t.hparams.dump(),
+          .seed = t.seed,
+          .batches_trained = t.batches_trained,
+          .restarts = t.restarts,
+          .best_validation = best,
+          .error = t.error_message};
 }
 
 struct ExperimentView {
@@ -50,18 +58,23 @@ Result<ExperimentView> view(const storage::Journal& journal, const storage::Expe
   if (!trials) return fail(trials.error());
   ExperimentView out;
   auto& s = out.summary;
-  s = {e.id, e.name, std::string(to_string(e.state)), e.progress, goal.searcher, goal.metric,
-       goal.smaller_is_better, static_cast<std::uint32_t>(trials->size()), false, 0, 0, e.created_at_ms,
-       e.ended_at_ms, e.error_message};
+  s = {.id = e.id,
+       .name = e.name,
+       .state = e.state,
+       .progress = e.progress,
+       .searcher = goal.searcher,
+       .metric = goal.metric,
+       .smaller_is_better = goal.smaller_is_better,
+       .num_trials = static_cast<std::uint32_t>(trials->size()),
+       .created_at_ms = e.created_at_ms,
+       .ended_at_ms = e.ended_at_ms,
+       .error = e.error_message};
   for (const auto& t : *trials) {
     auto metrics = journal.metrics(t.id);
     if (!metrics) return fail(metrics.error());
     auto best = best_validation(*metrics, goal);
-    if (best && (!s.has_best_metric || better(*best, s.best_metric, goal.smaller_is_better))) {
-      s.has_best_metric = true;
-      s.best_metric = *best;
-      s.best_trial_id = t.id;
-    }
+    if (best && (!s.best || better(*best, s.best->metric, goal.smaller_is_better)))
+      s.best = wire::BestTrial{.metric = *best, .trial_id = t.id};
     out.trials.push_back(trial_summary(t, best));
   }
   return out;
@@ -88,8 +101,10 @@ Result<wire::ExperimentDetail> describe_experiment(const storage::Journal& journ
   if (!v) return fail(v.error());
   auto parsed = config::parse_experiment_config(e->config_yaml, e->config_file_name);
   const auto* cfg = std::get_if<config::ExperimentConfig>(&parsed);
-  return wire::ExperimentDetail{std::move(v->summary), cfg ? cfg->description : "", e->config_yaml,
-                                std::move(v->trials)};
+  return wire::ExperimentDetail{.summary = std::move(v->summary),
+                                .description = cfg ? cfg->description : "",
+                                .config = e->config_yaml,
+                                .trials = std::move(v->trials)};
 }
 
 Result<wire::TrialDetail> describe_trial(const storage::Journal& journal, std::uint64_t trial_id) {
@@ -99,10 +114,9 @@ Result<wire::TrialDetail> describe_trial(const storage::Journal& journal, std::u
   if (!e) return fail(e.error());
   auto metrics = journal.metrics(trial_id);
   if (!metrics) return fail(metrics.error());
-  wire::TrialDetail detail{trial_summary(*t, best_validation(*metrics, search_goal(*e))), {}};
+  wire::TrialDetail detail{.summary = trial_summary(*t, best_validation(*metrics, search_goal(*e)))};
   for (const auto& m : *metrics)
-    detail.metrics.push_back({m.kind == storage::MetricKind::training ? "training" : "validation", m.batches,
-                              m.reported_at_ms, m.metrics});
+    detail.metrics.push_back({.kind = m.kind, .batches = m.batches, .reported_at_ms = m.reported_at_ms, .metrics = m.metrics});
   return detail;
 }
 
@@ -124,9 +138,15 @@ Result<wire::CheckpointList> list_checkpoints(const storage::Journal& journal, c
   for (const auto& c : *records) {
     const bool active = c.state == storage::CheckpointState::active;
     auto path = active && store ? (*store)->path(c.uuid) : Result<std::filesystem::path>(std::filesystem::path());
-    list.checkpoints.push_back({c.uuid, c.experiment_id, c.trial_id, c.batches, active ? "ACTIVE" : "DELETED",
-                                c.total_bytes, c.created_at_ms, c.validation_metrics,
-                                path ? path->string() : std::string()});
+    list.checkpoints.push_back({.uuid = c.uuid,
+                                .experiment_id = c.experiment_id,
+                                .trial_id = c.trial_id,
+                                .batches = c.batches,
+                                .state = c.state,
+                                .total_bytes = c.total_bytes,
+                                .created_at_ms = c.created_at_ms,
+                                .metrics = c.validation_metrics,
+                                .path = path ? path->string() : std::string()});
   }
   return list;
 }

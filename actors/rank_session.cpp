@@ -36,7 +36,7 @@ struct RankSession::Impl {
   caf::actor trial;                              // who sent it
   // The last workload answered, and its answer: sent again on a rejoin, as
   // the answer may have been lost with the master.
-  std::optional<std::pair<wire::WorkloadRequest, wire::WorkloadResult>> last;
+  std::optional<wire::FinishedWorkload> last;
   wire::WorkloadRequest running;                 // the request being answered
 
   // The master went away: reconnects and reports in again to the restarted
@@ -84,7 +84,8 @@ Result<std::unique_ptr<RankSession>> RankSession::connect(const net::Endpoint& m
 Status RankSession::Impl::rejoin() {
   pending.reset();
   trial = nullptr;
-  const wire::RankRejoin rejoin{hello.trial_id, hello.run_id, hello.rank, hello.token, last};
+  const wire::RankRejoin rejoin{
+      .trial_id = hello.trial_id, .run_id = hello.run_id, .rank = hello.rank, .token = hello.token, .last = last};
   const auto deadline = std::chrono::steady_clock::now() + kMasterOutagePatience;
   const auto lost = master;  // a proxy of the dead connection, maybe still cached
   for (;;) {
@@ -163,7 +164,7 @@ std::function<void()> RankSession::waker() const {
 
 void RankSession::complete(const wire::WorkloadResult& result) {
   if (!impl_->pending) return;
-  impl_->last = {impl_->running, result};
+  impl_->last = wire::FinishedWorkload{.request = impl_->running, .result = result};
   impl_->pending->deliver(wire::encode(result));
   impl_->pending.reset();
 }

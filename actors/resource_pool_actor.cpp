@@ -111,7 +111,7 @@ caf::result<bool> register_agent(Self self, const wire::Bytes& bytes, caf::actor
   spdlog::info("agent {} on {} registered with {} slots", info->agent_id, info->hostname, info->slots.size());
   st.agents[info->agent_id] = agent;
   std::vector<std::string> kinds;
-  for (const auto& slot : info->slots) kinds.push_back(slot.kind());
+  for (const auto& slot : info->slots) kinds.push_back(wire::slot_kind(slot));
   st.scheduler.add_agent(info->agent_id, std::move(kinds));
   st.registered[info->agent_id] = {info->agent_id, info->hostname, info->slots, {}};
   self->monitor(agent);

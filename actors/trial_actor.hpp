@@ -80,7 +80,7 @@ struct RankSlot {
   caf::actor worker;                           // its session, once it reported in
   std::optional<caf::response_promise> hello;  // its hello (answered with the group) or rejoin
   // A rejoining rank's last workload and its answer, when it had finished one.
-  std::optional<std::pair<wire::WorkloadRequest, wire::WorkloadResult>> last;
+  std::optional<wire::FinishedWorkload> last;
   wire::RankAddress address;                   // its data-plane listener
   bool stopped = false;                        // exited cleanly after shutdown
 };

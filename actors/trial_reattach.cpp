@@ -67,14 +67,14 @@ bool catch_up_with_ranks(Self self) {
   if (!take_journal_standing(self)) return false;
   const auto& last = st.ranks.front().last;
   if (!last) return true;
-  const auto workload = as_workload(last->first);
-  if (journaled(st, workload, last->second)) return true;
+  const auto workload = as_workload(last->request);
+  if (journaled(st, workload, last->result)) return true;
   if (workload.start_batch != st.progress.batches_trained) {
     give_up_reattach(self, fmt::format("the ranks stand at batch {}, the journal at {}", workload.start_batch,
                                        st.progress.batches_trained));
     return false;
   }
-  return complete_workload(self, workload, last->second);
+  return complete_workload(self, workload, last->result);
 }
 
 // Once the pool gave the run's agents back and every rank rejoined: the run goes on.

@@ -1,9 +1,17 @@
 @0x9f1c2d3e4b5a6978;
-# Control-plane messages between actors and nodes. They travel as Cap'n Proto
-# bytes (standard framing) inside CAF messages; runtime/wire converts them to
-# and from plain C++ structs. A message whose only content is one id travels
-# as a CAF integer instead.
+# Control-plane messages between actors and nodes: the one definition of each
+# record. capnpc-records makes each struct a plain C++ record in
+# volador::wire (schemas/control.records.hpp: snake_case members, enums,
+# std::optional for `:union { none; value; }`, the JSON `--json` prints) and
+# its conversion; they travel as Cap'n Proto bytes (standard framing) inside
+# CAF messages (runtime/wire/codec.hpp). A message whose only content is one
+# id travels as a CAF integer instead.
 
+using Records = import "records.capnp";
+using States = import "states.capnp";
+$Records.namespace("volador::wire");
+
+# One metric of a MetricMap (a `$Records.map` list of them).
 struct MetricEntry {
   name @0 :Text;
   value @1 :Float64;
@@ -32,32 +40,41 @@ struct CreateExperimentReply {
 struct TrialSummary {
   id @0 :UInt64;
   experimentId @1 :UInt64;
-  requestId @2 :UInt64;
-  state @3 :Text;            # ACTIVE, PAUSED, COMPLETED, CANCELED, ERROR
-  hparamsJson @4 :Text;
+  requestId @2 :UInt64;      # the searcher's id for it
+  state @3 :States.RunState;
+  hparams @4 :Text $Records.json;  # the hyperparameters, a JSON object
   seed @5 :UInt32;
   batchesTrained @6 :UInt64;
   restarts @7 :UInt32;
-  hasBestValidation @8 :Bool;
-  bestValidation @9 :Float64;
-  errorMessage @10 :Text;
+  bestValidation :union {    # the best value of the searcher metric so far
+    none @8 :Void;
+    value @9 :Float64;
+  }
+  error @10 :Text;           # why it ended in ERROR, else empty
 }
 
 struct ExperimentSummary {
   id @0 :UInt64;
   name @1 :Text;
-  state @2 :Text;
-  progress @3 :Float64;
+  state @2 :States.RunState;
+  progress @3 :Float64;      # the searcher's, [0, 1]
   searcher @4 :Text;
   metric @5 :Text;
   smallerIsBetter @6 :Bool;
   numTrials @7 :UInt32;
-  hasBestMetric @8 :Bool;
-  bestMetric @9 :Float64;
-  bestTrialId @10 :UInt64;
-  createdAtMs @11 :Int64;
-  endedAtMs @12 :Int64;
-  errorMessage @13 :Text;
+  best :union {              # the best trial so far
+    none @8 :Void;
+    value @9 :BestTrial;
+  }
+  createdAtMs @10 :Int64;
+  endedAtMs @11 :Int64;
+  error @12 :Text;           # why it ended in ERROR, else empty
+}
+
+# An experiment's best trial and its searcher metric.
+struct BestTrial {
+  metric @0 :Float64;
+  trialId @1 :UInt64;
 }
 
 struct ExperimentList {
@@ -65,21 +82,21 @@ struct ExperimentList {
 }
 
 struct ExperimentDetail {
-  summary @0 :ExperimentSummary;
+  summary @0 :ExperimentSummary $Records.flatten;
   description @1 :Text;
-  configYaml @2 :Text;
+  config @2 :Text;           # the submitted distributed.yaml
   trials @3 :List(TrialSummary);
 }
 
 struct MetricPoint {
-  kind @0 :Text;             # training | validation
+  kind @0 :States.MetricKind;
   batches @1 :UInt64;
   reportedAtMs @2 :Int64;
-  metrics @3 :List(MetricEntry);
+  metrics @3 :List(MetricEntry) $Records.map;
 }
 
 struct TrialDetail {
-  summary @0 :TrialSummary;
+  summary @0 :TrialSummary $Records.flatten;
   metrics @1 :List(MetricPoint);
 }
 
@@ -92,10 +109,10 @@ struct CheckpointInfo {
   experimentId @1 :UInt64;
   trialId @2 :UInt64;
   batches @3 :UInt64;
-  state @4 :Text;            # ACTIVE or DELETED
+  state @4 :States.CheckpointState;
   totalBytes @5 :UInt64;
   createdAtMs @6 :Int64;
-  metrics @7 :List(MetricEntry);  # the validation at `batches`, if any
+  metrics @7 :List(MetricEntry) $Records.map;  # the validation at `batches`, if any
   path @8 :Text;             # where it lies on the shared file system
 }
 
@@ -105,7 +122,7 @@ struct CheckpointList {
 
 # One slot an agent offers: a CPU slot, or a GPU with its device.
 struct SlotSpec {
-  type @0 :Text;             # "cpu" or "gpu"
+  type @0 :States.SlotType;
   deviceUuid @1 :Text;       # GPU slots: what CUDA_VISIBLE_DEVICES names
   model @2 :Text;            # GPU slots: the GPU model
   memoryBytes @3 :UInt64;    # GPU slots: device memory
@@ -146,7 +163,7 @@ struct LaunchSpec {
   experimentId @1 :UInt64;
   runId @2 :UInt32;
   rank @3 :UInt32;
-  worldSize @4 :UInt32;
+  worldSize @4 :UInt32 = 1;
   entrypoint @5 :Text;
   hparamsJson @6 :Text;
   seed @7 :UInt32;
@@ -159,9 +176,9 @@ struct LaunchSpec {
   token @14 :Text;           # per-run secret the rank presents to the master
   restorePath @15 :Text;     # checkpoint folder to resume from; empty: start fresh
   localRank @16 :UInt32;     # this rank's index among the trial's ranks on its agent
-  localSize @17 :UInt32;     # the trial's ranks on this agent
+  localSize @17 :UInt32 = 1;     # the trial's ranks on this agent
   nodeIndex @18 :UInt32;     # this agent's index among the trial's agents
-  nodeCount @19 :UInt32;     # agents the trial spans
+  nodeCount @19 :UInt32 = 1;     # agents the trial spans
   slot @20 :UInt32;          # the agent's slot the rank is bound to (its GPU, for GPU slots)
 }
 
@@ -204,9 +221,16 @@ struct RankRejoin {
   runId @1 :UInt32;
   rank @2 :UInt32;
   token @3 :Text;
-  hasLast @4 :Bool;
-  lastRequest @5 :WorkloadRequest;
-  lastResult @6 :WorkloadResult;
+  last :union {
+    none @4 :Void;
+    value @5 :FinishedWorkload;
+  }
+}
+
+# A workload a rank finished, with its result.
+struct FinishedWorkload {
+  request @0 :WorkloadRequest;
+  result @1 :WorkloadResult;
 }
 
 # The trial's answer to every rank's hello once all have reported: the group
@@ -215,18 +239,19 @@ struct RankGroup {
   groupId @0 :Text;          # unique per trial run
   secret @1 :Text;           # required on every data-plane connection
   ranks @2 :List(RankAddress);  # index = rank
-  timeoutMs @3 :UInt64;      # a collective without progress for this long fails
+  timeoutMs @3 :UInt64 = 30000;  # a collective without progress for this long fails
   shmLimitBytes @4 :UInt64;  # the trial's shared-memory budget
 }
 
+enum WorkloadKind {
+  train @0;
+  validate @1;
+  checkpoint @2;
+  run @3;                    # a command entrypoint: run it to completion
+}
+
 struct WorkloadRequest {
-  kind @0 :Kind;
-  enum Kind {
-    train @0;
-    validate @1;
-    checkpoint @2;
-    run @3;                  # a command entrypoint: run it to completion
-  }
+  kind @0 :WorkloadKind;
   startBatch @1 :UInt64;     # batches trained when the workload starts
   batches @2 :UInt64;        # train: how many batches
   path @3 :Text;             # checkpoint: the empty folder to save into
@@ -234,7 +259,7 @@ struct WorkloadRequest {
 }
 
 struct WorkloadResult {
-  metrics @0 :List(MetricEntry);  # averaged over the workload's batches
+  metrics @0 :List(MetricEntry) $Records.map;  # averaged over the workload's batches
   batchesTrained @1 :UInt64;      # total after the workload
   errorMessage @2 :Text;          # non-empty: the trial code failed
 }
@@ -242,18 +267,21 @@ struct WorkloadResult {
 # What a command reported while it runs (rank -> trial, sent as it comes,
 # before the answer to its `run` workload): a line of the reporting API or
 # the metrics a stdout line matched.
+enum ReportKind {
+  intermediate @0;           # report_intermediate_result: the searcher metric so far
+  loss @1;                   # report_loss
+  finalResult @2;            # report_final_result
+  metrics @3;                # report_metrics, or a stdout line's matches
+}
+
 struct MetricReport {
   runId @0 :UInt32;
   rank @1 :UInt32;
-  kind @2 :Kind;
-  enum Kind {
-    intermediate @0;         # report_intermediate_result: the searcher metric so far
-    loss @1;                 # report_loss
-    finalResult @2;          # report_final_result
-    metrics @3;              # report_metrics, or a stdout line's matches
-  }
+  kind @2 :ReportKind = metrics;
   value @3 :Float64;         # intermediate, loss, finalResult
-  metrics @4 :List(MetricEntry);  # metrics only
-  hasStep @5 :Bool;
-  step @6 :UInt64;           # the script's step, when hasStep
+  metrics @4 :List(MetricEntry) $Records.map;  # metrics only
+  step :union {              # the script's step, if it gave one
+    none @5 :Void;
+    value @6 :UInt64;
+  }
 }

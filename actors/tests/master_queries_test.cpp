@@ -57,12 +57,12 @@ TEST_CASE("The best metric respects smaller_is_better and ignores training metri
   auto detail = describe_experiment(*f.journal, 1);
   REQUIRE(detail.has_value());
   CHECK(detail->summary.searcher == "random");
-  CHECK(detail->summary.has_best_metric);
-  CHECK(detail->summary.best_metric == 0.8);  // larger is better; the 0.99 is a training metric
-  CHECK(detail->summary.best_trial_id == 2);
+  REQUIRE(detail->summary.best.has_value());
+  CHECK(detail->summary.best->metric == 0.8);  // larger is better; the 0.99 is a training metric
+  CHECK(detail->summary.best->trial_id == 2);
   REQUIRE(detail->trials.size() == 2);
   CHECK(detail->trials[0].best_validation == 0.7);
-  CHECK(detail->summary.state == "ACTIVE");
+  CHECK(detail->summary.state == RunState::active);
 
   auto list = list_experiments(*f.journal);
   REQUIRE(list.has_value());
@@ -77,8 +77,8 @@ TEST_CASE("A trial's detail lists every metric report in order, by kind") {
   auto detail = describe_trial(*f.journal, 4);
   REQUIRE(detail.has_value());
   REQUIRE(detail->metrics.size() == 4);
-  CHECK(detail->metrics[0].kind == "training");
-  CHECK(detail->metrics[1].kind == "validation");
+  CHECK(detail->metrics[0].kind == MetricKind::training);
+  CHECK(detail->metrics[1].kind == MetricKind::validation);
   CHECK(detail->metrics[3].batches == 15);
   CHECK(detail->summary.best_validation == 0.3);
 }
@@ -116,7 +116,7 @@ TEST_CASE("The agent list shows each agent's host, its slots as registered and t
   scheduler.add_agent("gone", 1);  // no registration known: left out
   scheduler.request(7, 3);
   REQUIRE(scheduler.schedule().size() == 1);
-  const wire::SlotSpec cpu{"cpu", "", "", 0};
+  const wire::SlotSpec cpu{SlotType::cpu, "", "", 0};
   const std::map<std::string, wire::AgentInfo> registered{{"a", {"a", "host-a", {cpu, cpu, cpu, cpu}, {}}},
                                                           {"b", {"b", "host-b", {cpu}, {}}}};
   const auto list = list_agents(scheduler.usage(), registered);

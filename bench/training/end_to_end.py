@@ -142,7 +142,8 @@ def cluster_round(cluster: LocalCluster, args) -> Dict[str, float]:
         raise Skipped("the master refused the experiment: " +
                       " / ".join((created.stdout + created.stderr).strip().splitlines()))
     experiment = cluster.cli_json("experiment", "describe", match.group(1))
-    trial_id = str(experiment.get("best_trial_id") or experiment["trials"][0]["id"])
+    best = experiment.get("best")
+    trial_id = str(best["trial_id"] if best else experiment["trials"][0]["id"])
     trial = cluster.cli_json("trial", "describe", trial_id)
     logs = subprocess.run([cluster.cli, "trial", "logs", trial_id], env=cluster.env, capture_output=True,
                           text=True).stdout
@@ -150,7 +151,7 @@ def cluster_round(cluster: LocalCluster, args) -> Dict[str, float]:
         print(logs[-4000:], file=sys.stderr)
         raise Skipped(f"trial {trial_id} ended {trial.get('state')}, not COMPLETED")
     chunks = chunks_of(logs)
-    reports = [m for m in trial["metrics"] if m["kind"] == "training"]
+    reports = [m for m in trial["metrics"] if m["kind"] == "TRAINING"]
     first, last = reports[0], reports[-1]  # from the end of the first workload on
     report_seconds = (last["reported_at_ms"] - first["reported_at_ms"]) / 1000.0
     worker_seconds = sum(s for a, _, s in chunks if first["batches"] <= a < last["batches"])

@@ -9,6 +9,7 @@
 #include "runtime/cli/trial_imports.hpp"
 #include "runtime/cli/views.hpp"
 #include "runtime/config/config_parser.hpp"
+#include "runtime/core/states.hpp"
 #include "storage/archives/archive.hpp"
 #include "storage/checkpoints/shared_fs_store.hpp"
 
@@ -22,16 +23,13 @@ int report(const Error& error) {
   return 1;
 }
 
-
-bool is_terminal_state(const std::string& state) { return state == "COMPLETED" || state == "CANCELED" || state == "ERROR"; }
-
 void print_best(const wire::ExperimentDetail& detail) {
   const auto& e = detail.summary;
-  if (!e.has_best_metric) return;
+  if (!e.best) return;
   for (const auto& t : detail.trials)
-    if (t.id == e.best_trial_id)
-      std::cout << fmt::format("best trial {}: {} = {:.6g}\nhyperparameters: {}\n", t.id, e.metric, e.best_metric,
-                               t.hparams_json);
+    if (t.id == e.best->trial_id)
+      std::cout << fmt::format("best trial {}: {} = {:.6g}\nhyperparameters: {}\n", t.id, e.metric, e.best->metric,
+                               t.hparams);
 }
 
 // Polls until the experiment ends, printing a line whenever progress changes.
@@ -43,11 +41,11 @@ int follow_experiment(MasterClient& client, std::uint64_t id, bool json) {
     auto line = progress_line(*detail);
     if (line != last && !json) std::cout << line << std::endl;
     last = line;
-    if (is_terminal_state(detail->summary.state)) {
-      if (json) std::cout << to_json(*detail).dump(2) << "\n";
+    if (is_terminal(detail->summary.state)) {
+      if (json) std::cout << nlohmann::json(*detail).dump(2) << "\n";
       else print_best(*detail);
-      if (!detail->summary.error_message.empty()) std::cerr << "error: " << detail->summary.error_message << "\n";
-      return detail->summary.state == "COMPLETED" ? 0 : 2;
+      if (!detail->summary.error.empty()) std::cerr << "error: " << detail->summary.error << "\n";
+      return detail->summary.state == RunState::completed ? 0 : 2;
     }
     std::this_thread::sleep_for(kPollInterval);
   }
@@ -93,7 +91,7 @@ int create_experiment(const net::Endpoint& master, const std::filesystem::path& 
 int list_experiments(MasterClient& client, bool json) {
   auto list = client.list_experiments();
   if (!list) return report(list.error());
-  std::cout << (json ? to_json(*list).dump(2) + "\n" : render_table(*list));
+  std::cout << (json ? nlohmann::json(list->experiments).dump(2) + "\n" : render_table(*list));
   return 0;
 }
 
@@ -102,10 +100,10 @@ int describe_experiment(MasterClient& client, std::uint64_t id, bool json) {
   if (!detail) return report(detail.error());
   auto checkpoints = client.checkpoints(id, 0);
   if (!checkpoints) return report(checkpoints.error());
-  std::erase_if(checkpoints->checkpoints, [](const wire::CheckpointInfo& c) { return c.state != "ACTIVE"; });
+  std::erase_if(checkpoints->checkpoints, [](const wire::CheckpointInfo& c) { return c.state != CheckpointState::active; });
   if (json) {
-    auto out = to_json(*detail);
-    out["checkpoints"] = to_json(*checkpoints);
+    nlohmann::json out = *detail;
+    out["checkpoints"] = checkpoints->checkpoints;
     std::cout << out.dump(2) << "\n";
   } else {
     std::cout << render_table(*detail) << "\nCheckpoints:\n" << render_table(*checkpoints);
@@ -116,7 +114,7 @@ int describe_experiment(MasterClient& client, std::uint64_t id, bool json) {
 int describe_trial(MasterClient& client, std::uint64_t id, bool json) {
   auto detail = client.describe_trial(id);
   if (!detail) return report(detail.error());
-  std::cout << (json ? to_json(*detail).dump(2) + "\n" : render_table(*detail));
+  std::cout << (json ? nlohmann::json(*detail).dump(2) + "\n" : render_table(*detail));
   return 0;
 }
 
@@ -133,7 +131,7 @@ int change_state(MasterClient& client, const std::string& verb, const std::strin
 int list_checkpoints(MasterClient& client, std::uint64_t experiment_id, std::uint64_t trial_id, bool json) {
   auto list = client.checkpoints(experiment_id, trial_id);
   if (!list) return report(list.error());
-  std::cout << (json ? to_json(*list).dump(2) + "\n" : render_table(*list));
+  std::cout << (json ? nlohmann::json(list->checkpoints).dump(2) + "\n" : render_table(*list));
   return 0;
 }
 
@@ -161,8 +159,8 @@ int trial_logs(MasterClient& client, std::uint64_t id, bool follow, bool json) {
       if (!batch) return fail(batch.error());
       if (batch->lines.empty()) return {};
       for (const auto& line : batch->lines) {
-        if (json && !follow) collected.push_back(to_json(line));
-        else std::cout << (json ? to_json(line).dump() : render_line(line)) << "\n";
+        if (json && !follow) collected.push_back(line);
+        else std::cout << (json ? nlohmann::json(line).dump() : render_line(line)) << "\n";
         after = line.seq;
       }
       std::cout.flush();
@@ -173,7 +171,7 @@ int trial_logs(MasterClient& client, std::uint64_t id, bool follow, bool json) {
     if (!follow) break;
     auto trial = client.describe_trial(id);
     if (!trial) return report(trial.error());
-    if (is_terminal_state(trial->summary.state)) {
+    if (is_terminal(trial->summary.state)) {
       // Lines journaled between the last page and the state check.
       if (auto drained = drain(); !drained) return report(drained.error());
       break;
@@ -198,14 +196,14 @@ int list_trials(MasterClient& client, std::uint64_t experiment_id, bool json) {
     if (!detail) return report(detail.error());
     trials.insert(trials.end(), detail->trials.begin(), detail->trials.end());
   }
-  std::cout << (json ? to_json(trials).dump(2) + "\n" : render_table(trials));
+  std::cout << (json ? nlohmann::json(trials).dump(2) + "\n" : render_table(trials));
   return 0;
 }
 
 int list_agents(MasterClient& client, bool json) {
   auto list = client.agents();
   if (!list) return report(list.error());
-  std::cout << (json ? to_json(*list).dump(2) + "\n" : render_table(*list));
+  std::cout << (json ? agents_json(*list).dump(2) + "\n" : render_table(*list));
   return 0;
 }
 

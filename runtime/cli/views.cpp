@@ -32,15 +32,10 @@ std::string table(const Row& header, const std::vector<Row>& rows) {
   return out;
 }
 
-nlohmann::json hparams_json(const std::string& text) {
-  auto parsed = nlohmann::json::parse(text, nullptr, false);
-  return parsed.is_discarded() ? nlohmann::json(text) : parsed;
-}
-
-std::string metric_text(bool has, double value) { return has ? fmt::format("{:.6g}", value) : "-"; }
+std::string metric_text(std::optional<double> value) { return value ? fmt::format("{:.6g}", *value) : "-"; }
 
 std::string compact_hparams(const std::string& text) {
-  auto json = hparams_json(text);
+  auto json = nlohmann::json::parse(text, nullptr, false);
   if (!json.is_object()) return text;
   std::string out;
   for (const auto& [k, v] : json.items()) {
@@ -62,8 +57,18 @@ std::map<std::uint64_t, std::uint32_t> slots_by_trial(const wire::AgentStatus& a
 
 // "cpu", or "gpu NVIDIA H100 80GB HBM3 (80 GiB)".
 std::string slot_type_text(const wire::SlotSpec& slot) {
-  if (slot.type != "gpu") return slot.type;
+  if (slot.type != SlotType::gpu) return "cpu";
   return fmt::format("gpu {} ({} GiB)", slot.model, slot.memory_bytes >> 30);
+}
+
+std::string lower_case(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+std::string best_text(const wire::ExperimentSummary& e) {
+  return e.best ? fmt::format("{:.6g}", e.best->metric) : "-";
 }
 
 // An agent's slot types with their counts, e.g. {"gpu Fake GPU (80 GiB)": 2}.
@@ -75,79 +80,7 @@ std::map<std::string, std::uint32_t> slot_types(const wire::AgentStatus& agent) 
 
 }  // namespace
 
-nlohmann::json to_json(const wire::ExperimentSummary& e) {
-  nlohmann::json out = {{"id", e.id}, {"name", e.name}, {"state", e.state}, {"progress", e.progress},
-                        {"searcher", e.searcher}, {"metric", e.metric}, {"smaller_is_better", e.smaller_is_better},
-                        {"num_trials", e.num_trials}, {"created_at_ms", e.created_at_ms},
-                        {"ended_at_ms", e.ended_at_ms}, {"best_metric", nullptr}, {"best_trial_id", nullptr}};
-  if (e.has_best_metric) {
-    out["best_metric"] = e.best_metric;
-    out["best_trial_id"] = e.best_trial_id;
-  }
-  if (!e.error_message.empty()) out["error"] = e.error_message;
-  return out;
-}
-
-nlohmann::json to_json(const wire::TrialSummary& t) {
-  nlohmann::json out = {{"id", t.id}, {"experiment_id", t.experiment_id}, {"state", t.state},
-                        {"hparams", hparams_json(t.hparams_json)}, {"seed", t.seed},
-                        {"batches_trained", t.batches_trained}, {"restarts", t.restarts},
-                        {"best_validation", nullptr}};
-  if (t.has_best_validation) out["best_validation"] = t.best_validation;
-  if (!t.error_message.empty()) out["error"] = t.error_message;
-  return out;
-}
-
-nlohmann::json to_json(const wire::ExperimentList& list) {
-  auto out = nlohmann::json::array();
-  for (const auto& e : list.experiments) out.push_back(to_json(e));
-  return out;
-}
-
-nlohmann::json to_json(const wire::ExperimentDetail& detail) {
-  auto out = to_json(detail.summary);
-  out["description"] = detail.description;
-  out["config"] = detail.config_yaml;
-  out["trials"] = nlohmann::json::array();
-  for (const auto& t : detail.trials) out["trials"].push_back(to_json(t));
-  return out;
-}
-
-nlohmann::json to_json(const wire::TrialDetail& detail) {
-  auto out = to_json(detail.summary);
-  out["metrics"] = nlohmann::json::array();
-  for (const auto& m : detail.metrics)
-    out["metrics"].push_back({{"kind", m.kind}, {"batches", m.batches}, {"reported_at_ms", m.reported_at_ms},
-                              {"metrics", m.metrics}});
-  return out;
-}
-
-nlohmann::json to_json(const wire::CheckpointList& list) {
-  auto out = nlohmann::json::array();
-  for (const auto& c : list.checkpoints)
-    out.push_back({{"uuid", c.uuid}, {"experiment_id", c.experiment_id}, {"trial_id", c.trial_id},
-                   {"batches", c.batches}, {"state", c.state}, {"total_bytes", c.total_bytes},
-                   {"created_at_ms", c.created_at_ms}, {"metrics", c.metrics}, {"path", c.path}});
-  return out;
-}
-
-nlohmann::json to_json(const std::vector<wire::TrialSummary>& trials) {
-  auto out = nlohmann::json::array();
-  for (const auto& t : trials) out.push_back(to_json(t));
-  return out;
-}
-
-nlohmann::json to_json(const wire::LogEntry& line) {
-  return {{"seq", line.seq}, {"time_ms", line.time_ms}, {"stream", line.stream}, {"text", line.text}};
-}
-
-nlohmann::json to_json(const std::vector<wire::LogEntry>& lines) {
-  auto out = nlohmann::json::array();
-  for (const auto& l : lines) out.push_back(to_json(l));
-  return out;
-}
-
-nlohmann::json to_json(const wire::AgentList& list) {
+nlohmann::json agents_json(const wire::AgentList& list) {
   auto out = nlohmann::json::array();
   for (const auto& a : list.agents) {
     auto trials = nlohmann::json::array();
@@ -170,7 +103,7 @@ nlohmann::json slots_json(const wire::AgentList& list) {
     for (std::size_t i = 0; i < a.slots.size(); ++i) {
       const auto& slot = a.slots[i];
       const auto trial = i < a.slot_trials.size() ? a.slot_trials[i] : 0;
-      out.push_back({{"agent_id", a.agent_id}, {"slot", i}, {"type", slot.type}, {"model", slot.model},
+      out.push_back({{"agent_id", a.agent_id}, {"slot", i}, {"type", lower_case(to_string(slot.type))}, {"model", slot.model},
                      {"memory_bytes", slot.memory_bytes}, {"device", slot.device_uuid},
                      {"trial_id", trial != 0 ? nlohmann::json(trial) : nlohmann::json(nullptr)}});
     }
@@ -180,9 +113,9 @@ nlohmann::json slots_json(const wire::AgentList& list) {
 std::string render_table(const std::vector<wire::TrialSummary>& trials) {
   std::vector<Row> rows;
   for (const auto& t : trials)
-    rows.push_back({std::to_string(t.id), std::to_string(t.experiment_id), t.state, std::to_string(t.batches_trained),
-                    std::to_string(t.restarts), metric_text(t.has_best_validation, t.best_validation),
-                    compact_hparams(t.hparams_json)});
+    rows.push_back({std::to_string(t.id), std::to_string(t.experiment_id), std::string(to_string(t.state)),
+                    std::to_string(t.batches_trained), std::to_string(t.restarts), metric_text(t.best_validation),
+                    compact_hparams(t.hparams)});
   return table({"TRIAL", "EXPERIMENT", "STATE", "BATCHES", "RESTARTS", "BEST", "HPARAMS"}, rows);
 }
 
@@ -223,7 +156,7 @@ std::string render_table(const wire::CheckpointList& list) {
   for (const auto& c : list.checkpoints) {
     std::string metrics;
     for (const auto& [name, value] : c.metrics) metrics += fmt::format("{}{}={:.4g}", metrics.empty() ? "" : " ", name, value);
-    rows.push_back({c.uuid, std::to_string(c.trial_id), std::to_string(c.batches), c.state,
+    rows.push_back({c.uuid, std::to_string(c.trial_id), std::to_string(c.batches), std::string(to_string(c.state)),
                     std::to_string(c.total_bytes), metrics});
   }
   return table({"UUID", "TRIAL", "BATCHES", "STATE", "BYTES", "VALIDATION"}, rows);
@@ -232,30 +165,30 @@ std::string render_table(const wire::CheckpointList& list) {
 std::string render_table(const wire::ExperimentList& list) {
   std::vector<Row> rows;
   for (const auto& e : list.experiments)
-    rows.push_back({std::to_string(e.id), e.name, e.state, percent(e.progress), e.searcher,
-                    std::to_string(e.num_trials), metric_text(e.has_best_metric, e.best_metric)});
+    rows.push_back({std::to_string(e.id), e.name, std::string(to_string(e.state)), percent(e.progress), e.searcher,
+                    std::to_string(e.num_trials), best_text(e)});
   return table({"ID", "NAME", "STATE", "PROGRESS", "SEARCHER", "TRIALS", "BEST"}, rows);
 }
 
 std::string render_table(const wire::ExperimentDetail& detail) {
   const auto& e = detail.summary;
   std::string out = fmt::format("Experiment {}: {}\nState: {}  Progress: {}\nSearcher: {}  Metric: {} ({})\n", e.id,
-                                e.name, e.state, percent(e.progress), e.searcher, e.metric,
+                                e.name, to_string(e.state), percent(e.progress), e.searcher, e.metric,
                                 e.smaller_is_better ? "smaller is better" : "larger is better");
-  if (!e.error_message.empty()) out += "Error: " + e.error_message + "\n";
-  if (e.has_best_metric) out += fmt::format("Best: {} = {:.6g} (trial {})\n", e.metric, e.best_metric, e.best_trial_id);
+  if (!e.error.empty()) out += "Error: " + e.error + "\n";
+  if (e.best) out += fmt::format("Best: {} = {:.6g} (trial {})\n", e.metric, e.best->metric, e.best->trial_id);
   std::vector<Row> rows;
   for (const auto& t : detail.trials)
-    rows.push_back({std::to_string(t.id), t.state, std::to_string(t.batches_trained),
-                    metric_text(t.has_best_validation, t.best_validation), compact_hparams(t.hparams_json)});
+    rows.push_back({std::to_string(t.id), std::string(to_string(t.state)), std::to_string(t.batches_trained),
+                    metric_text(t.best_validation), compact_hparams(t.hparams)});
   return out + "\n" + table({"TRIAL", "STATE", "BATCHES", "BEST " + e.metric, "HPARAMS"}, rows);
 }
 
 std::string render_table(const wire::TrialDetail& detail) {
   const auto& t = detail.summary;
   std::string out = fmt::format("Trial {} (experiment {}): {}\nHyperparameters: {}\nSeed: {}  Batches trained: {}\n",
-                                t.id, t.experiment_id, t.state, t.hparams_json, t.seed, t.batches_trained);
-  if (!t.error_message.empty()) out += "Error: " + t.error_message + "\n";
+                                t.id, t.experiment_id, to_string(t.state), t.hparams, t.seed, t.batches_trained);
+  if (!t.error.empty()) out += "Error: " + t.error + "\n";
   std::vector<std::string> names;
   for (const auto& m : detail.metrics)
     for (const auto& [name, value] : m.metrics)
@@ -264,7 +197,7 @@ std::string render_table(const wire::TrialDetail& detail) {
   header.insert(header.end(), names.begin(), names.end());
   std::vector<Row> rows;
   for (const auto& m : detail.metrics) {
-    Row row{m.kind, std::to_string(m.batches)};
+    Row row{lower_case(to_string(m.kind)), std::to_string(m.batches)};
     for (const auto& name : names) {
       auto it = m.metrics.find(name);
       row.push_back(it == m.metrics.end() ? "" : fmt::format("{:.6g}", it->second));
@@ -276,17 +209,13 @@ std::string render_table(const wire::TrialDetail& detail) {
 
 std::string progress_line(const wire::ExperimentDetail& detail) {
   const auto& e = detail.summary;
-  std::map<std::string, int> states;
+  std::map<RunState, int> states;
   for (const auto& t : detail.trials) ++states[t.state];
   std::string counts;
-  for (const auto& [state, n] : states) {
-    std::string lower = state;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + lower;
-  }
-  std::string line = fmt::format("experiment {} {} {} | trials: {}", e.id, e.state, percent(e.progress),
+  for (const auto& [state, n] : states) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + lower_case(to_string(state));
+  std::string line = fmt::format("experiment {} {} {} | trials: {}", e.id, to_string(e.state), percent(e.progress),
                                  counts.empty() ? "none yet" : counts);
-  if (e.has_best_metric) line += fmt::format(" | best {} {:.4g} (trial {})", e.metric, e.best_metric, e.best_trial_id);
+  if (e.best) line += fmt::format(" | best {} {:.4g} (trial {})", e.metric, e.best->metric, e.best->trial_id);
   return line;
 }
 

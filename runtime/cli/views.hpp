@@ -1,6 +1,8 @@
 #pragma once
 // How the CLI shows master replies: aligned tables for people, JSON for
-// scripts (--json). Pure functions of the wire messages.
+// scripts (--json). Pure functions of the wire messages. A record's JSON is
+// its generated to_json (schemas/control.capnp); what follows are the views
+// that derive more than one record shows.
 
 #include <string>
 #include <vector>
@@ -11,20 +13,8 @@
 
 namespace volador::cli {
 
-nlohmann::json to_json(const wire::ExperimentSummary& e);
-nlohmann::json to_json(const wire::TrialSummary& t);
-nlohmann::json to_json(const wire::ExperimentList& list);
-nlohmann::json to_json(const wire::ExperimentDetail& detail);
-nlohmann::json to_json(const wire::TrialDetail& detail);
-
-nlohmann::json to_json(const wire::CheckpointList& list);
-// Trials of any experiments (`trial list`): an array of trial summaries.
-nlohmann::json to_json(const std::vector<wire::TrialSummary>& trials);
-// Log lines: an array of {seq, time_ms, stream, text}.
-nlohmann::json to_json(const wire::LogEntry& line);
-nlohmann::json to_json(const std::vector<wire::LogEntry>& lines);
-// Agents: an array of {id, hostname, slots, used_slots, trials: [{trial_id, slots}]}.
-nlohmann::json to_json(const wire::AgentList& list);
+// Agents: an array of {id, hostname, slots, used_slots, slot_types, trials: [{trial_id, slots}]}.
+nlohmann::json agents_json(const wire::AgentList& list);
 // One object per slot, {agent_id, slot, trial_id (null when free)}: each
 // agent's slots numbered from 0, used ones first in trial order. The numbers
 // are positions, not devices (agents hand out slot counts, not devices).

@@ -1,18 +1,11 @@
 #pragma once
-// Lifecycle states of experiments and trials, as users see them.
+// Lifecycle states of experiments and trials, as users see them. RunState,
+// to_string ("ACTIVE", "PAUSED", "COMPLETED", "CANCELED", "ERROR") and
+// parse_run_state are generated from schemas/states.capnp.
 
-#include <optional>
-#include <string_view>
+#include "schemas/states.records.hpp"
 
 namespace volador {
-
-enum class RunState { active, paused, completed, canceled, error };
-
-// "ACTIVE", "PAUSED", "COMPLETED", "CANCELED", "ERROR".
-std::string_view to_string(RunState state);
-
-// Inverse of to_string; nullopt for an unknown name.
-std::optional<RunState> parse_run_state(std::string_view name);
 
 // True for COMPLETED, CANCELED and ERROR: nothing more will happen.
 bool is_terminal(RunState state);

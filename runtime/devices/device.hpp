@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/core/error.hpp"
+#include "runtime/core/states.hpp"
 
 namespace volador::devices {
 
@@ -20,7 +21,7 @@ struct Device {
   bool operator==(const Device&) const = default;
 };
 
-enum class SlotType { cpu, gpu };
+using volador::SlotType;  // schemas/states.capnp
 
 // One slot of an agent: a CPU slot, or a GPU slot bound to its device.
 struct Slot {
@@ -29,8 +30,8 @@ struct Slot {
   bool operator==(const Slot&) const = default;
 };
 
-// "cpu" or "gpu".
-[[nodiscard]] std::string to_string(SlotType type);
+// "cpu" or "gpu", as --slot-type and VOLADOR_SLOT_TYPE spell them.
+[[nodiscard]] std::string slot_type_name(SlotType type);
 
 // What `--slot-type` asks for: GPUs when there are any, else CPU slots (auto);
 // GPUs only; CPU slots only.

@@ -70,9 +70,10 @@ Result<std::vector<wire::SlotSpec>> offered_slots(const std::string& slot_type, 
   std::vector<wire::SlotSpec> slots;
   for (const auto& slot : *planned) {
     const auto device = slot.device.value_or(devices::Device{});
-    slots.push_back({devices::to_string(slot.type), device.uuid, device.model, device.memory_bytes});
+    slots.push_back({.type = slot.type, .device_uuid = device.uuid, .model = device.model, .memory_bytes = device.memory_bytes});
   }
-  spdlog::info("offering {} {} slot(s); GPUs: {} found by {}", slots.size(), slots.empty() ? "" : slots[0].type,
+  spdlog::info("offering {} {} slot(s); GPUs: {} found by {}", slots.size(),
+               slots.empty() ? "" : devices::slot_type_name(slots[0].type),
                found.gpus.size(), found.source);
   return slots;
 }

@@ -53,7 +53,7 @@ struct TrialRecord {
   std::vector<std::string> run_agents;  // agents of the current run, node by node; empty: no live run
 };
 
-enum class MetricKind { training, validation };
+using volador::MetricKind;  // schemas/states.capnp
 
 struct MetricRecord {
   std::uint64_t trial_id = 0;
@@ -71,7 +71,7 @@ struct LogLine {
   std::string text;             // one line, no trailing newline
 };
 
-enum class CheckpointState { active, deleted };
+using volador::CheckpointState;  // schemas/states.capnp
 
 struct CheckpointRecord {
   std::string uuid;                // the checkpoint's folder in checkpoint storage; never empty

@@ -202,7 +202,7 @@ std::vector<nlohmann::json> validations(const Cluster& cluster, const std::strin
   std::vector<nlohmann::json> out;
   const auto described = cluster.cli({"trial", "describe", trial_id, "--json"}).json();  // outlives the loop
   for (const auto& m : described["metrics"])
-    if (m["kind"] == "validation") out.push_back(m);
+    if (m["kind"] == "VALIDATION") out.push_back(m);
   return out;
 }
 

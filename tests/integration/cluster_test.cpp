@@ -83,7 +83,7 @@ TEST_CASE("A random search runs on a master and an agent in separate processes a
   CHECK(experiment["state"] == "COMPLETED");
   CHECK(experiment["searcher"] == "random");
   REQUIRE(experiment["trials"].size() == 3);
-  CHECK(experiment["best_metric"].get<double>() > 0.5);  // chance is 0.1
+  CHECK(experiment["best"]["metric"].get<double>() > 0.5);  // chance is 0.1
   for (const auto& trial : experiment["trials"]) {
     CHECK(trial["state"] == "COMPLETED");
     CHECK(trial["batches_trained"] == 125);  // 2 epochs of 2000 records in batches of 32
@@ -95,9 +95,9 @@ TEST_CASE("A random search runs on a master and an agent in separate processes a
   const auto trial_detail = described.json();
   int validations = 0, trainings = 0;
   for (const auto& m : trial_detail["metrics"]) {
-    validations += m["kind"] == "validation";
-    trainings += m["kind"] == "training";
-    if (m["kind"] == "validation") CHECK(m["metrics"].contains("accuracy"));
+    validations += m["kind"] == "VALIDATION";
+    trainings += m["kind"] == "TRAINING";
+    if (m["kind"] == "VALIDATION") CHECK(m["metrics"].contains("accuracy"));
   }
   CHECK(validations == 3);  // every 62 batches (one epoch, rounded down) and at the target, 125
   CHECK(trainings >= 7);    // 125 batches in units of at most 20
@@ -151,7 +151,7 @@ TEST_CASE("A random search runs on a master and an agent in separate processes a
   auto after_restart = cluster.cli({"experiment", "describe", experiment["id"].dump(), "--json"});
   REQUIRE(after_restart.exit_code == 0);
   CHECK(after_restart.json()["state"] == "COMPLETED");
-  CHECK(after_restart.json()["best_metric"] == experiment["best_metric"]);
+  CHECK(after_restart.json()["best"]["metric"] == experiment["best"]["metric"]);
 }
 
 TEST_CASE("A trial whose worker crashes is marked ERROR and its log is kept") {

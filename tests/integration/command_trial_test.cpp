@@ -80,7 +80,7 @@ TEST_CASE("A plain script's stdout metrics are journaled, its trials complete an
   const auto experiment = created.json();
   CHECK(experiment["state"] == "COMPLETED");
   REQUIRE(experiment["trials"].size() == 2);
-  CHECK(experiment["best_metric"].get<double>() > 0.5);  // chance is 0.1
+  CHECK(experiment["best"]["metric"].get<double>() > 0.5);  // chance is 0.1
   bool best_found = false;
   for (const auto& trial : experiment["trials"]) {
     CHECK(trial["state"] == "COMPLETED");
@@ -88,7 +88,7 @@ TEST_CASE("A plain script's stdout metrics are journaled, its trials complete an
     const auto detail = trial_detail(cluster, trial);
     std::vector<std::uint64_t> at;
     for (const auto& m : detail["metrics"]) {
-      CHECK(m["kind"] == "validation");
+      CHECK(m["kind"] == "VALIDATION");
       CHECK(m["metrics"].contains("accuracy"));
       CHECK(m["metrics"].contains("loss"));
       at.push_back(m["batches"].get<std::uint64_t>());
@@ -96,9 +96,9 @@ TEST_CASE("A plain script's stdout metrics are journaled, its trials complete an
     CHECK(at == std::vector<std::uint64_t>{1, 2, 3, 10});  // one per printed line, then the result at the target
     const auto last = detail["metrics"].back()["metrics"];
     CHECK(last["epoch"] == 3);
-    if (trial["id"] == experiment["best_trial_id"]) {
+    if (trial["id"] == experiment["best"]["trial_id"]) {
       best_found = true;
-      CHECK(trial["best_validation"] == experiment["best_metric"]);
+      CHECK(trial["best_validation"] == experiment["best"]["metric"]);
     }
     auto logs = trial_logs(cluster, trial);
     CHECK(logs.find("epoch=3 accuracy=") != std::string::npos);  // the script's own output is kept
@@ -170,15 +170,15 @@ report_final_result(0.95)
   const auto& trial = experiment["trials"][0];
   INFO(trial_logs(cluster, trial));
   REQUIRE(experiment["state"] == "COMPLETED");
-  CHECK(experiment["best_metric"] == 0.95);
+  CHECK(experiment["best"]["metric"] == 0.95);
   const auto detail = trial_detail(cluster, trial);
   std::map<std::pair<std::string, std::uint64_t>, nlohmann::json> points;
   for (const auto& m : detail["metrics"]) points[{m["kind"], m["batches"]}] = m["metrics"];
   CHECK(points.size() == 7);  // a loss and an intermediate result at steps 1-3, the final one at the target
-  CHECK(points[{"training", 1}] == nlohmann::json{{"loss", 1.0}});
-  CHECK(points[{"training", 3}]["loss"].get<double>() == Approx(1.0 / 3));
-  CHECK(points[{"validation", 3}]["accuracy"].get<double>() == Approx(0.8));
-  CHECK(points[{"validation", 10}] == nlohmann::json{{"accuracy", 0.95}});
+  CHECK(points[{"TRAINING", 1}] == nlohmann::json{{"loss", 1.0}});
+  CHECK(points[{"TRAINING", 3}]["loss"].get<double>() == Approx(1.0 / 3));
+  CHECK(points[{"VALIDATION", 3}]["accuracy"].get<double>() == Approx(0.8));
+  CHECK(points[{"VALIDATION", 10}] == nlohmann::json{{"accuracy", 0.95}});
 }
 
 TEST_CASE("A torch.distributed DDP script runs on 2 slots with the distributed environment") {
@@ -203,12 +203,12 @@ TEST_CASE("A torch.distributed DDP script runs on 2 slots with the distributed e
   const auto logs = trial_logs(cluster, trial);
   INFO(logs);
   REQUIRE(experiment["state"] == "COMPLETED");
-  CHECK(experiment["best_metric"].get<double>() > 0.5);  // chance is 0.1
+  CHECK(experiment["best"]["metric"].get<double>() > 0.5);  // chance is 0.1
   CHECK(logs.find("rank 0 of 2 (local rank 0, node 0 of 1, chief 127.0.0.1)") != std::string::npos);
   CHECK(logs.find("rank 1 of 2 (local rank 1, node 0 of 1, chief 127.0.0.1)") != std::string::npos);
   const auto detail = trial_detail(cluster, trial);
   std::size_t validations = 0;
-  for (const auto& m : detail["metrics"]) validations += m["kind"] == "validation";
+  for (const auto& m : detail["metrics"]) validations += m["kind"] == "VALIDATION";
   CHECK(validations == 4);  // epochs 1-3 from rank 0 only, then the final result at the target
 }
 

@@ -64,7 +64,7 @@ FinishedTrial metrics_of(const Cluster& cluster, const std::string& trial_id) {
   REQUIRE(described.exit_code == 0);
   const auto detail = described.json();  // kept: a range-for over a temporary's member would dangle
   FinishedTrial out;
-  for (const auto& m : detail["metrics"]) (m["kind"] == "validation" ? out.validations : out.trainings).push_back(m);
+  for (const auto& m : detail["metrics"]) (m["kind"] == "VALIDATION" ? out.validations : out.trainings).push_back(m);
   return out;
 }
 
@@ -210,7 +210,7 @@ TEST_CASE("A paused-and-activated and a SIGKILLed-and-restarted Python trial rep
   // Training reports every 20 batches and at each validation (0-19, 20-39,
   // 40-43, 44-63, ..., 132-133), validations after 44, 88, 132 and 134.
   REQUIRE(expected.size() == 14);
-  CHECK(expected.at({"validation", 134})["accuracy"].get<double>() > 0.8);
+  CHECK(expected.at({"VALIDATION", 134})["accuracy"].get<double>() > 0.8);
 
   {
     const auto [trial, log] = finish(paused);

@@ -71,7 +71,7 @@ std::set<std::uint64_t> validated_at(const Cluster& cluster, const nlohmann::jso
   std::set<std::uint64_t> out;
   const auto described = cluster.cli({"trial", "describe", trial["id"].dump(), "--json"}).json();
   for (const auto& m : described["metrics"])
-    if (m["kind"] == "validation") out.insert(m["batches"].get<std::uint64_t>());
+    if (m["kind"] == "VALIDATION") out.insert(m["batches"].get<std::uint64_t>());
   return out;
 }
 
@@ -102,7 +102,7 @@ TEST_CASE("Every searcher's example config runs on one cluster with the trials a
     CHECK(experiment["trials"][0]["batches_trained"] == 125);
     CHECK(experiment["trials"][0]["hparams"] ==
           nlohmann::json({{"global_batch_size", 32}, {"learning_rate", 0.03}, {"hidden_units", 32}, {"momentum", 0.9}}));
-    CHECK(experiment["best_metric"].get<double>() > 0.5);  // chance is 0.1
+    CHECK(experiment["best"]["metric"].get<double>() > 0.5);  // chance is 0.1
     check_preview_matches(preview(example_config("single"), true).json(), experiment);
   }
   {  // grid: 3 learning rates x 2 widths, each trained to 1 epoch (62 batches)
@@ -159,7 +159,7 @@ TEST_CASE("Every searcher's example config runs on one cluster with the trials a
     REQUIRE(experiment["trials"].size() == 6);
     for (auto b : batches_trained(experiment)) CHECK(b == 125);
     CHECK(experiment["smaller_is_better"] == true);
-    CHECK(experiment["best_metric"].get<double>() < 2.3);  // validation_loss; ln 10 is chance
+    CHECK(experiment["best"]["metric"].get<double>() < 2.3);  // validation_loss; ln 10 is chance
     check_preview_matches(preview(example_config("tpe"), true).json(), experiment);
   }
   {  // bayesian with median stopping: validations on the 4-step ladder, stops from step 2 on
@@ -174,7 +174,7 @@ TEST_CASE("Every searcher's example config runs on one cluster with the trials a
     CHECK(plan["total_batches"] == 6 * 250);
     CHECK(plan["not_simulated"] == nlohmann::json({"searcher.goal", "searcher.early_stopping"}));
     const auto& trials = experiment["trials"];
-    if (experiment["best_metric"].get<double>() < 0.9) {  // the goal, not reached: the whole budget
+    if (experiment["best"]["metric"].get<double>() < 0.9) {  // the goal, not reached: the whole budget
       REQUIRE(trials.size() == 6);
       int stopped = 0;
       for (const auto& t : trials) {
@@ -186,7 +186,7 @@ TEST_CASE("Every searcher's example config runs on one cluster with the trials a
       }
       CHECK(stopped >= 1);  // the third (random) trial, learning rate 10^-2.9, falls far behind
     } else {
-      WARN("bayesian example reached its goal of 0.9 (best " << experiment["best_metric"] << ")");
+      WARN("bayesian example reached its goal of 0.9 (best " << experiment["best"]["metric"] << ")");
       CHECK(trials.size() <= 6);
     }
   }

@@ -9,9 +9,20 @@ namespace {
 
 wire::ExperimentDetail sample_detail() {
   wire::ExperimentDetail d;
-  d.summary = {3, "mnist", "ACTIVE", 0.4, "random", "accuracy", false, 2, true, 0.87, 5, 1, 0, ""};
-  d.trials.push_back({4, 3, 1, "ACTIVE", R"({"lr":0.1,"global_batch_size":32})", 11, 100, 0, false, 0, ""});
-  d.trials.push_back({5, 3, 2, "COMPLETED", R"({"lr":0.01,"global_batch_size":32})", 12, 500, 0, true, 0.87, ""});
+  d.summary = {.id = 3,
+               .name = "mnist",
+               .state = RunState::active,
+               .progress = 0.4,
+               .searcher = "random",
+               .metric = "accuracy",
+               .num_trials = 2,
+               .best = wire::BestTrial{.metric = 0.87, .trial_id = 5},
+               .created_at_ms = 1};
+  d.trials.push_back({.id = 4, .experiment_id = 3, .request_id = 1, .state = RunState::active,
+                      .hparams = R"({"lr":0.1,"global_batch_size":32})", .seed = 11, .batches_trained = 100});
+  d.trials.push_back({.id = 5, .experiment_id = 3, .request_id = 2, .state = RunState::completed,
+                      .hparams = R"({"lr":0.01,"global_batch_size":32})", .seed = 12, .batches_trained = 500,
+                      .best_validation = 0.87});
   return d;
 }
 
@@ -22,13 +33,21 @@ TEST_CASE("The progress line counts trials by state and names the best") {
         "experiment 3 ACTIVE 40% | trials: 1 active, 1 completed | best accuracy 0.87 (trial 5)");
 }
 
-TEST_CASE("JSON views carry states, nulls for missing metrics, and parsed hyperparameters") {
-  auto json = to_json(sample_detail());
+TEST_CASE("A record's JSON carries state names, nulls for missing values, and parsed hyperparameters") {
+  const nlohmann::json json = sample_detail();
+  CHECK(json["id"] == 3);  // the summary's fields inline
   CHECK(json["state"] == "ACTIVE");
-  CHECK(json["best_trial_id"] == 5);
+  CHECK(json["best"] == nlohmann::json({{"metric", 0.87}, {"trial_id", 5}}));
   CHECK(json["trials"][0]["best_validation"].is_null());
+  CHECK(json["trials"][1]["best_validation"] == 0.87);
   CHECK(json["trials"][1]["hparams"]["lr"] == 0.01);
-  CHECK_FALSE(json.contains("error"));
+  CHECK(json["error"] == "");
+  wire::TrialDetail trial{.summary = sample_detail().trials[0]};
+  trial.metrics.push_back({.kind = MetricKind::validation, .batches = 100, .metrics = {{"accuracy", 0.5}}});
+  CHECK(nlohmann::json(trial)["metrics"][0] ==
+        nlohmann::json({{"kind", "VALIDATION"}, {"batches", 100}, {"reported_at_ms", 0}, {"metrics", {{"accuracy", 0.5}}}}));
+  const wire::CreateExperimentRequest request{.config_yaml = "name: x\n", .archive = std::string("\0\xff", 2)};
+  CHECK_FALSE(nlohmann::json(request).contains("archive"));  // bytes are not rendered
 }
 
 TEST_CASE("The experiment table aligns columns and leaves out global_batch_size") {
@@ -41,7 +60,7 @@ TEST_CASE("The experiment table aligns columns and leaves out global_batch_size"
 
 TEST_CASE("Log lines as JSON carry seq, time, stream and text, and as text mark other streams") {
   const std::vector<wire::LogEntry> lines{{1, 1000, "stdout", "hello"}, {2, 1001, "stderr", "oops"}};
-  const auto json = to_json(lines);
+  const nlohmann::json json = lines;
   REQUIRE(json.size() == 2);
   CHECK(json[1] == nlohmann::json({{"seq", 2}, {"time_ms", 1001}, {"stream", "stderr"}, {"text", "oops"}}));
   CHECK(render_line(lines[0]) == "hello");
@@ -53,20 +72,20 @@ TEST_CASE("The trial list shows each trial's experiment, state and best validati
   const auto text = render_table(trials);
   CHECK(text.starts_with("TRIAL  EXPERIMENT  STATE      BATCHES  RESTARTS  BEST  HPARAMS\n"));
   CHECK(text.find("5      3           COMPLETED  500      0         0.87  lr=0.01") != std::string::npos);
-  const auto json = to_json(trials);
+  const nlohmann::json json = trials;
   REQUIRE(json.size() == 2);
   CHECK(json[0]["experiment_id"] == 3);
   CHECK(json[0]["best_validation"].is_null());
 }
 
 TEST_CASE("Agents list their slots and trials, and slots are numbered per agent") {
-  const wire::SlotSpec cpu{"cpu", "", "", 0};
+  const wire::SlotSpec cpu{SlotType::cpu, "", "", 0};
   const wire::AgentList list{{{"a", "host-a", {cpu, cpu, cpu, cpu}, {7, 7, 9, 0}}, {"b", "host-b", {cpu}, {0}}}};
   const auto table = render_table(list);
   CHECK(table.starts_with("AGENT  HOST    SLOTS  USED  TYPE     TRIALS\n"));
   CHECK(table.find("a      host-a  4      3     4 x cpu  7 (2 slots), 9 (1 slot)\n") != std::string::npos);
   CHECK(table.find("b      host-b  1      0     1 x cpu  -\n") != std::string::npos);
-  const auto json = to_json(list);
+  const auto json = agents_json(list);
   CHECK(json[0] == nlohmann::json({{"id", "a"}, {"hostname", "host-a"}, {"slots", 4}, {"used_slots", 3},
                                    {"slot_types", {{"cpu", 4}}},
                                    {"trials", {{{"trial_id", 7}, {"slots", 2}}, {{"trial_id", 9}, {"slots", 1}}}}}));
@@ -89,10 +108,10 @@ TEST_CASE("Agents list their slots and trials, and slots are numbered per agent"
 }
 
 TEST_CASE("GPU slots show their model and memory and device") {
-  const wire::SlotSpec gpu0{"gpu", "GPU-aa", "Fake GPU", 80ULL << 30}, gpu1{"gpu", "GPU-bb", "Fake GPU", 80ULL << 30};
+  const wire::SlotSpec gpu0{SlotType::gpu, "GPU-aa", "Fake GPU", 80ULL << 30}, gpu1{SlotType::gpu, "GPU-bb", "Fake GPU", 80ULL << 30};
   const wire::AgentList list{{{"g", "host-g", {gpu0, gpu1}, {0, 4}}}};
   CHECK(render_table(list).find("2 x gpu Fake GPU (80 GiB)") != std::string::npos);
-  CHECK(to_json(list)[0]["slot_types"] == nlohmann::json({{"gpu Fake GPU (80 GiB)", 2}}));
+  CHECK(agents_json(list)[0]["slot_types"] == nlohmann::json({{"gpu Fake GPU (80 GiB)", 2}}));
   CHECK(render_slots(list) ==
         "AGENT  SLOT  TYPE                   DEVICE  USED BY\n"
         "g      0     gpu Fake GPU (80 GiB)  GPU-aa  free\n"

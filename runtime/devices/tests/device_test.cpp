@@ -71,6 +71,6 @@ TEST_CASE("Discovery without the seam never fails") {
 }
 
 TEST_CASE("Slot types print as the agent reports them") {
-  CHECK(to_string(SlotType::cpu) == "cpu");
-  CHECK(to_string(SlotType::gpu) == "gpu");
+  CHECK(slot_type_name(SlotType::cpu) == "cpu");
+  CHECK(slot_type_name(SlotType::gpu) == "gpu");
 }

@@ -29,11 +29,14 @@ TEST_CASE("A launch spec survives encode and decode, archive bytes included") {
 TEST_CASE("Nested messages keep their lists and metric maps") {
   TrialDetail detail;
   detail.summary.id = 4;
-  detail.summary.state = "COMPLETED";
-  detail.metrics.push_back({"validation", 300, 1234, {{"accuracy", 0.9}, {"loss", 0.25}}});
+  detail.summary.state = RunState::completed;
+  detail.summary.best_validation = 0.9;
+  detail.metrics.push_back({MetricKind::validation, 300, 1234, {{"accuracy", 0.9}, {"loss", 0.25}}});
   auto back = decode<TrialDetail>(encode(detail));
   REQUIRE(back.has_value());
-  CHECK(back->summary.state == "COMPLETED");
+  CHECK(*back == detail);
+  CHECK(back->summary.state == RunState::completed);
+  CHECK(back->summary.best_validation == 0.9);
   REQUIRE(back->metrics.size() == 1);
   CHECK(back->metrics[0].metrics.at("accuracy") == 0.9);
   CHECK(back->metrics[0].batches == 300);
@@ -96,13 +99,13 @@ TEST_CASE("Malformed bytes give a corruption error naming the message type") {
 }
 
 TEST_CASE("An agent's registration keeps its slots and the workers it kept running") {
-  const SlotSpec gpu{"gpu", "GPU-1234", "H100", 80ULL << 30};
-  AgentInfo info{"gpu-7", "host", {gpu, {"cpu", "", "", 0}}, {{12, 3, 0, 1}, {12, 3, 1, 0}}};
+  const SlotSpec gpu{SlotType::gpu, "GPU-1234", "H100", 80ULL << 30};
+  AgentInfo info{"gpu-7", "host", {gpu, {SlotType::cpu, "", "", 0}}, {{12, 3, 0, 1}, {12, 3, 1, 0}}};
   auto back = decode<AgentInfo>(encode(info));
   REQUIRE(back.has_value());
   REQUIRE(back->slots.size() == 2);
   CHECK(back->slots[0] == gpu);
-  CHECK(back->slots[1].type == "cpu");
+  CHECK(back->slots[1].type == SlotType::cpu);
   REQUIRE(back->workers.size() == 2);
   CHECK(back->workers[1].trial_id == 12);
   CHECK(back->workers[1].run_id == 3);
@@ -111,7 +114,7 @@ TEST_CASE("An agent's registration keeps its slots and the workers it kept runni
 }
 
 TEST_CASE("An agent's status lists each slot with the trial using it") {
-  AgentList list{{{"a", "host-a", {{"gpu", "GPU-1", "T4", 16ULL << 30}, {"gpu", "GPU-2", "T4", 16ULL << 30}}, {0, 9}}}};
+  AgentList list{{{"a", "host-a", {{SlotType::gpu, "GPU-1", "T4", 16ULL << 30}, {SlotType::gpu, "GPU-2", "T4", 16ULL << 30}}, {0, 9}}}};
   auto back = decode<AgentList>(encode(list));
   REQUIRE(back.has_value());
   REQUIRE(back->agents.size() == 1);
@@ -127,13 +130,23 @@ TEST_CASE("A rank's rejoin carries its last workload and result only when it has
   CHECK_FALSE(back->last.has_value());
 
   RankRejoin busy = fresh;
-  busy.last = {{WorkloadKind::validate, 40, 0, "", ""}, {{{"accuracy", 0.5}}, 40, ""}};
+  busy.last = FinishedWorkload{{WorkloadKind::validate, 40, 0, "", ""}, {{{"accuracy", 0.5}}, 40, ""}};
   back = decode<RankRejoin>(encode(busy));
   REQUIRE(back.has_value());
   REQUIRE(back->last.has_value());
-  CHECK(back->last->first.kind == WorkloadKind::validate);
-  CHECK(back->last->first.start_batch == 40);
-  CHECK(back->last->second.metrics.at("accuracy") == 0.5);
-  CHECK(back->last->second.batches_trained == 40);
+  CHECK(back->last->request.kind == WorkloadKind::validate);
+  CHECK(back->last->request.start_batch == 40);
+  CHECK(back->last->result.metrics.at("accuracy") == 0.5);
+  CHECK(back->last->result.batches_trained == 40);
 }
 
+
+TEST_CASE("Schema defaults hold in the records and across the wire") {
+  CHECK(LaunchSpec{}.world_size == 1);
+  CHECK(LaunchSpec{}.local_size == 1);
+  CHECK(RankGroup{}.timeout_ms == 30'000);
+  CHECK(MetricReport{}.kind == ReportKind::metrics);
+  auto back = decode<LaunchSpec>(encode(LaunchSpec{}));
+  REQUIRE(back.has_value());
+  CHECK(*back == LaunchSpec{});
+}
