@@ -140,7 +140,9 @@ void recover_experiments(Self self) {
       record.state = RunState::error;
       record.error_message = "not recoverable after a master restart: " + recovered.error().message;
       record.ended_at_ms = now_ms();
-      (void)self->state.context.journal->put_experiment(record);
+      if (auto marked = self->state.context.journal->put_experiment(record); !marked)
+        spdlog::error("experiment {}: journaling it as ERROR failed (it is tried again at the next start): {}", record.id,
+                      marked.error().message);
       continue;
     }
     spdlog::info("experiment {} recovered ({})", record.id, to_string(record.state));

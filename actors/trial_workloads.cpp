@@ -73,7 +73,9 @@ void run_checkpoint(Self self, bool scheduled) {
                 [=, pending = *pending](const wire::WorkloadResult& result) {
                   auto& store = *self->state.spec.store;
                   if (!result.error_message.empty()) {
-                    (void)store.abort(pending);
+                    if (auto aborted = store.abort(pending); !aborted)
+                      spdlog::warn("trial {}: removing the unfinished checkpoint {} failed (swept at the next start): {}",
+                                   record(self).id, pending.uuid, aborted.error().message);
                     return restart(self, "trial code failed: " + result.error_message, true);
                   }
                   auto manifest = store.commit(pending);

@@ -40,38 +40,38 @@ class CheckpointStore {
 
   // Creates the private folder for `uuid`. Error already_exists when the uuid
   // is committed or being written; io when the folder cannot be made.
-  virtual Result<PendingCheckpoint> begin(std::string_view uuid) = 0;
+  [[nodiscard]] virtual Result<PendingCheckpoint> begin(std::string_view uuid) = 0;
 
   // Checksums the files, writes manifest.json, makes everything durable and
   // then visible. Regular files and folders only (invalid_argument naming a
   // symlink, a special file or a top-level manifest.json). On any error the
   // private folder is removed and nothing becomes visible.
-  virtual Result<CheckpointManifest> commit(const PendingCheckpoint& pending) = 0;
+  [[nodiscard]] virtual Result<CheckpointManifest> commit(const PendingCheckpoint& pending) = 0;
 
   // Drops an uncommitted checkpoint; ok when nothing is left of it.
-  virtual Status abort(const PendingCheckpoint& pending) = 0;
+  [[nodiscard]] virtual Status abort(const PendingCheckpoint& pending) = 0;
 
   // Re-reads every file against the manifest. Error not_found when no such
   // checkpoint; corruption naming the first file that is missing or differs
   // in size or SHA-256, or when the manifest itself is damaged.
-  virtual Status verify(std::string_view uuid) const = 0;
+  [[nodiscard]] virtual Status verify(std::string_view uuid) const = 0;
 
   // The committed folder (readable in place on shared_fs); not_found if none.
-  virtual Result<std::filesystem::path> path(std::string_view uuid) const = 0;
+  [[nodiscard]] virtual Result<std::filesystem::path> path(std::string_view uuid) const = 0;
 
   // Deletes a committed checkpoint; ok if it does not exist. Atomic for
   // readers: the folder disappears at once, then its content is removed.
-  virtual Status remove(std::string_view uuid) = 0;
+  [[nodiscard]] virtual Status remove(std::string_view uuid) = 0;
 
   // Copies the files and manifest.json into `dest_dir` (its parents are
   // created), which must be missing or empty (already_exists otherwise),
   // checking every byte against the manifest as it copies: a verified copy in
   // one read. `dest_dir` appears only when complete, by a rename from a
   // sibling temp folder; on any error (corruption, io) nothing is left there.
-  virtual Status download(std::string_view uuid, const std::filesystem::path& dest_dir) const = 0;
+  [[nodiscard]] virtual Status download(std::string_view uuid, const std::filesystem::path& dest_dir) const = 0;
 
   // Removes every unfinished checkpoint left by a crash.
-  virtual Status sweep_incomplete() = 0;
+  [[nodiscard]] virtual Status sweep_incomplete() = 0;
 };
 
 // The store for an experiment's `checkpoint_storage`: shared_fs under
@@ -81,7 +81,7 @@ class CheckpointStore {
 // not available in this build") and for a storage_path outside host_path;
 // not_found when host_path is not an existing folder (an unmounted share);
 // io when the root cannot be created.
-Result<std::unique_ptr<CheckpointStore>> make_checkpoint_store(
+[[nodiscard]] Result<std::unique_ptr<CheckpointStore>> make_checkpoint_store(
     const std::optional<config::CheckpointStorage>& storage, const std::filesystem::path& default_root);
 
 }  // namespace volador::checkpoints

@@ -1,10 +1,11 @@
 #pragma once
 // The master's journal: every record a user would miss after a crash, in an
-// embedded RocksDB. Durability contract: a call that returns success has
-// written its records with sync = true (one synced write batch per call), so
-// they survive a kill -9 of the master and a power loss; commit() writes
-// several records all or nothing. Thread-safe: actors on any thread may call
-// any method concurrently.
+// embedded RocksDB (Journal::open), or in memory for tests (Journal::in_memory,
+// not durable). Durability contract of the RocksDB journal: a call that
+// returns success has written its records with sync = true (one synced write
+// batch per call), so they survive a kill -9 of the master and a power loss.
+// Both: commit() writes several records all or nothing. Thread-safe: actors on
+// any thread may call any method concurrently.
 
 #include <cstdint>
 #include <filesystem>
@@ -124,55 +125,62 @@ class Journal {
  public:
   // Opens (creating if needed) the journal in `dir`. Error io/corruption when
   // RocksDB cannot open it (including when another process holds its lock).
-  static Result<std::unique_ptr<Journal>> open(const std::filesystem::path& dir);
+  [[nodiscard]] static Result<std::unique_ptr<Journal>> open(const std::filesystem::path& dir);
+  // An empty journal in memory (memory_journal.hpp): for tests of actors and
+  // services that need no disk. Not durable: its records die with it.
+  [[nodiscard]] static std::unique_ptr<Journal> in_memory();
   virtual ~Journal() = default;
 
   // Next value of a named durable counter ("experiment", "trial"): 1, 2, ...
   // Never repeats, even across restarts.
-  virtual Result<std::uint64_t> next_id(std::string_view counter) = 0;
+  [[nodiscard]] virtual Result<std::uint64_t> next_id(std::string_view counter) = 0;
 
-  // Writes every operation of `batch` in one synced write, or none of them.
+  // Writes every operation of `batch` at once (RocksDB: in one synced
+  // write), or none of them.
   // A record that cannot be encoded (invalid_argument: e.g. JSON that is not
   // UTF-8, an empty checkpoint uuid) fails the commit before anything is
   // written. An empty batch writes nothing.
-  virtual Status commit(const JournalBatch& batch) = 0;
+  [[nodiscard]] virtual Status commit(const JournalBatch& batch) = 0;
 
   // One-operation commits.
 
   // Inserts or replaces the record with the same id.
-  Status put_experiment(const ExperimentRecord& record);
-  Status put_trial(const TrialRecord& record);
+  [[nodiscard]] Status put_experiment(const ExperimentRecord& record);
+  [[nodiscard]] Status put_trial(const TrialRecord& record);
   // Appends; records of one trial come back ordered by (kind, batches, order of append).
-  Status append_metrics(const MetricRecord& record);
+  [[nodiscard]] Status append_metrics(const MetricRecord& record);
   // Deletes the trial's metric reports (both kinds) with batches > `batches`,
   // e.g. before a restart from the checkpoint at `batches` re-runs them.
-  Status delete_metrics_after(std::uint64_t trial_id, std::uint64_t batches);
+  [[nodiscard]] Status delete_metrics_after(std::uint64_t trial_id, std::uint64_t batches);
   // Inserts or replaces the checkpoint with the same uuid.
-  Status put_checkpoint(const CheckpointRecord& record);
+  [[nodiscard]] Status put_checkpoint(const CheckpointRecord& record);
   // The searcher's whole state (Searcher::save_state()).
-  Status put_searcher_state(std::uint64_t experiment_id, const nlohmann::json& state);
+  [[nodiscard]] Status put_searcher_state(std::uint64_t experiment_id, const nlohmann::json& state);
 
   // Appends lines, assigning their seq; returns the seq of the last one.
-  virtual Result<std::uint64_t> append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) = 0;
+  [[nodiscard]] virtual Result<std::uint64_t> append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) = 0;
   // The packed model definition of an experiment (see storage/archives).
-  virtual Status put_archive(std::uint64_t experiment_id, std::string_view bytes) = 0;
+  [[nodiscard]] virtual Status put_archive(std::uint64_t experiment_id, std::string_view bytes) = 0;
 
   // Reads. not_found for an unknown id or uuid.
-  virtual Result<ExperimentRecord> experiment(std::uint64_t id) const = 0;
-  virtual Result<std::vector<ExperimentRecord>> experiments() const = 0;        // by id
-  virtual Result<TrialRecord> trial(std::uint64_t id) const = 0;
-  virtual Result<std::vector<TrialRecord>> trials(std::uint64_t experiment_id) const = 0;  // by id
-  virtual Result<std::vector<MetricRecord>> metrics(std::uint64_t trial_id) const = 0;
+  [[nodiscard]] virtual Result<ExperimentRecord> experiment(std::uint64_t id) const = 0;
+  [[nodiscard]] virtual Result<std::vector<ExperimentRecord>> experiments() const = 0;  // by id
+  [[nodiscard]] virtual Result<TrialRecord> trial(std::uint64_t id) const = 0;
+  // By id.
+  [[nodiscard]] virtual Result<std::vector<TrialRecord>> trials(std::uint64_t experiment_id) const = 0;
+  [[nodiscard]] virtual Result<std::vector<MetricRecord>> metrics(std::uint64_t trial_id) const = 0;
   // Lines with seq > after_seq, at most `limit` of them, by seq.
-  virtual Result<std::vector<LogLine>> logs(std::uint64_t trial_id, std::uint64_t after_seq,
-                                            std::size_t limit) const = 0;
-  virtual Result<std::string> archive(std::uint64_t experiment_id) const = 0;
+  [[nodiscard]] virtual Result<std::vector<LogLine>> logs(std::uint64_t trial_id, std::uint64_t after_seq,
+                                                          std::size_t limit) const = 0;
+  [[nodiscard]] virtual Result<std::string> archive(std::uint64_t experiment_id) const = 0;
   // nullopt when none was stored yet.
-  virtual Result<std::optional<nlohmann::json>> searcher_state(std::uint64_t experiment_id) const = 0;
-  virtual Result<CheckpointRecord> checkpoint(std::string_view uuid) const = 0;
+  [[nodiscard]] virtual Result<std::optional<nlohmann::json>> searcher_state(
+      std::uint64_t experiment_id) const = 0;
+  [[nodiscard]] virtual Result<CheckpointRecord> checkpoint(std::string_view uuid) const = 0;
   // Deleted ones included; ordered by (trial_id, batches, uuid). Empty when none.
-  virtual Result<std::vector<CheckpointRecord>> checkpoints_of_experiment(std::uint64_t experiment_id) const = 0;
-  virtual Result<std::vector<CheckpointRecord>> checkpoints_of_trial(std::uint64_t trial_id) const = 0;
+  [[nodiscard]] virtual Result<std::vector<CheckpointRecord>> checkpoints_of_experiment(
+      std::uint64_t experiment_id) const = 0;
+  [[nodiscard]] virtual Result<std::vector<CheckpointRecord>> checkpoints_of_trial(std::uint64_t trial_id) const = 0;
 };
 
 }  // namespace volador::storage

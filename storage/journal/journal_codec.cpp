@@ -9,6 +9,7 @@
 
 #include "schemas/journal.capnp.h"
 #include "storage/journal/journal_keys.hpp"
+#include "storage/journal/journal_validation.hpp"
 
 namespace volador::storage::codec {
 namespace {
@@ -75,14 +76,6 @@ Result<RunState> to_run_state(schema::RunState state, std::string_view key) {
   return static_cast<RunState>(value);
 }
 
-Result<std::string> dump_json(const nlohmann::json& json, std::string_view what) {
-  try {
-    return json.dump();
-  } catch (const nlohmann::json::exception& e) {
-    return fail(Error::invalid_argument(std::string(what) + " is not valid JSON: " + e.what()));
-  }
-}
-
 Result<nlohmann::json> parse_json(capnp::Text::Reader json_text, std::string_view key) {
   auto json = nlohmann::json::parse(json_text.begin(), json_text.end(), nullptr, false);
   if (json.is_discarded()) return fail(corrupt(key, "invalid JSON"));
@@ -145,10 +138,9 @@ Result<ExperimentRecord> decode_experiment(std::string_view key, std::string_vie
 }
 
 Result<Words> encode_trial(const TrialRecord& r) {
-  const std::string what = "trial " + std::to_string(r.id);
-  auto hparams = dump_json(r.hparams, "hparams of " + what);
+  auto hparams = validation::hparams_text(r);
   if (!hparams) return fail(hparams.error());
-  return encode<schema::Trial>(what, [&](schema::Trial::Builder b) {
+  return encode<schema::Trial>("trial " + std::to_string(r.id), [&](schema::Trial::Builder b) {
     b.setId(r.id);
     b.setExperimentId(r.experiment_id);
     b.setRequestId(r.request_id);
@@ -248,10 +240,10 @@ Result<std::string> decode_archive(std::string_view key, std::string_view value)
 }
 
 Result<Words> encode_searcher_state(std::uint64_t experiment_id, const nlohmann::json& state) {
-  const std::string what = "searcher state of experiment " + std::to_string(experiment_id);
-  auto json = dump_json(state, what);
+  auto json = validation::searcher_state_text(experiment_id, state);
   if (!json) return fail(json.error());
-  return encode<schema::SearcherState>(what, [&](schema::SearcherState::Builder b) { b.setJson(text(*json)); });
+  return encode<schema::SearcherState>("searcher state of experiment " + std::to_string(experiment_id),
+                                       [&](schema::SearcherState::Builder b) { b.setJson(text(*json)); });
 }
 
 Result<nlohmann::json> decode_searcher_state(std::string_view key, std::string_view value) {
@@ -271,9 +263,7 @@ Result<std::uint64_t> decode_counter(std::string_view key, std::string_view valu
 }
 
 Result<Words> encode_checkpoint(const CheckpointRecord& r) {
-  if (r.uuid.empty()) {
-    return fail(Error::invalid_argument("checkpoint of trial " + std::to_string(r.trial_id) + " has an empty uuid"));
-  }
+  if (auto valid = validation::check_checkpoint(r); !valid) return fail(valid.error());
   return encode<schema::Checkpoint>("checkpoint " + r.uuid, [&](schema::Checkpoint::Builder b) {
     b.setUuid(text(r.uuid));
     b.setExperimentId(r.experiment_id);

@@ -1,8 +1,9 @@
 #pragma once
 // Journal records to and from their stored values, Cap'n Proto messages of
 // schemas/journal.capnp in the standard flat framing. Encoding fails with
-// invalid_argument (e.g. JSON that cannot be dumped); decoding fails with
-// corruption naming the record's key. Pure functions, no I/O.
+// invalid_argument: what journal_validation.hpp refuses, or a field over Cap'n
+// Proto's size limits; decoding fails with corruption naming the record's key.
+// Pure functions, no I/O.
 
 #include <cstdint>
 #include <string>

@@ -9,6 +9,7 @@
 
 #include "storage/journal/journal_codec.hpp"
 #include "storage/journal/journal_keys.hpp"
+#include "storage/journal/journal_validation.hpp"
 
 namespace volador::storage {
 namespace {
@@ -142,7 +143,7 @@ RocksdbJournal::TrialAppends& RocksdbJournal::appends_of(std::uint64_t trial_id)
 // ---- writes ----------------------------------------------------------------
 
 Result<std::uint64_t> RocksdbJournal::next_id(std::string_view counter) {
-  if (counter.empty()) return fail(Error::invalid_argument("journal counter name is empty"));
+  if (auto valid = validation::check_counter_name(counter); !valid) return fail(valid.error());
   const std::string key = keys::counter(counter);
   std::lock_guard lock(counters_mutex_);
   auto cached = counters_.find(counter);

@@ -31,32 +31,33 @@ class RocksdbJournal final : public Journal {
   // Opens (creating if needed) the database in `dir`; io error "journal at
   // PATH is in use by another process" when another process (or another
   // RocksdbJournal of this process) has it open.
-  static Result<std::unique_ptr<RocksdbJournal>> open(const std::filesystem::path& dir);
+  [[nodiscard]] static Result<std::unique_ptr<RocksdbJournal>> open(const std::filesystem::path& dir);
   ~RocksdbJournal() override;
 
-  Result<std::uint64_t> next_id(std::string_view counter) override;
+  [[nodiscard]] Result<std::uint64_t> next_id(std::string_view counter) override;
   // Holds, from its first read to its write, the locks of the trials whose
   // metrics it appends or deletes (so their seqs and deletions are serialised
   // with other commits and append_logs) and, with checkpoints, the checkpoint
   // lock (a replace moves the old record's index entries).
-  Status commit(const JournalBatch& batch) override;
+  [[nodiscard]] Status commit(const JournalBatch& batch) override;
   // With no lines, writes nothing and returns the trial's last seq (0 if none).
-  Result<std::uint64_t> append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) override;
-  Status put_archive(std::uint64_t experiment_id, std::string_view bytes) override;
+  [[nodiscard]] Result<std::uint64_t> append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) override;
+  [[nodiscard]] Status put_archive(std::uint64_t experiment_id, std::string_view bytes) override;
 
-  Result<ExperimentRecord> experiment(std::uint64_t id) const override;
-  Result<std::vector<ExperimentRecord>> experiments() const override;
-  Result<TrialRecord> trial(std::uint64_t id) const override;
+  [[nodiscard]] Result<ExperimentRecord> experiment(std::uint64_t id) const override;
+  [[nodiscard]] Result<std::vector<ExperimentRecord>> experiments() const override;
+  [[nodiscard]] Result<TrialRecord> trial(std::uint64_t id) const override;
   // Trials indexed under the experiment (a trial's experiment_id never changes).
-  Result<std::vector<TrialRecord>> trials(std::uint64_t experiment_id) const override;
-  Result<std::vector<MetricRecord>> metrics(std::uint64_t trial_id) const override;
-  Result<std::vector<LogLine>> logs(std::uint64_t trial_id, std::uint64_t after_seq,
-                                    std::size_t limit) const override;
-  Result<std::string> archive(std::uint64_t experiment_id) const override;
-  Result<std::optional<nlohmann::json>> searcher_state(std::uint64_t experiment_id) const override;
-  Result<CheckpointRecord> checkpoint(std::string_view uuid) const override;
-  Result<std::vector<CheckpointRecord>> checkpoints_of_experiment(std::uint64_t experiment_id) const override;
-  Result<std::vector<CheckpointRecord>> checkpoints_of_trial(std::uint64_t trial_id) const override;
+  [[nodiscard]] Result<std::vector<TrialRecord>> trials(std::uint64_t experiment_id) const override;
+  [[nodiscard]] Result<std::vector<MetricRecord>> metrics(std::uint64_t trial_id) const override;
+  [[nodiscard]] Result<std::vector<LogLine>> logs(std::uint64_t trial_id, std::uint64_t after_seq,
+                                                  std::size_t limit) const override;
+  [[nodiscard]] Result<std::string> archive(std::uint64_t experiment_id) const override;
+  [[nodiscard]] Result<std::optional<nlohmann::json>> searcher_state(std::uint64_t experiment_id) const override;
+  [[nodiscard]] Result<CheckpointRecord> checkpoint(std::string_view uuid) const override;
+  [[nodiscard]] Result<std::vector<CheckpointRecord>> checkpoints_of_experiment(
+      std::uint64_t experiment_id) const override;
+  [[nodiscard]] Result<std::vector<CheckpointRecord>> checkpoints_of_trial(std::uint64_t trial_id) const override;
 
  private:
   // Serialises the metric and log writes of one trial; caches its last log seq once known.

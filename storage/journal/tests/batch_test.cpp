@@ -62,21 +62,21 @@ constexpr int kCrashBatches = 10;
 
 }  // namespace
 
-TEST_CASE("a batch of mixed operations is written together and survives reopening", "[journal][batch]") {
-  TempDir tmp;
-  {
-    auto journal = open_journal(tmp.journal());
-    REQUIRE(journal->commit(mixed_batch(1)));
-    check_mixed_batch(*journal, 1);
-    REQUIRE(journal->commit(JournalBatch()));
-  }
-  auto journal = open_journal(tmp.journal());
+TEMPLATE_TEST_CASE("a batch of mixed operations is written together and survives reopening", "[journal][batch]",
+                   RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
+  REQUIRE(journal->commit(mixed_batch(1)));
+  check_mixed_batch(*journal, 1);
+  REQUIRE(journal->commit(JournalBatch()));
+  under_test.reopen();
   check_mixed_batch(*journal, 1);
 }
 
-TEST_CASE("a batch with a record that cannot be encoded writes nothing", "[journal][batch]") {
-  TempDir tmp;
-  auto journal = open_journal(tmp.journal());
+TEMPLATE_TEST_CASE("a batch with a record that cannot be encoded writes nothing", "[journal][batch]",
+                   RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
   REQUIRE(journal->append_metrics(make_metrics(1, T, 200, 9.0)));
 
   JournalBatch batch = mixed_batch(1);
@@ -101,9 +101,10 @@ TEST_CASE("a batch with a record that cannot be encoded writes nothing", "[journ
   CHECK(reports(*journal, 1) == std::vector<Report>{{T, 200, 9.0}});
 }
 
-TEST_CASE("reports appended in one batch get distinct increasing seqs", "[journal][batch]") {
-  TempDir tmp;
-  auto journal = open_journal(tmp.journal());
+TEMPLATE_TEST_CASE("reports appended in one batch get distinct increasing seqs", "[journal][batch]",
+                   RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
   REQUIRE(journal->append_metrics(make_metrics(1, T, 100, 1.0)));
   REQUIRE(journal->commit(JournalBatch()
                               .append_metrics(make_metrics(1, T, 100, 2.0))
@@ -117,9 +118,10 @@ TEST_CASE("reports appended in one batch get distinct increasing seqs", "[journa
   CHECK(reports(*journal, 2) == std::vector<Report>{{T, 100, 6.0}});
 }
 
-TEST_CASE("delete_metrics_after removes the trial's later reports of both kinds", "[journal][batch]") {
-  TempDir tmp;
-  auto journal = open_journal(tmp.journal());
+TEMPLATE_TEST_CASE("delete_metrics_after removes the trial's later reports of both kinds", "[journal][batch]",
+                   RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
   for (std::uint64_t batches : {0u, 100u, 200u, 201u, 300u}) {
     REQUIRE(journal->append_metrics(make_metrics(1, T, batches, static_cast<double>(batches))));
     REQUIRE(journal->append_metrics(make_metrics(1, V, batches, -static_cast<double>(batches))));
@@ -153,9 +155,10 @@ TEST_CASE("delete_metrics_after removes the trial's later reports of both kinds"
   CHECK(untouched.size() == 5);
 }
 
-TEST_CASE("concurrent batches over the same trials neither deadlock nor lose reports", "[journal][batch]") {
-  TempDir tmp;
-  auto journal = open_journal(tmp.journal());
+TEMPLATE_TEST_CASE("concurrent batches over the same trials neither deadlock nor lose reports", "[journal][batch]",
+                   RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
   constexpr int kThreads = 4;
   constexpr int kPerThread = 8;
   std::atomic<int> failures{0};

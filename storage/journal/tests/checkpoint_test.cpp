@@ -24,9 +24,10 @@ std::vector<std::string> uuids(const Result<std::vector<CheckpointRecord>>& reco
 
 }  // namespace
 
-TEST_CASE("checkpoints round-trip and are replaced by uuid", "[journal][checkpoint]") {
-  TempDir tmp;
-  auto journal = open_journal(tmp.journal());
+TEMPLATE_TEST_CASE("checkpoints round-trip and are replaced by uuid", "[journal][checkpoint]",
+                   RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
   const CheckpointRecord first = make_checkpoint("6f1c2d3e-aaaa-4bbb-8ccc-000000000001", 1, 4, 300);
   REQUIRE(journal->put_checkpoint(first));
   auto read = journal->checkpoint(first.uuid);
@@ -43,10 +44,10 @@ TEST_CASE("checkpoints round-trip and are replaced by uuid", "[journal][checkpoi
   CHECK(uuids(journal->checkpoints_of_trial(4)) == std::vector<std::string>{first.uuid});
 }
 
-TEST_CASE("checkpoints are listed per experiment and per trial by trial, batches, then uuid",
-          "[journal][checkpoint]") {
-  TempDir tmp;
-  auto journal = open_journal(tmp.journal());
+TEMPLATE_TEST_CASE("checkpoints are listed per experiment and per trial by trial then batches then uuid",
+                   "[journal][checkpoint]", RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
   REQUIRE(journal->put_checkpoint(make_checkpoint("d", 1, 300, 100)));
   REQUIRE(journal->put_checkpoint(make_checkpoint("c", 1, 2, 256)));
   REQUIRE(journal->put_checkpoint(make_checkpoint("b", 1, 2, 3)));
@@ -75,9 +76,10 @@ TEST_CASE("checkpoints are listed per experiment and per trial by trial, batches
   }
 }
 
-TEST_CASE("an unknown checkpoint is not_found and an empty uuid is refused", "[journal][checkpoint]") {
-  TempDir tmp;
-  auto journal = open_journal(tmp.journal());
+TEMPLATE_TEST_CASE("an unknown checkpoint is not_found and an empty uuid is refused", "[journal][checkpoint]",
+                   RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
   auto missing = journal->checkpoint("no-such-uuid");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().code == ErrorCode::not_found);
@@ -89,16 +91,15 @@ TEST_CASE("an unknown checkpoint is not_found and an empty uuid is refused", "[j
   CHECK(journal->checkpoints_of_trial(2)->empty());
 }
 
-TEST_CASE("a deleted checkpoint stays deleted after reopening", "[journal][checkpoint]") {
-  TempDir tmp;
+TEMPLATE_TEST_CASE("a deleted checkpoint stays deleted after reopening", "[journal][checkpoint]",
+                   RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
   CheckpointRecord record = make_checkpoint("0a0b", 3, 9, 500);
-  {
-    auto journal = open_journal(tmp.journal());
-    REQUIRE(journal->put_checkpoint(record));
-    record.state = CheckpointState::deleted;
-    REQUIRE(journal->put_checkpoint(record));
-  }
-  auto journal = open_journal(tmp.journal());
+  REQUIRE(journal->put_checkpoint(record));
+  record.state = CheckpointState::deleted;
+  REQUIRE(journal->put_checkpoint(record));
+  under_test.reopen();
   check_same(*journal->checkpoint("0a0b"), record);
   auto listed = journal->checkpoints_of_experiment(3);
   REQUIRE(listed->size() == 1);

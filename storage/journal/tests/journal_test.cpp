@@ -43,9 +43,10 @@ constexpr int kCrashRecords = 20;
 
 }  // namespace
 
-TEST_CASE("experiments round-trip, replace, and come back in id order", "[journal]") {
-  TempDir tmp;
-  auto journal = open_journal(tmp.journal());
+TEMPLATE_TEST_CASE("experiments round-trip and are replaced and come back in id order", "[journal]",
+                   RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
   for (std::uint64_t id : {256u, 3u, 1u}) REQUIRE(journal->put_experiment(make_experiment(id)));
 
   auto one = journal->experiment(3);
@@ -71,9 +72,10 @@ TEST_CASE("experiments round-trip, replace, and come back in id order", "[journa
   CHECK(missing.error().code == ErrorCode::not_found);
 }
 
-TEST_CASE("trials round-trip and are listed per experiment in id order", "[journal]") {
-  TempDir tmp;
-  auto journal = open_journal(tmp.journal());
+TEMPLATE_TEST_CASE("trials round-trip and are listed per experiment in id order", "[journal]",
+                   RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
   REQUIRE(journal->put_trial(make_trial(300, 1)));
   REQUIRE(journal->put_trial(make_trial(2, 1)));
   REQUIRE(journal->put_trial(make_trial(5, 2)));
@@ -101,22 +103,21 @@ TEST_CASE("trials round-trip and are listed per experiment in id order", "[journ
   CHECK(missing.error().code == ErrorCode::not_found);
 }
 
-TEST_CASE("metrics come back by kind, batches, then append order, also after reopening", "[journal]") {
-  TempDir tmp;
+TEMPLATE_TEST_CASE("metrics come back by kind then batches then append order also after reopening", "[journal]",
+                   RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
   auto metric = [](MetricKind kind, std::uint64_t batches, double loss) {
     return MetricRecord{.trial_id = 9, .kind = kind, .batches = batches,
                         .metrics = {{"loss", loss}, {"accuracy", 0.5}}, .reported_at_ms = 11};
   };
-  {
-    auto journal = open_journal(tmp.journal());
-    REQUIRE(journal->append_metrics(metric(MetricKind::validation, 100, 1.0)));
-    REQUIRE(journal->append_metrics(metric(MetricKind::training, 256, 2.0)));
-    REQUIRE(journal->append_metrics(metric(MetricKind::training, 3, 3.0)));
-    REQUIRE(journal->append_metrics(metric(MetricKind::training, 3, 4.0)));
-    REQUIRE(journal->append_metrics({.trial_id = 10, .kind = MetricKind::training, .batches = 1,
-                                     .metrics = {{"loss", 9.0}}, .reported_at_ms = 0}));
-  }
-  auto journal = open_journal(tmp.journal());
+  REQUIRE(journal->append_metrics(metric(MetricKind::validation, 100, 1.0)));
+  REQUIRE(journal->append_metrics(metric(MetricKind::training, 256, 2.0)));
+  REQUIRE(journal->append_metrics(metric(MetricKind::training, 3, 3.0)));
+  REQUIRE(journal->append_metrics(metric(MetricKind::training, 3, 4.0)));
+  REQUIRE(journal->append_metrics({.trial_id = 10, .kind = MetricKind::training, .batches = 1,
+                                   .metrics = {{"loss", 9.0}}, .reported_at_ms = 0}));
+  under_test.reopen();
   REQUIRE(journal->append_metrics(metric(MetricKind::training, 3, 5.0)));
 
   auto records = journal->metrics(9);
@@ -134,16 +135,15 @@ TEST_CASE("metrics come back by kind, batches, then append order, also after reo
   CHECK(journal->metrics(11)->empty());
 }
 
-TEST_CASE("log lines get per-trial seqs that continue after reopening, and page by seq", "[journal]") {
-  TempDir tmp;
-  {
-    auto journal = open_journal(tmp.journal());
-    CHECK(*journal->append_logs(4, make_lines({"a", "b", "c"})) == 3);
-    CHECK(*journal->append_logs(4, make_lines({"d", "e"})) == 5);
-    CHECK(*journal->append_logs(8, make_lines({"other"})) == 1);
-    CHECK(*journal->append_logs(4, {}) == 5);
-  }
-  auto journal = open_journal(tmp.journal());
+TEMPLATE_TEST_CASE("log lines get per-trial seqs that continue after reopening and page by seq", "[journal]",
+                   RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
+  CHECK(*journal->append_logs(4, make_lines({"a", "b", "c"})) == 3);
+  CHECK(*journal->append_logs(4, make_lines({"d", "e"})) == 5);
+  CHECK(*journal->append_logs(8, make_lines({"other"})) == 1);
+  CHECK(*journal->append_logs(4, {}) == 5);
+  under_test.reopen();
   CHECK(*journal->append_logs(4, make_lines({"f"})) == 6);
   CHECK(*journal->append_logs(8, make_lines({"other 2"})) == 2);
 
@@ -163,9 +163,10 @@ TEST_CASE("log lines get per-trial seqs that continue after reopening, and page 
   CHECK(journal->logs(8, 1, 10)->at(0).text == "other 2");
 }
 
-TEST_CASE("archives and searcher state round-trip and are replaced", "[journal]") {
-  TempDir tmp;
-  auto journal = open_journal(tmp.journal());
+TEMPLATE_TEST_CASE("archives and searcher state round-trip and are replaced", "[journal]",
+                   RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
   std::string archive(300 << 10, '\0');  // large enough for a blob file
   std::mt19937 random(1);
   for (char& c : archive) c = static_cast<char>(random());
@@ -191,23 +192,23 @@ TEST_CASE("archives and searcher state round-trip and are replaced", "[journal]"
   CHECK(refused.error().code == ErrorCode::invalid_argument);
 }
 
-TEST_CASE("counters are independent and never repeat across reopening", "[journal]") {
-  TempDir tmp;
-  {
-    auto journal = open_journal(tmp.journal());
-    CHECK(*journal->next_id("experiment") == 1);
-    CHECK(*journal->next_id("experiment") == 2);
-    CHECK(*journal->next_id("trial") == 1);
-    CHECK(journal->next_id("").error().code == ErrorCode::invalid_argument);
-  }
-  auto journal = open_journal(tmp.journal());
+TEMPLATE_TEST_CASE("counters are independent and never repeat across reopening", "[journal]",
+                   RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
+  CHECK(*journal->next_id("experiment") == 1);
+  CHECK(*journal->next_id("experiment") == 2);
+  CHECK(*journal->next_id("trial") == 1);
+  CHECK(journal->next_id("").error().code == ErrorCode::invalid_argument);
+  under_test.reopen();
   CHECK(*journal->next_id("experiment") == 3);
   CHECK(*journal->next_id("trial") == 2);
 }
 
-TEST_CASE("concurrent callers get unique ids and gap-free log seqs", "[journal]") {
-  TempDir tmp;
-  auto journal = open_journal(tmp.journal());
+TEMPLATE_TEST_CASE("concurrent callers get unique ids and gap-free log seqs", "[journal]",
+                   RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
   constexpr int kThreads = 4;
   constexpr int kPerThread = 15;
   std::vector<std::vector<std::uint64_t>> ids(kThreads);

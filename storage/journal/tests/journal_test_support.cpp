@@ -39,6 +39,11 @@ std::unique_ptr<Journal> open_journal(const fs::path& dir) {
   return std::move(*journal);
 }
 
+void RocksdbUnderTest::reopen() {
+  journal.reset();
+  journal = open_journal(tmp.journal());
+}
+
 ExperimentRecord make_experiment(std::uint64_t id) {
   return {.id = id,
           .name = "exp-" + std::to_string(id),

@@ -1,6 +1,7 @@
 #pragma once
-// Shared by the journal's test files: temporary folders, sample records,
-// field-by-field comparisons, and child processes of this test binary.
+// Shared by the journal's test files: the journals under test, temporary
+// folders, sample records, field-by-field comparisons, and child processes of
+// this test binary.
 
 #include <sys/types.h>
 
@@ -25,6 +26,21 @@ struct TempDir {
 
 // Opens the journal in `dir`, failing the test case when it cannot.
 std::unique_ptr<Journal> open_journal(const std::filesystem::path& dir);
+
+// The journals that the shared test cases run against, one type per
+// implementation (TEMPLATE_TEST_CASE): `journal` starts empty; reopen() closes
+// and opens it again, where there is something to reopen.
+struct RocksdbUnderTest {
+  TempDir tmp;
+  std::unique_ptr<Journal> journal = open_journal(tmp.journal());
+  // Closes the database, then opens its folder again.
+  void reopen();
+};
+struct MemoryUnderTest {
+  std::unique_ptr<Journal> journal = Journal::in_memory();
+  // Keeps the journal as it is: memory has nothing to reopen.
+  void reopen() {}
+};
 
 ExperimentRecord make_experiment(std::uint64_t id);
 TrialRecord make_trial(std::uint64_t id, std::uint64_t experiment_id);

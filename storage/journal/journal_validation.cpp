@@ -1,0 +1,51 @@
+#include "storage/journal/journal_validation.hpp"
+
+#include <variant>
+
+namespace volador::storage::validation {
+namespace {
+
+Result<std::string> json_text(const nlohmann::json& json, std::string_view what) {
+  try {
+    return json.dump();
+  } catch (const nlohmann::json::exception& e) {
+    return fail(Error::invalid_argument(std::string(what) + " is not valid JSON: " + e.what()));
+  }
+}
+
+// Success when `text` holds a value, else its error.
+Status text_status(const Result<std::string>& text) {
+  if (!text) return fail(text.error());
+  return {};
+}
+
+}  // namespace
+
+Result<std::string> hparams_text(const TrialRecord& record) {
+  return json_text(record.hparams, "hparams of trial " + std::to_string(record.id));
+}
+
+Result<std::string> searcher_state_text(std::uint64_t experiment_id, const nlohmann::json& state) {
+  return json_text(state, "searcher state of experiment " + std::to_string(experiment_id));
+}
+
+Status check_checkpoint(const CheckpointRecord& record) {
+  if (!record.uuid.empty()) return {};
+  return fail(Error::invalid_argument("checkpoint of trial " + std::to_string(record.trial_id) + " has an empty uuid"));
+}
+
+Status check_counter_name(std::string_view counter) {
+  if (!counter.empty()) return {};
+  return fail(Error::invalid_argument("journal counter name is empty"));
+}
+
+Status check_operation(const JournalBatch::Operation& operation) {
+  if (const auto* trial = std::get_if<TrialRecord>(&operation)) return text_status(hparams_text(*trial));
+  if (const auto* state = std::get_if<JournalBatch::SearcherStatePut>(&operation)) {
+    return text_status(searcher_state_text(state->experiment_id, state->state));
+  }
+  if (const auto* checkpoint = std::get_if<CheckpointRecord>(&operation)) return check_checkpoint(*checkpoint);
+  return {};
+}
+
+}  // namespace volador::storage::validation
