@@ -6,6 +6,7 @@
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
 #include "actors/checkpoint_gc.hpp"
+#include "actors/trial_resume.hpp"
 #include "actors/trial_actor.hpp"
 
 namespace volador::actors {
@@ -150,7 +151,8 @@ search::Operations trial_end_event(search::Searcher& searcher, search::RequestId
 
 // Rebuilds the search from the journal: the searcher's state, and an actor
 // for every unfinished trial, told again what it was last asked. Trials that
-// ended after the search state was last journaled are reported to the searcher now.
+// ended, or validated, after the search state was last journaled are
+// reported to the searcher now.
 Status recover(Self self, const ExperimentRecovery& recovery) {
   auto& st = self->state;
   search::Operations missed;
@@ -168,6 +170,13 @@ Status recover(Self self, const ExperimentRecovery& recovery) {
         trial.actor = spawn_trial(self, record);
         if (trial.closing) self->send(trial.actor, close_atom::value);
         else if (trial.target > 0) self->send(trial.actor, train_to_atom::value, trial.target);
+        auto unseen = unseen_validations(*st.context.journal, record.id, st.config->searcher.metric, trial.validated);
+        if (!unseen) return fail(unseen.error());
+        for (const auto& [batches, value] : *unseen) {
+          trial.validated = batches;
+          auto ops = st.searcher->on_validation_completed(record.request_id, value, batches);
+          missed.insert(missed.end(), ops.begin(), ops.end());
+        }
       } else if (!saved.at("ended").get<bool>()) {
         auto ops = trial_end_event(*st.searcher, record.request_id, record.state);
         missed.insert(missed.end(), ops.begin(), ops.end());

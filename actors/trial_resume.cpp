@@ -89,4 +89,17 @@ Result<ResumePoint> standing_point(const storage::Journal& journal, std::uint64_
   return point;
 }
 
+Result<std::vector<std::pair<std::uint64_t, double>>> unseen_validations(const storage::Journal& journal,
+                                                                         std::uint64_t trial_id, const std::string& metric,
+                                                                         std::uint64_t seen) {
+  auto metrics = journal.metrics(trial_id);
+  if (!metrics) return fail(metrics.error());
+  std::vector<std::pair<std::uint64_t, double>> out;
+  for (const auto& m : *metrics) {
+    auto it = m.metrics.find(metric);
+    if (m.kind == MetricKind::validation && m.batches > seen && it != m.metrics.end()) out.emplace_back(m.batches, it->second);
+  }
+  return out;
+}
+
 }  // namespace volador::actors

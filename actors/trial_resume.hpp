@@ -38,4 +38,12 @@ Result<ResumePoint> prepare_resume(storage::Journal& journal, checkpoints::Check
 // before it, the validations up to it. Changes nothing. Errors: journal failures.
 Result<ResumePoint> standing_point(const storage::Journal& journal, std::uint64_t trial_id, std::uint64_t batches);
 
+// The trial's journaled validations of `metric` after batch `seen`, as
+// (batches, value) in order: those a trial journaled while the old master's
+// searcher had not yet taken them in (its answer died with it). Changes
+// nothing. Errors: journal failures.
+Result<std::vector<std::pair<std::uint64_t, double>>> unseen_validations(const storage::Journal& journal,
+                                                                         std::uint64_t trial_id, const std::string& metric,
+                                                                         std::uint64_t seen);
+
 }  // namespace volador::actors

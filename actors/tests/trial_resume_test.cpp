@@ -144,3 +144,14 @@ TEST_CASE("Without any checkpoint of the plan the periodic count starts from the
   CHECK(point->progress.batches_trained == 70);
   CHECK(point->progress.last_checkpoint_at == -1);
 }
+
+TEST_CASE("The validations a restarted master's searcher has not seen are those after the last it saw, in order") {
+  Fixture f;
+  f.checkpoints_and_reports();  // validations of accuracy after 100, 200 and 300
+  REQUIRE(f.journal->append_metrics({1, storage::MetricKind::validation, 400, {{"loss", 0.1}}, 0}));  // not the metric
+  using Seen = std::vector<std::pair<std::uint64_t, double>>;
+  CHECK(unseen_validations(*f.journal, 1, "accuracy", 100).value() == Seen{{200, 200.0}, {300, 300.0}});
+  CHECK(unseen_validations(*f.journal, 1, "accuracy", 300).value().empty());
+  CHECK(unseen_validations(*f.journal, 1, "accuracy", 0).value().size() == 3);
+  CHECK(unseen_validations(*f.journal, 1, "loss", 300).value() == Seen{{400, 0.1}});
+}
