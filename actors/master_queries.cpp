@@ -44,7 +44,9 @@ wire::TrialSummary trial_summary(const storage::TrialRecord& t, std::optional<do
           .batches_trained = t.batches_trained,
           .restarts = t.restarts,
           .best_validation = best,
-          .error = t.error_message};
+          .error = t.error_message,
+          .created_at_ms = t.created_at_ms,
+          .ended_at_ms = t.ended_at_ms};
 }
 
 struct ExperimentView {

@@ -51,6 +51,8 @@ struct TrialSummary {
     value @9 :Float64;
   }
   error @10 :Text;           # why it ended in ERROR, else empty
+  createdAtMs @11 :Int64;    # unix epoch milliseconds
+  endedAtMs @12 :Int64;      # 0 while not ended
 }
 
 struct ExperimentSummary {

@@ -1,12 +1,9 @@
 #include <catch2/catch.hpp>
 
-#include <random>
-
 #include "actors/master_queries.hpp"
 
 using namespace volador;
 using namespace volador::actors;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -24,12 +21,7 @@ searcher:
 )";
 
 struct JournalFixture {
-  fs::path dir = fs::temp_directory_path() / ("volador-queries-" + std::to_string(std::random_device{}()));
-  std::unique_ptr<storage::Journal> journal = std::move(storage::Journal::open(dir).value());
-  ~JournalFixture() {
-    journal.reset();
-    fs::remove_all(dir);
-  }
+  std::unique_ptr<storage::Journal> journal = storage::Journal::in_memory();
 
   void add_trial(std::uint64_t id, std::vector<double> accuracies) {
     storage::TrialRecord t;
@@ -38,6 +30,8 @@ struct JournalFixture {
     t.request_id = id;
     t.hparams = {{"lr", 0.1 * static_cast<double>(id)}};
     t.state = RunState::completed;
+    t.created_at_ms = 1000 * static_cast<std::int64_t>(id);
+    t.ended_at_ms = t.created_at_ms + 500;
     REQUIRE(journal->put_trial(t));
     std::uint64_t step = 0;
     for (double a : accuracies)
@@ -81,6 +75,8 @@ TEST_CASE("A trial's detail lists every metric report in order, by kind") {
   CHECK(detail->metrics[1].kind == MetricKind::validation);
   CHECK(detail->metrics[3].batches == 15);
   CHECK(detail->summary.best_validation == 0.3);
+  CHECK(detail->summary.created_at_ms == 4000);
+  CHECK(detail->summary.ended_at_ms == 4500);
 }
 
 TEST_CASE("Unknown experiments and trials are not_found errors naming them") {
