@@ -12,7 +12,7 @@
 #include "actors/caf_error.hpp"
 #include "actors/master_context.hpp"
 #include "actors/master_outage.hpp"
-#include "runtime/devices/device.hpp"
+#include "runtime/core/states.hpp"
 #include "runtime/net/remote.hpp"
 #include "runtime/script/entrypoint.hpp"
 #include "runtime/wire/codec.hpp"
@@ -62,7 +62,7 @@ void add_python_environment(std::map<std::string, std::string>& env) {
 // mislead it), and a CPU slot sees none, whatever the user's variables say.
 void bind_to_slot(const wire::SlotSpec& slot, std::map<std::string, std::string>& env) {
   env["CUDA_VISIBLE_DEVICES"] = slot.device_uuid;
-  env["VOLADOR_SLOT_TYPE"] = devices::slot_type_name(slot.type);
+  env["VOLADOR_SLOT_TYPE"] = lowercase_name(slot.type);
 }
 
 // The worker's environment: the user's variables, then Volador's own (which win).
@@ -159,7 +159,7 @@ caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) 
   if (!child) return to_caf_error(child.error());
   const auto& slot = self->state.options.slots[spec->slot];
   spdlog::info("trial {} run {} rank {}: worker pid {} on slot {} ({}{}) in {}", trial_id, run_id, rank, (*child)->pid(),
-               spec->slot, devices::slot_type_name(slot.type), slot.device_uuid.empty() ? "" : " " + slot.device_uuid, dir->string());
+               spec->slot, lowercase_name(slot.type), slot.device_uuid.empty() ? "" : " " + slot.device_uuid, dir->string());
   self->state.workers[{trial_id, run_id, rank}] = {trial, output, std::move(*child), std::nullopt, spec->slot};
   return true;
 }

@@ -7,6 +7,8 @@
 #include <optional>
 #include <vector>
 
+#include "runtime/core/states.hpp"
+
 namespace volador::cli {
 namespace {
 
@@ -57,14 +59,8 @@ std::map<std::uint64_t, std::uint32_t> slots_by_trial(const wire::AgentStatus& a
 
 // "cpu", or "gpu NVIDIA H100 80GB HBM3 (80 GiB)".
 std::string slot_type_text(const wire::SlotSpec& slot) {
-  if (slot.type != SlotType::gpu) return "cpu";
+  if (slot.type != SlotType::gpu) return lowercase_name(slot.type);
   return fmt::format("gpu {} ({} GiB)", slot.model, slot.memory_bytes >> 30);
-}
-
-std::string lower_case(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
 }
 
 std::string best_text(const wire::ExperimentSummary& e) {
@@ -103,7 +99,7 @@ nlohmann::json slots_json(const wire::AgentList& list) {
     for (std::size_t i = 0; i < a.slots.size(); ++i) {
       const auto& slot = a.slots[i];
       const auto trial = i < a.slot_trials.size() ? a.slot_trials[i] : 0;
-      out.push_back({{"agent_id", a.agent_id}, {"slot", i}, {"type", lower_case(to_string(slot.type))}, {"model", slot.model},
+      out.push_back({{"agent_id", a.agent_id}, {"slot", i}, {"type", lowercase_name(slot.type)}, {"model", slot.model},
                      {"memory_bytes", slot.memory_bytes}, {"device", slot.device_uuid},
                      {"trial_id", trial != 0 ? nlohmann::json(trial) : nlohmann::json(nullptr)}});
     }
@@ -197,7 +193,7 @@ std::string render_table(const wire::TrialDetail& detail) {
   header.insert(header.end(), names.begin(), names.end());
   std::vector<Row> rows;
   for (const auto& m : detail.metrics) {
-    Row row{lower_case(to_string(m.kind)), std::to_string(m.batches)};
+    Row row{lowercase_name(m.kind), std::to_string(m.batches)};
     for (const auto& name : names) {
       auto it = m.metrics.find(name);
       row.push_back(it == m.metrics.end() ? "" : fmt::format("{:.6g}", it->second));
@@ -212,7 +208,7 @@ std::string progress_line(const wire::ExperimentDetail& detail) {
   std::map<RunState, int> states;
   for (const auto& t : detail.trials) ++states[t.state];
   std::string counts;
-  for (const auto& [state, n] : states) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + lower_case(to_string(state));
+  for (const auto& [state, n] : states) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + lowercase_name(state);
   std::string line = fmt::format("experiment {} {} {} | trials: {}", e.id, to_string(e.state), percent(e.progress),
                                  counts.empty() ? "none yet" : counts);
   if (e.best) line += fmt::format(" | best {} {:.4g} (trial {})", e.metric, e.best->metric, e.best->trial_id);

@@ -2,7 +2,6 @@
 
 namespace volador::devices {
 
-std::string slot_type_name(SlotType type) { return type == SlotType::gpu ? "gpu" : "cpu"; }
 
 Result<SlotChoice> parse_slot_choice(const std::string& text) {
   if (text == "auto") return SlotChoice::automatic;

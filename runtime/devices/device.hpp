@@ -30,9 +30,6 @@ struct Slot {
   bool operator==(const Slot&) const = default;
 };
 
-// "cpu" or "gpu", as --slot-type and VOLADOR_SLOT_TYPE spell them.
-[[nodiscard]] std::string slot_type_name(SlotType type);
-
 // What `--slot-type` asks for: GPUs when there are any, else CPU slots (auto);
 // GPUs only; CPU slots only.
 enum class SlotChoice { automatic, gpu, cpu };

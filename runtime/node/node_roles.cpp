@@ -73,7 +73,7 @@ Result<std::vector<wire::SlotSpec>> offered_slots(const std::string& slot_type, 
     slots.push_back({.type = slot.type, .device_uuid = device.uuid, .model = device.model, .memory_bytes = device.memory_bytes});
   }
   spdlog::info("offering {} {} slot(s); GPUs: {} found by {}", slots.size(),
-               slots.empty() ? "" : devices::slot_type_name(slots[0].type),
+               slots.empty() ? "" : lowercase_name(slots[0].type),
                found.gpus.size(), found.source);
   return slots;
 }

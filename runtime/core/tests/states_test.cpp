@@ -18,3 +18,11 @@ TEST_CASE("Only completed, canceled and error are terminal") {
   CHECK(is_terminal(RunState::canceled));
   CHECK(is_terminal(RunState::error));
 }
+
+TEST_CASE("Enums have an upper-case name for users and a lower-case one for flags and prose") {
+  CHECK(to_string(SlotType::gpu) == "GPU");
+  CHECK(lowercase_name(SlotType::cpu) == "cpu");
+  CHECK(lowercase_name(MetricKind::validation) == "validation");
+  CHECK(parse_slot_type("GPU") == SlotType::gpu);
+  CHECK_FALSE(parse_slot_type("gpu").has_value());
+}

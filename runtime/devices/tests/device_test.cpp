@@ -69,8 +69,3 @@ TEST_CASE("Discovery without the seam never fails") {
   const auto found = discover_gpus();
   CHECK_FALSE(found.source.empty());  // "CUDA runtime", "CUDA runtime: no GPU (...)" or "built without CUDA"
 }
-
-TEST_CASE("Slot types print as the agent reports them") {
-  CHECK(slot_type_name(SlotType::cpu) == "cpu");
-  CHECK(slot_type_name(SlotType::gpu) == "gpu");
-}
