@@ -15,12 +15,9 @@ namespace {
 
 struct Fixture {
   fs::path dir = fs::temp_directory_path() / ("volador-resume-" + std::to_string(std::random_device{}()));
-  std::unique_ptr<storage::Journal> journal = std::move(storage::Journal::open(dir / "journal").value());
+  std::unique_ptr<storage::Journal> journal = storage::Journal::in_memory();
   std::unique_ptr<checkpoints::SharedFsStore> store = std::move(checkpoints::SharedFsStore::open(dir / "ckpt").value());
-  ~Fixture() {
-    journal.reset();
-    fs::remove_all(dir);
-  }
+  ~Fixture() { fs::remove_all(dir); }
 
   // Commits a checkpoint of trial 1 after `batches` and journals it
   // (`scheduled`: the plan asked for it, else a pausing trial took it).

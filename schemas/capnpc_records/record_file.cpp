@@ -26,6 +26,19 @@ constexpr std::uint64_t kCxxNamespace = 0xb9c6f99ebf805f2c;
 
 std::string to_std(capnp::Text::Reader text) { return {text.cStr(), text.size()}; }
 
+// `code` with `spaces` more spaces before each line.
+std::string indented(const std::string& code, std::size_t spaces) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < code.size()) {
+    auto end = code.find('\n', start);
+    if (end == std::string::npos) end = code.size() - 1;
+    out += std::string(spaces, ' ') + code.substr(start, end - start + 1);
+    start = end + 1;
+  }
+  return out;
+}
+
 std::optional<schema::Value::Reader> annotation(capnp::List<schema::Annotation>::Reader annotations, std::uint64_t id) {
   for (auto a : annotations)
     if (a.getId() == id) return a.getValue();
@@ -395,8 +408,9 @@ class Generator {
     const auto name = to_std(field.getProto().getName());
     const auto member = "record." + snake_case(name);
     if (auto value = optional_value(field)) {
-      return "  {\n    auto group = builder.init" + capitalized(name) + "();\n    if (" + member + ") {\n  " +
-             write_value("group", "value", value->getType(), "(*" + member + ")") + "    } else {\n      group.setNone();\n    }\n  }\n";
+      return "  {\n    auto group = builder.init" + capitalized(name) + "();\n    if (" + member + ") {\n" +
+             indented(write_value("group", "value", value->getType(), "(*" + member + ")"), 4) +
+             "    } else {\n      group.setNone();\n    }\n  }\n";
     }
     if (has_annotation(field, kMap)) {
       auto [key, value] = map_entry(field);

@@ -17,18 +17,18 @@ class SharedFsStore final : public CheckpointStore {
  public:
   // Opens the store at `root`, creating the folder (and its parents) if
   // missing. Error io when it cannot be created or is not a folder.
-  static Result<std::unique_ptr<SharedFsStore>> open(const std::filesystem::path& root);
+  [[nodiscard]] static Result<std::unique_ptr<SharedFsStore>> open(const std::filesystem::path& root);
 
   [[nodiscard]] const std::filesystem::path& root() const { return root_; }
 
-  Result<PendingCheckpoint> begin(std::string_view uuid) override;
-  Result<CheckpointManifest> commit(const PendingCheckpoint& pending) override;
-  Status abort(const PendingCheckpoint& pending) override;
-  Status verify(std::string_view uuid) const override;
-  Result<std::filesystem::path> path(std::string_view uuid) const override;
-  Status remove(std::string_view uuid) override;
-  Status download(std::string_view uuid, const std::filesystem::path& dest_dir) const override;
-  Status sweep_incomplete() override;
+  [[nodiscard]] Result<PendingCheckpoint> begin(std::string_view uuid) override;
+  [[nodiscard]] Result<CheckpointManifest> commit(const PendingCheckpoint& pending) override;
+  [[nodiscard]] Status abort(const PendingCheckpoint& pending) override;
+  [[nodiscard]] Status verify(std::string_view uuid) const override;
+  [[nodiscard]] Result<std::filesystem::path> path(std::string_view uuid) const override;
+  [[nodiscard]] Status remove(std::string_view uuid) override;
+  [[nodiscard]] Status download(std::string_view uuid, const std::filesystem::path& dest_dir) const override;
+  [[nodiscard]] Status sweep_incomplete() override;
 
  private:
   struct StoredManifest {
