@@ -6,8 +6,8 @@
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
 #include "actors/checkpoint_gc.hpp"
-#include "actors/trial_resume.hpp"
 #include "actors/trial_actor.hpp"
+#include "actors/trial_resume.hpp"
 
 namespace volador::actors {
 namespace {
@@ -149,6 +149,22 @@ search::Operations trial_end_event(search::Searcher& searcher, search::RequestId
       request, state == RunState::error ? search::ExitReason::errored : search::ExitReason::user_canceled);
 }
 
+// Tells the searcher of the validations `trial` journaled after the last one
+// it saw, and marks them seen; the searcher's answers.
+Result<search::Operations> replay_unseen_validations(Self self, const storage::TrialRecord& record,
+                                                     ExperimentState::Trial& trial) {
+  auto& st = self->state;
+  auto unseen = unseen_validations(*st.context.journal, record.id, st.config->searcher.metric, trial.validated);
+  if (!unseen) return fail(unseen.error());
+  search::Operations out;
+  for (const auto& [batches, value] : *unseen) {
+    trial.validated = batches;
+    auto ops = st.searcher->on_validation_completed(record.request_id, value, batches);
+    out.insert(out.end(), ops.begin(), ops.end());
+  }
+  return out;
+}
+
 // Rebuilds the search from the journal: the searcher's state, and an actor
 // for every unfinished trial, told again what it was last asked. Trials that
 // ended, or validated, after the search state was last journaled are
@@ -170,13 +186,9 @@ Status recover(Self self, const ExperimentRecovery& recovery) {
         trial.actor = spawn_trial(self, record);
         if (trial.closing) self->send(trial.actor, close_atom::value);
         else if (trial.target > 0) self->send(trial.actor, train_to_atom::value, trial.target);
-        auto unseen = unseen_validations(*st.context.journal, record.id, st.config->searcher.metric, trial.validated);
-        if (!unseen) return fail(unseen.error());
-        for (const auto& [batches, value] : *unseen) {
-          trial.validated = batches;
-          auto ops = st.searcher->on_validation_completed(record.request_id, value, batches);
-          missed.insert(missed.end(), ops.begin(), ops.end());
-        }
+        auto ops = replay_unseen_validations(self, record, trial);
+        if (!ops) return fail(ops.error());
+        missed.insert(missed.end(), ops->begin(), ops->end());
       } else if (!saved.at("ended").get<bool>()) {
         auto ops = trial_end_event(*st.searcher, record.request_id, record.state);
         missed.insert(missed.end(), ops.begin(), ops.end());
