@@ -151,7 +151,8 @@ void send_workload(Self self, const wire::WorkloadRequest& request, std::size_t 
     self->request(self->state.ranks[r].worker, kWorkloadTimeout, workload_atom::value, wire::encode(request))
         .then(
             [=](const wire::Bytes& bytes) {
-              if (self->state.phase == Phase::ended || record(self).run_id != run_id || answers->done) return;
+              // A restart leaves the phase before the next launch renumbers the run.
+              if (self->state.phase != Phase::running || record(self).run_id != run_id || answers->done) return;
               auto result = wire::decode<wire::WorkloadResult>(bytes);
               if (!result) return end_trial(self, RunState::error, result.error().message);
               if (fail_fast && !result->error_message.empty()) {
