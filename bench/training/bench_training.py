@@ -31,9 +31,10 @@ import numpy
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [os.path.join(HERE, "mnist_trial"), os.path.join(HERE, "..", "..", "python")]
+EXAMPLE = os.path.join(HERE, "..", "..", "examples", "mnist_pytorch")  # the manual's trial, which bench_trial extends
+sys.path[:0] = [HERE, EXAMPLE, os.path.join(HERE, "..", "..", "python")]
 
-import model_def  # noqa: E402  (the trial under test; shares the model/optimizer builders)
+import bench_trial  # noqa: E402  (the trial under test; shares the model/optimizer builders)
 from volador.pytorch import PyTorchTrialContext, TrialController  # noqa: E402
 
 HPARAMS = {"learning_rate": 1.0, "n_filters1": 32, "n_filters2": 64, "dropout1": 0.25,
@@ -53,11 +54,11 @@ class PlainLoop:
     def __init__(self, hparams: Dict, global_batch_size: int, device: torch.device, amp: bool):
         torch.manual_seed(TRIAL_SEED)  # as TrialController seeds before building the trial
         self.device, self.amp, self.batch_size = device, amp, global_batch_size
-        self.model = model_def.build_model(hparams).to(device)
-        self.optimizer = model_def.build_optimizer(hparams, self.model)
-        self.scheduler = model_def.build_scheduler(hparams, self.optimizer)
+        self.model = bench_trial.build_model(hparams).to(device)
+        self.optimizer = bench_trial.build_optimizer(hparams, self.model)
+        self.scheduler = bench_trial.build_scheduler(hparams, self.optimizer)
         self.scaler = torch.cuda.amp.GradScaler(enabled=amp and device.type == "cuda")
-        self.dataset = model_def.digits_datasets()[0]
+        self.dataset = bench_trial.digits_datasets()[0]
         self.batches_per_epoch = len(self.dataset) // global_batch_size
 
     def _index_batches(self, start: int, batches: int) -> Iterator[List[int]]:
@@ -97,7 +98,7 @@ class VoladorRun:
     def __init__(self, hparams: Dict, global_batch_size: int, device: torch.device):
         context = PyTorchTrialContext({**hparams, "global_batch_size": global_batch_size},
                                       trial_seed=TRIAL_SEED, device=device)
-        self.controller = TrialController(model_def.MNistTrial, context)
+        self.controller = TrialController(bench_trial.MNistBenchTrial, context)
         self.model = self.controller.trial.model
 
     def train(self, start: int, batches: int) -> Dict[str, float]:
@@ -141,13 +142,13 @@ def interleaved_seconds(runners: Dict, batches: int, rounds: int, device: torch.
 
 def overhead_per_batch(hparams: Dict, size: int, device: torch.device, amp: bool) -> Dict:
     """Microseconds per batch of both variants with a one-layer model (784 -> 10), medians of 9 rounds of 100."""
-    conv_net = model_def.build_model
-    model_def.build_model = lambda _: torch.nn.Sequential(model_def.Flatten(), torch.nn.Linear(784, 10),
-                                                         torch.nn.LogSoftmax(dim=1))
+    conv_net = bench_trial.build_model
+    bench_trial.build_model = lambda _: torch.nn.Sequential(bench_trial.Flatten(), torch.nn.Linear(784, 10),
+                                                           torch.nn.LogSoftmax(dim=1))
     try:
         runners = {"volador": VoladorRun(hparams, size, device), "pytorch": PlainLoop(hparams, size, device, amp)}
     finally:
-        model_def.build_model = conv_net
+        bench_trial.build_model = conv_net
     times = interleaved_seconds(runners, 100, 9, device, seed=size)
     us = {variant: statistics.median(ts) / 100 * 1e6 for variant, ts in times.items()}
     return {"bench": "training", "variant": "overhead", "model": "linear784x10", "device": device.type, "amp": amp,

@@ -38,13 +38,14 @@ import time
 from typing import Dict, List, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLE = os.path.join(HERE, "..", "..", "examples", "mnist_pytorch")  # the manual's trial, which bench_trial extends
 CLUSTER, PLAIN, PLAIN_KEPT = "volador-cluster", "pytorch-process", "pytorch-process-kept-memory"
 VARIANTS = (CLUSTER, PLAIN, PLAIN_KEPT)
 CHUNK_LINE = re.compile(r"volador: trained batches (\d+)-(\d+) in ([0-9.]+) s")
 
 CONFIG = """\
 name: bench-training-e2e
-entrypoint: model_def:MNistTrial
+entrypoint: bench_trial:MNistBenchTrial
 hyperparameters:
   learning_rate: 1.0
   global_batch_size: {batch_size}
@@ -86,6 +87,13 @@ def steady_rate(chunks: List[Tuple[int, int, float]], batch_size: int) -> float:
     return sum(b - a + 1 for a, b, _ in timed) * batch_size / sum(s for _, _, s in timed)
 
 
+def write_project(folder: str) -> str:
+    """Writes the experiment's project folder: the MNIST example's files plus bench_trial.py. Returns `folder`."""
+    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(os.path.join(HERE, "bench_trial.py"), folder)
+    return folder
+
+
 class LocalCluster:
     """`volador-node up` on a temporary data folder, in its own process group but this process's session.
 
@@ -100,6 +108,7 @@ class LocalCluster:
         self.config = os.path.join(self.data, "distributed.yaml")
         with open(self.config, "w", encoding="utf-8") as file:
             file.write(config)
+        self.project = write_project(os.path.join(self.data, "bench-project"))
         self._log = open(os.path.join(self.data, "node.log"), "w", encoding="utf-8")
         group = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
         self._node = subprocess.Popen([os.path.join(bin_dir, "volador-node"), "up", "--data", self.data,
@@ -135,8 +144,8 @@ class LocalCluster:
 
 def cluster_round(cluster: LocalCluster, args) -> Dict[str, float]:
     """Runs the trial as one experiment: its worker's samples/s, the rate from its reports, the gaps, the wall time."""
-    created = subprocess.run([cluster.cli, "experiment", "create", cluster.config, os.path.join(HERE, "mnist_trial"),
-                              "--follow"], env=cluster.env, capture_output=True, text=True, timeout=args.timeout)
+    created = subprocess.run([cluster.cli, "experiment", "create", cluster.config, cluster.project, "--follow"],
+                             env=cluster.env, capture_output=True, text=True, timeout=args.timeout)
     match = re.search(r"created experiment (\d+)", created.stdout)
     if not match:
         raise Skipped("the master refused the experiment: " +

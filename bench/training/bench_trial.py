@@ -1,31 +1,33 @@
-"""The manual's MNIST PyTorchTrial with its data source changed: scikit-learn's
-bundled 8x8 digits, upsampled to MNIST's 28x28 (no download).
+"""The manual's MNIST PyTorchTrial as bench/training runs it: examples/mnist_pytorch's
+MNistTrial (its train_batch and evaluate_batch) with the model, optimizer and
+data built by `build_model`, `build_optimizer`, `build_scheduler` and
+`digits_datasets`, which bench_training.py's plain PyTorch loop shares, so both
+variants train exactly the same model on the same records.
 
-The model, optimizer (Adadelta), loss and metrics are the manual's. An
-optional StepLR (hparam lr_gamma, stepped every epoch) exercises Volador's
-LR-scheduler path; hparam amp turns on configure_apex_amp (O1); hparam
-torch_threads, when given, fixes torch.set_num_threads in the worker.
-`build_model`, `build_optimizer`, `build_scheduler` and `digits_datasets`
-are shared with bench_training.py's plain PyTorch loop, so both variants
-train exactly the same model on the same records.
+The model, optimizer (Adadelta), loss and metrics are the manual's; the data
+are scikit-learn's bundled 8x8 digits, upsampled to MNIST's 28x28 (1,500
+training records, 297 validation). An optional StepLR (hparam lr_gamma,
+stepped every epoch) exercises Volador's LR-scheduler path; hparam amp turns
+on configure_apex_amp (O1); hparam torch_threads, when given, fixes
+torch.set_num_threads in the worker.
+
+Imports the example's model_def and layers: bench_training.py puts
+examples/mnist_pytorch on sys.path, end_to_end.py ships its files in the
+experiment's project folder.
 """
 
-from typing import Any, Dict, Tuple, cast
+from typing import Any, Dict, Tuple
 
 import torch
 from torch import nn
 
-from determined.pytorch import DataLoader, LRScheduler, PyTorchTrial, PyTorchTrialContext
+from determined.pytorch import DataLoader, LRScheduler, PyTorchTrialContext
+from layers import Flatten
+from model_def import MNistTrial
 
-TorchData = Any
 _VALIDATION_RECORDS = 297  # of the 1,797 digits; the other 1,500 train
 _MNIST_MEAN, _MNIST_STD = 0.1307, 0.3081
 _DATASETS = {}
-
-
-class Flatten(nn.Module):
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x.view(x.size(0), -1)
 
 
 class DigitsDataset(torch.utils.data.Dataset):
@@ -85,7 +87,9 @@ def build_scheduler(hparams: Dict[str, Any], optimizer: torch.optim.Optimizer):
     return None if gamma is None else torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=gamma)
 
 
-class MNistTrial(PyTorchTrial):
+class MNistBenchTrial(MNistTrial):
+    """The example's MNistTrial; __init__ and the data loaders are replaced (the example's __init__ is not run)."""
+
     def __init__(self, context: PyTorchTrialContext):
         self.context = context
         hparams = context.get_hparams()
@@ -105,27 +109,3 @@ class MNistTrial(PyTorchTrial):
 
     def build_validation_data_loader(self):
         return DataLoader(digits_datasets()[1], batch_size=self.context.get_per_slot_batch_size())
-
-    def train_batch(self, batch: TorchData, epoch_idx: int, batch_idx: int):
-        batch = cast(Tuple[torch.Tensor, torch.Tensor], batch)
-        data, labels = batch
-
-        output = self.model(data)
-        loss = torch.nn.functional.nll_loss(output, labels)
-
-        self.context.backward(loss)
-        self.context.step_optimizer(self.optimizer)
-
-        return {"loss": loss}
-
-    def evaluate_batch(self, batch: TorchData):
-        batch = cast(Tuple[torch.Tensor, torch.Tensor], batch)
-        data, labels = batch
-
-        output = self.model(data)
-        validation_loss = torch.nn.functional.nll_loss(output, labels).item()
-
-        pred = output.argmax(dim=1, keepdim=True)
-        accuracy = pred.eq(labels.view_as(pred)).sum().item() / len(data)
-
-        return {"validation_loss": validation_loss, "accuracy": accuracy}
