@@ -231,4 +231,25 @@ Status check_barrier(Communicator& comm, std::atomic<int>& arrivals, int rounds)
   return {};
 }
 
+Status check_collectives(Communicator& comm, std::uint64_t seed, std::atomic<int>& arrivals) {
+  for (DType type : {DType::f32, DType::f16, DType::bf16}) {
+    if (auto ok = check_allreduce(comm, seed, kAllreduceCounts, type); !ok) return ok;
+  }
+  if (auto ok = check_broadcast(comm, seed, kBroadcastBytes); !ok) return ok;
+  return check_barrier(comm, arrivals, 3);
+}
+
+std::vector<RankReport> run_with_victim(int n, int victim, const JoinFn& join,
+                                        const std::function<void()>& misbehave) {
+  return run_in_processes(n, [&](int rank) -> Status {
+    auto comm = join(rank);
+    if (!comm) return fail(comm.error());
+    if (rank == victim) misbehave();
+    std::vector<float> data(1 << 18, 1.0f);
+    for (;;) {
+      if (auto ok = (*comm)->allreduce(data, ReduceOp::avg); !ok) return ok;
+    }
+  }, std::chrono::seconds(10));
+}
+
 }  // namespace volador::collective::testing

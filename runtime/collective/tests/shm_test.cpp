@@ -40,30 +40,12 @@ void check_conformance(int first, int last) {
     const auto reports = run_in_processes(n, [&](int rank) -> Status {
       auto comm = ShmCommunicator::join(group, rank, n);
       if (!comm) return fail(comm.error());
-      for (DType type : {DType::f32, DType::f16, DType::bf16}) {
-        if (auto ok = check_allreduce(**comm, seed, kAllreduceCounts, type); !ok) return ok;
-      }
-      if (auto ok = check_broadcast(**comm, seed, kBroadcastBytes); !ok) return ok;
-      return check_barrier(**comm, *arrivals.value, 3);
+      return check_collectives(**comm, seed, *arrivals.value);
     }, 20s);
     INFO(n << " ranks:\n" << summary(reports));
     REQUIRE(all_ok(reports));
     CHECK_FALSE(segment_exists(group));
   }
-}
-
-// Rank `victim` runs `misbehave` after joining; the others allreduce in a loop until they fail.
-std::vector<RankReport> run_with_victim(int n, int victim, CommOptions options, const std::function<void()>& misbehave,
-                                        const std::string& group) {
-  return run_in_processes(n, [&](int rank) -> Status {
-    auto comm = ShmCommunicator::join(group, rank, n, options);
-    if (!comm) return fail(comm.error());
-    if (rank == victim) misbehave();
-    std::vector<float> data(1 << 18, 1.0f);
-    for (;;) {
-      if (auto ok = (*comm)->allreduce(data, ReduceOp::avg); !ok) return ok;
-    }
-  }, 10s);
 }
 
 }  // namespace
@@ -78,12 +60,13 @@ TEST_CASE("shm: a rank killed mid-allreduce makes the others fail within seconds
   CommOptions options;
   options.timeout = 20s;  // far longer than the test: the failure must come from the liveness check
   const std::string group = unique_group_id();
-  const auto reports = run_with_victim(4, 1, options, [] {
+  const auto join = [&](int rank) { return ShmCommunicator::join(group, rank, 4, options); };
+  const auto reports = run_with_victim(4, 1, join, [] {
     std::thread([] {
       std::this_thread::sleep_for(100ms);
       ::raise(SIGKILL);
     }).detach();
-  }, group);
+  });
   INFO(summary(reports));
   CHECK_THAT(reports[1].message, Catch::Contains("signal 9"));
   for (int r : {0, 2, 3}) {
@@ -98,7 +81,9 @@ TEST_CASE("shm: a rank killed mid-allreduce makes the others fail within seconds
 TEST_CASE("shm: a rank that stops responding makes the others fail after the timeout") {
   CommOptions options;
   options.timeout = 200ms;
-  const auto reports = run_with_victim(3, 2, options, [] { std::this_thread::sleep_for(900ms); }, unique_group_id());
+  const std::string group = unique_group_id();
+  const auto join = [&](int rank) { return ShmCommunicator::join(group, rank, 3, options); };
+  const auto reports = run_with_victim(3, 2, join, [] { std::this_thread::sleep_for(900ms); });
   INFO(summary(reports));
   for (int r : {0, 1}) {
     CHECK_FALSE(reports[r].ok);

@@ -25,29 +25,11 @@ void check_conformance(int first, int last) {
     const auto reports = run_in_threads(n, [&](int rank) -> Status {
       auto comm = group.connect(rank);
       if (!comm) return fail(comm.error());
-      for (DType type : {DType::f32, DType::f16, DType::bf16}) {
-        if (auto ok = check_allreduce(**comm, seed, kAllreduceCounts, type); !ok) return ok;
-      }
-      if (auto ok = check_broadcast(**comm, seed, kBroadcastBytes); !ok) return ok;
-      return check_barrier(**comm, arrivals, 3);
+      return check_collectives(**comm, seed, arrivals);
     });
     INFO(n << " ranks:\n" << summary(reports));
     REQUIRE(all_ok(reports));
   }
-}
-
-// Rank `victim` runs `misbehave` after connecting; the others allreduce in a loop until they fail.
-std::vector<RankReport> run_with_victim(int n, int victim, CommOptions options, const std::function<void()>& misbehave) {
-  TcpGroup group(n);
-  return run_in_processes(n, [&](int rank) -> Status {
-    auto comm = group.connect(rank, "trial-secret", options);
-    if (!comm) return fail(comm.error());
-    if (rank == victim) misbehave();
-    std::vector<float> data(1 << 18, 1.0f);
-    for (;;) {
-      if (auto ok = (*comm)->allreduce(data, ReduceOp::avg); !ok) return ok;
-    }
-  }, 10s);
 }
 
 }  // namespace
@@ -145,7 +127,9 @@ TEST_CASE("tcp: a buffer of partial or misaligned elements is refused and the gr
 TEST_CASE("tcp: a rank killed mid-allreduce makes the others fail within seconds") {
   CommOptions options;
   options.timeout = 20s;  // far longer than the test: the failure must come from the closed sockets
-  const auto reports = run_with_victim(4, 2, options, [] {
+  TcpGroup group(4);
+  const auto join = [&](int rank) { return group.connect(rank, "trial-secret", options); };
+  const auto reports = run_with_victim(4, 2, join, [] {
     std::thread([] {
       std::this_thread::sleep_for(100ms);
       ::raise(SIGKILL);
@@ -163,7 +147,9 @@ TEST_CASE("tcp: a rank killed mid-allreduce makes the others fail within seconds
 TEST_CASE("tcp: a rank that stops responding makes the others fail after the timeout") {
   CommOptions options;
   options.timeout = 200ms;
-  const auto reports = run_with_victim(3, 1, options, [] { std::this_thread::sleep_for(900ms); });
+  TcpGroup group(3);
+  const auto join = [&](int rank) { return group.connect(rank, "trial-secret", options); };
+  const auto reports = run_with_victim(3, 1, join, [] { std::this_thread::sleep_for(900ms); });
   INFO(summary(reports));
   for (int r : {0, 2}) {
     CHECK_FALSE(reports[r].ok);
