@@ -11,6 +11,9 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
 
 #include "storage/checkpoints/tests/test_support.hpp"
 
@@ -44,9 +47,12 @@ class SmallTmpfs {
     REQUIRE(::mount("tmpfs", dir_.c_str(), "tmpfs", flags, "size=1m") == 0);
   }
 
-  // False (after a WARN saying why) where mounting is not permitted.
+  // False where mounting is not permitted: the test then passes as skipped, with a WARN saying why.
   bool usable() const {
-    if (!mounted_) WARN("disk-full test skipped: cannot mount a tmpfs at " << dir_ << " (" << reason_ << ")");
+    if (!mounted_) {
+      WARN("disk-full test skipped: cannot mount a tmpfs at " << dir_ << " (" << reason_ << ")");
+      SUCCEED("skipped: mounting is not permitted here");
+    }
     return mounted_;
   }
 
@@ -68,71 +74,66 @@ void fill(const fs::path& path) {
   REQUIRE(err == ENOSPC);
 }
 
+// A checkpoint begun in a store at `root`.
+struct Begun {
+  std::unique_ptr<SharedFsStore> store;
+  std::string uuid;
+  PendingCheckpoint pending;
+
+  explicit Begun(const fs::path& root) : store(open_store(root)), uuid(fresh_uuid()) {
+    auto begun = store->begin(uuid);
+    REQUIRE(begun.has_value());
+    pending = std::move(*begun);
+  }
+};
+
+// `result` is an I/O error whose message names `path` and the system's `reason`.
+template <class T>
+void check_io_error(const Result<T>& result, const std::string& path, std::string_view reason) {
+  REQUIRE_FALSE(result.has_value());
+  CHECK(result.error().code == ErrorCode::io);
+  CHECK_THAT(result.error().message, Catch::Contains(path) && Catch::Contains(std::string(reason)));
+}
+
 }  // namespace
 
 TEST_CASE("commit on a full disk fails with the path and ENOSPC and shows nothing") {
   TempDir temp;
   SmallTmpfs disk(temp.path / "disk");
-  if (!disk.usable()) {
-    SUCCEED("skipped: mounting is not permitted here");
-    return;
-  }
-  auto store = open_store(temp.path / "disk/checkpoints");
-  const std::string uuid = fresh_uuid();
-  auto pending = store->begin(uuid);
-  REQUIRE(pending.has_value());
-  fill(pending->dir / "weights.bin");
+  if (!disk.usable()) return;
+  Begun begun(temp.path / "disk/checkpoints");
+  fill(begun.pending.dir / "weights.bin");
 
-  auto manifest = store->commit(*pending);
-  REQUIRE_FALSE(manifest.has_value());
-  CHECK(manifest.error().code == ErrorCode::io);
-  CHECK_THAT(manifest.error().message,
-             Catch::Contains((pending->dir / kManifestFileName).string()) && Catch::Contains(std::string(kNoSpace)));
-  CHECK(entries(store->root()).empty());
-  CHECK(store->path(uuid).error().code == ErrorCode::not_found);
+  check_io_error(begun.store->commit(begun.pending), (begun.pending.dir / kManifestFileName).string(), kNoSpace);
+  CHECK(entries(begun.store->root()).empty());
+  CHECK(begun.store->path(begun.uuid).error().code == ErrorCode::not_found);
 }
 
 TEST_CASE("download onto a full disk fails with the path and ENOSPC and leaves nothing") {
   TempDir temp;
   SmallTmpfs disk(temp.path / "disk");
-  if (!disk.usable()) {
-    SUCCEED("skipped: mounting is not permitted here");
-    return;
-  }
+  if (!disk.usable()) return;
   auto store = open_store(temp.path / "checkpoints");
   const std::string uuid = fresh_uuid();
   commit_files(*store, uuid, {{"weights.bin", std::string(2 << 20, 'w')}});
 
-  auto downloaded = store->download(uuid, temp.path / "disk/copy");
-  REQUIRE_FALSE(downloaded.has_value());
-  CHECK(downloaded.error().code == ErrorCode::io);
-  CHECK_THAT(downloaded.error().message, Catch::Contains("weights.bin") && Catch::Contains(std::string(kNoSpace)));
+  check_io_error(store->download(uuid, temp.path / "disk/copy"), "weights.bin", kNoSpace);
   CHECK(entries(temp.path / "disk").empty());
 }
 
 TEST_CASE("commit on a read-only filesystem fails with the path and EROFS and shows nothing") {
   TempDir temp;
   SmallTmpfs disk(temp.path / "disk");
-  if (!disk.usable()) {
-    SUCCEED("skipped: mounting is not permitted here");
-    return;
-  }
-  auto store = open_store(temp.path / "disk/checkpoints");
-  const std::string uuid = fresh_uuid();
-  auto pending = store->begin(uuid);
-  REQUIRE(pending.has_value());
-  write_file(pending->dir / "weights.bin", "w");
+  if (!disk.usable()) return;
+  Begun begun(temp.path / "disk/checkpoints");
+  write_file(begun.pending.dir / "weights.bin", "w");
   disk.set_read_only(true);
 
-  auto manifest = store->commit(*pending);
-  REQUIRE_FALSE(manifest.has_value());
-  CHECK(manifest.error().code == ErrorCode::io);
-  CHECK_THAT(manifest.error().message, Catch::Contains(pending->dir.string()) &&
-                                           Catch::Contains(std::string(std::strerror(EROFS))));
-  CHECK(store->path(uuid).error().code == ErrorCode::not_found);
+  check_io_error(begun.store->commit(begun.pending), begun.pending.dir.string(), std::strerror(EROFS));
+  CHECK(begun.store->path(begun.uuid).error().code == ErrorCode::not_found);
   disk.set_read_only(false);  // the private folder could not go; the next start sweeps it
-  REQUIRE(store->sweep_incomplete().has_value());
-  CHECK(entries(store->root()).empty());
+  REQUIRE(begun.store->sweep_incomplete().has_value());
+  CHECK(entries(begun.store->root()).empty());
 }
 
 TEST_CASE("commit of an unreadable file fails with the path and EACCES and shows nothing") {
@@ -142,17 +143,11 @@ TEST_CASE("commit of an unreadable file fails with the path and EACCES and shows
     return;
   }
   TempDir temp;
-  auto store = open_store(temp.path / "checkpoints");
-  const std::string uuid = fresh_uuid();
-  auto pending = store->begin(uuid);
-  REQUIRE(pending.has_value());
-  write_file(pending->dir / "weights.bin", "w");
-  fs::permissions(pending->dir / "weights.bin", fs::perms::none);
+  Begun begun(temp.path / "checkpoints");
+  write_file(begun.pending.dir / "weights.bin", "w");
+  fs::permissions(begun.pending.dir / "weights.bin", fs::perms::none);
 
-  auto manifest = store->commit(*pending);
-  REQUIRE_FALSE(manifest.has_value());
-  CHECK(manifest.error().code == ErrorCode::io);
-  CHECK_THAT(manifest.error().message, Catch::Contains((pending->dir / "weights.bin").string()) &&
-                                           Catch::Contains(std::string(std::strerror(EACCES))));
-  CHECK(entries(store->root()).empty());
+  check_io_error(begun.store->commit(begun.pending), (begun.pending.dir / "weights.bin").string(),
+                 std::strerror(EACCES));
+  CHECK(entries(begun.store->root()).empty());
 }
