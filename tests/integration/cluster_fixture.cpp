@@ -69,6 +69,11 @@ TempDir::~TempDir() {
 
 Cluster::Cluster(const fs::path& data_dir) : data_dir_(data_dir) {}
 
+Cluster::Cluster(const fs::path& data_dir, std::uint32_t agent_slots) : Cluster(data_dir) {
+  start_master();
+  start_agent(agent_slots);
+}
+
 Cluster::Cluster(const fs::path& data_dir, const NetnsLab& lab) : data_dir_(data_dir), lab_(&lab) {}
 
 Cluster::~Cluster() {
@@ -180,11 +185,36 @@ std::string submit(const Cluster& cluster, const fs::path& project) {
   return created.json()["id"].dump();
 }
 
+std::string submit(const Cluster& cluster, const fs::path& project, const std::string& config) {
+  write_file(project / "distributed.yaml", config);
+  return submit(cluster, project);
+}
+
 nlohmann::json describe_experiment(const Cluster& cluster, const std::string& id) {
   const auto described = cluster.cli({"experiment", "describe", id, "--json"});
   INFO("volador experiment describe " << id << ": " << described.err);
   REQUIRE(described.exit_code == 0);
   return described.json();
+}
+
+nlohmann::json checkpoints(const Cluster& cluster, const std::string& id) {
+  return cluster.cli({"checkpoint", "list", id, "--json"}).json();
+}
+
+std::string kill_once_hook(const std::string& only_if, double delay_s) {
+  const std::string delay = delay_s > 0 ? "sleep " + std::to_string(delay_s) + "; " : "";
+  return "if " + only_if + " && [ -n \"$KILL_ONCE\" ] && [ ! -f \"$KILL_ONCE\" ]; then touch \"$KILL_ONCE\"; "
+         "(i=0; until find \"$KILL_STORAGE\" -mindepth 1 -maxdepth 1 -type d ! -name '.tmp-*' | grep -q .; do "
+         "i=$((i+1)); [ $i -gt 3000 ] && exit 0; sleep 0.02; done; " + delay + "kill -KILL $$) "
+         "</dev/null >/dev/null 2>&1 & fi\n";
+}
+
+std::string kill_once_config(const fs::path& marker, const fs::path& storage, const std::string& other_variables) {
+  fs::create_directories(storage);
+  const std::string others = other_variables.empty() ? "" : other_variables + ", ";
+  return "environment: {environment_variables: [" + others + "KILL_ONCE=" + marker.string() +
+         ", KILL_STORAGE=" + storage.string() + "]}\ncheckpoint_storage: {type: shared_fs, host_path: " +
+         storage.string() + "}\n";
 }
 
 MetricHistory metric_history(const Cluster& cluster, const std::string& trial_id) {

@@ -46,6 +46,8 @@ class NetnsLab;
 class Cluster {
  public:
   explicit Cluster(const std::filesystem::path& data_dir);
+  // The usual test cluster: start_master(), then start_agent(agent_slots).
+  Cluster(const std::filesystem::path& data_dir, std::uint32_t agent_slots);
   // A cluster spread over `lab`'s hosts, which must outlive it.
   Cluster(const std::filesystem::path& data_dir, const NetnsLab& lab);
   ~Cluster();
@@ -103,7 +105,25 @@ CommandResult create_and_follow(const Cluster& cluster, const std::filesystem::p
                                 const std::filesystem::path& project, int timeout_s = 120);
 // Submits PROJECT without following; the experiment id (the test fails when refused).
 std::string submit(const Cluster& cluster, const std::filesystem::path& project);
+// The same after writing `config` as PROJECT's distributed.yaml.
+std::string submit(const Cluster& cluster, const std::filesystem::path& project, const std::string& config);
 nlohmann::json describe_experiment(const Cluster& cluster, const std::string& id);
+// The experiment's checkpoints, as `checkpoint list ID --json` lists them.
+nlohmann::json checkpoints(const Cluster& cluster, const std::string& id);
+
+// A startup hook that SIGKILLs its worker once, `delay_s` seconds after a
+// checkpoint is committed in the folder named by KILL_STORAGE: only where the
+// environment names a marker file in KILL_ONCE, only while that file does not
+// exist (the hook creates it), and only where the shell test `only_if` holds.
+// Waiting for the checkpoint rather than for a time makes the kill land
+// mid-training however fast the machine is (the trial must run on well after it).
+std::string kill_once_hook(const std::string& only_if = "true", double delay_s = 0);
+// The config lines that arm kill_once_hook: an environment of
+// `other_variables` (comma-separated NAME=VALUE, may be empty), its marker
+// file and `storage`, and `storage` (created here) as the checkpoint storage
+// the hook watches.
+std::string kill_once_config(const std::filesystem::path& marker, const std::filesystem::path& storage,
+                             const std::string& other_variables = "");
 
 // A trial's reports by (kind, batches), each once (checked), with the metrics
 // as the master stores them: compared as JSON, so bit for bit.

@@ -47,34 +47,12 @@ std::string example_config(const std::string& entrypoint, int max_trials, int ep
          "  max_length: {epochs: " + std::to_string(epochs) + "}\n";
 }
 
-// A startup hook that SIGKILLs its worker once, as soon as a checkpoint is
-// committed in the folder named by KILL_STORAGE: only where the environment
-// names a marker file in KILL_ONCE, only while that file does not exist (the
-// hook creates it), and only where the shell test `only_if` holds. Waiting
-// for the checkpoint rather than for a time makes the kill land mid-training
-// however fast the machine is (the trials below run hundreds of epochs after it).
-std::string kill_once_hook(const std::string& only_if = "true") {
-  return "if " + only_if + " && [ -n \"$KILL_ONCE\" ] && [ ! -f \"$KILL_ONCE\" ]; then touch \"$KILL_ONCE\"; "
-         "(i=0; until find \"$KILL_STORAGE\" -mindepth 1 -maxdepth 1 -type d ! -name '.tmp-*' | grep -q .; do "
-         "i=$((i+1)); [ $i -gt 3000 ] && exit 0; sleep 0.02; done; kill -KILL $$) </dev/null >/dev/null 2>&1 & fi\n";
-}
-
-// The config lines that arm kill_once_hook: its marker file, and a checkpoint
-// storage of its own (created here) that the hook watches.
-std::string kill_once_config(const fs::path& marker, const fs::path& storage) {
-  fs::create_directories(storage);
-  return "environment: {environment_variables: [KILL_ONCE=" + marker.string() + ", KILL_STORAGE=" + storage.string() +
-         "]}\ncheckpoint_storage: {type: shared_fs, host_path: " + storage.string() + "}\n";
-}
-
 }  // namespace
 
 TEST_CASE("A random search runs on a master and an agent in separate processes and is journaled") {
   TempDir dir;
   write_file(dir.path() / "project/distributed.yaml", example_config("native:mlp_classifier", 3, 2));
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(2);
+  Cluster cluster(dir.path() / "data", 2);
 
   auto created = create_and_follow(cluster, dir.path() / "project");
   INFO(created.err);
@@ -160,9 +138,7 @@ TEST_CASE("A trial whose worker crashes is marked ERROR and its log is kept") {
   // prints a line, then kills the worker with SIGKILL while it trains.
   write_file(dir.path() / "project/startup-hook.sh", "echo hook-ran\n(sleep 0.5; kill -KILL $$) &\n");
   write_file(dir.path() / "project/distributed.yaml", example_config("native:mlp_classifier", 1, 200));
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(1);
+  Cluster cluster(dir.path() / "data", 1);
 
   auto created = create_and_follow(cluster, dir.path() / "project");
   CHECK(created.exit_code == 2);
@@ -209,13 +185,10 @@ TEST_CASE("A lost agent's trial resumes from its checkpoint on the next agent, w
   TempDir dir;
   write_file(dir.path() / "project/distributed.yaml",
              example_config("native:mlp_classifier", 1, 60) + "min_checkpoint_period: {epochs: 5}\n");
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(1);
+  Cluster cluster(dir.path() / "data", 1);
   const auto id = submit(cluster, dir.path() / "project");
   auto describe = [&] { return describe_experiment(cluster, id); };
-  auto checkpoints = [&] { return cluster.cli({"checkpoint", "list", id, "--json"}).json(); };
-  REQUIRE(eventually([&] { return !checkpoints().empty(); }));
+  REQUIRE(eventually([&] { return !checkpoints(cluster, id).empty(); }));
 
   // The running trial holds the agent's slot.
   const auto agents = cluster.cli({"agent", "list", "--json"}).json();
@@ -244,9 +217,7 @@ TEST_CASE("A lost agent's trial resumes from its checkpoint on the next agent, w
 TEST_CASE("A trial whose code cannot be built fails with the reason in its log") {
   TempDir dir;
   write_file(dir.path() / "project/distributed.yaml", example_config("native:no_such_trial", 1, 1));
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(1);
+  Cluster cluster(dir.path() / "data", 1);
 
   auto created = create_and_follow(cluster, dir.path() / "project");
   CHECK(created.exit_code == 2);
@@ -285,11 +256,9 @@ TEST_CASE("SIGTERM stops a master within seconds while it runs trials and a rest
   TempDir dir;
   write_file(dir.path() / "project/distributed.yaml",
              example_config("native:mlp_classifier", 2, 400) + "min_checkpoint_period: {epochs: 4}\n");
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(2);
+  Cluster cluster(dir.path() / "data", 2);
   const auto id = submit(cluster, dir.path() / "project");
-  REQUIRE(eventually([&] { return !cluster.cli({"checkpoint", "list", id, "--json"}).json().empty(); }));
+  REQUIRE(eventually([&] { return !checkpoints(cluster, id).empty(); }));
   REQUIRE(describe_experiment(cluster, id)["state"] == "ACTIVE");
   CHECK(cluster.stop_master());  // it used to wait forever for its experiment and trial actors
   cluster.start_master();
@@ -300,9 +269,7 @@ TEST_CASE("Clients that disconnect or fail the TLS handshake leave the master's 
   // CAF 0.17 leaves OpenSSL's error queue dirty after such connections; the
   // next read on any other connection was taken as fatal (the agent dropped).
   TempDir dir;
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(1);
+  Cluster cluster(dir.path() / "data", 1);
   const auto foreign = issue_test_bundle(dir.path() / "other-cluster", "admin");
   for (int round = 0; round < 3; ++round) {
     CHECK(cluster.cli({"agent", "list"}).exit_code == 0);
@@ -361,9 +328,7 @@ TEST_CASE("A usage error is one line saying what was wrong, with exit status 1, 
 
 TEST_CASE("The master refuses what this cluster cannot run, saying why, and stores nothing") {
   TempDir dir;
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(2);
+  Cluster cluster(dir.path() / "data", 2);
   const auto project = dir.path() / "project";
   // (Commands with adaptive_asha: tests/integration/command_trial_test.cpp.)
   write_file(project / "distributed.yaml",
@@ -378,9 +343,7 @@ TEST_CASE("The master refuses what this cluster cannot run, saying why, and stor
 TEST_CASE("The example trial on 2 and 4 slots of one host reports the metrics of 1 slot") {
   TempDir dir;
   const auto project = dir.path() / "project";
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(4);
+  Cluster cluster(dir.path() / "data", 4);
   auto run_with_slots = [&](int slots) {
     write_file(project / "distributed.yaml", example_config("native:mlp_classifier", 1, 3) +
                                                  "resources: {slots_per_trial: " + std::to_string(slots) + "}\n");
@@ -408,24 +371,18 @@ TEST_CASE("Paused-and-activated and crashed-and-restarted trials report exactly 
   write_file(project / "startup-hook.sh", kill_once_hook());
   // Long enough (about 1.5 s here) that a pause or a kill at the first checkpoint lands mid-training.
   const auto base = example_config("native:mlp_classifier", 1, 200) + "min_checkpoint_period: {epochs: 4}\n";
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(1);
-  auto submit_config = [&](const std::string& config) {
-    write_file(project / "distributed.yaml", config);
-    return submit(cluster, project);
-  };
+  Cluster cluster(dir.path() / "data", 1);
   auto describe = [&](const std::string& id) { return describe_experiment(cluster, id); };
   auto first_trial = [&](const std::string& id) { return describe(id)["trials"][0]["id"].dump(); };
   auto completed = [&](const std::string& id) { return eventually([&] { return describe(id)["state"] == "COMPLETED"; }, 90); };
 
-  const auto reference = submit_config(base);
+  const auto reference = submit(cluster, project, base);
   REQUIRE(completed(reference));
   const auto expected = metric_history(cluster, first_trial(reference));
 
   SECTION("pause, then activate") {
-    const auto id = submit_config(base);
-    REQUIRE(eventually([&] { return !cluster.cli({"checkpoint", "list", id, "--json"}).json().empty(); }));
+    const auto id = submit(cluster, project, base);
+    REQUIRE(eventually([&] { return !checkpoints(cluster, id).empty(); }));
     REQUIRE(cluster.cli({"experiment", "pause", id}).exit_code == 0);
     REQUIRE(eventually([&] { return describe(id)["trials"][0]["state"] == "PAUSED"; }));
     CHECK(describe(id)["state"] == "PAUSED");
@@ -437,8 +394,9 @@ TEST_CASE("Paused-and-activated and crashed-and-restarted trials report exactly 
     CHECK(metric_history(cluster, first_trial(id)) == expected);
   }
   SECTION("a worker killed mid-training restarts from its latest checkpoint") {
-    const auto id = submit_config(example_config("native:mlp_classifier", 1, 200, 1) +
-                                  "min_checkpoint_period: {epochs: 4}\n" + kill_once_config(marker, dir.path() / "killed"));
+    const auto id = submit(cluster, project,
+                           example_config("native:mlp_classifier", 1, 200, 1) + "min_checkpoint_period: {epochs: 4}\n" +
+                               kill_once_config(marker, dir.path() / "killed"));
     REQUIRE(completed(id));
     auto trial = describe(id)["trials"][0];
     CHECK(trial["restarts"] == 1);
@@ -454,9 +412,7 @@ TEST_CASE("A master killed with SIGKILL several times loses no metric and the se
   // max_restarts 0: a master restart must never cost a trial a restart.
   write_file(project / "distributed.yaml",
              example_config("native:mlp_classifier", 4, 40, 0) + "min_checkpoint_period: {epochs: 4}\n");
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(2);
+  Cluster cluster(dir.path() / "data", 2);
   auto describe = [&](const std::string& id) { return describe_experiment(cluster, id); };
   // request id -> (hparams, metric history)
   auto outcome = [&](const std::string& id) {
@@ -494,9 +450,7 @@ TEST_CASE("A 2-slot trial keeps running across a master SIGKILL and reports the 
   const auto project = dir.path() / "project";
   write_file(project / "distributed.yaml", example_config("native:mlp_classifier", 1, 40) +
                                                "min_checkpoint_period: {epochs: 4}\nresources: {slots_per_trial: 2}\n");
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(2);
+  Cluster cluster(dir.path() / "data", 2);
   auto trial_of = [&](const std::string& id) { return describe_experiment(cluster, id)["trials"][0]; };
   auto ended = [&](const std::string& id) {
     return eventually([&] { return describe_experiment(cluster, id)["state"] != "ACTIVE"; }, 90);
@@ -525,11 +479,9 @@ TEST_CASE("A run whose agent died with the master restarts from its checkpoint a
   const auto project = dir.path() / "project";
   write_file(project / "distributed.yaml",
              example_config("native:mlp_classifier", 1, 600) + "min_checkpoint_period: {epochs: 4}\n");
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(1);
+  Cluster cluster(dir.path() / "data", 1);
   const auto id = submit(cluster, project);
-  REQUIRE(eventually([&] { return !cluster.cli({"checkpoint", "list", id, "--json"}).json().empty(); }));
+  REQUIRE(eventually([&] { return !checkpoints(cluster, id).empty(); }));
   cluster.kill_master();
   cluster.kill_agent();
   cluster.start_master();
@@ -553,9 +505,7 @@ TEST_CASE("Adaptive ASHA stops trials at its rungs on the cluster and the GC kee
   write_file(project / "distributed.yaml", config + "checkpoint_storage: {type: shared_fs, host_path: " +
                                                (dir.path() / "checkpoints").string() +
                                                ", save_trial_latest: 1, save_trial_best: 0}\n");
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(2);
+  Cluster cluster(dir.path() / "data", 2);
   auto created = create_and_follow(cluster, dir.path() / "project");
   INFO(created.err);
   REQUIRE(created.exit_code == 0);
@@ -565,9 +515,8 @@ TEST_CASE("Adaptive ASHA stops trials at its rungs on the cluster and the GC kee
   for (const auto& t : experiment["trials"]) stopped_at_rung += t["batches_trained"].get<int>() < 500;
   CHECK(stopped_at_rung >= 3);  // standard mode: most of the first bracket stops at its first rung
   // One active checkpoint per trial (its latest); the others were collected.
-  auto checkpoints = cluster.cli({"checkpoint", "list", experiment["id"].dump(), "--json"}).json();
   std::map<std::uint64_t, int> active;
-  for (const auto& c : checkpoints) active[c["trial_id"].get<std::uint64_t>()] += c["state"] == "ACTIVE";
+  for (const auto& c : checkpoints(cluster, experiment["id"].dump())) active[c["trial_id"].get<std::uint64_t>()] += c["state"] == "ACTIVE";
   CHECK(active.size() == 8);
   for (const auto& [trial, n] : active) CHECK(n == 1);
 }
@@ -580,27 +529,22 @@ TEST_CASE("When one rank of a 2-slot trial dies its peer is stopped and the tria
   write_file(project / "startup-hook.sh", kill_once_hook("[ \"$VOLADOR_RANK\" = 1 ]"));
   const auto base = example_config("native:mlp_classifier", 1, 200) + "min_checkpoint_period: {epochs: 4}\n" +
                     "resources: {slots_per_trial: 2}\n";
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(2);
+  Cluster cluster(dir.path() / "data", 2);
   auto describe = [&](const std::string& id) { return describe_experiment(cluster, id); };
-  auto submit_config = [&](const std::string& config) {
-    write_file(project / "distributed.yaml", config);
-    return submit(cluster, project);
-  };
   auto ended = [&](const std::string& id) {
     return eventually([&] { return describe(id)["state"] != "ACTIVE"; }, 90);
   };
 
-  const auto reference = submit_config(base);
+  const auto reference = submit(cluster, project, base);
   REQUIRE(ended(reference));
   REQUIRE(describe(reference)["state"] == "COMPLETED");
   const auto expected = metric_history(cluster, describe(reference)["trials"][0]["id"].dump());
 
   SECTION("with a restart left, it completes with the uninterrupted run's metrics") {
-    const auto id = submit_config(example_config("native:mlp_classifier", 1, 200, 1) +
-                                  "min_checkpoint_period: {epochs: 4}\nresources: {slots_per_trial: 2}\n" +
-                                  kill_once_config(marker, dir.path() / "killed"));
+    const auto id = submit(cluster, project,
+                           example_config("native:mlp_classifier", 1, 200, 1) +
+                               "min_checkpoint_period: {epochs: 4}\nresources: {slots_per_trial: 2}\n" +
+                               kill_once_config(marker, dir.path() / "killed"));
     REQUIRE(ended(id));
     auto trial = describe(id)["trials"][0];
     const auto logs = cluster.cli({"trial", "logs", trial["id"].dump()}).out;
@@ -611,7 +555,7 @@ TEST_CASE("When one rank of a 2-slot trial dies its peer is stopped and the tria
     CHECK(metric_history(cluster, trial["id"].dump()) == expected);
   }
   SECTION("without one, the trial fails and no rank is left running") {
-    const auto id = submit_config(base + kill_once_config(marker, dir.path() / "killed"));
+    const auto id = submit(cluster, project, base + kill_once_config(marker, dir.path() / "killed"));
     REQUIRE(ended(id));
     auto trial = describe(id)["trials"][0];
     CHECK(trial["state"] == "ERROR");
@@ -642,9 +586,7 @@ TEST_CASE("A full disk during a checkpoint fails the trial with a clear error an
   write_file(project / "distributed.yaml", example_config("native:mlp_classifier", 2, 2) +
                                                "checkpoint_storage: {type: shared_fs, host_path: " + storage.string() +
                                                "}\n");
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(2);
+  Cluster cluster(dir.path() / "data", 2);
   const auto id = submit(cluster, project);
   REQUIRE(eventually([&] { return describe_experiment(cluster, id)["state"] != "ACTIVE"; }, 60));
   const auto experiment = describe_experiment(cluster, id);
@@ -665,17 +607,14 @@ TEST_CASE("A full disk during a checkpoint fails the trial with a clear error an
 TEST_CASE("checkpoint_policy decides which validations a trial checkpoints after") {
   TempDir dir;
   const auto project = dir.path() / "project";
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(1);
+  Cluster cluster(dir.path() / "data", 1);
   // Batch counts of every checkpoint the trial took (deleted ones included).
   auto checkpointed_batches = [&](const std::string& policy) {
-    write_file(project / "distributed.yaml",
-               example_config("native:mlp_classifier", 1, 4) + "checkpoint_policy: " + policy + "\n");
-    const auto id = submit(cluster, project);
+    const auto id =
+        submit(cluster, project, example_config("native:mlp_classifier", 1, 4) + "checkpoint_policy: " + policy + "\n");
     REQUIRE(eventually([&] { return describe_experiment(cluster, id)["state"] == "COMPLETED"; }, 60));
     std::set<std::uint64_t> batches;
-    for (const auto& c : cluster.cli({"checkpoint", "list", id, "--json"}).json()) batches.insert(c["batches"].get<std::uint64_t>());
+    for (const auto& c : checkpoints(cluster, id)) batches.insert(c["batches"].get<std::uint64_t>());
     return batches;
   };
   // Validations every epoch (62 batches) and at the target, 4 epochs of 2000

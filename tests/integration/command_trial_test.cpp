@@ -34,8 +34,12 @@ std::string command_config(const std::string& entrypoint, const std::string& hyp
          "max_restarts: 0\n";
 }
 
-bool python_imports(const std::string& modules) {
-  return run_command({kPython, "-c", "import " + modules}, 120).exit_code == 0;
+// True when kPython imports `modules`; else false, after a WARN that the test is skipped and which Debian
+// `packages` to install.
+bool python_imports(const std::string& modules, const std::string& packages) {
+  if (run_command({kPython, "-c", "import " + modules}, 120).exit_code == 0) return true;
+  WARN("skipped: " << kPython << " cannot import " << modules << " (apt-get install " << packages << ")");
+  return false;
 }
 
 void copy_example(const std::string& name, const fs::path& project) {
@@ -54,13 +58,25 @@ std::string trial_logs(const Cluster& cluster, const nlohmann::json& trial) {
   return cluster.cli({"trial", "logs", trial["id"].dump()}).out;
 }
 
+// A single-trial experiment followed to its end: the experiment, its trial and the trial's log.
+struct OneTrialRun {
+  nlohmann::json experiment;
+  nlohmann::json trial;
+  std::string logs;
+};
+
+OneTrialRun follow_one_trial(const Cluster& cluster, const fs::path& project) {
+  auto experiment = create_and_follow(cluster, project, 240).json();
+  REQUIRE(experiment["trials"].size() == 1);
+  auto trial = experiment["trials"][0];
+  auto logs = trial_logs(cluster, trial);
+  return {std::move(experiment), std::move(trial), std::move(logs)};
+}
+
 }  // namespace
 
 TEST_CASE("A plain script's stdout metrics are journaled, its trials complete and the best one is chosen") {
-  if (!python_imports("numpy, sklearn")) {
-    WARN("skipped: " << kPython << " cannot import numpy and sklearn (apt-get install python3-sklearn)");
-    return;
-  }
+  if (!python_imports("numpy, sklearn", "python3-sklearn")) return;
   TempDir dir;
   const auto project = dir.path() / "project";
   copy_example("stdout_script", project);
@@ -70,9 +86,7 @@ TEST_CASE("A plain script's stdout metrics are journaled, its trials complete an
                             "  hidden: {type: int, minval: 24, maxval: 48}\n",
                             "random", "  max_trials: 2\n  max_concurrent_trials: 2\n") +
                  "experiment_seed: 4\n");
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(2);
+  Cluster cluster(dir.path() / "data", 2);
 
   auto created = create_and_follow(cluster, project, 240);
   INFO(created.err);
@@ -132,15 +146,10 @@ print("accuracy:   1.0 and loss:  0.5")
   write_file(project / "distributed.yaml",
              command_config("./run.sh --user 'two words'", "  lr: 0.05\n  optimizer: sgd\n") +
                  "metrics_collector:\n  format: '([a-z_]+):\\s+([-+.\\deE]+)'\n");
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(1);
+  Cluster cluster(dir.path() / "data", 1);
 
-  auto created = create_and_follow(cluster, project, 240);
-  const auto experiment = created.json();
-  REQUIRE(experiment["trials"].size() == 1);
-  const auto& trial = experiment["trials"][0];
-  INFO(trial_logs(cluster, trial));
+  const auto [experiment, trial, logs] = follow_one_trial(cluster, project);
+  INFO(logs);
   REQUIRE(experiment["state"] == "COMPLETED");
   CHECK(trial["best_validation"] == 1.0);
   const auto detail = trial_detail(cluster, trial);
@@ -160,15 +169,10 @@ for step in range(1, 4):
 report_final_result(0.95)
 )");
   write_file(project / "distributed.yaml", command_config("/usr/bin/python3 train.py", "  lr: 0.1\n"));
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(1);
+  Cluster cluster(dir.path() / "data", 1);
 
-  auto created = create_and_follow(cluster, project, 240);
-  const auto experiment = created.json();
-  REQUIRE(experiment["trials"].size() == 1);
-  const auto& trial = experiment["trials"][0];
-  INFO(trial_logs(cluster, trial));
+  const auto [experiment, trial, logs] = follow_one_trial(cluster, project);
+  INFO(logs);
   REQUIRE(experiment["state"] == "COMPLETED");
   CHECK(experiment["best"]["metric"] == 0.95);
   const auto detail = trial_detail(cluster, trial);
@@ -182,25 +186,16 @@ report_final_result(0.95)
 }
 
 TEST_CASE("A torch.distributed DDP script runs on 2 slots with the distributed environment") {
-  if (!python_imports("torch, sklearn")) {
-    WARN("skipped: " << kPython << " cannot import torch and sklearn (apt-get install python3-torch python3-sklearn)");
-    return;
-  }
+  if (!python_imports("torch, sklearn", "python3-torch python3-sklearn")) return;
   TempDir dir;
   const auto project = dir.path() / "project";
   copy_example("ddp_script", project);
   write_file(project / "distributed.yaml",
              command_config("/usr/bin/python3 train.py", "  epochs: 3\n  lr: 0.05\n  hidden: 64\n") +
                  "resources: {slots_per_trial: 2}\n");
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(2);
+  Cluster cluster(dir.path() / "data", 2);
 
-  auto created = create_and_follow(cluster, project, 240);
-  const auto experiment = created.json();
-  REQUIRE(experiment["trials"].size() == 1);
-  const auto& trial = experiment["trials"][0];
-  const auto logs = trial_logs(cluster, trial);
+  const auto [experiment, trial, logs] = follow_one_trial(cluster, project);
   INFO(logs);
   REQUIRE(experiment["state"] == "COMPLETED");
   CHECK(experiment["best"]["metric"].get<double>() > 0.5);  // chance is 0.1
@@ -218,9 +213,7 @@ TEST_CASE("A command whose last report lands on the target has its result journa
   // max_length is 10 batches: the tenth line is step 10, the target itself.
   write_file(project / "report.sh", "for i in 1 2 3 4 5 6 7 8 9; do echo accuracy=0.$i; done; echo accuracy=0.95\n");
   write_file(project / "distributed.yaml", command_config("sh report.sh"));
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(1);
+  Cluster cluster(dir.path() / "data", 1);
   auto created = create_and_follow(cluster, project);
   REQUIRE(created.exit_code == 0);
   const auto detail = trial_detail(cluster, created.json()["trials"][0]);
@@ -237,9 +230,7 @@ TEST_CASE("A failing command fails its trial with the exit code, and its stderr 
   write_file(project / "distributed.yaml",
              std::regex_replace(command_config("/usr/bin/python3 fail.py"), std::regex("max_restarts: 0"),
                                 "max_restarts: 1"));
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(1);
+  Cluster cluster(dir.path() / "data", 1);
 
   auto created = create_and_follow(cluster, project, 240);
   CHECK(created.exit_code == 2);
@@ -272,9 +263,7 @@ TEST_CASE("Pausing a command trial stops its command, activating runs it again f
                                   "    while step == 1 and not os.path.exists(go): time.sleep(0.05)\n");
   const auto go = dir.path() / "go";
   write_file(project / "distributed.yaml", command_config("/usr/bin/python3 slow.py " + go.string()));
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(1);
+  Cluster cluster(dir.path() / "data", 1);
   auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--json"});
   REQUIRE(created.exit_code == 0);
   const auto id = created.json()["id"].dump();
@@ -301,9 +290,7 @@ TEST_CASE("A command with a searcher that stops trials at rungs is refused, sayi
   const auto project = dir.path() / "project";
   write_file(project / "distributed.yaml",
              command_config("python3 train.py --epochs 3", "", "adaptive_asha", "  max_trials: 4\n"));
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(1);
+  Cluster cluster(dir.path() / "data", 1);
   auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()});
   CHECK(created.exit_code == 1);
   CHECK(created.err.find("adaptive_asha cannot run the command 'python3 train.py --epochs 3': a command runs to "

@@ -129,7 +129,7 @@ TEST_CASE("A partitioned host is detected and its trial restarts from the checkp
 
   const auto id = submit(cluster, project);
   const auto trial_id = [&] { return trial_of(cluster, id)["id"].dump(); };
-  REQUIRE(eventually([&] { return !cluster.cli({"checkpoint", "list", id, "--json"}).json().empty(); }, 120));
+  REQUIRE(eventually([&] { return !checkpoints(cluster, id).empty(); }, 120));
   const auto host2_work = dir.path() / "data" / "work-agent-2";
   REQUIRE(processes_under(host2_work) > 0);
 

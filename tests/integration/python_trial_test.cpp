@@ -89,9 +89,7 @@ FinishedTrial run_mnist(const Cluster& cluster, const TempDir& dir, int slots) {
 
 TEST_CASE("The MNIST PyTorchTrial example trains on 1 slot, and on 2 slots reports the metrics of 1 slot") {
   TempDir dir;
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(2);
+  Cluster cluster(dir.path() / "data", 2);
 
   const auto single = run_mnist(cluster, dir, 1);
   INFO("1-slot log:\n" << single.log);
@@ -123,9 +121,7 @@ TEST_CASE("A model_def.py that raises on import ends its trial in ERROR with the
   TempDir dir;
   const auto project = mnist_project(dir, mnist_config());
   write_file(project / "model_def.py", "import os\n\ndef broken():\n    raise ValueError('model_def is broken on purpose')\n\nbroken()\n");
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(1);
+  Cluster cluster(dir.path() / "data", 1);
 
   auto created = create_and_follow(cluster, project, 90);
   INFO(created.err);
@@ -144,15 +140,11 @@ TEST_CASE("A model_def.py that raises on import ends its trial in ERROR with the
 TEST_CASE("A paused-and-activated and a SIGKILLed-and-restarted Python trial report exactly the metrics of an uninterrupted one") {
   TempDir dir;
   const auto marker = dir.path() / "killed-once";
-  const auto kill_storage = dir.path() / "kill-checkpoints";
-  fs::create_directories(kill_storage);
   // Validated and checkpointed after each epoch (44, 88, 132 batches) and at
   // the end (134); half the filters and one thread per trial, as three
   // trials share the cores.
-  auto config = [](int max_restarts, const std::string& environment) {
-    auto text = mnist_config("min_checkpoint_period: {epochs: 1}\n"
-                             "environment: {environment_variables: [OMP_NUM_THREADS=1" + environment + "]}\n",
-                             max_restarts);
+  auto config = [](int max_restarts, const std::string& extra) {
+    auto text = mnist_config("min_checkpoint_period: {epochs: 1}\n" + extra, max_restarts);
     for (const auto& [from, to] : {std::pair{"n_filters1: 8", "n_filters1: 4"}, {"n_filters2: 16", "n_filters2: 8"}}) {
       const auto at = text.find(from);
       REQUIRE(at != std::string::npos);
@@ -160,24 +152,13 @@ TEST_CASE("A paused-and-activated and a SIGKILLed-and-restarted Python trial rep
     }
     return text;
   };
-  const auto base = config(0, "");
+  const auto base = config(0, "environment: {environment_variables: [OMP_NUM_THREADS=1]}\n");
   const auto project = mnist_project(dir, base);
   // The first run of the killed trial is SIGKILLed 0.2 s after its first
-  // checkpoint is committed (a folder not named .tmp-* holds state_dict.pth),
-  // so early in the second epoch; later runs live.
-  write_file(project / "startup-hook.sh",
-             "if [ -n \"$KILL_ONCE\" ] && [ ! -f \"$KILL_ONCE\" ]; then touch \"$KILL_ONCE\"; "
-             "(i=0; until find \"$KILL_STORAGE\" -mindepth 2 -maxdepth 2 -name state_dict.pth ! -path '*/.tmp-*' "
-             "| grep -q .; do i=$((i+1)); [ $i -gt 1200 ] && exit 0; sleep 0.05; done; sleep 0.2; kill -KILL $$) "
-             "</dev/null >/dev/null 2>&1 & fi\n");
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(3);
-  auto submit_config = [&](const std::string& text) {
-    write_file(project / "distributed.yaml", text);
-    return submit(cluster, project);
-  };
-  auto describe = [&](const std::string& id) { return cluster.cli({"experiment", "describe", id, "--json"}).json(); };
+  // checkpoint is committed, so early in the second epoch; later runs live.
+  write_file(project / "startup-hook.sh", kill_once_hook("true", 0.2));
+  Cluster cluster(dir.path() / "data", 3);
+  auto describe = [&](const std::string& id) { return describe_experiment(cluster, id); };
   auto first_trial = [&](const std::string& id) { return describe(id)["trials"][0]; };
   // Follows the experiment's trial's log (through pauses and restarts) until
   // the trial ends: one client polling once a second rather than many.
@@ -189,14 +170,13 @@ TEST_CASE("A paused-and-activated and a SIGKILLed-and-restarted Python trial rep
   };
 
   // All three at once (3 slots): the reference, the one paused, the one killed.
-  const auto reference = submit_config(base);
-  const auto paused = submit_config(base);
+  const auto reference = submit(cluster, project, base);
+  const auto paused = submit(cluster, project, base);
   const auto killed =
-      submit_config(config(1, ", KILL_ONCE=" + marker.string() + ", KILL_STORAGE=" + kill_storage.string()) +
-                    "checkpoint_storage: {type: shared_fs, host_path: " + kill_storage.string() + "}\n");
+      submit(cluster, project, config(1, kill_once_config(marker, dir.path() / "kill-checkpoints", "OMP_NUM_THREADS=1")));
 
   // Pause once the first checkpoint is there, then activate.
-  REQUIRE(eventually([&] { return !cluster.cli({"checkpoint", "list", paused, "--json"}).json().empty(); }, 90));
+  REQUIRE(eventually([&] { return !checkpoints(cluster, paused).empty(); }, 90));
   REQUIRE(cluster.cli({"experiment", "pause", paused}).exit_code == 0);
   REQUIRE(eventually([&] { return first_trial(paused)["state"] == "PAUSED"; }, 60));
   const auto batches_at_pause = first_trial(paused)["batches_trained"].get<int>();

@@ -91,9 +91,7 @@ void check_preview_matches(const nlohmann::json& plan, const nlohmann::json& exp
 
 TEST_CASE("Every searcher's example config runs on one cluster with the trials and lengths its searcher plans") {
   TempDir dir;
-  Cluster cluster(dir.path() / "data");
-  cluster.start_master();
-  cluster.start_agent(2);
+  Cluster cluster(dir.path() / "data", 2);
 
   {  // single: one trial with the constants, trained to max_length (2 epochs of 62 batches, 125)
     INFO("single");
