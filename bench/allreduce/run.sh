@@ -15,14 +15,10 @@
 # every implementation runs under the same conditions.
 set -euo pipefail
 
-if [[ -z "${VOLADOR_BENCH_SESSION:-}" ]]; then
-  export VOLADOR_BENCH_SESSION=1
-  exec setsid --wait "$0" "$@"
-fi
-
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-source "$root/scripts/common.sh"  # install_packages
+source "$root/scripts/common.sh"  # install_packages, run_in_own_session
+run_in_own_session "$@"
 rounds=5
 ranks="2 4"
 max_bytes=256M

@@ -16,14 +16,10 @@
 # variants run under the same conditions.
 set -euo pipefail
 
-if [[ -z "${VOLADOR_BENCH_SESSION:-}" ]]; then
-  export VOLADOR_BENCH_SESSION=1
-  exec setsid --wait "$0" "$@"
-fi
-
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-source "$root/scripts/common.sh"  # install_packages
+source "$root/scripts/common.sh"  # install_packages, run_in_own_session
+run_in_own_session "$@"
 python=/usr/bin/python3
 rounds=15
 sizes=32,128
