@@ -12,6 +12,7 @@
 #include "actors/caf_error.hpp"
 #include "actors/master_context.hpp"
 #include "actors/master_outage.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/core/states.hpp"
 #include "runtime/net/remote.hpp"
 #include "runtime/script/entrypoint.hpp"
@@ -147,7 +148,7 @@ caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) 
   auto output = std::make_shared<LineBuffer>();
   auto on_line = [output](std::string_view stream, std::string line) {
     std::lock_guard lock(output->mutex);
-    output->lines.push_back({0, now_ms(), std::string(stream), std::move(line)});
+    output->lines.push_back({0, system_now_ms(), std::string(stream), std::move(line)});
   };
   auto agent = caf::actor_cast<caf::actor>(self);
   auto on_exit = [agent, trial_id, run_id, rank](process::ProcessExit exit) {

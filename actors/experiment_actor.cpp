@@ -7,7 +7,8 @@
 #include "actors/caf_error.hpp"
 #include "actors/checkpoint_gc.hpp"
 #include "actors/trial_actor.hpp"
-#include "actors/trial_resume.hpp"
+#include "master/trial_resume.hpp"
+#include "runtime/core/clock.hpp"
 
 namespace volador::actors {
 namespace {
@@ -31,7 +32,7 @@ void finish_if_done(Self self) {
   if (failed && st.record.error_message.empty())
     st.record.error_message = st.trials.empty() ? "the search created no trial" : "every trial failed";
   st.record.progress = 1.0;
-  st.record.ended_at_ms = now_ms();
+  st.record.ended_at_ms = system_now_ms();
   log_failure(self, st.context.journal->put_experiment(st.record), "journaling its end");
   spdlog::info("experiment {} ended {}", st.record.id, to_string(st.record.state));
   self->quit();
@@ -64,7 +65,7 @@ void create_trial(Self self, const search::CreateTrial& op) {
   record.request_id = op.request_id;
   record.hparams = op.hparams;
   record.seed = op.seed;
-  record.created_at_ms = now_ms();
+  record.created_at_ms = system_now_ms();
   if (st.record.state == RunState::paused) record.state = RunState::paused;  // starts when activated
   st.pending.put_trial(record);  // journaled with the search state that knows it
   st.trials[op.request_id] = {record.id, spawn_trial(self, record)};
@@ -154,7 +155,7 @@ search::Operations trial_end_event(search::Searcher& searcher, search::RequestId
 Result<search::Operations> replay_unseen_validations(Self self, const storage::TrialRecord& record,
                                                      ExperimentState::Trial& trial) {
   auto& st = self->state;
-  auto unseen = unseen_validations(*st.context.journal, record.id, st.config->searcher.metric, trial.validated);
+  auto unseen = master::unseen_validations(*st.context.journal, record.id, st.config->searcher.metric, trial.validated);
   if (!unseen) return fail(unseen.error());
   search::Operations out;
   for (const auto& [batches, value] : *unseen) {

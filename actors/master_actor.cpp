@@ -11,6 +11,7 @@
 #include "actors/experiment_store.hpp"
 #include "actors/master_queries.hpp"
 #include "runtime/config/config_parser.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/script/entrypoint.hpp"
 #include "runtime/wire/codec.hpp"
 
@@ -139,7 +140,7 @@ void recover_experiments(Self self) {
       spdlog::error("experiment {} cannot be recovered: {}", record.id, recovered.error().message);
       record.state = RunState::error;
       record.error_message = "not recoverable after a master restart: " + recovered.error().message;
-      record.ended_at_ms = now_ms();
+      record.ended_at_ms = system_now_ms();
       if (auto marked = self->state.context.journal->put_experiment(record); !marked)
         spdlog::error("experiment {}: journaling it as ERROR failed (it is tried again at the next start): {}", record.id,
                       marked.error().message);
@@ -172,7 +173,7 @@ wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExper
   auto id = journal.next_id("experiment");
   if (!id) return refused({"the master cannot journal the experiment: " + id.error().message});
   storage::ExperimentRecord record{*id, config->name, request.config_yaml, request.config_file_name,
-                                   RunState::active, seed, 0, "", now_ms(), 0};
+                                   RunState::active, seed, 0, "", system_now_ms(), 0};
   if (auto s = journal.put_archive(*id, request.archive); !s) return refused({"storing the model definition failed: " + s.error().message});
   if (auto s = journal.put_experiment(record); !s) return refused({"journaling the experiment failed: " + s.error().message});
   spdlog::info("experiment {} '{}' created ({} searcher)", *id, config->name, config->searcher.name);

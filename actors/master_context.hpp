@@ -10,6 +10,7 @@
 
 #include <caf/actor.hpp>
 
+#include "master/timings.hpp"
 #include "storage/journal/journal.hpp"
 
 namespace volador::actors {
@@ -21,9 +22,7 @@ struct MasterContext {
   std::string host;        // as rank workers reach the master
   std::uint16_t port = 0;
   std::filesystem::path data_dir;  // default checkpoint storage lives under it
+  master::Timings timings;
 };
-
-// Milliseconds since the unix epoch, for journal timestamps.
-std::int64_t now_ms();
 
 }  // namespace volador::actors

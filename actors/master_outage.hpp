@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "master/timings.hpp"
+
 namespace volador::actors {
 
 // Agents keep their rank workers, and the workers keep their trial's state,
@@ -12,6 +14,6 @@ inline constexpr auto kMasterOutagePatience = std::chrono::seconds(60);
 
 // A restarted master waits this long for a running trial's agents and ranks
 // to report back, then restarts the trial from its latest checkpoint.
-inline constexpr auto kReattachGrace = std::chrono::seconds(20);
+inline constexpr auto kReattachGrace = master::Timings{}.reattach_grace;
 
 }  // namespace volador::actors

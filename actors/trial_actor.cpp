@@ -1,56 +1,250 @@
 #include "actors/trial_actor.hpp"
 
+#include <random>
+
 #include <caf/all.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "actors/atoms.hpp"
-#include "actors/trial_internal.hpp"
-#include "runtime/script/entrypoint.hpp"
+#include "actors/caf_error.hpp"
+#include "actors/resource_pool_actor.hpp"
+#include "runtime/wire/codec.hpp"
 
 namespace volador::actors {
+namespace {
 
-using namespace trial_internal;
+using Self = caf::stateful_actor<TrialState>*;
+
+std::string random_secret() {
+  std::random_device device;
+  std::string secret;
+  for (int i = 0; i < 4; ++i) secret += fmt::format("{:08x}", device());
+  return secret;
+}
+
+master::TrialSetup trial_setup(const MasterContext& context, TrialSpec spec) {
+  return {.record = std::move(spec.record),
+          .config = std::move(spec.config),
+          .archive = std::move(spec.archive),
+          .store = std::move(spec.store),
+          .journal = context.journal,
+          .master_host = context.host,
+          .master_port = context.port,
+          .timings = context.timings,
+          .clock = system_now_ms,
+          .make_secret = random_secret};
+}
+
+std::uint64_t trial_id(Self self) { return self->state.run->record().id; }
+
+// The agents of a grant, remembered by id; their shares for TrialRun.
+std::vector<master::AgentShare> offer(Self self, const std::vector<GrantedAgent>& grant) {
+  std::vector<master::AgentShare> shares;
+  for (const auto& granted : grant) {
+    self->state.offered[granted.agent_id] = granted.agent;
+    shares.push_back({granted.agent_id, granted.slot_indices});
+  }
+  return shares;
+}
+
+void carry_out(Self self, master::TrialEffects effects);
+
+void feed(Self self, master::TrialEvent event) { carry_out(self, self->state.run->on(std::move(event))); }
+
+template <class Reply>
+void deliver_replies(Self self, const Reply& reply) {
+  for (auto& rank : self->state.ranks)
+    if (rank.reply) std::exchange(rank.reply, std::nullopt)->deliver(reply);
+}
+
+void send_workload(Self self, const master::SendWorkload& send) {
+  const auto request = wire::encode(send.request);
+  for (std::uint32_t rank = 0; rank < send.ranks && rank < self->state.ranks.size(); ++rank)
+    self->request(self->state.ranks[rank].worker, self->state.context.timings.workload_timeout, workload_atom::value,
+                  request)
+        .then(
+            [=](const wire::Bytes& bytes) {
+              auto result = wire::decode<wire::WorkloadResult>(bytes);
+              if (!result) result = wire::WorkloadResult{.error_message = "an unreadable answer: " + result.error().message};
+              feed(self, master::WorkloadAnswered{send.workload, rank, std::move(*result)});
+            },
+            [=](const caf::error& error) {
+              // A rank that died is reported by its agent with the exit status.
+              if (self->state.run->phase() == master::TrialRun::Phase::running)
+                spdlog::warn("trial {}: workload failed on rank {}: {}", trial_id(self), rank,
+                             from_caf_error(error).message);
+            });
+}
+
+void launch_rank(Self self, const master::LaunchRank& launch) {
+  const auto run_id = launch.spec.run_id;
+  const auto rank = launch.spec.rank;
+  self->request(self->state.agents.at(launch.agent_id), self->state.context.timings.launch_timeout,
+                launch_atom::value, wire::encode(launch.spec), caf::actor_cast<caf::actor>(self))
+      .then([](bool) {},
+            [=](const caf::error& error) {
+              feed(self, master::LaunchFailed{run_id, rank, from_caf_error(error).message});
+            });
+}
+
+void adopt_run(Self self, const master::AdoptRun& adopt) {
+  auto& st = self->state;
+  self->request(st.context.pool, st.context.timings.adopt_timeout(), adopt_atom::value, trial_id(self), adopt.run_id,
+                adopt.agent_ids, adopt.slots)
+      .then([=](const std::vector<GrantedAgent>& grant) { feed(self, master::RunAdopted{adopt.run_id, offer(self, grant)}); },
+            [=](const caf::error& error) {
+              feed(self, master::AdoptFailed{adopt.run_id, from_caf_error(error).message});
+            });
+}
+
+void watch_agents(Self self, const master::WatchAgents& watch) {
+  auto& st = self->state;
+  for (const auto& id : watch.agent_ids) {
+    const auto& agent = st.offered.at(id);
+    self->monitor(agent);
+    st.agents[id] = agent;
+  }
+}
+
+void forget_run(Self self) {
+  auto& st = self->state;
+  for (const auto& [id, agent] : st.agents) {
+    self->demonitor(agent);
+    self->send(agent, kill_atom::value, trial_id(self));
+  }
+  st.agents.clear();
+  st.ranks.clear();
+}
+
+void admit_rank(Self self, std::uint32_t rank) {
+  auto& ranks = self->state.ranks;
+  if (ranks.size() <= rank) ranks.resize(rank + 1);
+  ranks[rank] = std::exchange(self->state.reporting, {});
+}
+
+void shutdown_ranks(Self self) {
+  for (auto& rank : self->state.ranks) {
+    self->send(rank.worker, shutdown_atom::value);
+    rank.worker = nullptr;  // lets the worker's actor system shut down without waiting for us
+  }
+}
+
+void end(Self self, const master::ReportEnded& ended) {
+  auto& st = self->state;
+  self->send(st.context.gateway, detach_atom::value, trial_id(self));
+  self->send(st.experiment, trial_ended_atom::value, ended.request_id, std::string(to_string(ended.state)));
+  self->quit();
+}
+
+template <class... Handlers>
+struct Overloaded : Handlers... {
+  using Handlers::operator()...;
+};
+
+void carry_out(Self self, master::TrialEffects effects) {
+  auto& st = self->state;
+  const auto id = trial_id(self);
+  for (auto& effect : effects)
+    std::visit(
+        Overloaded{
+            [&](const master::RequestSlots& e) {
+              self->send(st.context.pool, request_slots_atom::value, id, e.slots, caf::actor_cast<caf::actor>(self));
+            },
+            [&](const master::ReleaseSlots&) { self->send(st.context.pool, release_atom::value, id); },
+            [&](const master::WatchAgents& e) { watch_agents(self, e); },
+            [&](const master::ForgetRun&) { forget_run(self); },
+            [&](const master::LaunchRank& e) { launch_rank(self, e); },
+            [&](const master::AdmitRank& e) { admit_rank(self, e.rank); },
+            [&](const master::RefuseRank& e) {
+              std::exchange(st.reporting, {}).reply->deliver(to_caf_error(Error::invalid_argument(e.message)));
+            },
+            [&](const master::AnswerHellos& e) { deliver_replies(self, wire::encode(e.group)); },
+            [&](const master::AnswerRejoins& e) {
+              if (e.accepted) deliver_replies(self, true);
+              else deliver_replies(self, to_caf_error(Error::invalid_argument(e.message)));
+            },
+            [&](const master::SendWorkload& e) { send_workload(self, e); },
+            [&](const master::ShutdownRanks&) { shutdown_ranks(self); },
+            [&](const master::AdoptRun& e) { adopt_run(self, e); },
+            [&](const master::ClaimWorkers& e) {
+              for (const auto& [agent_id, agent] : st.agents)
+                self->send(agent, adopt_atom::value, id, e.run_id, caf::actor_cast<caf::actor>(self));
+            },
+            [&](const master::StartReattachTimer& e) {
+              self->delayed_send(self, e.after, reattach_timeout_atom::value, e.run_id);
+            },
+            [&](const master::ReportValidation& e) {
+              self->send(st.experiment, validated_atom::value, e.request_id, e.value, e.batches);
+            },
+            [&](const master::ReportCheckpoint& e) { self->send(st.experiment, checkpointed_atom::value, e.request_id); },
+            [&](const master::ReportEnded& e) { end(self, e); },
+        },
+        effect);
+}
+
+// A hello or rejoin: held in `reporting` while TrialRun decides.
+template <class Message, class Event>
+caf::response_promise accept_report(Self self, const wire::Bytes& bytes, caf::actor worker) {
+  auto promise = self->make_response_promise();
+  auto message = wire::decode<Message>(bytes);
+  if (!message) {
+    promise.deliver(to_caf_error(message.error()));
+    return promise;
+  }
+  self->state.reporting = {std::move(worker), promise};
+  feed(self, Event{std::move(*message)});
+  return promise;
+}
+
+template <class Message, class Event>
+void feed_decoded(Self self, const wire::Bytes& bytes) {
+  if (auto message = wire::decode<Message>(bytes)) feed(self, Event{std::move(*message)});
+  else spdlog::warn("trial {}: dropped an unreadable message: {}", trial_id(self), message.error().message);
+}
+
+void journal_logs(Self self, const wire::Bytes& bytes) {
+  auto logs = wire::decode<wire::LogLines>(bytes);
+  if (!logs || logs->run_id != self->state.run->record().run_id) return;
+  std::vector<storage::LogLine> lines;
+  for (auto& entry : logs->lines)
+    lines.push_back({logs->trial_id, 0, entry.time_ms, std::move(entry.stream), std::move(entry.text)});
+  auto r = self->state.context.journal->append_logs(logs->trial_id, std::move(lines));
+  if (!r) spdlog::error("trial {}: journaling logs failed: {}", logs->trial_id, r.error().message);
+}
+
+}  // namespace
 
 caf::behavior trial_actor(Self self, MasterContext context, TrialSpec spec, caf::actor experiment) {
   auto& st = self->state;
   st.context = std::move(context);
-  st.spec = std::move(spec);
   st.experiment = std::move(experiment);
-  st.policy = training::make_schedule_policy(*st.spec.config);
-  auto entrypoint = script::classify_entrypoint(st.spec.config->entrypoint);
-  st.command = entrypoint && std::holds_alternative<script::CommandEntrypoint>(*entrypoint);
-  st.pause_requested = st.spec.record.state == RunState::paused;
-  if (st.pause_requested) st.phase = Phase::paused;
-  recover_run(self);
-  self->send(st.context.gateway, attach_atom::value, record(self).id, caf::actor_cast<caf::actor>(self));
+  st.run.emplace(trial_setup(st.context, std::move(spec)));
+  carry_out(self, st.run->start());
+  self->send(st.context.gateway, attach_atom::value, trial_id(self), caf::actor_cast<caf::actor>(self));
   self->set_down_handler([=](const caf::down_msg& down) {
-    const auto& agents = self->state.agents;
-    if (std::ranges::any_of(agents, [&](const caf::actor& a) { return a.address() == down.source; }))
-      restart(self, "lost an agent running this trial", false);
+    for (const auto& [id, agent] : self->state.agents)
+      if (agent.address() == down.source) return feed(self, master::AgentLost{id});
   });
   return {
-      [=](train_to_atom, std::uint64_t batches) {
-        auto& st = self->state;
-        st.target_batches = batches;
-        if (st.phase == Phase::idle && rewind_to_resume_point(self)) request_slots(self);
-        drive(self);
+      [=](train_to_atom, std::uint64_t batches) { feed(self, master::TrainTo{batches}); },
+      [=](close_atom) { feed(self, master::Close{}); },
+      [=](pause_atom) { feed(self, master::Pause{}); },
+      [=](activate_atom) { feed(self, master::Activate{}); },
+      [=](kill_atom) { feed(self, master::Kill{}); },
+      [=](granted_atom, const std::vector<GrantedAgent>& grant) { feed(self, master::SlotsGranted{offer(self, grant)}); },
+      [=](hello_atom, const wire::Bytes& bytes, caf::actor worker) {
+        return accept_report<wire::RankHello, master::RankHelloed>(self, bytes, std::move(worker));
       },
-      [=](close_atom) {
-        auto& st = self->state;
-        st.close_requested = true;
-        if (st.phase == Phase::idle || st.phase == Phase::waiting_for_slots || st.phase == Phase::paused)
-          return end_trial(self, RunState::completed, "");
-        drive(self);
+      [=](rejoin_atom, const wire::Bytes& bytes, caf::actor worker) {
+        return accept_report<wire::RankRejoin, master::RankRejoined>(self, bytes, std::move(worker));
       },
-      [=](pause_atom) { on_pause(self); },
-      [=](activate_atom) { on_activate(self); },
-      [=](kill_atom) { end_trial(self, RunState::canceled, "killed by the user"); },
-      [=](granted_atom, const std::vector<GrantedAgent>& grant) { launch(self, grant); },
-      [=](hello_atom, const wire::Bytes& bytes, caf::actor worker) { return accept_rank(self, bytes, std::move(worker)); },
-      [=](rejoin_atom, const wire::Bytes& bytes, caf::actor worker) { return accept_rejoin(self, bytes, std::move(worker)); },
-      [=](reattach_timeout_atom, std::uint32_t run_id) { on_reattach_timeout(self, run_id); },
-      [=](exited_atom, const wire::Bytes& bytes) { on_worker_exit(self, bytes); },
-      [=](log_atom, const wire::Bytes& bytes) { on_logs(self, bytes); },
-      [=](report_atom, const wire::Bytes& bytes) { on_report(self, bytes); },
+      [=](reattach_timeout_atom, std::uint32_t run_id) { feed(self, master::ReattachTimedOut{run_id}); },
+      [=](exited_atom, const wire::Bytes& bytes) { feed_decoded<wire::WorkerExit, master::WorkerExited>(self, bytes); },
+      [=](log_atom, const wire::Bytes& bytes) { journal_logs(self, bytes); },
+      [=](report_atom, const wire::Bytes& bytes) {
+        feed_decoded<wire::MetricReport, master::CommandReported>(self, bytes);
+      },
   };
 }
 

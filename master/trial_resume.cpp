@@ -1,8 +1,8 @@
-#include "actors/trial_resume.hpp"
+#include "master/trial_resume.hpp"
 
 #include <algorithm>
 
-namespace volador::actors {
+namespace volador::master {
 namespace {
 
 // Active checkpoints of the trial, newest (most batches) first.
@@ -102,4 +102,4 @@ Result<std::vector<std::pair<std::uint64_t, double>>> unseen_validations(const s
   return out;
 }
 
-}  // namespace volador::actors
+}  // namespace volador::master

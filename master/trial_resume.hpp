@@ -13,7 +13,7 @@
 #include "storage/checkpoints/checkpoint_store.hpp"
 #include "storage/journal/journal.hpp"
 
-namespace volador::actors {
+namespace volador::master {
 
 struct ResumePoint {
   std::optional<storage::CheckpointRecord> checkpoint;  // nullopt: start from batch 0
@@ -46,4 +46,4 @@ Result<std::vector<std::pair<std::uint64_t, double>>> unseen_validations(const s
                                                                          std::uint64_t trial_id, const std::string& metric,
                                                                          std::uint64_t seen);
 
-}  // namespace volador::actors
+}  // namespace volador::master

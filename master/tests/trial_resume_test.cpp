@@ -3,12 +3,12 @@
 #include <fstream>
 #include <random>
 
-#include "actors/trial_resume.hpp"
+#include "master/trial_resume.hpp"
 #include "storage/checkpoints/shared_fs_store.hpp"
 #include "storage/checkpoints/uuid.hpp"
 
 using namespace volador;
-using namespace volador::actors;
+using namespace volador::master;
 namespace fs = std::filesystem;
 
 namespace {

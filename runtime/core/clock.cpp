@@ -1,12 +1,12 @@
-#include "actors/master_context.hpp"
+#include "runtime/core/clock.hpp"
 
 #include <chrono>
 
-namespace volador::actors {
+namespace volador {
 
-std::int64_t now_ms() {
+std::int64_t system_now_ms() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-}  // namespace volador::actors
+}  // namespace volador

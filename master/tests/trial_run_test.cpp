@@ -1,0 +1,386 @@
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <fstream>
+#include <random>
+
+#include "master/trial_run.hpp"
+#include "runtime/config/config_parser.hpp"
+#include "storage/checkpoints/shared_fs_store.hpp"
+
+using namespace volador;
+using namespace volador::master;
+namespace fs = std::filesystem;
+using Phase = TrialRun::Phase;
+
+namespace {
+
+// 10 batches a workload, a validation every 20 and a checkpoint every 40.
+const std::string kConfig =
+    "name: trial-run\n"
+    "entrypoint: native:mlp_classifier\n"
+    "hyperparameters: {global_batch_size: 10}\n"
+    "records_per_epoch: 100\n"
+    "scheduling_unit: 10\n"
+    "min_validation_period: {batches: 20}\n"
+    "min_checkpoint_period: {batches: 40}\n"
+    "checkpoint_policy: none\n"
+    "searcher: {name: single, metric: accuracy, smaller_is_better: false, max_length: {batches: 100}}\n"
+    "resources: {slots_per_trial: 2}\n";
+
+constexpr std::array kEffectNames{"RequestSlots", "ReleaseSlots",  "WatchAgents",      "ForgetRun",
+                                  "LaunchRank",   "AdmitRank",     "RefuseRank",       "AnswerHellos",
+                                  "AnswerRejoins", "SendWorkload", "ShutdownRanks",    "AdoptRun",
+                                  "ClaimWorkers", "StartReattachTimer", "ReportValidation", "ReportCheckpoint",
+                                  "ReportEnded"};
+static_assert(kEffectNames.size() == std::variant_size_v<TrialEffect>);
+
+std::vector<std::string> names(const TrialEffects& effects) {
+  std::vector<std::string> out;
+  for (const auto& effect : effects) out.emplace_back(kEffectNames[effect.index()]);
+  return out;
+}
+
+template <class Effect>
+Effect only(const TrialEffects& effects) {
+  std::vector<Effect> found;
+  for (const auto& effect : effects)
+    if (const auto* e = std::get_if<Effect>(&effect)) found.push_back(*e);
+  REQUIRE(found.size() == 1);
+  return found.front();
+}
+
+config::ExperimentConfig parse(const std::string& yaml) {
+  auto outcome = config::parse_experiment_config(yaml, "distributed.yaml");
+  if (auto* errors = std::get_if<std::vector<config::ConfigError>>(&outcome)) FAIL(config::format_errors(*errors));
+  return std::get<config::ExperimentConfig>(outcome);
+}
+
+wire::WorkloadResult answer(std::uint64_t batches_trained, double accuracy = 0.5) {
+  return {.metrics = {{"accuracy", accuracy}, {"loss", 1 - accuracy}}, .batches_trained = batches_trained};
+}
+
+// A trial of experiment 1 on a fresh journal and checkpoint store, with a
+// clock that only moves when told and a short reattach grace.
+struct Harness {
+  fs::path dir = fs::temp_directory_path() / ("volador-trial-run-" + std::to_string(std::random_device{}()));
+  std::shared_ptr<storage::Journal> journal = storage::Journal::in_memory();
+  std::shared_ptr<checkpoints::CheckpointStore> store = checkpoints::SharedFsStore::open(dir / "ckpt").value();
+  std::int64_t now = 1'000;
+  std::optional<TrialRun> run;
+
+  explicit Harness(const std::string& extra_yaml = "", storage::TrialRecord record = {.id = 7, .experiment_id = 1,
+                                                                                       .request_id = 70}) {
+    record.hparams = nlohmann::json::object();
+    REQUIRE(journal->put_trial(record));
+    run.emplace(TrialSetup{.record = record,
+                           .config = std::make_shared<config::ExperimentConfig>(parse(kConfig + extra_yaml)),
+                           .archive = std::make_shared<std::string>("archive"),
+                           .store = store,
+                           .journal = journal,
+                           .master_host = "master",
+                           .master_port = 4000,
+                           .timings = {.reattach_grace = std::chrono::milliseconds(50)},
+                           .clock = [this] { return now; },
+                           .make_secret = [] { return std::string("secret"); }});
+  }
+  ~Harness() { fs::remove_all(dir); }
+
+  TrialEffects on(TrialEvent event) { return run->on(std::move(event)); }
+  [[nodiscard]] Phase phase() const { return run->phase(); }
+
+  // Given a target, granted two slots on one agent: launching run 1.
+  TrialEffects launch() {
+    (void)on(TrainTo{100});
+    return on(SlotsGranted{{{"agent-a", {0, 1}}}});
+  }
+  TrialEffects hello(std::uint32_t rank, std::uint32_t run_id = 1, const std::string& token = "secret") {
+    return on(RankHelloed{{.trial_id = 7, .run_id = run_id, .rank = rank, .token = token,
+                           .address = {"host", "10.0.0.1", static_cast<std::uint16_t>(5000 + rank)}}});
+  }
+  // Launched, both ranks reported: running, its first workload sent.
+  SendWorkload start_running() {
+    (void)launch();
+    (void)hello(0);
+    return only<SendWorkload>(hello(1));
+  }
+  TrialEffects answer_all(const SendWorkload& sent, const wire::WorkloadResult& result) {
+    TrialEffects effects;
+    for (std::uint32_t rank = 0; rank < sent.ranks; ++rank) effects = on(WorkloadAnswered{sent.workload, rank, result});
+    return effects;
+  }
+  TrialEffects exit(std::uint32_t rank, std::int32_t code, std::int32_t signal = 0, std::uint32_t run_id = 1) {
+    return on(WorkerExited{{.trial_id = 7, .run_id = run_id, .rank = rank, .exit_code = code, .signal = signal}});
+  }
+  [[nodiscard]] std::vector<storage::MetricRecord> metrics() const { return journal->metrics(7).value(); }
+  [[nodiscard]] storage::TrialRecord journaled() const { return journal->trial(7).value(); }
+};
+
+// A trial whose run 3 on agent-a was live when the master restarted.
+storage::TrialRecord live_run_record() {
+  return {.id = 7, .experiment_id = 1, .request_id = 70, .run_id = 3, .run_token = "secret", .run_agents = {"agent-a"}};
+}
+
+}  // namespace
+
+TEST_CASE("A trial asks for its slots once given a target and launches one rank per granted slot") {
+  Harness h;
+  CHECK(names(h.on(TrainTo{100})) == std::vector<std::string>{"RequestSlots"});
+  CHECK(h.phase() == Phase::waiting_for_slots);
+  const auto effects = h.on(SlotsGranted{{{"agent-a", {3}}, {"agent-b", {0}}}});
+  CHECK(names(effects) == std::vector<std::string>{"WatchAgents", "LaunchRank", "LaunchRank"});
+  CHECK(std::get<WatchAgents>(effects[0]).agent_ids == std::vector<std::string>{"agent-a", "agent-b"});
+  const auto& first = std::get<LaunchRank>(effects[1]);
+  const auto& second = std::get<LaunchRank>(effects[2]);
+  CHECK(first.agent_id == "agent-a");
+  CHECK((first.spec.rank == 0 && first.spec.slot == 3 && first.spec.node_index == 0 && first.spec.node_count == 2));
+  CHECK(second.agent_id == "agent-b");
+  CHECK((second.spec.rank == 1 && second.spec.slot == 0 && second.spec.node_index == 1 && second.spec.world_size == 2));
+  CHECK((first.spec.run_id == 1 && first.spec.token == "secret" && first.spec.master_host == "master"));
+  CHECK(h.phase() == Phase::launching);
+  CHECK(h.journaled().run_id == 1);
+}
+
+TEST_CASE("The ranks' hellos are held until every rank reported, then answered with the group and trained") {
+  Harness h;
+  (void)h.launch();
+  CHECK(names(h.hello(1)) == std::vector<std::string>{"AdmitRank"});
+  const auto effects = h.hello(0);
+  CHECK(names(effects) == std::vector<std::string>{"AdmitRank", "AnswerHellos", "SendWorkload"});
+  const auto group = std::get<AnswerHellos>(effects[1]).group;
+  CHECK(group.group_id == "volador-trial-7-run-1");
+  REQUIRE(group.ranks.size() == 2);
+  CHECK((group.ranks[0].port == 5000 && group.ranks[1].port == 5001));
+  const auto sent = std::get<SendWorkload>(effects[2]);
+  CHECK((sent.request.kind == wire::WorkloadKind::train && sent.request.batches == 10 && sent.ranks == 2));
+  CHECK(h.phase() == Phase::running);
+}
+
+TEST_CASE("A hello of another run, with a bad token, sent twice or outside the rendezvous is refused") {
+  struct Row {
+    const char* what;
+    std::uint32_t rank, run_id;
+    std::string token;
+  };
+  const std::vector<Row> rows{{"an old run", 0, 0, "secret"},
+                              {"a bad token", 0, 1, "guess"},
+                              {"no rank of the run", 2, 1, "secret"}};
+  for (const auto& row : rows) {
+    INFO(row.what);
+    Harness h;
+    (void)h.launch();
+    CHECK(names(h.hello(row.rank, row.run_id, row.token)) == std::vector<std::string>{"RefuseRank"});
+    CHECK(h.phase() == Phase::launching);
+  }
+  Harness h;
+  (void)h.launch();
+  (void)h.hello(0);
+  CHECK(names(h.hello(0)) == std::vector<std::string>{"RefuseRank"});  // a second hello
+  (void)h.hello(1);
+  CHECK(names(h.hello(1)) == std::vector<std::string>{"RefuseRank"});  // running: the rendezvous is over
+}
+
+TEST_CASE("A workload is done when every rank answered and its metrics are journaled once") {
+  Harness h;
+  const auto first = h.start_running();
+  CHECK(h.on(WorkloadAnswered{first.workload, 0, answer(10)}).empty());
+  CHECK(h.on(WorkloadAnswered{first.workload, 0, answer(10)}).empty());  // rank 0 again: still waiting
+  const auto effects = h.on(WorkloadAnswered{first.workload, 1, answer(10)});
+  CHECK(names(effects) == std::vector<std::string>{"SendWorkload"});
+  CHECK(std::get<SendWorkload>(effects[0]).request.start_batch == 10);
+  REQUIRE(h.metrics().size() == 1);
+  CHECK((h.metrics()[0].batches == 10 && h.metrics()[0].reported_at_ms == 1'000));
+  CHECK(h.journaled().run_agents == std::vector<std::string>{"agent-a"});  // live from the first answer on
+}
+
+// The fault CI met: rank 1 died right after answering, its agent's report
+// restarted the run, and rank 0's answer came after that.
+TEST_CASE("An answer that arrives after its run was restarted is ignored") {
+  Harness h("max_restarts: 1\n");
+  const auto first = h.start_running();
+  (void)h.on(WorkloadAnswered{first.workload, 1, answer(10)});
+  const auto restarted = h.exit(1, -1, 9);
+  CHECK(names(restarted) == std::vector<std::string>{"ForgetRun", "ReleaseSlots", "RequestSlots"});
+  CHECK(h.phase() == Phase::waiting_for_slots);
+  CHECK(h.on(WorkloadAnswered{first.workload, 0, answer(10)}).empty());
+  CHECK(h.metrics().empty());
+  CHECK(h.journaled().restarts == 1);
+}
+
+TEST_CASE("In every phase a worker exit and an answer of an old run change nothing") {
+  using Reach = std::function<std::unique_ptr<Harness>()>;
+  const std::vector<std::pair<const char*, Reach>> phases{
+      {"idle", [] { return std::make_unique<Harness>(); }},
+      {"waiting for slots",
+       [] {
+         auto h = std::make_unique<Harness>();
+         (void)h->on(TrainTo{100});
+         return h;
+       }},
+      {"launching",
+       [] {
+         auto h = std::make_unique<Harness>();
+         (void)h->launch();
+         return h;
+       }},
+      {"running",
+       [] {
+         auto h = std::make_unique<Harness>();
+         (void)h->start_running();
+         return h;
+       }},
+      {"stopping",
+       [] {
+         auto h = std::make_unique<Harness>();
+         (void)h->launch();
+         (void)h->on(Pause{});
+         (void)h->hello(0);
+         (void)h->hello(1);
+         return h;
+       }},
+      {"reattaching",
+       [] {
+         auto h = std::make_unique<Harness>("", live_run_record());
+         (void)h->run->start();
+         return h;
+       }},
+  };
+  for (const auto& [name, reach] : phases) {
+    INFO(name);
+    auto h = reach();
+    const auto phase = h->phase();
+    CHECK(h->exit(0, -1, 9, 99).empty());
+    CHECK(h->on(WorkloadAnswered{99, 0, answer(10)}).empty());
+    CHECK(h->on(LaunchFailed{99, 0, "refused"}).empty());
+    CHECK(h->on(ReattachTimedOut{99}).empty());
+    CHECK(h->on(AgentLost{"agent-z"}).empty());
+    CHECK(h->phase() == phase);
+  }
+}
+
+TEST_CASE("A pause during the rendezvous stops the run as soon as it starts and pauses the trial") {
+  Harness h;
+  (void)h.launch();
+  CHECK(h.on(Pause{}).empty());
+  (void)h.hello(0);
+  CHECK(names(h.hello(1)) == std::vector<std::string>{"AdmitRank", "AnswerHellos", "ShutdownRanks"});
+  CHECK(h.phase() == Phase::stopping);
+  CHECK(h.exit(0, 0).empty());
+  CHECK(names(h.exit(1, 0)) == std::vector<std::string>{"ForgetRun", "ReleaseSlots"});
+  CHECK(h.phase() == Phase::paused);
+  CHECK(h.journaled().state == RunState::paused);
+  CHECK(names(h.on(Activate{})) == std::vector<std::string>{"RequestSlots"});
+}
+
+TEST_CASE("Pausing a running trial checkpoints where it stands before stopping its ranks") {
+  Harness h;
+  const auto first = h.start_running();
+  CHECK(h.on(Pause{}).empty());  // the workload in flight finishes first
+  const auto checkpoint = only<SendWorkload>(h.answer_all(first, answer(10)));
+  CHECK((checkpoint.request.kind == wire::WorkloadKind::checkpoint && checkpoint.ranks == 1));
+  std::ofstream(fs::path(checkpoint.request.path) / "weights.bin") << "weights";
+  const auto effects = h.on(WorkloadAnswered{checkpoint.workload, 0, answer(10)});
+  CHECK(names(effects) == std::vector<std::string>{"ReportCheckpoint", "ShutdownRanks"});
+  const auto checkpoints = h.journal->checkpoints_of_trial(7).value();
+  REQUIRE(checkpoints.size() == 1);
+  CHECK((checkpoints[0].batches == 10 && !checkpoints[0].scheduled));
+  CHECK(h.store->verify(checkpoints[0].uuid).has_value());
+}
+
+TEST_CASE("A failing checkpoint leaves no folder behind and counts as a restart") {
+  Harness h("max_restarts: 1\n");
+  const auto first = h.start_running();
+  (void)h.on(Close{});
+  const auto checkpoint = only<SendWorkload>(h.answer_all(first, answer(10)));
+  auto failed = answer(10);
+  failed.error_message = "disk full";
+  CHECK(names(h.on(WorkloadAnswered{checkpoint.workload, 0, failed})) ==
+        std::vector<std::string>{"ForgetRun", "ReleaseSlots", "RequestSlots"});
+  CHECK(!fs::exists(checkpoint.request.path));
+  CHECK(h.journaled().restarts == 1);
+}
+
+TEST_CASE("A rank's death restarts the run within max_restarts and then ends the trial in ERROR") {
+  Harness h("max_restarts: 1\n");
+  (void)h.start_running();
+  (void)h.exit(1, -1, 9);
+  CHECK(h.journaled().restarts == 1);
+  (void)h.on(SlotsGranted{{{"agent-a", {0, 1}}}});
+  (void)h.hello(0, 2);
+  (void)h.hello(1, 2);
+  h.now = 5'000;
+  const auto effects = h.exit(0, 3, 0, 2);
+  CHECK(names(effects) == std::vector<std::string>{"ForgetRun", "ReleaseSlots", "ReportEnded"});
+  CHECK(std::get<ReportEnded>(effects[2]).state == RunState::error);
+  const auto record = h.journaled();
+  CHECK(record.error_message == "rank 0 worker exited with code 3 (max_restarts reached)");
+  CHECK(record.ended_at_ms == 5'000);
+  CHECK(h.phase() == Phase::ended);
+}
+
+TEST_CASE("A lost agent restarts the run without counting a restart") {
+  Harness h;
+  (void)h.start_running();
+  CHECK(h.on(AgentLost{"agent-b"}).empty());  // not one of the run's
+  CHECK(names(h.on(AgentLost{"agent-a"})) == std::vector<std::string>{"ForgetRun", "ReleaseSlots", "RequestSlots"});
+  CHECK(h.journaled().restarts == 0);
+}
+
+TEST_CASE("After a master restart a live run is claimed back and goes on once its agents and every rank returned") {
+  Harness h("", live_run_record());
+  const auto started = h.run->start();
+  CHECK(names(started) == std::vector<std::string>{"AdoptRun", "StartReattachTimer"});
+  CHECK(std::get<StartReattachTimer>(started[1]).after == std::chrono::milliseconds(50));
+  CHECK(h.phase() == Phase::reattaching);
+  CHECK(names(h.on(RankRejoined{{.trial_id = 7, .run_id = 3, .rank = 1, .token = "secret"}})) ==
+        std::vector<std::string>{"AdmitRank"});
+  CHECK(names(h.on(RunAdopted{3, {{"agent-a", {0, 1}}}})) == std::vector<std::string>{"WatchAgents"});
+  const auto effects = h.on(RankRejoined{{.trial_id = 7, .run_id = 3, .rank = 0, .token = "secret"}});
+  CHECK(names(effects) == std::vector<std::string>{"AdmitRank", "AnswerRejoins", "ClaimWorkers"});
+  CHECK(std::get<AnswerRejoins>(effects[1]).accepted);
+  CHECK(h.phase() == Phase::running);
+  CHECK(names(h.on(TrainTo{100})) == std::vector<std::string>{"SendWorkload"});
+}
+
+TEST_CASE("A run that does not return within the grace is given up and restarted without counting a restart") {
+  Harness h("", live_run_record());
+  (void)h.run->start();
+  (void)h.on(RankRejoined{{.trial_id = 7, .run_id = 3, .rank = 0, .token = "secret"}});
+  CHECK(h.on(ReattachTimedOut{2}).empty());  // an older run's timer
+  const auto effects = h.on(ReattachTimedOut{3});
+  CHECK(names(effects) == std::vector<std::string>{"AnswerRejoins", "ForgetRun", "ReleaseSlots", "RequestSlots"});
+  CHECK_FALSE(std::get<AnswerRejoins>(effects[0]).accepted);
+  const auto record = h.journaled();
+  CHECK((record.restarts == 0 && record.run_agents.empty()));
+}
+
+TEST_CASE("A kill during reattach ends the trial and refuses a rank that rejoins later") {
+  Harness h("", live_run_record());
+  (void)h.run->start();
+  const auto effects = h.on(Kill{});
+  CHECK(names(effects) == std::vector<std::string>{"ForgetRun", "ReleaseSlots", "ReportEnded"});
+  CHECK(std::get<ReportEnded>(effects[2]).state == RunState::canceled);
+  CHECK(names(h.on(RankRejoined{{.trial_id = 7, .run_id = 3, .rank = 0, .token = "secret"}})) ==
+        std::vector<std::string>{"RefuseRank"});
+  CHECK(h.on(RunAdopted{3, {{"agent-a", {0, 1}}}}).empty());
+}
+
+TEST_CASE("A command trial's live run is given up after a master restart") {
+  auto record = live_run_record();
+  Harness h("", record);
+  // The same record with a command entrypoint: its reports during the outage are lost.
+  const std::string command_config =
+      "name: command\n"
+      "entrypoint: python3 train.py\n"
+      "hyperparameters: {global_batch_size: 10}\n"
+      "searcher: {name: single, metric: accuracy, smaller_is_better: false, max_length: {batches: 100}}\n"
+      "resources: {slots_per_trial: 2}\n";
+  TrialRun command(TrialSetup{.record = record,
+                              .config = std::make_shared<config::ExperimentConfig>(parse(command_config)),
+                              .archive = std::make_shared<std::string>(),
+                              .store = h.store,
+                              .journal = h.journal,
+                              .make_secret = [] { return std::string("secret"); }});
+  CHECK(names(command.start()) == std::vector<std::string>{"ForgetRun", "ReleaseSlots"});
+  CHECK(h.journaled().run_agents.empty());
+}

@@ -1,0 +1,194 @@
+#pragma once
+// What reaches a trial (events) and what it asks its actor to do (effects):
+// the vocabulary of TrialRun, which holds the trial's logic without actors.
+// Agents are named by id and ranks by number; the actor maps them to handles.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "runtime/core/states.hpp"
+#include "runtime/wire/messages.hpp"
+
+namespace volador::master {
+
+// An agent's share of a run: its slots, in rank order.
+struct AgentShare {
+  std::string agent_id;
+  std::vector<std::uint32_t> slot_indices;
+  bool operator==(const AgentShare&) const = default;
+};
+
+// --- events ---
+
+// The experiment: train to this total, then validate.
+struct TrainTo {
+  std::uint64_t batches = 0;
+};
+// The experiment: stop gracefully when idle (COMPLETED).
+struct Close {};
+// The experiment: checkpoint where it stands and free the slots.
+struct Pause {};
+// The experiment: resume a paused trial.
+struct Activate {};
+// The experiment or a user: stop now (CANCELED).
+struct Kill {};
+// The pool: these slots are the trial's.
+struct SlotsGranted {
+  std::vector<AgentShare> agents;
+};
+// An agent refused or did not answer a launch.
+struct LaunchFailed {
+  std::uint32_t run_id = 0;
+  std::uint32_t rank = 0;
+  std::string message;
+};
+// A rank worker of a launching run reports in.
+struct RankHelloed {
+  wire::RankHello hello;
+};
+// A rank of the run a restarted master found live reports in again.
+struct RankRejoined {
+  wire::RankRejoin rejoin;
+};
+// The pool handed the live run's agents back after a master restart.
+struct RunAdopted {
+  std::uint32_t run_id = 0;
+  std::vector<AgentShare> agents;
+};
+// The pool could not hand them back.
+struct AdoptFailed {
+  std::uint32_t run_id = 0;
+  std::string message;
+};
+// The reattach grace of a run passed.
+struct ReattachTimedOut {
+  std::uint32_t run_id = 0;
+};
+// A rank answered workload `workload` (see SendWorkload).
+struct WorkloadAnswered {
+  std::uint64_t workload = 0;
+  std::uint32_t rank = 0;
+  wire::WorkloadResult result;
+};
+// An agent: a rank worker ended.
+struct WorkerExited {
+  wire::WorkerExit exit;
+};
+// An agent of the current run is gone (its actor went down).
+struct AgentLost {
+  std::string agent_id;
+};
+// A command's rank reported metrics it printed.
+struct CommandReported {
+  wire::MetricReport report;
+};
+
+using TrialEvent = std::variant<TrainTo, Close, Pause, Activate, Kill, SlotsGranted, LaunchFailed, RankHelloed,
+                                RankRejoined, RunAdopted, AdoptFailed, ReattachTimedOut, WorkloadAnswered,
+                                WorkerExited, AgentLost, CommandReported>;
+
+// --- effects ---
+
+// Ask the pool for the trial's slots (answered by SlotsGranted).
+struct RequestSlots {
+  std::uint32_t slots = 0;
+  bool operator==(const RequestSlots&) const = default;
+};
+// Give the trial's slots (granted or asked for) back to the pool.
+struct ReleaseSlots {
+  bool operator==(const ReleaseSlots&) const = default;
+};
+// Watch these agents of a new or adopted run (their loss is AgentLost).
+struct WatchAgents {
+  std::vector<std::string> agent_ids;
+  bool operator==(const WatchAgents&) const = default;
+};
+// The run is over: stop watching its agents, have them kill what is left of
+// its workers, and drop its ranks' handles.
+struct ForgetRun {
+  bool operator==(const ForgetRun&) const = default;
+};
+// Ask an agent to start one rank worker (a refusal is LaunchFailed).
+struct LaunchRank {
+  std::string agent_id;
+  wire::LaunchSpec spec;
+  bool operator==(const LaunchRank&) const = default;
+};
+// Keep the rank's worker and its pending hello or rejoin: it was admitted.
+struct AdmitRank {
+  std::uint32_t rank = 0;
+  bool operator==(const AdmitRank&) const = default;
+};
+// Refuse the hello or rejoin being handled.
+struct RefuseRank {
+  std::string message;
+  bool operator==(const RefuseRank&) const = default;
+};
+// Answer every admitted rank's hello with the group: the run starts.
+struct AnswerHellos {
+  wire::RankGroup group;
+  bool operator==(const AnswerHellos&) const = default;
+};
+// Answer every admitted rank's rejoin: accepted (the run goes on) or refused.
+struct AnswerRejoins {
+  bool accepted = true;
+  std::string message;  // why not, when refused
+  bool operator==(const AnswerRejoins&) const = default;
+};
+// Send a workload to ranks 0 .. ranks-1; each answer is WorkloadAnswered.
+struct SendWorkload {
+  std::uint64_t workload = 0;  // its number, unique within the trial
+  wire::WorkloadRequest request;
+  std::uint32_t ranks = 0;
+  bool operator==(const SendWorkload&) const = default;
+};
+// Tell every rank to shut down; their clean exits (WorkerExited) complete the stop.
+struct ShutdownRanks {
+  bool operator==(const ShutdownRanks&) const = default;
+};
+// Ask the pool for a live run's agents back (RunAdopted or AdoptFailed).
+struct AdoptRun {
+  std::uint32_t run_id = 0;
+  std::vector<std::string> agent_ids;
+  std::uint32_t slots = 0;
+  bool operator==(const AdoptRun&) const = default;
+};
+// Tell the run's agents that the trial took the run back (they report its workers to it).
+struct ClaimWorkers {
+  std::uint32_t run_id = 0;
+  bool operator==(const ClaimWorkers&) const = default;
+};
+// Deliver ReattachTimedOut{run_id} to the trial after `after`.
+struct StartReattachTimer {
+  std::uint32_t run_id = 0;
+  std::chrono::milliseconds after{0};
+  bool operator==(const StartReattachTimer&) const = default;
+};
+// Tell the experiment: a validation of the searcher metric.
+struct ReportValidation {
+  std::uint64_t request_id = 0;
+  double value = 0;
+  std::uint64_t batches = 0;
+  bool operator==(const ReportValidation&) const = default;
+};
+// Tell the experiment: a checkpoint was journaled (it collects old ones).
+struct ReportCheckpoint {
+  std::uint64_t request_id = 0;
+  bool operator==(const ReportCheckpoint&) const = default;
+};
+// Tell the experiment the trial ended in `state`; the actor stops.
+struct ReportEnded {
+  std::uint64_t request_id = 0;
+  RunState state = RunState::completed;
+  bool operator==(const ReportEnded&) const = default;
+};
+
+using TrialEffect = std::variant<RequestSlots, ReleaseSlots, WatchAgents, ForgetRun, LaunchRank, AdmitRank, RefuseRank,
+                                 AnswerHellos, AnswerRejoins, SendWorkload, ShutdownRanks, AdoptRun, ClaimWorkers,
+                                 StartReattachTimer, ReportValidation, ReportCheckpoint, ReportEnded>;
+using TrialEffects = std::vector<TrialEffect>;
+
+}  // namespace volador::master

@@ -1,0 +1,201 @@
+#pragma once
+// One trial's life on the master, without actors: events in (trial_events.hpp),
+// effects out, journal writes and checkpoint folders done here. The trial
+// actor feeds it the messages it receives and carries out the effects.
+//
+// A trial gets all its slots at once, has the agents launch one rank worker
+// per slot (resuming from the latest good checkpoint), answers the ranks'
+// hellos with their group once all reported (the data-plane rendezvous),
+// drives the workload sequence (train scheduling_unit batches -> metrics,
+// validate and checkpoint on schedule and at the searcher's target) on every
+// rank, journals rank 0's metrics (already averaged over ranks), checkpoints
+// (rank 0 writes them) and logs, restarts a failed run up to max_restarts,
+// pauses and resumes.
+//
+// A command entrypoint runs to completion by itself: each run sends one
+// `run` workload to every rank. Rank 0's reports are journaled as they come
+// (validation metrics at the script's step, or 1, 2, ... without one; losses
+// as training metrics) and those holding the searcher metric before the
+// target go to the searcher (goals, early stopping). When the command exits
+// cleanly its latest metrics (the final result winning) are journaled at the
+// searcher's target and validated there, which completes the trial. It has
+// no checkpoints: a failed run restarts the command from scratch (within
+// max_restarts), a pause stops it and activation runs it again from scratch.
+//
+// After a master restart, a trial whose run was live (its record names the
+// run's agents, from the run's first answered workload on: by then every
+// rank holds its group) first tries to take that run back: it claims the
+// run's workers from the pool and waits for every rank to rejoin. Each rank
+// resends its last finished workload with the answer, which the journal may
+// lack; the trial applies it if so, and the run goes on where it stands. If
+// the run does not come back whole within the reattach grace, the trial
+// restarts from its checkpoint (not counted as a restart). Command trials
+// always restart: their reports during the outage are lost.
+//
+// Every event that belongs to another run than the current one (or comes
+// while the run is not in the phase that expects it) is ignored.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "master/timings.hpp"
+#include "master/trial_events.hpp"
+#include "runtime/config/experiment_config.hpp"
+#include "runtime/core/clock.hpp"
+#include "runtime/training/workload_plan.hpp"
+#include "storage/checkpoints/checkpoint_store.hpp"
+#include "storage/journal/journal.hpp"
+
+namespace volador::master {
+
+// What a trial is made of, beyond its events.
+struct TrialSetup {
+  storage::TrialRecord record;  // as journaled (new, or read back after a master restart)
+  std::shared_ptr<const config::ExperimentConfig> config;
+  std::shared_ptr<const std::string> archive;  // the packed model definition
+  std::shared_ptr<checkpoints::CheckpointStore> store;
+  std::shared_ptr<storage::Journal> journal;
+  std::string master_host;  // as rank workers reach the master
+  std::uint16_t master_port = 0;
+  Timings timings;
+  Clock clock = system_now_ms;
+  // Random run tokens and group secrets; tests pass a fixed one.
+  std::function<std::string()> make_secret;
+};
+
+class TrialRun {
+ public:
+  enum class Phase { idle, waiting_for_slots, launching, reattaching, running, stopping, paused, ended };
+
+  explicit TrialRun(TrialSetup setup);
+
+  // What the trial does first: take a live run back after a master restart
+  // (or, for a command, give it up); nothing for a new trial.
+  [[nodiscard]] TrialEffects start();
+  [[nodiscard]] TrialEffects on(TrialEvent event);
+
+  [[nodiscard]] Phase phase() const { return phase_; }
+  [[nodiscard]] const storage::TrialRecord& record() const { return setup_.record; }
+  [[nodiscard]] const training::Progress& progress() const { return progress_; }
+
+ private:
+  // One rank of the current run.
+  struct Rank {
+    std::string agent_id;                        // where it runs
+    bool reported = false;                       // its hello or rejoin is held, not yet answered
+    bool stopped = false;                        // exited cleanly after shutdown
+    wire::RankAddress address;                   // its data-plane listener
+    std::optional<wire::FinishedWorkload> last;  // a rejoining rank's last workload and its answer
+  };
+  // The workload the ranks are working on.
+  struct InFlight {
+    std::uint64_t number = 0;
+    wire::WorkloadRequest request;
+    std::vector<std::optional<wire::WorkloadResult>> results;  // index = rank; nullopt until it answered
+    std::optional<checkpoints::PendingCheckpoint> checkpoint;  // a checkpoint workload's folder
+    bool scheduled = false;  // a checkpoint the plan asked for (not one a pause or close took)
+  };
+  // What the current run's command reported so far (rank 0's reports only).
+  struct CommandRun {
+    std::uint64_t reports = 0;       // reports without a step, numbered 1, 2, ...
+    MetricMap reported;              // the latest value of every validation metric
+    std::uint64_t forwarded_at = 0;  // batches of the last report sent to the searcher
+    bool finished = false;           // the command exited successfully
+  };
+
+  // trial_run.cpp: the events, journal and ending
+  void handle(const TrainTo& event);
+  void handle(const Close& event);
+  void handle(const Pause& event);
+  void handle(const Activate& event);
+  void handle(const Kill& event);
+  void handle(const WorkerExited& event);
+  void handle(const AgentLost& event);
+  void journal_status(const Status& status, const char* what) const;
+  void system_log(const std::string& text);
+  void save_record();
+  void forget_run();
+  void end_trial(RunState state, const std::string& why);
+  void request_slots();
+  bool is_new_best(const MetricMap& validation);
+  bool rewind_to_resume_point();
+  void restart(const std::string& why, bool counts_as_restart);
+  void on_rank_stopped();
+  [[nodiscard]] bool run_is_live() const;
+  [[nodiscard]] bool expects_report(Phase phase, std::uint32_t run_id, std::uint32_t rank, const std::string& token) const;
+  bool admit_rank(Phase phase, std::uint32_t run_id, std::uint32_t rank, const std::string& token);
+
+  // trial_run_launch.cpp: starting a run and its rendezvous
+  void handle(const SlotsGranted& event);
+  void handle(const LaunchFailed& event);
+  void handle(const RankHelloed& event);
+  [[nodiscard]] wire::LaunchSpec launch_spec(const AgentShare& share, std::uint32_t rank, std::uint32_t local_rank,
+                                             std::uint32_t node_index, std::uint32_t node_count) const;
+  void start_when_all_reported();
+
+  // trial_run_workloads.cpp: train, validate and checkpoint workloads
+  void handle(const WorkloadAnswered& event);
+  void drive();
+  void send_workload(const wire::WorkloadRequest& request, std::uint32_t ranks);
+  void finish_workload(const InFlight& done, const wire::WorkloadResult& result);
+  void run_checkpoint(bool scheduled);
+  void finish_checkpoint(const InFlight& done, const wire::WorkloadResult& result);
+  void register_checkpoint(const std::string& uuid, std::uint64_t total_bytes, bool scheduled);
+  bool complete_workload(const training::Workload& workload, const wire::WorkloadResult& result);
+  void journal_metrics_at(storage::MetricKind kind, std::uint64_t batches, const MetricMap& metrics);
+  void mark_run_live();
+  void stop_ranks();
+  [[nodiscard]] bool checkpointed_here() const;
+  [[nodiscard]] bool plan_checkpoints_here() const;
+
+  // trial_run_command.cpp: command entrypoints
+  void handle(const CommandReported& event);
+  void drive_command();
+  void finish_command_run(const wire::WorkloadResult& result);
+  void finish_command();
+
+  // trial_run_reattach.cpp: taking a live run back after a master restart
+  void handle(const RankRejoined& event);
+  void handle(const RunAdopted& event);
+  void handle(const AdoptFailed& event);
+  void handle(const ReattachTimedOut& event);
+  void begin_reattach();
+  void give_up_reattach(const std::string& why);
+  void finish_reattach();
+  bool take_journal_standing();
+  bool catch_up_with_ranks();
+
+  TrialSetup setup_;
+  const bool command_;  // the entrypoint is a command: one `run` per run, no checkpoints
+  training::SchedulePolicy policy_;
+  TrialEffects effects_;  // of the event being handled
+  Phase phase_ = Phase::idle;
+  training::Progress progress_;
+  std::uint64_t target_batches_ = 0;
+  bool close_requested_ = false;
+  bool pause_requested_ = false;
+  std::vector<std::string> agent_ids_;  // of the current run, watched, node by node
+  std::vector<Rank> ranks_;             // of the current run, index = rank
+  std::string token_;                   // the current run's secret
+  std::string restore_uuid_;            // checkpoint the current run resumed from ("" = fresh)
+  // Batches at the trial's newest checkpoint, the plan's or one taken where a
+  // pausing trial stood (progress.last_checkpoint_at counts the plan's only); -1: none.
+  std::int64_t newest_checkpoint_at_ = -1;
+  MetricMap last_validation_;         // metrics of the validation at progress.last_validation_at
+  std::optional<double> best_metric_;  // the trial's best searcher metric so far (checkpoint_policy best)
+  std::optional<InFlight> in_flight_;
+  std::uint64_t workloads_sent_ = 0;
+  CommandRun command_run_;
+};
+
+// "a, b, c", or "none".
+std::string metric_names(const MetricMap& metrics);
+
+// The plan's workload that `request` carries out.
+training::Workload as_workload(const wire::WorkloadRequest& request);
+
+}  // namespace volador::master

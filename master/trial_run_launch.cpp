@@ -1,0 +1,104 @@
+// Starting a run: one rank worker per granted slot, and the ranks' rendezvous.
+#include <fmt/format.h>
+
+#include "master/trial_run.hpp"
+
+namespace volador::master {
+namespace {
+
+std::string describe_grant(const std::vector<AgentShare>& grant) {
+  std::string out;
+  for (const auto& g : grant)
+    out += fmt::format("{}{} ({} slot{})", out.empty() ? "" : ", ", g.agent_id, g.slot_indices.size(),
+                       g.slot_indices.size() == 1 ? "" : "s");
+  return out;
+}
+
+}  // namespace
+
+// Starts a run on the granted slots: ranks numbered agent by agent.
+void TrialRun::handle(const SlotsGranted& event) {
+  if (phase_ != Phase::waiting_for_slots) {
+    effects_.emplace_back(ReleaseSlots{});
+    return;
+  }
+  phase_ = Phase::launching;
+  token_ = setup_.make_secret();
+  command_run_ = {};
+  setup_.record.run_id += 1;
+  save_record();
+  system_log(fmt::format("run {} launching on {}{}", setup_.record.run_id, describe_grant(event.agents),
+                         restore_uuid_.empty() ? "" : " from checkpoint " + restore_uuid_));
+  for (const auto& share : event.agents) agent_ids_.push_back(share.agent_id);
+  effects_.emplace_back(WatchAgents{agent_ids_});
+  const auto node_count = static_cast<std::uint32_t>(event.agents.size());
+  std::uint32_t rank = 0;
+  for (std::uint32_t node = 0; node < node_count; ++node) {
+    const auto& share = event.agents[node];
+    for (std::uint32_t local = 0; local < share.slot_indices.size(); ++local, ++rank) {
+      ranks_.push_back({.agent_id = share.agent_id});
+      effects_.emplace_back(LaunchRank{share.agent_id, launch_spec(share, rank, local, node, node_count)});
+    }
+  }
+}
+
+wire::LaunchSpec TrialRun::launch_spec(const AgentShare& share, std::uint32_t rank, std::uint32_t local_rank,
+                                       std::uint32_t node_index, std::uint32_t node_count) const {
+  const auto& r = setup_.record;
+  const auto& config = *setup_.config;
+  wire::LaunchSpec spec;
+  spec.trial_id = r.id;
+  spec.experiment_id = r.experiment_id;
+  spec.run_id = r.run_id;
+  spec.rank = rank;
+  spec.local_rank = local_rank;
+  spec.local_size = static_cast<std::uint32_t>(share.slot_indices.size());
+  spec.node_index = node_index;
+  spec.node_count = node_count;
+  spec.slot = share.slot_indices[local_rank];
+  spec.world_size = config.resources.slots_per_trial;
+  spec.entrypoint = config.entrypoint;
+  spec.hparams_json = r.hparams.dump();
+  spec.seed = r.seed;
+  spec.global_batch_size = config.global_batch_size;
+  spec.data_json = config.data.dump();
+  spec.environment_variables = config.environment.environment_variables;
+  spec.archive = *setup_.archive;
+  spec.master_host = setup_.master_host;
+  spec.master_port = setup_.master_port;
+  spec.token = token_;
+  if (!restore_uuid_.empty())
+    if (auto path = setup_.store->path(restore_uuid_)) spec.restore_path = path->string();
+  return spec;
+}
+
+void TrialRun::handle(const LaunchFailed& event) {
+  if (event.run_id != setup_.record.run_id || phase_ != Phase::launching) return;
+  restart(fmt::format("launching rank {} failed: {}", event.rank, event.message), true);
+}
+
+// A rank's hello: answered with the group once every rank has reported in.
+void TrialRun::handle(const RankHelloed& event) {
+  const auto& hello = event.hello;
+  if (!admit_rank(Phase::launching, hello.run_id, hello.rank, hello.token)) return;
+  ranks_[hello.rank].address = hello.address;
+  start_when_all_reported();
+}
+
+// Once every rank reported in: answer them all with the group and start.
+void TrialRun::start_when_all_reported() {
+  if (!std::ranges::all_of(ranks_, &Rank::reported)) return;
+  wire::RankGroup group;
+  group.group_id = fmt::format("volador-trial-{}-run-{}", setup_.record.id, setup_.record.run_id);
+  group.secret = setup_.make_secret();
+  for (auto& rank : ranks_) {
+    group.ranks.push_back(rank.address);
+    rank.reported = false;
+  }
+  group.shm_limit_bytes = setup_.config->resources.shm_size;
+  effects_.emplace_back(AnswerHellos{std::move(group)});
+  phase_ = Phase::running;
+  drive();
+}
+
+}  // namespace volador::master
