@@ -14,7 +14,7 @@ namespace {
 
 // Moves the calling thread into the network namespace at `path`.
 Status enter_namespace(const std::string& path) {
-  collective::Fd ns(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd ns(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!ns) return fail(Error::io("open " + path + ": " + collective::errno_text(errno)));
   if (::setns(ns.get(), CLONE_NEWNET) != 0)
     return fail(Error::io("setns " + path + ": " + collective::errno_text(errno)));
@@ -41,7 +41,7 @@ Result<collective::TcpListener> RankHosts::listen(int rank) const {
   if (!across_namespaces()) return collective::TcpListener::open("127.0.0.1");
   const auto r = static_cast<std::size_t>(rank);
   const std::string home = "/proc/thread-self/ns/net";
-  collective::Fd back(::open(home.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd back(::open(home.c_str(), O_RDONLY | O_CLOEXEC));
   if (!back) return fail(Error::io("open " + home + ": " + collective::errno_text(errno)));
   if (auto in = enter_namespace(namespace_path(namespaces_[r])); !in) return fail(in.error());
   auto listener = collective::TcpListener::open(addresses_[r]);

@@ -32,8 +32,8 @@ bool valid_id(std::string_view id) {
   return true;
 }
 
-Result<Fd> create(const std::string& name, std::size_t bytes) {
-  Fd fd(::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600));
+Result<UniqueFd> create(const std::string& name, std::size_t bytes) {
+  UniqueFd fd(::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600));
   if (!fd) {
     if (errno == EEXIST) return fail(Error::already_exists("shared-memory segment " + name + " exists already"));
     return fail(Error::io("shm_open " + name + ": " + errno_text(errno)));
@@ -47,9 +47,9 @@ Result<Fd> create(const std::string& name, std::size_t bytes) {
 }
 
 // Opens the segment rank 0 creates, once it has its full size.
-Result<Fd> open_created(const std::string& name, std::size_t bytes, Deadline& deadline) {
+Result<UniqueFd> open_created(const std::string& name, std::size_t bytes, Deadline& deadline) {
   for (;;) {
-    Fd fd(::shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0));
+    UniqueFd fd(::shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0));
     if (fd) {
       struct stat st {};
       if (::fstat(fd.get(), &st) != 0) return fail(Error::io("fstat " + name + ": " + errno_text(errno)));

@@ -47,7 +47,7 @@ Result<ShmSync> ShmSync::open(const ShmSegment& segment, int rank, std::chrono::
   for (int r = 0; r < segment.geometry().ranks; ++r) {
     if (r == rank) continue;
     const pid_t pid = atomic(segment.line(r).pid).load();
-    Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+    UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
     if (!pidfd && errno == ESRCH) return fail(Error::unavailable(rank_text(r) + " (pid " + std::to_string(pid) + ") exited"));
     peers.push_back({r, pid, std::move(pidfd)});
   }

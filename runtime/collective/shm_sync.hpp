@@ -39,7 +39,7 @@ class ShmSync {
   struct Peer {
     int rank = 0;
     pid_t pid = 0;
-    Fd pidfd;  // empty where pidfd_open is unavailable: kill(pid, 0) instead
+    UniqueFd pidfd;  // empty where pidfd_open is unavailable: kill(pid, 0) instead
   };
   ShmSync(const ShmSegment& segment, int rank, std::chrono::milliseconds timeout, std::vector<Peer> peers);
 

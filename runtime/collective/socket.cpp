@@ -36,8 +36,8 @@ Result<AddrInfoPtr> resolve(const Endpoint& to) {
 }
 
 // One nonblocking connect attempt.
-Result<Fd> try_connect(const addrinfo& a, Deadline& deadline) {
-  Fd fd(socket(a.ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+Result<UniqueFd> try_connect(const addrinfo& a, Deadline& deadline) {
+  UniqueFd fd(socket(a.ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd) return fail(Error::io("socket: " + errno_text(errno)));
   int err = 0;
   if (connect(fd.get(), a.ai_addr, a.ai_addrlen) != 0) {
@@ -53,20 +53,6 @@ Result<Fd> try_connect(const addrinfo& a, Deadline& deadline) {
 }
 
 }  // namespace
-
-Fd& Fd::operator=(Fd&& other) noexcept {
-  if (this != &other) {
-    reset();
-    fd_ = other.fd_;
-    other.fd_ = -1;
-  }
-  return *this;
-}
-
-void Fd::reset() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-}
 
 std::string errno_text(int err) { return std::string(std::strerror(err)) + " (errno " + std::to_string(err) + ")"; }
 
@@ -99,7 +85,7 @@ Status tune_data_socket(int fd) {
   return {};
 }
 
-Result<Fd> connect_to(const Endpoint& to, Deadline& deadline) {
+Result<UniqueFd> connect_to(const Endpoint& to, Deadline& deadline) {
   auto addresses = resolve(to);
   if (!addresses) return fail(addresses.error());
   for (;;) {

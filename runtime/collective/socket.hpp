@@ -1,7 +1,8 @@
 #pragma once
-// Owned descriptors, endpoints and the few blocking-style socket calls of
-// the TCP backend's setup. Sockets are nonblocking and close-on-exec; every
-// wait is bounded by a Deadline (error unavailable when it expires).
+// Endpoints and the few blocking-style socket calls of the TCP backend's
+// setup, on owned descriptors (runtime/core/unique_fd.hpp). Sockets are
+// nonblocking and close-on-exec; every wait is bounded by a Deadline (error
+// unavailable when it expires).
 
 #include <cstddef>
 #include <cstdint>
@@ -11,27 +12,9 @@
 
 #include "runtime/collective/deadline.hpp"
 #include "runtime/core/error.hpp"
+#include "runtime/core/unique_fd.hpp"
 
 namespace volador::collective {
-
-// A file descriptor closed on destruction. Move-only.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() { reset(); }
-  Fd(Fd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  Fd& operator=(Fd&& other) noexcept;
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-
-  [[nodiscard]] int get() const { return fd_; }
-  explicit operator bool() const { return fd_ >= 0; }
-  void reset();
-
- private:
-  int fd_ = -1;
-};
 
 // strerror's text and the number: "Connection refused (errno 111)".
 [[nodiscard]] std::string errno_text(int err);
@@ -49,7 +32,7 @@ struct Endpoint {
 
 // Connects to `to`, retrying failed attempts until the deadline; the socket
 // comes back nonblocking and tuned (tune_data_socket).
-[[nodiscard]] Result<Fd> connect_to(const Endpoint& to, Deadline& deadline);
+[[nodiscard]] Result<UniqueFd> connect_to(const Endpoint& to, Deadline& deadline);
 // TCP_NODELAY. Socket buffers stay under Linux's autotuning, which grows them
 // to net.ipv4.tcp_rmem/tcp_wmem's maximum as a transfer needs (setting them
 // by hand turns autotuning off and measured slower on loopback).

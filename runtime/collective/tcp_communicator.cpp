@@ -24,7 +24,7 @@ Result<std::unique_ptr<TcpCommunicator>> TcpCommunicator::connect(TcpListener& l
   return std::unique_ptr<TcpCommunicator>(new TcpCommunicator(std::move(*peers), rank, options));
 }
 
-TcpCommunicator::TcpCommunicator(std::vector<Fd> peers, int rank, CommOptions options)
+TcpCommunicator::TcpCommunicator(std::vector<UniqueFd> peers, int rank, CommOptions options)
     : peers_(std::move(peers)),
       rank_(rank),
       options_(options),
@@ -205,7 +205,7 @@ Status TcpCommunicator::broadcast_chain(std::span<std::byte> data, int root, con
 
 Status TcpCommunicator::finish(Status outcome, const CallHeader& header) {
   if (outcome) return outcome;
-  for (const Fd& fd : peers_) {
+  for (const UniqueFd& fd : peers_) {
     if (fd) ::shutdown(fd.get(), SHUT_RDWR);
   }
   const Error& e = outcome.error();

@@ -51,7 +51,7 @@ class TcpCommunicator final : public Communicator {
   [[nodiscard]] std::string_view backend() const override { return "tcp"; }
 
  private:
-  TcpCommunicator(std::vector<Fd> peers, int rank, CommOptions options);
+  TcpCommunicator(std::vector<UniqueFd> peers, int rank, CommOptions options);
 
   Status reduce_doubling(std::span<float> data, float scale, const CallHeader& header);
   Status reduce_ring(std::span<float> data, float scale, const CallHeader& header);
@@ -69,7 +69,7 @@ class TcpCommunicator final : public Communicator {
   [[nodiscard]] SendStream send_to(int peer, const CallHeader& header) const;
   [[nodiscard]] RecvStream recv_from(int peer, const CallHeader& header) const;
 
-  std::vector<Fd> peers_;
+  std::vector<UniqueFd> peers_;
   int rank_;
   CommOptions options_;
   std::uint32_t seq_ = 0;

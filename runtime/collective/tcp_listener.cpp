@@ -24,8 +24,8 @@ Result<std::uint16_t> bound_port(int fd) {
   return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
 }
 
-Result<Fd> bind_and_listen(const addrinfo& a) {
-  Fd fd(socket(a.ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+Result<UniqueFd> bind_and_listen(const addrinfo& a) {
+  UniqueFd fd(socket(a.ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd) return fail(Error::io("socket: " + errno_text(errno)));
   int one = 1;
   setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -55,9 +55,9 @@ Result<TcpListener> TcpListener::open(std::string_view host, std::uint16_t port)
   return TcpListener(std::move(*fd), Endpoint{host_text, *actual});
 }
 
-Result<Fd> TcpListener::accept(Deadline& deadline) {
+Result<UniqueFd> TcpListener::accept(Deadline& deadline) {
   for (;;) {
-    Fd fd(::accept4(fd_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+    UniqueFd fd(::accept4(fd_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
     if (fd) {
       if (auto tuned = tune_data_socket(fd.get()); !tuned) return fail(tuned.error());
       return fd;

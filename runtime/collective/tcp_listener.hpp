@@ -19,12 +19,12 @@ class TcpListener {
   // The bound address, with the actual port: what the rendezvous publishes.
   [[nodiscard]] const Endpoint& endpoint() const { return endpoint_; }
   // Accepts one connection (tuned for bulk data) or fails at the deadline.
-  [[nodiscard]] Result<Fd> accept(Deadline& deadline);
+  [[nodiscard]] Result<UniqueFd> accept(Deadline& deadline);
 
  private:
-  TcpListener(Fd fd, Endpoint endpoint) : fd_(std::move(fd)), endpoint_(std::move(endpoint)) {}
+  TcpListener(UniqueFd fd, Endpoint endpoint) : fd_(std::move(fd)), endpoint_(std::move(endpoint)) {}
 
-  Fd fd_;
+  UniqueFd fd_;
   Endpoint endpoint_;
 };
 

@@ -12,7 +12,7 @@ namespace {
 // A connection that has not said hello by then is dropped (a stray, not a rank).
 constexpr std::chrono::milliseconds kHelloBudget{2'000};
 
-std::string missing_ranks(const std::vector<Fd>& peers, int below) {
+std::string missing_ranks(const std::vector<UniqueFd>& peers, int below) {
   std::string out;
   for (int r = 0; r < below; ++r) {
     if (!peers[static_cast<std::size_t>(r)]) out += (out.empty() ? "" : ", ") + std::to_string(r);
@@ -20,7 +20,7 @@ std::string missing_ranks(const std::vector<Fd>& peers, int below) {
   return out;
 }
 
-Status connect_up(std::vector<Fd>& peers, std::span<const Endpoint> endpoints, int rank, std::string_view secret,
+Status connect_up(std::vector<UniqueFd>& peers, std::span<const Endpoint> endpoints, int rank, std::string_view secret,
                   Deadline& deadline) {
   const int n = static_cast<int>(endpoints.size());
   for (int peer = rank + 1; peer < n; ++peer) {
@@ -33,7 +33,7 @@ Status connect_up(std::vector<Fd>& peers, std::span<const Endpoint> endpoints, i
 }
 
 // Accepts one connection; Ok(true) when it was a new lower rank, Ok(false) when it was refused.
-Result<bool> accept_one(TcpListener& listener, std::vector<Fd>& peers, int rank, std::string_view secret,
+Result<bool> accept_one(TcpListener& listener, std::vector<UniqueFd>& peers, int rank, std::string_view secret,
                         Deadline& deadline, std::string& last_refusal) {
   auto fd = listener.accept(deadline);
   if (!fd) return fail(fd.error());
@@ -52,7 +52,7 @@ Result<bool> accept_one(TcpListener& listener, std::vector<Fd>& peers, int rank,
   return true;
 }
 
-Status accept_down(TcpListener& listener, std::vector<Fd>& peers, int rank, std::string_view secret,
+Status accept_down(TcpListener& listener, std::vector<UniqueFd>& peers, int rank, std::string_view secret,
                    Deadline& deadline) {
   std::string last_refusal;
   for (int accepted = 0; accepted < rank;) {
@@ -70,11 +70,11 @@ Status accept_down(TcpListener& listener, std::vector<Fd>& peers, int rank, std:
 
 }  // namespace
 
-Result<std::vector<Fd>> connect_mesh(TcpListener& listener, std::span<const Endpoint> endpoints, int rank,
+Result<std::vector<UniqueFd>> connect_mesh(TcpListener& listener, std::span<const Endpoint> endpoints, int rank,
                                      std::string_view secret, std::chrono::milliseconds timeout) {
   const int n = static_cast<int>(endpoints.size());
   if (rank < 0 || rank >= n) return fail(Error::invalid_argument("rank " + std::to_string(rank) + " outside the group"));
-  std::vector<Fd> peers(endpoints.size());
+  std::vector<UniqueFd> peers(endpoints.size());
   Deadline deadline(timeout);
   if (auto up = connect_up(peers, endpoints, rank, secret, deadline); !up) return fail(up.error());
   if (auto down = accept_down(listener, peers, rank, secret, deadline); !down) return fail(down.error());

@@ -16,7 +16,7 @@ namespace volador::collective {
 // (unavailable) when a peer is missing after `timeout`, or (invalid_argument)
 // when a peer refuses us; connections with a wrong secret are refused and
 // closed while waiting for the right ones.
-[[nodiscard]] Result<std::vector<Fd>> connect_mesh(TcpListener& listener, std::span<const Endpoint> endpoints,
+[[nodiscard]] Result<std::vector<UniqueFd>> connect_mesh(TcpListener& listener, std::span<const Endpoint> endpoints,
                                                    int rank, std::string_view secret,
                                                    std::chrono::milliseconds timeout);
 

@@ -60,7 +60,7 @@ Result<ManifestFile> seal_file(const fs::path& dir, const std::string& relative)
   auto digest = digest_fd(fd->get(), path);
   if (!digest) return fail(digest.error());
   if (auto synced = fsync_fd(fd->get(), path); !synced) return fail(synced.error());
-  if (auto closed = fd->close(path); !closed) return fail(closed.error());
+  if (auto closed = close_fd(*fd, path); !closed) return fail(closed.error());
   return ManifestFile{.path = relative, .size = digest->size, .sha256 = std::move(digest->sha256)};
 }
 
@@ -129,7 +129,7 @@ Status copy_checked(const CheckpointManifest& manifest, std::string_view manifes
     const int out_fd = out->get();
     auto copied = check_file(from, file, [&](std::span<const char> chunk) { return write_all(out_fd, chunk, target); });
     if (!copied) return copied;
-    if (auto closed = out->close(target); !closed) return closed;
+    if (auto closed = close_fd(*out, target); !closed) return closed;
   }
   return write_new_file_durably(to / kManifestFileName, manifest_text);
 }

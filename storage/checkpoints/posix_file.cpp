@@ -6,30 +6,17 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <utility>
 
 namespace volador::checkpoints {
 
-UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = std::exchange(other.fd_, -1);
-  }
-  return *this;
-}
-
-UniqueFd::~UniqueFd() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-Status UniqueFd::close(const std::filesystem::path& path) {
-  const int fd = std::exchange(fd_, -1);
-  if (fd >= 0 && ::close(fd) != 0) return fail(io_error("cannot close", path, errno));
-  return {};
-}
-
 Error io_error(std::string_view what, const std::filesystem::path& path, int err) {
   return Error::io(std::string(what) + " " + path.string() + ": " + std::strerror(err));
+}
+
+Status close_fd(UniqueFd& fd, const std::filesystem::path& path) {
+  const int raw = fd.release();
+  if (raw >= 0 && ::close(raw) != 0) return fail(io_error("cannot close", path, errno));
+  return {};
 }
 
 Result<UniqueFd> open_fd(const std::filesystem::path& path, int flags, int mode) {
@@ -68,7 +55,7 @@ Status fsync_directory(const std::filesystem::path& dir) {
   auto fd = open_fd(dir, O_RDONLY | O_DIRECTORY);
   if (!fd) return fail(fd.error());
   if (auto synced = fsync_fd(fd->get(), dir); !synced) return synced;
-  return fd->close(dir);
+  return close_fd(*fd, dir);
 }
 
 Status write_new_file_durably(const std::filesystem::path& path, std::span<const char> bytes) {
@@ -76,7 +63,7 @@ Status write_new_file_durably(const std::filesystem::path& path, std::span<const
   if (!fd) return fail(fd.error());
   if (auto written = write_all(fd->get(), bytes, path); !written) return written;
   if (auto synced = fsync_fd(fd->get(), path); !synced) return synced;
-  return fd->close(path);
+  return close_fd(*fd, path);
 }
 
 Result<std::string> read_whole_file(const std::filesystem::path& path) {

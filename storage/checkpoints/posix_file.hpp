@@ -1,40 +1,24 @@
 #pragma once
-// Internal to volador_checkpoints: file descriptors and the POSIX calls the
-// stores need for durability (fsync of files and folders), with errors as
-// Error::io values that name the path and the errno text.
+// Internal to volador_checkpoints: the POSIX calls the stores need for
+// durability (open, write, fsync and close of files and folders, on
+// runtime/core's UniqueFd), with errors as Error::io values that name the
+// path and the errno text.
 
 #include <filesystem>
 #include <span>
 #include <string>
 #include <string_view>
-#include <utility>
 
 #include "runtime/core/error.hpp"
+#include "runtime/core/unique_fd.hpp"
 
 namespace volador::checkpoints {
 
-// Owns one open descriptor; closes it on destruction (ignoring errors: call
-// close() to see them). Move-only.
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept;
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd();
-
-  [[nodiscard]] int get() const { return fd_; }
-  // Closes now; an error (e.g. a delayed ENOSPC on NFS) names `path`.
-  Status close(const std::filesystem::path& path);
-
- private:
-  int fd_ = -1;
-};
-
 // Error::io("<what> <path>: <strerror(err)>").
 Error io_error(std::string_view what, const std::filesystem::path& path, int err);
+
+// Closes `fd` now; an error (e.g. a delayed ENOSPC on NFS) names `path`.
+Status close_fd(UniqueFd& fd, const std::filesystem::path& path);
 
 // open(2) with O_CLOEXEC added.
 Result<UniqueFd> open_fd(const std::filesystem::path& path, int flags, int mode = 0644);
