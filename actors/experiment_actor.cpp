@@ -13,7 +13,7 @@
 namespace volador::actors {
 namespace {
 
-using Self = caf::stateful_actor<ExperimentState>*;
+using Self = ExperimentActor::stateful_pointer<ExperimentState>;
 
 void log_failure(Self self, const Status& status, const char* what) {
   if (!status) spdlog::error("experiment {}: {} failed: {}", self->state.record.id, what, status.error().message);
@@ -46,10 +46,9 @@ ExperimentState::Trial* running_trial(Self self, search::RequestId request) {
   return it == self->state.trials.end() || it->second.ended ? nullptr : &it->second;
 }
 
-caf::actor spawn_trial(Self self, const storage::TrialRecord& record) {
+TrialActor spawn_trial(Self self, const storage::TrialRecord& record) {
   auto& st = self->state;
-  return self->spawn(trial_actor, st.context, TrialSpec{record, st.config, st.archive, st.store},
-                     caf::actor_cast<caf::actor>(self));
+  return self->spawn(trial_actor, st.context, TrialSpec{record, st.config, st.archive, st.store}, ExperimentActor(self));
 }
 
 void create_trial(Self self, const search::CreateTrial& op) {
@@ -206,12 +205,12 @@ Status recover(Self self, const ExperimentRecovery& recovery) {
 
 }  // namespace
 
-caf::behavior experiment_actor(Self self, MasterContext context, storage::ExperimentRecord record,
-                               std::shared_ptr<const config::ExperimentConfig> config,
-                               std::shared_ptr<const std::string> archive,
-                               std::shared_ptr<checkpoints::CheckpointStore> store,
-                               std::shared_ptr<search::Searcher> searcher,
-                               std::shared_ptr<const ExperimentRecovery> recovery) {
+ExperimentActor::behavior_type experiment_actor(Self self, MasterContext context, storage::ExperimentRecord record,
+                                               std::shared_ptr<const config::ExperimentConfig> config,
+                                               std::shared_ptr<const std::string> archive,
+                                               std::shared_ptr<checkpoints::CheckpointStore> store,
+                                               std::shared_ptr<search::Searcher> searcher,
+                                               std::shared_ptr<const ExperimentRecovery> recovery) {
   auto& st = self->state;
   st.context = std::move(context);
   st.record = std::move(record);
@@ -255,13 +254,13 @@ caf::behavior experiment_actor(Self self, MasterContext context, storage::Experi
         finish_if_done(self);
         return true;
       },
-      [=](trial_ended_atom, std::uint64_t request, const std::string& state) {
+      [=](trial_ended_atom, std::uint64_t request, RunState state) {
         auto* trial = running_trial(self, request);
         if (trial == nullptr) return;
         trial->ended = true;
-        trial->errored = state == to_string(RunState::error);
+        trial->errored = state == RunState::error;
         if (!self->state.killed) {
-          apply(self, trial_end_event(*self->state.searcher, request, parse_run_state(state).value_or(RunState::error)));
+          apply(self, trial_end_event(*self->state.searcher, request, state));
           checkpoint_search(self);
         }
         finish_if_done(self);

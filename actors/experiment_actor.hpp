@@ -4,12 +4,8 @@
 // feeds trial events back to the searcher, journals the searcher state after
 // every event, and records the experiment's end.
 //
-// Messages from its trial actors:
-//   (validated_atom, uint64 request, double metric, uint64 batches)
-//   (checkpointed_atom, uint64 request)                  applies checkpoint GC
-//   (trial_ended_atom, uint64 request, string state)     COMPLETED, CANCELED or ERROR
-// From clients, through the gateway (each -> bool once journaled):
-//   (pause_atom), (activate_atom), (kill_atom)
+// Its messages: ExperimentActor (actors/interfaces.hpp), from its trial
+// actors and, through the gateway, from users.
 
 #include <map>
 #include <memory>
@@ -18,6 +14,7 @@
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include "actors/interfaces.hpp"
 #include "actors/master_context.hpp"
 #include "runtime/config/experiment_config.hpp"
 #include "runtime/search/searcher.hpp"
@@ -28,7 +25,7 @@ namespace volador::actors {
 struct ExperimentState {
   struct Trial {
     std::uint64_t trial_id = 0;
-    caf::actor actor;
+    TrialActor actor;
     bool ended = false;
     bool errored = false;
     std::uint64_t target = 0;     // the last ValidateAfter sent
@@ -60,11 +57,12 @@ struct ExperimentRecovery {
 // Starts the search of an experiment already journaled as ACTIVE, or, with
 // a non-null `recovery`, continues it where the journal left it: unfinished trials get
 // new trial actors that resume from their latest checkpoints.
-caf::behavior experiment_actor(caf::stateful_actor<ExperimentState>* self, MasterContext context,
-                               storage::ExperimentRecord record, std::shared_ptr<const config::ExperimentConfig> config,
-                               std::shared_ptr<const std::string> archive,
-                               std::shared_ptr<checkpoints::CheckpointStore> store,
-                               std::shared_ptr<search::Searcher> searcher,
-                               std::shared_ptr<const ExperimentRecovery> recovery);
+ExperimentActor::behavior_type experiment_actor(ExperimentActor::stateful_pointer<ExperimentState> self,
+                                               MasterContext context, storage::ExperimentRecord record,
+                                               std::shared_ptr<const config::ExperimentConfig> config,
+                                               std::shared_ptr<const std::string> archive,
+                                               std::shared_ptr<checkpoints::CheckpointStore> store,
+                                               std::shared_ptr<search::Searcher> searcher,
+                                               std::shared_ptr<const ExperimentRecovery> recovery);
 
 }  // namespace volador::actors

@@ -68,14 +68,14 @@ std::vector<std::string> unsupported_features(const config::ExperimentConfig& co
   return out;
 }
 
-void track_experiment(Self self, std::uint64_t id, caf::actor experiment) {
+void track_experiment(Self self, std::uint64_t id, ExperimentActor experiment) {
   self->state.experiments[id] = experiment;
   self->monitor(experiment);
 }
 
 // Forwards `message` to a running actor in `actors`, or explains why not.
-template <class... Ts>
-caf::response_promise forward_to(Self self, const std::map<std::uint64_t, caf::actor>& actors, std::uint64_t id,
+template <class Handle, class... Ts>
+caf::response_promise forward_to(Self self, const std::map<std::uint64_t, Handle>& actors, std::uint64_t id,
                                  const char* what, Ts... message) {
   auto promise = self->make_response_promise();
   auto it = actors.find(id);
@@ -255,7 +255,7 @@ caf::behavior master_actor(Self self, MasterContext context) {
       [=](checkpoints_atom, const std::string& uuid) {
         return reply(find_checkpoint(*self->state.context.journal, self->state.context.data_dir, uuid));
       },
-      [=](attach_atom, std::uint64_t trial_id, caf::actor trial) { self->state.trials[trial_id] = std::move(trial); },
+      [=](attach_atom, std::uint64_t trial_id, TrialActor trial) { self->state.trials[trial_id] = std::move(trial); },
       [=](detach_atom, std::uint64_t trial_id) { self->state.trials.erase(trial_id); },
       [=](listening_atom, const std::string& host, std::uint16_t port) {
         const bool first = self->state.context.port == 0;

@@ -26,14 +26,15 @@
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include "actors/interfaces.hpp"
 #include "actors/master_context.hpp"
 
 namespace volador::actors {
 
 struct MasterState {
   MasterContext context;
-  std::map<std::uint64_t, caf::actor> trials;       // running trial actors by trial id
-  std::map<std::uint64_t, caf::actor> experiments;  // running experiment actors by id
+  std::map<std::uint64_t, TrialActor> trials;            // running trial actors by trial id
+  std::map<std::uint64_t, ExperimentActor> experiments;  // running experiment actors by id
   static inline const char* name = "master";
 };
 

@@ -10,6 +10,7 @@
 
 #include <caf/actor.hpp>
 
+#include "actors/interfaces.hpp"
 #include "master/timings.hpp"
 #include "storage/journal/journal.hpp"
 
@@ -17,7 +18,7 @@ namespace volador::actors {
 
 struct MasterContext {
   std::shared_ptr<storage::Journal> journal;
-  caf::actor pool;
+  PoolActor pool;
   caf::actor gateway;
   std::string host;        // as rank workers reach the master
   std::uint16_t port = 0;

@@ -12,7 +12,7 @@
 namespace volador::actors {
 namespace {
 
-using Self = caf::stateful_actor<ResourcePoolState>*;
+using Self = PoolActor::stateful_pointer<ResourcePoolState>;
 
 GrantedAgent granted_agent(const ResourcePoolState& st, const scheduling::Placement& placement) {
   return {st.agents.at(placement.agent_id), placement.agent_id, placement.slot_indices};
@@ -123,8 +123,9 @@ caf::result<bool> register_agent(Self self, const wire::Bytes& bytes, caf::actor
   return true;
 }
 
-caf::response_promise adopt(Self self, std::uint64_t trial_id, scheduling::RunClaim claim) {
-  auto promise = self->make_response_promise();
+caf::typed_response_promise<std::vector<GrantedAgent>> adopt(Self self, std::uint64_t trial_id,
+                                                            scheduling::RunClaim claim) {
+  auto promise = self->make_response_promise<std::vector<GrantedAgent>>();
   self->state.adoptions[trial_id] = {promise, std::move(claim)};
   judge_adoption(self, trial_id);
   return promise;
@@ -149,17 +150,17 @@ void on_agent_down(Self self, const caf::down_msg& down) {
 
 }  // namespace
 
-caf::behavior resource_pool_actor(Self self) {
+PoolActor::behavior_type resource_pool_actor(Self self) {
   self->set_down_handler([=](const caf::down_msg& down) { on_agent_down(self, down); });
   return {
       [=](register_atom, const wire::Bytes& bytes, caf::actor agent) { return register_agent(self, bytes, std::move(agent)); },
-      [=](request_slots_atom, std::uint64_t trial_id, std::uint32_t slots, caf::actor trial) {
+      [=](request_slots_atom, std::uint64_t trial_id, std::uint32_t slots, TrialActor trial) {
         drop_held(self, trial_id);
         self->state.scheduler.request(trial_id, slots);
         self->state.waiting_trials[trial_id] = std::move(trial);
         grant_what_fits(self);
       },
-      [=](capacity_atom) { return self->state.scheduler.largest_trial(); },
+      [=](capacity_atom) -> std::uint32_t { return self->state.scheduler.largest_trial(); },
       [=](agents_atom) { return wire::encode(list_agents(self->state.scheduler.usage(), self->state.registered)); },
       [=](release_atom, std::uint64_t trial_id) {
         drop_held(self, trial_id);

@@ -14,7 +14,7 @@
 namespace volador::actors {
 namespace {
 
-using Self = caf::stateful_actor<TrialState>*;
+using Self = TrialActor::stateful_pointer<TrialState>;
 
 std::string random_secret() {
   std::random_device device;
@@ -133,7 +133,7 @@ void shutdown_ranks(Self self) {
 void end(Self self, const master::ReportEnded& ended) {
   auto& st = self->state;
   self->send(st.context.gateway, detach_atom::value, trial_id(self));
-  self->send(st.experiment, trial_ended_atom::value, ended.request_id, std::string(to_string(ended.state)));
+  self->send(st.experiment, trial_ended_atom::value, ended.request_id, ended.state);
   self->quit();
 }
 
@@ -149,7 +149,7 @@ void carry_out(Self self, master::TrialEffects effects) {
     std::visit(
         Overloaded{
             [&](const master::RequestSlots& e) {
-              self->send(st.context.pool, request_slots_atom::value, id, e.slots, caf::actor_cast<caf::actor>(self));
+              self->send(st.context.pool, request_slots_atom::value, id, e.slots, TrialActor(self));
             },
             [&](const master::ReleaseSlots&) { self->send(st.context.pool, release_atom::value, id); },
             [&](const master::WatchAgents& e) { watch_agents(self, e); },
@@ -183,16 +183,16 @@ void carry_out(Self self, master::TrialEffects effects) {
         effect);
 }
 
-// A hello or rejoin: held in `reporting` while TrialRun decides.
-template <class Message, class Event>
-caf::response_promise accept_report(Self self, const wire::Bytes& bytes, caf::actor worker) {
-  auto promise = self->make_response_promise();
+// A hello or rejoin, answered with `Reply`: held in `reporting` while TrialRun decides.
+template <class Message, class Event, class Reply>
+caf::typed_response_promise<Reply> accept_report(Self self, const wire::Bytes& bytes, caf::actor worker) {
+  auto promise = self->template make_response_promise<Reply>();
   auto message = wire::decode<Message>(bytes);
   if (!message) {
     promise.deliver(to_caf_error(message.error()));
     return promise;
   }
-  self->state.reporting = {std::move(worker), promise};
+  self->state.reporting = {std::move(worker), static_cast<caf::response_promise&>(promise)};
   feed(self, Event{std::move(*message)});
   return promise;
 }
@@ -215,13 +215,13 @@ void journal_logs(Self self, const wire::Bytes& bytes) {
 
 }  // namespace
 
-caf::behavior trial_actor(Self self, MasterContext context, TrialSpec spec, caf::actor experiment) {
+TrialActor::behavior_type trial_actor(Self self, MasterContext context, TrialSpec spec, ExperimentActor experiment) {
   auto& st = self->state;
   st.context = std::move(context);
   st.experiment = std::move(experiment);
   st.run.emplace(trial_setup(st.context, std::move(spec)));
   carry_out(self, st.run->start());
-  self->send(st.context.gateway, attach_atom::value, trial_id(self), caf::actor_cast<caf::actor>(self));
+  self->send(st.context.gateway, attach_atom::value, trial_id(self), TrialActor(self));
   self->set_down_handler([=](const caf::down_msg& down) {
     for (const auto& [id, agent] : self->state.agents)
       if (agent.address() == down.source) return feed(self, master::AgentLost{id});
@@ -234,10 +234,10 @@ caf::behavior trial_actor(Self self, MasterContext context, TrialSpec spec, caf:
       [=](kill_atom) { feed(self, master::Kill{}); },
       [=](granted_atom, const std::vector<GrantedAgent>& grant) { feed(self, master::SlotsGranted{offer(self, grant)}); },
       [=](hello_atom, const wire::Bytes& bytes, caf::actor worker) {
-        return accept_report<wire::RankHello, master::RankHelloed>(self, bytes, std::move(worker));
+        return accept_report<wire::RankHello, master::RankHelloed, wire::Bytes>(self, bytes, std::move(worker));
       },
       [=](rejoin_atom, const wire::Bytes& bytes, caf::actor worker) {
-        return accept_report<wire::RankRejoin, master::RankRejoined>(self, bytes, std::move(worker));
+        return accept_report<wire::RankRejoin, master::RankRejoined, bool>(self, bytes, std::move(worker));
       },
       [=](reattach_timeout_atom, std::uint32_t run_id) { feed(self, master::ReattachTimedOut{run_id}); },
       [=](exited_atom, const wire::Bytes& bytes) { feed_decoded<wire::WorkerExit, master::WorkerExited>(self, bytes); },

@@ -4,24 +4,8 @@
 // and carries out the effects: messages to the pool, agents, rank workers and
 // the experiment, timers, and holding the ranks' hellos until answered.
 //
-// Messages:
-//   (train_to_atom, uint64 batches)          experiment: train to this total, then validate
-//   (close_atom)                             experiment: stop gracefully when idle
-//   (pause_atom) / (activate_atom)           experiment: checkpoint and free the slots / resume
-//   (kill_atom)                              experiment or client: stop now, CANCELED
-//   (granted_atom, vector<GrantedAgent>)     pool: slots are ours
-//   (hello_atom, Bytes RankHello, actor rank) -> Bytes RankGroup
-//                                            a rank worker reports in (via the gateway);
-//                                            answered once every rank has
-//   (rejoin_atom, Bytes RankRejoin, actor rank) -> bool
-//                                            a rank of the run a restarted master found
-//                                            live reports in again
-//   (reattach_timeout_atom, uint32 run)      (to itself) the run did not come back in time
-//   (log_atom, Bytes LogLines)               agent: the worker's output
-//   (exited_atom, Bytes WorkerExit)          agent: the worker ended
-//   (report_atom, Bytes MetricReport)        a command rank: metrics its command printed
-// To the experiment: (validated_atom, uint64 request, double metric, uint64 batches),
-// (checkpointed_atom, uint64 request) and finally (trial_ended_atom, uint64 request, string state).
+// Its messages: TrialActor (actors/interfaces.hpp). To the experiment:
+// validated, checkpointed and finally trial_ended (ExperimentActor).
 
 #include <map>
 #include <memory>
@@ -33,6 +17,7 @@
 #include <caf/response_promise.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include "actors/interfaces.hpp"
 #include "actors/master_context.hpp"
 #include "master/trial_run.hpp"
 
@@ -54,7 +39,7 @@ struct RankChannel {
 struct TrialState {
   std::optional<master::TrialRun> run;
   MasterContext context;
-  caf::actor experiment;
+  ExperimentActor experiment;
   std::map<std::string, caf::actor> offered;  // agents of the latest grant or adoption, by id
   std::map<std::string, caf::actor> agents;   // of the current run, watched
   std::vector<RankChannel> ranks;             // of the current run, index = rank
@@ -62,7 +47,7 @@ struct TrialState {
   static inline const char* name = "trial";
 };
 
-caf::behavior trial_actor(caf::stateful_actor<TrialState>* self, MasterContext context, TrialSpec spec,
-                          caf::actor experiment);
+TrialActor::behavior_type trial_actor(TrialActor::stateful_pointer<TrialState> self, MasterContext context,
+                                      TrialSpec spec, ExperimentActor experiment);
 
 }  // namespace volador::actors

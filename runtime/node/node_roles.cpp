@@ -38,7 +38,7 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   const bool wildcard = options.listen.host == "0.0.0.0" || options.listen.host == "::";
   caf::anon_send(gateway, actors::listening_atom::value, wildcard ? std::string("127.0.0.1") : options.listen.host, *port);
   spdlog::info("master listening on {}:{} (mutual TLS), data in {}", options.listen.host, *port, options.data_dir.string());
-  return RunningMaster{gateway, context.pool, {options.listen.host, *port}};
+  return RunningMaster{gateway, caf::actor_cast<caf::actor>(context.pool), {options.listen.host, *port}};
 }
 
 Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions& options, caf::actor master) {

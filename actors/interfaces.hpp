@@ -1,0 +1,90 @@
+#pragma once
+// The typed interfaces of the master's inner actors: every message each one
+// handles, with its payload and reply, checked by the compiler at every send.
+// What each actor does with them is in its own header. The gateway
+// (master_actor.hpp), the agent and the rank session face the network and
+// keep dynamically typed handles.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "actors/atoms.hpp"
+#include "runtime/core/states.hpp"
+#include "runtime/wire/codec.hpp"
+
+namespace volador::actors {
+
+// Slots of one agent granted to a trial; a grant lists its agents in rank
+// order, and each agent's ranks take its slots in the order listed.
+struct GrantedAgent {
+  caf::actor agent;
+  std::string agent_id;
+  std::vector<std::uint32_t> slot_indices;
+  [[nodiscard]] std::uint32_t slots() const { return static_cast<std::uint32_t>(slot_indices.size()); }
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, GrantedAgent& x) {
+  return f(caf::meta::type_name("GrantedAgent"), x.agent, x.agent_id, x.slot_indices);
+}
+
+// One trial (trial_actor.hpp).
+using TrialActor = caf::typed_actor<
+    // experiment: train to this many batches in all, then validate
+    caf::reacts_to<train_to_atom, std::uint64_t>,
+    // experiment: stop gracefully when idle
+    caf::reacts_to<close_atom>,
+    // experiment: checkpoint and free the slots / resume
+    caf::reacts_to<pause_atom>, caf::reacts_to<activate_atom>,
+    // experiment or a user (through the gateway): stop now, CANCELED
+    caf::reacts_to<kill_atom>,
+    // pool: the slots are the trial's
+    caf::reacts_to<granted_atom, std::vector<GrantedAgent>>,
+    // a rank worker reports in (through the gateway): RankHello -> RankGroup, once every rank has
+    caf::replies_to<hello_atom, wire::Bytes, caf::actor>::with<wire::Bytes>,
+    // a rank of the run a restarted master found live reports in again: RankRejoin -> accepted
+    caf::replies_to<rejoin_atom, wire::Bytes, caf::actor>::with<bool>,
+    // itself: the run (by number) did not come back in time
+    caf::reacts_to<reattach_timeout_atom, std::uint32_t>,
+    // agent: the worker's output (LogLines) and its end (WorkerExit)
+    caf::reacts_to<log_atom, wire::Bytes>, caf::reacts_to<exited_atom, wire::Bytes>,
+    // a command rank: metrics its command printed (MetricReport)
+    caf::reacts_to<report_atom, wire::Bytes>>;
+
+// One experiment (experiment_actor.hpp).
+using ExperimentActor = caf::typed_actor<
+    // a trial (by searcher request id): a validation of the searcher metric after some batches
+    caf::reacts_to<validated_atom, std::uint64_t, double, std::uint64_t>,
+    // a trial journaled a checkpoint: collect the ones the policy no longer keeps
+    caf::reacts_to<checkpointed_atom, std::uint64_t>,
+    // a trial ended in this state
+    caf::reacts_to<trial_ended_atom, std::uint64_t, RunState>,
+    // a user (through the gateway): each answered once journaled
+    caf::replies_to<pause_atom>::with<bool>, caf::replies_to<activate_atom>::with<bool>,
+    caf::replies_to<kill_atom>::with<bool>>;
+
+// The resource pool (resource_pool_actor.hpp).
+using PoolActor = caf::typed_actor<
+    // an agent offers its slots (AgentInfo)
+    caf::replies_to<register_atom, wire::Bytes, caf::actor>::with<bool>,
+    // a trial asks for its slots; answered later with granted_atom
+    caf::reacts_to<request_slots_atom, std::uint64_t, std::uint32_t, TrialActor>,
+    // a trial gives its slots (granted or asked for) back
+    caf::reacts_to<release_atom, std::uint64_t>,
+    // the most slots one trial could get (of one kind)
+    caf::replies_to<capacity_atom>::with<std::uint32_t>,
+    // agents, their slots and trials (AgentList)
+    caf::replies_to<agents_atom>::with<wire::Bytes>,
+    // a restarted trial claims its live run (trial, run, agents in rank order, slots)
+    caf::replies_to<adopt_atom, std::uint64_t, std::uint32_t, std::vector<std::string>, std::uint32_t>::with<
+        std::vector<GrantedAgent>>,
+    // itself: a held run (trial, run) was not claimed in time
+    caf::reacts_to<hold_expired_atom, std::uint64_t, std::uint32_t>>;
+
+}  // namespace volador::actors
