@@ -65,22 +65,10 @@ double sample_coord(const Leaf& leaf, Rng& rng) {
 }  // namespace
 
 FlatSpace::FlatSpace(const Space& space) {
-  std::vector<std::string> path;
-  add_leaves(space, path);
-}
-
-void FlatSpace::add_leaves(const Space& space, std::vector<std::string>& path) {
-  for (const auto& [name, hp] : space) {
-    path.push_back(name);
-    const auto* nested = std::get_if<Space>(&hp.param);
-    if (nested && !nested->empty()) {
-      add_leaves(*nested, path);
-    } else {
-      leaves_.push_back(make_leaf(hp));
-      leaves_.back().path = path;
-    }
-    path.pop_back();
-  }
+  for_each_leaf(space, [&](const std::vector<std::string>& path, const Hyperparameter& hp) {
+    leaves_.push_back(make_leaf(hp));
+    leaves_.back().path = path;
+  });
 }
 
 std::vector<double> FlatSpace::sample(Rng& rng) const {

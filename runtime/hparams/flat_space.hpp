@@ -37,8 +37,6 @@ class FlatSpace {
   [[nodiscard]] Value decode(std::span<const double> coords) const;
 
  private:
-  void add_leaves(const Space& space, std::vector<std::string>& path);
-
   std::vector<Leaf> leaves_;
 };
 

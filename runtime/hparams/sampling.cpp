@@ -164,21 +164,9 @@ std::vector<Value> grid_values(const Hyperparameter& param) {
 Status validate_grid_space(const Space& space) { return validate_grid_counts(space, ""); }
 
 Grid::Grid(const Space& space) {
-  std::vector<std::string> path;
-  add_axes(space, path);
-}
-
-void Grid::add_axes(const Space& space, std::vector<std::string>& path) {
-  for (const auto& [name, hp] : space) {
-    path.push_back(name);
-    const auto* nested = std::get_if<Space>(&hp.param);
-    if (nested && !nested->empty()) {
-      add_axes(*nested, path);
-    } else {
-      axes_.push_back({path, hp, axis_size(hp)});
-    }
-    path.pop_back();
-  }
+  for_each_leaf(space, [&](const std::vector<std::string>& path, const Hyperparameter& hp) {
+    axes_.push_back({path, hp, axis_size(hp)});
+  });
 }
 
 std::uint64_t Grid::size() const {

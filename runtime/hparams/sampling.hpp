@@ -57,8 +57,6 @@ class Grid {
     Hyperparameter leaf;            // its values are computed on demand
     std::uint64_t size = 0;
   };
-  void add_axes(const Space& space, std::vector<std::string>& path);
-
   std::vector<Axis> axes_;
 };
 

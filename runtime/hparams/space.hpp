@@ -4,6 +4,7 @@
 // JSON values so that any YAML scalar, list or map can be a value.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -51,5 +52,11 @@ struct Hyperparameter {
 
 // True when every leaf is a ConstParam (what the `single` searcher needs).
 bool is_constant(const Space& space);
+
+// Calls `visit(path, hp)` for each leaf of `space`, depth-first in key order:
+// each hyperparameter that is not a non-empty nested space (an empty one is
+// a leaf); `path` holds the keys from the top of the space to it.
+using LeafVisitor = std::function<void(const std::vector<std::string>& path, const Hyperparameter& hp)>;
+void for_each_leaf(const Space& space, const LeafVisitor& visit);
 
 }  // namespace volador::hparams
