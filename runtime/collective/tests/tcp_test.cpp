@@ -22,11 +22,8 @@ void check_conformance(int first, int last) {
   for (int n = first; n <= last; ++n) {
     TcpGroup group(n);
     std::atomic<int> arrivals{0};
-    const auto reports = run_in_threads(n, [&](int rank) -> Status {
-      auto comm = group.connect(rank);
-      if (!comm) return fail(comm.error());
-      return check_collectives(**comm, seed, arrivals);
-    });
+    const auto reports =
+        group.run_ranks([&](TcpCommunicator& comm, int) { return check_collectives(comm, seed, arrivals); });
     INFO(n << " ranks:\n" << summary(reports));
     REQUIRE(all_ok(reports));
   }
@@ -46,11 +43,7 @@ TEST_CASE("tcp: a connection with the wrong secret is refused and the group stil
   auto stray = connect_to(group.endpoints[1], deadline);
   REQUIRE(stray.has_value());
   REQUIRE(send_hello(stray->get(), "guessed", 2, 0, deadline).has_value());
-  const auto reports = run_in_threads(2, [&](int rank) -> Status {
-    auto comm = group.connect(rank);
-    if (!comm) return fail(comm.error());
-    return (*comm)->barrier();
-  });
+  const auto reports = group.run_ranks([](TcpCommunicator& comm, int) { return comm.barrier(); });
   INFO(summary(reports));
   CHECK(all_ok(reports));
   const Status answer = await_welcome(stray->get(), 1, deadline);
@@ -76,12 +69,10 @@ TEST_CASE("tcp: a rank with the wrong secret is refused and the others time out 
 
 TEST_CASE("tcp: ranks in different collectives fail with both calls named") {
   TcpGroup group(2);
-  const auto reports = run_in_threads(2, [&](int rank) -> Status {
-    auto comm = group.connect(rank);
-    if (!comm) return fail(comm.error());
+  const auto reports = group.run_ranks([](TcpCommunicator& comm, int rank) -> Status {
     std::vector<float> data(100, 1.0f);
-    if (rank == 0) return (*comm)->allreduce(data, ReduceOp::sum);
-    return (*comm)->broadcast(std::as_writable_bytes(std::span(data)), 0);
+    if (rank == 0) return comm.allreduce(data, ReduceOp::sum);
+    return comm.broadcast(std::as_writable_bytes(std::span(data)), 0);
   });
   INFO(summary(reports));
   REQUIRE_FALSE(reports[0].ok);
@@ -91,12 +82,10 @@ TEST_CASE("tcp: ranks in different collectives fail with both calls named") {
 
 TEST_CASE("tcp: ranks reducing different element types fail with both named") {
   TcpGroup group(2);
-  const auto reports = run_in_threads(2, [&](int rank) -> Status {
-    auto comm = group.connect(rank);
-    if (!comm) return fail(comm.error());
+  const auto reports = group.run_ranks([](TcpCommunicator& comm, int rank) {
     std::vector<std::uint16_t> data(100, 0);
-    return (*comm)->allreduce(std::as_writable_bytes(std::span(data)), rank == 0 ? DType::f16 : DType::bf16,
-                              ReduceOp::sum);
+    return comm.allreduce(std::as_writable_bytes(std::span(data)), rank == 0 ? DType::f16 : DType::bf16,
+                          ReduceOp::sum);
   });
   INFO(summary(reports));
   REQUIRE_FALSE(reports[0].ok);
@@ -107,16 +96,14 @@ TEST_CASE("tcp: ranks reducing different element types fail with both named") {
 
 TEST_CASE("tcp: a buffer of partial or misaligned elements is refused and the group stays usable") {
   TcpGroup group(2);
-  const auto reports = run_in_threads(2, [&](int rank) -> Status {
-    auto comm = group.connect(rank);
-    if (!comm) return fail(comm.error());
+  const auto reports = group.run_ranks([](TcpCommunicator& comm, int) -> Status {
     std::vector<float> data(8, 1.0f);
     const auto bytes = std::as_writable_bytes(std::span(data));
-    const Status partial = (*comm)->allreduce(bytes.first(7), DType::f16, ReduceOp::sum);
-    const Status misaligned = (*comm)->allreduce(bytes.subspan(2, 8), DType::f32, ReduceOp::sum);
+    const Status partial = comm.allreduce(bytes.first(7), DType::f16, ReduceOp::sum);
+    const Status misaligned = comm.allreduce(bytes.subspan(2, 8), DType::f32, ReduceOp::sum);
     if (partial || partial.error().code != ErrorCode::invalid_argument) return fail(Error::internal("7 bytes of f16 accepted"));
     if (misaligned || misaligned.error().code != ErrorCode::invalid_argument) return fail(Error::internal("misaligned f32 accepted"));
-    if (auto ok = (*comm)->allreduce(data, ReduceOp::sum); !ok) return ok;
+    if (auto ok = comm.allreduce(data, ReduceOp::sum); !ok) return ok;
     if (data[0] != 2.0f) return fail(Error::internal("wrong sum after the refusals"));
     return {};
   });

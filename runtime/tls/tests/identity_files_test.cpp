@@ -22,6 +22,14 @@ Identity issued(const std::filesystem::path& ca_dir, const std::string& name) {
   return *identity;
 }
 
+// `read` holds `written`'s certificate, key and CA certificate.
+void check_same_identity(const volador::Result<Identity>& read, const Identity& written) {
+  REQUIRE(read.has_value());
+  CHECK(read->certificate == written.certificate);
+  CHECK(read->private_key == written.private_key);
+  CHECK(read->ca_certificate == written.ca_certificate);
+}
+
 }  // namespace
 
 TEST_CASE("An identity folder round-trips, private") {
@@ -31,11 +39,7 @@ TEST_CASE("An identity folder round-trips, private") {
   REQUIRE(files.has_value());
   CHECK(mode_of(scratch.path / "id") == 0700);
   CHECK(mode_of(files->private_key) == 0600);
-  auto loaded = load_identity(scratch.path / "id");
-  REQUIRE(loaded.has_value());
-  CHECK(loaded->certificate == identity.certificate);
-  CHECK(loaded->private_key == identity.private_key);
-  CHECK(loaded->ca_certificate == identity.ca_certificate);
+  check_same_identity(load_identity(scratch.path / "id"), identity);
 }
 
 TEST_CASE("A missing identity file is named") {
@@ -54,11 +58,7 @@ TEST_CASE("A bundle round-trips as one private file") {
   REQUIRE(write_bundle(path, identity).has_value());
   CHECK(mode_of(path) == 0600);
   CHECK_THAT(*read_text_file(path), Catch::StartsWith("# Volador node bundle") && Catch::Contains("'agent-b'"));
-  auto read = read_bundle(path);
-  REQUIRE(read.has_value());
-  CHECK(read->certificate == identity.certificate);
-  CHECK(read->private_key == identity.private_key);
-  CHECK(read->ca_certificate == identity.ca_certificate);
+  check_same_identity(read_bundle(path), identity);
 }
 
 TEST_CASE("Damaged bundles are refused with the file and the reason") {
