@@ -15,3 +15,10 @@ annotation map @0xd41c8e2a7b3f5963 (field) :Void;
 
 # On a struct field: its fields render inline in the parent's JSON object.
 annotation flatten @0xd41c8e2a7b3f5964 (field) :Void;
+
+# On a Text field holding JSON: the record's member is the parsed
+# nlohmann::json itself (written with dump(), read with parse), and the JSON
+# embeds it. Reading text that is not JSON, or writing a value that cannot be
+# dumped (a string that is not UTF-8), throws a kj::Exception naming the field.
+# The field has no default: its member starts as JSON null.
+annotation jsonValue @0xd41c8e2a7b3f5965 (field) :Void;

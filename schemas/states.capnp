@@ -3,7 +3,9 @@
 # what users see; capnpc-records makes them C++ enums in namespace volador
 # (schemas/states.records.hpp), named in upper case for users ("ACTIVE").
 
+using Cxx = import "/capnp/c++.capnp";
 using Records = import "records.capnp";
+$Cxx.namespace("volador::states_schema");  # Cap'n Proto's own C++, kept out of the global namespace
 $Records.namespace("volador");
 
 # Where an experiment or a trial stands.

@@ -22,6 +22,7 @@ constexpr std::uint64_t kNamespace = 0xd41c8e2a7b3f5961;
 constexpr std::uint64_t kJson = 0xd41c8e2a7b3f5962;
 constexpr std::uint64_t kMap = 0xd41c8e2a7b3f5963;
 constexpr std::uint64_t kFlatten = 0xd41c8e2a7b3f5964;
+constexpr std::uint64_t kJsonValue = 0xd41c8e2a7b3f5965;
 constexpr std::uint64_t kCxxNamespace = 0xb9c6f99ebf805f2c;
 
 std::string to_std(capnp::Text::Reader text) { return {text.cStr(), text.size()}; }
@@ -91,6 +92,49 @@ std::string default_value(const schema::Value::Reader& value) {
     default: return "";
   }
 }
+
+// The start of every NAME.records_capnp.cpp: how write and read refuse a
+// value, with the kj::Exception that Cap'n Proto throws for its own refusals.
+constexpr const char* kCapnpHelpers = R"(namespace {
+
+// Refuses to write or read a value of `field` ("Record.member"), saying why.
+[[noreturn, maybe_unused]] void refuse(const char* field, const std::string& why) {
+  throw ::kj::Exception(::kj::Exception::Type::FAILED, __FILE__, __LINE__, ::kj::str(field, ": ", why.c_str()));
+}
+
+// Text and Data as a member: one call of the getter, which each counts
+// against the reader's traversal limit.
+[[maybe_unused]] std::string copy_of(::capnp::Text::Reader text) { return {text.begin(), text.size()}; }
+[[maybe_unused]] std::string copy_of(::capnp::Data::Reader data) {
+  return {reinterpret_cast<const char*>(data.begin()), data.size()};
+}
+
+// A $jsonValue member as text; refused when it cannot be dumped (a string that is not UTF-8).
+[[maybe_unused]] std::string dumped(const nlohmann::json& json, const char* field) {
+  try {
+    return json.dump();
+  } catch (const nlohmann::json::exception& e) {
+    refuse(field, e.what());
+  }
+}
+
+// A $jsonValue member from its text; refused when the text is not JSON.
+[[maybe_unused]] nlohmann::json parsed(::capnp::Text::Reader text, const char* field) {
+  auto json = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (json.is_discarded()) refuse(field, "not valid JSON");
+  return json;
+}
+
+// An enum member from its stored number; refused when the enum has no such enumerant.
+template <class Enum>
+Enum known(std::uint16_t value, std::uint16_t count, const char* field) {
+  if (value >= count) refuse(field, "unknown enumerant " + std::to_string(value));
+  return static_cast<Enum>(value);
+}
+
+}  // namespace
+
+)";
 
 // Generates the four files; one instance per schema file.
 class Generator {
@@ -217,7 +261,24 @@ class Generator {
     return primitive;
   }
 
+  // "Record.field", as errors and the generated code's own refusals name a field.
+  static std::string field_label(const Field& field) {
+    const auto record = to_std(field.getContainingStruct().getShortDisplayName());
+    return record + "." + snake_case(to_std(field.getProto().getName()));
+  }
+
+  // True for a $jsonValue field, after checking that it is one the records can hold.
+  bool is_json_value(const Field& field) const {
+    if (!has_annotation(field, kJsonValue)) return false;
+    if (field.getProto().isGroup() || !field.getType().isText())
+      fail(field_label(field) + ": $jsonValue needs a Text field");
+    if (field.getProto().getSlot().getHadExplicitDefault())
+      fail(field_label(field) + ": a $jsonValue field cannot have a default");
+    return true;
+  }
+
   std::string field_type(const Field& field) {
+    if (is_json_value(field)) return "nlohmann::json";
     if (auto value = optional_value(field)) return "std::optional<" + value_type(value->getType()) + ">";
     if (has_annotation(field, kMap)) {
       auto [key, value] = map_entry(field);
@@ -228,7 +289,7 @@ class Generator {
 
   std::string field_default(const Field& field) {
     auto type = field.getType();
-    if (field.getProto().isGroup()) return "";
+    if (field.getProto().isGroup() || is_json_value(field)) return "";
     auto value = field.getProto().getSlot().getDefaultValue();
     if (type.isEnum()) {
       auto enumerants = type.asEnum().getEnumerants();
@@ -382,11 +443,13 @@ class Generator {
     return value;
   }
 
-  // Cap'n Proto reader value -> C++ value.
-  std::string from_capnp(capnp::Type type, const std::string& value) {
-    if (type.isEnum()) return "static_cast<" + record_name(type.asEnum()) + ">(" + value + ")";
-    if (type.isText()) return "std::string(" + value + ".cStr(), " + value + ".size())";
-    if (type.isData()) return "std::string(reinterpret_cast<const char*>(" + value + ".begin()), " + value + ".size())";
+  // Cap'n Proto reader value -> C++ value; `label` names the field in the refusal of an unknown enumerant.
+  std::string from_capnp(capnp::Type type, const std::string& value, const std::string& label) {
+    if (type.isEnum()) {
+      return "known<" + record_name(type.asEnum()) + ">(static_cast<std::uint16_t>(" + value + "), " +
+             std::to_string(type.asEnum().getEnumerants().size()) + ", \"" + label + "\")";
+    }
+    if (type.isText() || type.isData()) return "copy_of(" + value + ")";
     if (type.isStruct()) return "read(" + value + ")";
     return value;
   }
@@ -407,6 +470,10 @@ class Generator {
   std::string write_field(const Field& field) {
     const auto name = to_std(field.getProto().getName());
     const auto member = "record." + snake_case(name);
+    if (is_json_value(field)) {
+      const auto text = "dumped(" + member + ", \"" + field_label(field) + "\")";
+      return "  builder.set" + capitalized(name) + "(" + text + ".c_str());\n";
+    }
     if (auto value = optional_value(field)) {
       return "  {\n    auto group = builder.init" + capitalized(name) + "();\n    if (" + member + ") {\n" +
              indented(write_value("group", "value", value->getType(), "(*" + member + ")"), 4) +
@@ -428,26 +495,31 @@ class Generator {
     const auto name = to_std(field.getProto().getName());
     const auto member = "record." + snake_case(name);
     const auto getter = "reader.get" + capitalized(name) + "()";
+    const auto label = field_label(field);
+    if (is_json_value(field)) return "  " + member + " = parsed(" + getter + ", \"" + label + "\");\n";
     if (auto value = optional_value(field)) {
-      return "  if (" + getter + ".isValue()) " + member + " = " + from_capnp(value->getType(), getter + ".getValue()") + ";\n";
+      const auto read_value = from_capnp(value->getType(), getter + ".getValue()", label);
+      return "  if (" + getter + ".isValue()) " + member + " = " + read_value + ";\n";
     }
     if (has_annotation(field, kMap)) {
       auto [key, value] = map_entry(field);
-      return "  for (auto entry : " + getter + ")\n    " + member + "[" +
-             from_capnp(key.getType(), "entry.get" + capitalized(to_std(key.getProto().getName())) + "()") + "] = " +
-             from_capnp(value.getType(), "entry.get" + capitalized(to_std(value.getProto().getName())) + "()") + ";\n";
+      const auto key_getter = "entry.get" + capitalized(to_std(key.getProto().getName())) + "()";
+      const auto value_getter = "entry.get" + capitalized(to_std(value.getProto().getName())) + "()";
+      return "  for (auto entry : " + getter + ")\n    " + member + "[" + from_capnp(key.getType(), key_getter, label) +
+             "] = " + from_capnp(value.getType(), value_getter, label) + ";\n";
     }
     if (field.getType().isList()) {
       return "  for (auto element : " + getter + ") " + member + ".push_back(" +
-             from_capnp(field.getType().asList().getElementType(), "element") + ");\n";
+             from_capnp(field.getType().asList().getElementType(), "element", label) + ");\n";
     }
-    return "  " + member + " = " + from_capnp(field.getType(), getter) + ";\n";
+    return "  " + member + " = " + from_capnp(field.getType(), getter, label) + ";\n";
   }
 
   std::string capnp_source() {
     std::string out = "// Generated by capnpc-records from " + to_std(file_.getProto().getDisplayName()) +
                       ": edit the schema, not this file.\n#include \"schemas/" + base_ + ".records_capnp.hpp\"\n\n"
-                      "namespace " + namespace_ + " {\n\n";
+                      "#include <kj/exception.h>\n#include <kj/string.h>\n\n#include <string>\n\n"
+                      "namespace " + namespace_ + " {\n\n" + kCapnpHelpers;
     for (auto s : structs_) {
       const auto name = to_std(s.getShortDisplayName());
       const auto capnp = capnp_name(s);

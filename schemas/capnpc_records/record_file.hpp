@@ -7,7 +7,10 @@
 //  - NAME.records.cpp: their definitions.
 //  - NAME.records_capnp.hpp/.cpp: write(record, builder) and read(reader) for
 //    each struct, capnp_type_of(const Record*) naming its Cap'n Proto struct,
-//    and the X-macro VOLADOR_<NAME>_RECORDS listing the structs.
+//    and the X-macro VOLADOR_<NAME>_RECORDS listing the structs. read throws
+//    a kj::Exception naming the field ("Record.member: ...") for an enum
+//    number its enum does not name, and both refuse a $jsonValue they cannot
+//    parse or dump, as Cap'n Proto itself throws for a malformed message.
 // A union is allowed only as an optional value: a group `x :union { none @N
 // :Void; value @M :T; }` becomes std::optional<T> x. The annotations of
 // schemas/records.capnp set the namespace and JSON forms.
