@@ -1,104 +1,130 @@
 @0xc3a7e1f05d2b9a41;
 # Journal records (storage/journal): values stored in RocksDB, one record per
-# key. Every value is a complete record; keys only order them. Evolve by adding
-# fields with new ordinals at the end; never renumber or change a field's type,
-# so journals written by older masters still decode.
+# key. Every value is a complete record; keys only order them. capnpc-records
+# makes each struct a plain C++ record in volador::storage
+# (schemas/journal.records.hpp) with its conversion, so this file is the one
+# definition of what the journal holds.
+#
+# Journals on disk must keep decoding (storage/journal/tests/compatibility_test.cpp):
+# evolve by adding fields with new ordinals at the end; never renumber a field
+# or change its type. Renaming a field or a struct is safe: names are not stored.
 
 using Cxx = import "/capnp/c++.capnp";
+using Records = import "records.capnp";
+using States = import "states.capnp";
 $Cxx.namespace("volador::journal_schema");
+$Records.namespace("volador::storage");
 
-enum RunState {
-  active @0;
-  paused @1;
-  completed @2;
-  canceled @3;
-  error @4;
-}
+# The enums once had their own copies here with the same numbers as those of
+# states.capnp; an enum is stored as its number, so the bytes are the same.
 
-struct Experiment {
+struct ExperimentRecord {
+  # An experiment: what was submitted and where it stands.
   id @0 :UInt64;
   name @1 :Text;
   configYaml @2 :Text;
+  # the submitted distributed.yaml, verbatim
   configFileName @3 :Text;
-  state @4 :RunState;
+  # as given at submission, for error messages
+  state @4 :States.RunState;
   experimentSeed @5 :UInt32;
   progress @6 :Float64;
+  # searcher progress, [0, 1]
   errorMessage @7 :Text;
+  # why it ended in ERROR, else empty
   createdAtMs @8 :Int64;
+  # unix epoch milliseconds
   endedAtMs @9 :Int64;
+  # 0 while not terminal
 }
 
-struct Trial {
+struct TrialRecord {
+  # A trial of an experiment: its hyperparameters and where it stands.
   id @0 :UInt64;
+  # cluster-wide trial id
   experimentId @1 :UInt64;
   requestId @2 :UInt64;
-  hparamsJson @3 :Text;
+  # the searcher's id for it
+  hparams @3 :Text $Records.jsonValue;
+  # the hyperparameters (stored as JSON text)
   seed @4 :UInt32;
-  state @5 :RunState;
+  state @5 :States.RunState;
   batchesTrained @6 :UInt64;
   restarts @7 :UInt32;
   runId @8 :UInt32;
+  # increments each time the trial (re)starts
   errorMessage @9 :Text;
+  # why it ended in ERROR, else empty
   createdAtMs @10 :Int64;
+  # unix epoch milliseconds
   endedAtMs @11 :Int64;
-  runToken @12 :Text;          # the current run's secret, presented by its ranks
-  runAgents @13 :List(Text);   # agents of the current run in rank order; empty: no run is live
+  # 0 while not terminal
+  runToken @12 :Text;
+  # the current run's secret, presented by its ranks
+  runAgents @13 :List(Text);
+  # agents of the current run, node by node (rank order); empty: no live run
 }
 
-enum MetricKind {
-  training @0;
-  validation @1;
-}
-
-struct Metric {
+struct MetricValue {
+  # One metric of a MetricMap (a $Records.map list of them).
   name @0 :Text;
   value @1 :Float64;
 }
 
-struct MetricReport {
+struct MetricRecord {
+  # One metric report of a trial.
   trialId @0 :UInt64;
-  kind @1 :MetricKind;
+  kind @1 :States.MetricKind;
   batches @2 :UInt64;
-  metrics @3 :List(Metric);
+  # total batches trained when reported (the step)
+  metrics @3 :List(MetricValue) $Records.map;
   reportedAtMs @4 :Int64;
 }
 
 struct LogLine {
+  # One line of a trial's output.
   trialId @0 :UInt64;
   seq @1 :UInt64;
+  # assigned by the journal: 1, 2, 3, ... per trial
   timeMs @2 :Int64;
   stream @3 :Text;
+  # "stdout", "stderr" or "system"
   text @4 :Text;
+  # one line, no trailing newline
 }
 
-# The packed model definition (gzip-compressed tar, see storage/archives).
-struct Archive {
+struct ArchiveRecord {
+  # The packed model definition of an experiment (gzip-compressed tar, see storage/archives).
   bytes @0 :Data;
 }
 
-# The searcher's state (Searcher::save_state()) as JSON text.
-struct SearcherState {
-  json @0 :Text;
+struct SearcherStateRecord {
+  # The searcher's whole state (Searcher::save_state()).
+  state @0 :Text $Records.jsonValue;
 }
 
-struct Counter {
+struct CounterRecord {
+  # The last value a durable counter (Journal::next_id) handed out.
   value @0 :UInt64;
 }
 
-enum CheckpointState {
-  active @0;
-  deleted @1;
-}
-
-struct Checkpoint {
+struct CheckpointRecord {
+  # A checkpoint a trial took; its files lie in checkpoint storage.
   uuid @0 :Text;
+  # the checkpoint's folder in checkpoint storage; never empty
   experimentId @1 :UInt64;
   trialId @2 :UInt64;
   batches @3 :UInt64;
+  # total batches trained when it was taken
   runId @4 :UInt32;
-  validationMetrics @5 :List(Metric);
-  state @6 :CheckpointState;
+  # the trial's run that wrote it
+  validationMetrics @5 :List(MetricValue) $Records.map;
+  # the validation at `batches`; empty when none
+  state @6 :States.CheckpointState;
   totalBytes @7 :UInt64;
   createdAtMs @8 :Int64;
-  scheduled @9 :Bool = true;   # the workload plan asked for it (false: taken where a pausing or closing trial stood)
+  scheduled @9 :Bool = true;
+  # The workload plan asked for it (periodic, after a validation, at a
+  # target); false for one taken only because the trial paused or closed
+  # where it stood, which the plan's periodic count ignores.
 }

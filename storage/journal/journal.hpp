@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -21,74 +22,16 @@
 #include "runtime/core/error.hpp"
 #include "runtime/core/metrics.hpp"
 #include "runtime/core/states.hpp"
+#include "schemas/journal.records.hpp"
 
 namespace volador::storage {
 
-struct ExperimentRecord {
-  std::uint64_t id = 0;
-  std::string name;
-  std::string config_yaml;       // the submitted distributed.yaml, verbatim
-  std::string config_file_name;  // as given at submission, for error messages
-  RunState state = RunState::active;
-  std::uint32_t experiment_seed = 0;
-  double progress = 0;           // searcher progress, [0, 1]
-  std::string error_message;     // why it ended in ERROR, else empty
-  std::int64_t created_at_ms = 0;  // unix epoch milliseconds
-  std::int64_t ended_at_ms = 0;    // 0 while not terminal
-};
-
-struct TrialRecord {
-  std::uint64_t id = 0;             // cluster-wide trial id
-  std::uint64_t experiment_id = 0;
-  std::uint64_t request_id = 0;     // the searcher's id for it
-  nlohmann::json hparams;
-  std::uint32_t seed = 0;
-  RunState state = RunState::active;
-  std::uint64_t batches_trained = 0;
-  std::uint32_t restarts = 0;
-  std::uint32_t run_id = 0;         // increments each time the trial (re)starts
-  std::string error_message;
-  std::int64_t created_at_ms = 0;
-  std::int64_t ended_at_ms = 0;
-  std::string run_token;                // the current run's secret, presented by its ranks
-  std::vector<std::string> run_agents;  // agents of the current run, node by node; empty: no live run
-};
-
-using volador::MetricKind;  // schemas/states.capnp
-
-struct MetricRecord {
-  std::uint64_t trial_id = 0;
-  MetricKind kind = MetricKind::training;
-  std::uint64_t batches = 0;    // total batches trained when reported (the step)
-  MetricMap metrics;
-  std::int64_t reported_at_ms = 0;
-};
-
-struct LogLine {
-  std::uint64_t trial_id = 0;
-  std::uint64_t seq = 0;        // assigned by the journal: 1, 2, 3, ... per trial
-  std::int64_t time_ms = 0;
-  std::string stream;           // "stdout", "stderr" or "system"
-  std::string text;             // one line, no trailing newline
-};
-
+// The records (ExperimentRecord, TrialRecord, MetricRecord, LogLine,
+// CheckpointRecord, ...) are generated from schemas/journal.capnp, which
+// documents their fields.
 using volador::CheckpointState;  // schemas/states.capnp
-
-struct CheckpointRecord {
-  std::string uuid;                // the checkpoint's folder in checkpoint storage; never empty
-  std::uint64_t experiment_id = 0;
-  std::uint64_t trial_id = 0;
-  std::uint64_t batches = 0;       // total batches trained when it was taken
-  std::uint32_t run_id = 0;        // the trial's run that wrote it
-  MetricMap validation_metrics;    // the validation at `batches`; empty when none
-  CheckpointState state = CheckpointState::active;
-  std::uint64_t total_bytes = 0;
-  std::int64_t created_at_ms = 0;
-  // The workload plan asked for it (periodic, after a validation, at a
-  // target); false for one taken only because the trial paused or closed
-  // where it stood, which the plan's periodic count ignores.
-  bool scheduled = true;
-};
+using volador::MetricKind;       // schemas/states.capnp
+static_assert(std::is_same_v<decltype(MetricRecord::metrics), MetricMap>);
 
 // Records to write together, all or nothing (Journal::commit). Operations
 // apply in the order they were added, e.g. a delete_metrics_after followed by

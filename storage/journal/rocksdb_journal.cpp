@@ -150,12 +150,12 @@ Result<std::uint64_t> RocksdbJournal::next_id(std::string_view counter) {
   if (cached == counters_.end()) {
     auto stored = get(key);
     if (!stored) return fail(stored.error());
-    auto last = *stored ? codec::decode_counter(key, **stored) : Result<std::uint64_t>(0);
+    auto last = *stored ? codec::decode<CounterRecord>(key, **stored) : Result<CounterRecord>(CounterRecord{});
     if (!last) return fail(last.error());
-    cached = counters_.emplace(std::string(counter), *last).first;
+    cached = counters_.emplace(std::string(counter), last->value).first;
   }
   const std::uint64_t next = cached->second + 1;
-  auto value = codec::encode_counter(counter, next);
+  auto value = codec::encode(CounterRecord{.value = next});
   if (!value) return fail(value.error());
   rocksdb::WriteBatch batch;
   batch.Put(key, codec::bytes_of(*value));
@@ -178,7 +178,7 @@ Result<std::uint64_t> RocksdbJournal::append_logs(std::uint64_t trial_id, std::v
   for (LogLine& line : lines) {
     line.trial_id = trial_id;
     line.seq = ++seq;
-    auto value = codec::encode_log(line);
+    auto value = codec::encode(line);
     if (!value) return fail(value.error());
     batch.Put(keys::log(trial_id, seq), codec::bytes_of(*value));
   }
@@ -188,7 +188,7 @@ Result<std::uint64_t> RocksdbJournal::append_logs(std::uint64_t trial_id, std::v
 }
 
 Status RocksdbJournal::put_archive(std::uint64_t experiment_id, std::string_view bytes) {
-  auto value = codec::encode_archive(experiment_id, bytes);
+  auto value = codec::encode(ArchiveRecord{.bytes = std::string(bytes)});
   if (!value) return fail(value.error());
   rocksdb::WriteBatch batch;
   batch.Put(keys::archive(experiment_id), codec::bytes_of(*value));
@@ -201,13 +201,13 @@ Result<ExperimentRecord> RocksdbJournal::experiment(std::uint64_t id) const {
   const std::string key = keys::experiment(id);
   auto value = get_required(key, "experiment " + std::to_string(id));
   if (!value) return fail(value.error());
-  return codec::decode_experiment(key, *value);
+  return codec::decode<ExperimentRecord>(key, *value);
 }
 
 Result<std::vector<ExperimentRecord>> RocksdbJournal::experiments() const {
   std::vector<ExperimentRecord> records;
   auto scanned = scan(keys::experiments_prefix(), [&](std::string_view key, std::string_view value) -> Result<bool> {
-    auto record = codec::decode_experiment(key, value);
+    auto record = codec::decode<ExperimentRecord>(key, value);
     if (!record) return fail(record.error());
     records.push_back(std::move(*record));
     return true;
@@ -220,7 +220,7 @@ Result<TrialRecord> RocksdbJournal::trial(std::uint64_t id) const {
   const std::string key = keys::trial(id);
   auto value = get_required(key, "trial " + std::to_string(id));
   if (!value) return fail(value.error());
-  return codec::decode_trial(key, *value);
+  return codec::decode<TrialRecord>(key, *value);
 }
 
 Result<std::vector<TrialRecord>> RocksdbJournal::trials(std::uint64_t experiment_id) const {
@@ -231,7 +231,7 @@ Result<std::vector<TrialRecord>> RocksdbJournal::trials(std::uint64_t experiment
 Result<std::vector<MetricRecord>> RocksdbJournal::metrics(std::uint64_t trial_id) const {
   std::vector<MetricRecord> records;
   auto scanned = scan(keys::metrics_prefix(trial_id), [&](std::string_view key, std::string_view value) -> Result<bool> {
-    auto record = codec::decode_metrics(key, value);
+    auto record = codec::decode<MetricRecord>(key, value);
     if (!record) return fail(record.error());
     records.push_back(std::move(*record));
     return true;
@@ -245,7 +245,7 @@ Result<std::vector<LogLine>> RocksdbJournal::logs(std::uint64_t trial_id, std::u
   std::vector<LogLine> lines;
   if (limit == 0 || after_seq == std::numeric_limits<std::uint64_t>::max()) return lines;
   auto visit = [&](std::string_view key, std::string_view value) -> Result<bool> {
-    auto line = codec::decode_log(key, value);
+    auto line = codec::decode<LogLine>(key, value);
     if (!line) return fail(line.error());
     lines.push_back(std::move(*line));
     return lines.size() < limit;
@@ -259,7 +259,9 @@ Result<std::string> RocksdbJournal::archive(std::uint64_t experiment_id) const {
   const std::string key = keys::archive(experiment_id);
   auto value = get_required(key, "archive of experiment " + std::to_string(experiment_id));
   if (!value) return fail(value.error());
-  return codec::decode_archive(key, *value);
+  auto record = codec::decode<ArchiveRecord>(key, *value);
+  if (!record) return fail(record.error());
+  return std::move(record->bytes);
 }
 
 Result<std::optional<nlohmann::json>> RocksdbJournal::searcher_state(std::uint64_t experiment_id) const {
@@ -267,16 +269,16 @@ Result<std::optional<nlohmann::json>> RocksdbJournal::searcher_state(std::uint64
   auto value = get(key);
   if (!value) return fail(value.error());
   if (!*value) return std::optional<nlohmann::json>();
-  auto state = codec::decode_searcher_state(key, **value);
-  if (!state) return fail(state.error());
-  return std::optional<nlohmann::json>(std::move(*state));
+  auto record = codec::decode<SearcherStateRecord>(key, **value);
+  if (!record) return fail(record.error());
+  return std::optional<nlohmann::json>(std::move(record->state));
 }
 
 Result<CheckpointRecord> RocksdbJournal::checkpoint(std::string_view uuid) const {
   const std::string key = keys::checkpoint(uuid);
   auto value = get_required(key, "checkpoint " + std::string(uuid));
   if (!value) return fail(value.error());
-  return codec::decode_checkpoint(key, *value);
+  return codec::decode<CheckpointRecord>(key, *value);
 }
 
 Result<std::vector<CheckpointRecord>> RocksdbJournal::checkpoints_of_experiment(std::uint64_t experiment_id) const {

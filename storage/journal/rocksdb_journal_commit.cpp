@@ -13,6 +13,7 @@
 
 #include "storage/journal/journal_codec.hpp"
 #include "storage/journal/journal_keys.hpp"
+#include "storage/journal/journal_validation.hpp"
 #include "storage/journal/rocksdb_journal.hpp"
 
 namespace volador::storage {
@@ -25,22 +26,24 @@ class RocksdbJournal::BatchBuilder {
  public:
   BatchBuilder(const RocksdbJournal& journal, rocksdb::WriteBatch& batch) : journal_(journal), batch_(batch) {}
 
-  // Encoding and read errors, or the WriteBatch refusing an entry (over RocksDB's size limits).
+  // What every journal refuses (journal_validation.hpp), encoding and read
+  // errors, or the WriteBatch refusing an entry (over RocksDB's size limits).
   Status add(const JournalBatch::Operation& operation) {
+    if (auto valid = validation::check_operation(operation); !valid) return valid;
     if (auto added = std::visit(*this, operation); !added) return added;
     if (refusal_) return fail(*refusal_);
     return {};
   }
 
   Status operator()(const ExperimentRecord& record) {
-    auto value = codec::encode_experiment(record);
+    auto value = codec::encode(record);
     if (!value) return fail(value.error());
     put(keys::experiment(record.id), codec::bytes_of(*value));
     return {};
   }
 
   Status operator()(const TrialRecord& record) {
-    auto value = codec::encode_trial(record);
+    auto value = codec::encode(record);
     if (!value) return fail(value.error());
     put(keys::trial(record.id), codec::bytes_of(*value));
     put(keys::trial_index(record.experiment_id, record.id), {});
@@ -48,14 +51,14 @@ class RocksdbJournal::BatchBuilder {
   }
 
   Status operator()(const JournalBatch::SearcherStatePut& put_state) {
-    auto value = codec::encode_searcher_state(put_state.experiment_id, put_state.state);
+    auto value = codec::encode(SearcherStateRecord{.state = put_state.state});
     if (!value) return fail(value.error());
     put(keys::searcher_state(put_state.experiment_id), codec::bytes_of(*value));
     return {};
   }
 
   Status operator()(const MetricRecord& record) {
-    auto value = codec::encode_metrics(record);
+    auto value = codec::encode(record);
     if (!value) return fail(value.error());
     auto seq = next_metric_seq(keys::metric_step_prefix(record.trial_id, record.kind, record.batches));
     if (!seq) return fail(seq.error());
@@ -72,7 +75,7 @@ class RocksdbJournal::BatchBuilder {
   }
 
   Status operator()(const CheckpointRecord& record) {
-    auto value = codec::encode_checkpoint(record);
+    auto value = codec::encode(record);
     if (!value) return fail(value.error());
     auto previous = previous_index_keys(record.uuid);
     if (!previous) return fail(previous.error());
@@ -120,7 +123,7 @@ class RocksdbJournal::BatchBuilder {
     auto stored = journal_.get(key);
     if (!stored) return fail(stored.error());
     if (!*stored) return std::nullopt;
-    auto record = codec::decode_checkpoint(key, **stored);
+    auto record = codec::decode<CheckpointRecord>(key, **stored);
     if (!record) return fail(record.error());
     return IndexKeys{keys::checkpoint_experiment_index(*record), keys::checkpoint_trial_index(*record)};
   }

@@ -92,49 +92,6 @@ MetricRecord make_metrics(std::uint64_t trial_id, MetricKind kind, std::uint64_t
   return {.trial_id = trial_id, .kind = kind, .batches = batches, .metrics = {{"loss", loss}}, .reported_at_ms = 11};
 }
 
-void check_same(const ExperimentRecord& a, const ExperimentRecord& b) {
-  CHECK(a.id == b.id);
-  CHECK(a.name == b.name);
-  CHECK(a.config_yaml == b.config_yaml);
-  CHECK(a.config_file_name == b.config_file_name);
-  CHECK(a.state == b.state);
-  CHECK(a.experiment_seed == b.experiment_seed);
-  CHECK(a.progress == b.progress);
-  CHECK(a.error_message == b.error_message);
-  CHECK(a.created_at_ms == b.created_at_ms);
-  CHECK(a.ended_at_ms == b.ended_at_ms);
-}
-
-void check_same(const TrialRecord& a, const TrialRecord& b) {
-  CHECK(a.id == b.id);
-  CHECK(a.experiment_id == b.experiment_id);
-  CHECK(a.request_id == b.request_id);
-  CHECK(a.hparams == b.hparams);
-  CHECK(a.seed == b.seed);
-  CHECK(a.state == b.state);
-  CHECK(a.batches_trained == b.batches_trained);
-  CHECK(a.restarts == b.restarts);
-  CHECK(a.run_id == b.run_id);
-  CHECK(a.error_message == b.error_message);
-  CHECK(a.created_at_ms == b.created_at_ms);
-  CHECK(a.ended_at_ms == b.ended_at_ms);
-  CHECK(a.run_token == b.run_token);
-  CHECK(a.run_agents == b.run_agents);
-}
-
-void check_same(const CheckpointRecord& a, const CheckpointRecord& b) {
-  CHECK(a.uuid == b.uuid);
-  CHECK(a.experiment_id == b.experiment_id);
-  CHECK(a.trial_id == b.trial_id);
-  CHECK(a.batches == b.batches);
-  CHECK(a.run_id == b.run_id);
-  CHECK(a.validation_metrics == b.validation_metrics);
-  CHECK(a.state == b.state);
-  CHECK(a.total_bytes == b.total_bytes);
-  CHECK(a.created_at_ms == b.created_at_ms);
-  CHECK(a.scheduled == b.scheduled);
-}
-
 pid_t spawn_child(const std::string& test_name, const fs::path& dir) {
   ::setenv(kChildDirVariable, dir.c_str(), 1);
   posix_spawn_file_actions_t actions;

@@ -1,7 +1,9 @@
 #pragma once
 // Shared by the journal's test files: the journals under test, temporary
-// folders, sample records, field-by-field comparisons, and child processes of
+// folders, sample records, record comparisons, and child processes of
 // this test binary.
+
+#include <catch2/catch.hpp>
 
 #include <sys/types.h>
 
@@ -48,9 +50,12 @@ CheckpointRecord make_checkpoint(std::string uuid, std::uint64_t experiment_id, 
                                  std::uint64_t batches);
 MetricRecord make_metrics(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches, double loss);
 
-void check_same(const ExperimentRecord& a, const ExperimentRecord& b);
-void check_same(const TrialRecord& a, const TrialRecord& b);
-void check_same(const CheckpointRecord& a, const CheckpointRecord& b);
+// Checks that two records are equal; a failure shows both as JSON.
+template <class Record>
+void check_same(const Record& a, const Record& b) {
+  INFO(nlohmann::json(a).dump() << "\nand\n" << nlohmann::json(b).dump());
+  CHECK(a == b);
+}
 
 // Runs one hidden test case of this binary in a child process (fresh, so no
 // RocksDB state is inherited), with child_dir() returning `dir` there.
