@@ -29,8 +29,9 @@ using hello_atom = caf::atom_constant<caf::atom("hello")>;
 using workload_atom = caf::atom_constant<caf::atom("workload")>;
 using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
 using report_atom = caf::atom_constant<caf::atom("report")>;
-using wake_atom = caf::atom_constant<caf::atom("wake")>;
 using rejoin_atom = caf::atom_constant<caf::atom("rejoin")>;
+// the trial thread of a rank worker -> its rank actor
+using complete_atom = caf::atom_constant<caf::atom("complete")>;
 // inside the master
 using request_slots_atom = caf::atom_constant<caf::atom("reqslots")>;
 using granted_atom = caf::atom_constant<caf::atom("granted")>;

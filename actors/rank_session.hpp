@@ -2,11 +2,11 @@
 // The rank's side of the control plane, for the thread that runs the trial
 // code (a native worker's main, or Python through the native module): report
 // in to the trial, then take workloads one at a time and answer each.
-// Internally a CAF blocking actor on the calling thread; the trial actor on
-// the master sends (workload_atom, Bytes WorkloadRequest) requests and a final
-// (shutdown_atom). A command rank also sends (report_atom, Bytes
-// MetricReport) to the trial while its `run` workload is pending. Not
-// thread-safe: use it from one thread (waker() excepted).
+// A blocking front to the rank actor (actors/rank_actor.hpp), which talks to
+// the trial and watches the master: a lost master ends any wait at once.
+// A command rank also reports its metrics to the trial while its `run`
+// workload is pending. Not thread-safe: use it from one thread (waker()
+// excepted).
 
 #include <chrono>
 #include <filesystem>

@@ -31,7 +31,7 @@ void grant_what_fits(Self self) {
 
 void kill_on_agent(Self self, const std::string& agent_id, std::uint64_t trial_id, std::uint32_t run_id) {
   if (auto agent = self->state.agents.find(agent_id); agent != self->state.agents.end())
-    self->send(agent->second, kill_atom::value, trial_id, run_id);
+    caf::anon_send(agent->second, kill_atom::value, trial_id, run_id);
 }
 
 // Gives up a trial's held workers, if it has any: killed, slots freed.

@@ -111,7 +111,7 @@ void forget_run(Self self) {
   auto& st = self->state;
   for (const auto& [id, agent] : st.agents) {
     self->demonitor(agent);
-    self->send(agent, kill_atom::value, trial_id(self));
+    caf::anon_send(agent, kill_atom::value, trial_id(self));
   }
   st.agents.clear();
   st.ranks.clear();
@@ -125,14 +125,14 @@ void admit_rank(Self self, std::uint32_t rank) {
 
 void shutdown_ranks(Self self) {
   for (auto& rank : self->state.ranks) {
-    self->send(rank.worker, shutdown_atom::value);
+    caf::anon_send(rank.worker, shutdown_atom::value);
     rank.worker = nullptr;  // lets the worker's actor system shut down without waiting for us
   }
 }
 
 void end(Self self, const master::ReportEnded& ended) {
   auto& st = self->state;
-  self->send(st.context.gateway, detach_atom::value, trial_id(self));
+  caf::anon_send(st.context.gateway, detach_atom::value, trial_id(self));
   self->send(st.experiment, trial_ended_atom::value, ended.request_id, ended.state);
   self->quit();
 }
@@ -169,7 +169,7 @@ void carry_out(Self self, master::TrialEffects effects) {
             [&](const master::AdoptRun& e) { adopt_run(self, e); },
             [&](const master::ClaimWorkers& e) {
               for (const auto& [agent_id, agent] : st.agents)
-                self->send(agent, adopt_atom::value, id, e.run_id, caf::actor_cast<caf::actor>(self));
+                caf::anon_send(agent, adopt_atom::value, id, e.run_id, caf::actor_cast<caf::actor>(self));
             },
             [&](const master::StartReattachTimer& e) {
               self->delayed_send(self, e.after, reattach_timeout_atom::value, e.run_id);
@@ -221,7 +221,7 @@ TrialActor::behavior_type trial_actor(Self self, MasterContext context, TrialSpe
   st.experiment = std::move(experiment);
   st.run.emplace(trial_setup(st.context, std::move(spec)));
   carry_out(self, st.run->start());
-  self->send(st.context.gateway, attach_atom::value, trial_id(self), TrialActor(self));
+  caf::anon_send(st.context.gateway, attach_atom::value, trial_id(self), TrialActor(self));
   self->set_down_handler([=](const caf::down_msg& down) {
     for (const auto& [id, agent] : self->state.agents)
       if (agent.address() == down.source) return feed(self, master::AgentLost{id});

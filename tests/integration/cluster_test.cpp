@@ -625,3 +625,38 @@ TEST_CASE("checkpoint_policy decides which validations a trial checkpoints after
   CHECK(best.contains(62));  // the first validation is always the best so far
   CHECK(best.contains(250));
 }
+
+namespace {
+
+// Pids of the rank workers whose environment says they are `rank`.
+std::vector<pid_t> rank_workers(int rank) {
+  std::vector<pid_t> out;
+  const auto worker = fs::canonical(binary("volador-worker"));
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::error_code ec;
+    if (fs::read_symlink(entry.path() / "exe", ec) != worker || ec) continue;
+    std::ifstream environ_file(entry.path() / "environ");
+    std::string variable;
+    while (std::getline(environ_file, variable, '\0'))
+      if (variable == "VOLADOR_RANK=" + std::to_string(rank)) out.push_back(std::stoi(entry.path().filename()));
+  }
+  return out;
+}
+
+}  // namespace
+
+// The rank used to wait for its group in a blocking request that only a
+// 10-minute timeout ended (its agent killed it after a minute without master).
+TEST_CASE("A rank waiting for its peers to report in gives up as soon as the master is gone") {
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  write_file(project / "startup-hook.sh", "if [ \"$VOLADOR_RANK\" = 1 ]; then sleep 120; fi\n");  // rank 1 is late
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(2);
+  submit(cluster, project, example_config("native:mlp_classifier", 1, 1) + "resources: {slots_per_trial: 2}\n");
+  REQUIRE(eventually([] { return rank_workers(0).size() == 1; }, 60));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // its hello is on its way or waiting
+  cluster.kill_master();
+  CHECK(eventually([] { return rank_workers(0).empty(); }, 15));
+}
