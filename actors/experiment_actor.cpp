@@ -48,7 +48,7 @@ ExperimentState::Trial* running_trial(Self self, search::RequestId request) {
 
 TrialActor spawn_trial(Self self, const storage::TrialRecord& record) {
   auto& st = self->state;
-  return self->spawn(trial_actor, st.context, TrialSpec{record, st.config, st.archive, st.store}, ExperimentActor(self));
+  return self->spawn(trial_actor, st.context, master::TrialSpec{record, st.config, st.archive, st.store}, ExperimentActor(self));
 }
 
 void create_trial(Self self, const search::CreateTrial& op) {

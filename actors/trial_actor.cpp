@@ -23,11 +23,8 @@ std::string random_secret() {
   return secret;
 }
 
-master::TrialSetup trial_setup(const MasterContext& context, TrialSpec spec) {
-  return {.record = std::move(spec.record),
-          .config = std::move(spec.config),
-          .archive = std::move(spec.archive),
-          .store = std::move(spec.store),
+master::TrialSetup trial_setup(const MasterContext& context, master::TrialSpec spec) {
+  return {.spec = std::move(spec),
           .journal = context.journal,
           .master_host = context.host,
           .master_port = context.port,
@@ -215,7 +212,8 @@ void journal_logs(Self self, const wire::Bytes& bytes) {
 
 }  // namespace
 
-TrialActor::behavior_type trial_actor(Self self, MasterContext context, TrialSpec spec, ExperimentActor experiment) {
+TrialActor::behavior_type trial_actor(Self self, MasterContext context, master::TrialSpec spec,
+                                      ExperimentActor experiment) {
   auto& st = self->state;
   st.context = std::move(context);
   st.experiment = std::move(experiment);

@@ -23,13 +23,6 @@
 
 namespace volador::actors {
 
-struct TrialSpec {
-  storage::TrialRecord record;  // as journaled (new, or read back after a master restart)
-  std::shared_ptr<const config::ExperimentConfig> config;
-  std::shared_ptr<const std::string> archive;  // the packed model definition
-  std::shared_ptr<checkpoints::CheckpointStore> store;
-};
-
 // A rank worker of the current run, as the actor reaches it.
 struct RankChannel {
   caf::actor worker;                           // its session, once admitted
@@ -48,6 +41,6 @@ struct TrialState {
 };
 
 TrialActor::behavior_type trial_actor(TrialActor::stateful_pointer<TrialState> self, MasterContext context,
-                                      TrialSpec spec, ExperimentActor experiment);
+                                      master::TrialSpec spec, ExperimentActor experiment);
 
 }  // namespace volador::actors

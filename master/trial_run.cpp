@@ -27,15 +27,15 @@ std::string metric_names(const MetricMap& metrics) {
 
 TrialRun::TrialRun(TrialSetup setup)
     : setup_(std::move(setup)),
-      command_(is_command(*setup_.config)),
-      policy_(training::make_schedule_policy(*setup_.config)) {
-  pause_requested_ = setup_.record.state == RunState::paused;
+      command_(is_command(*setup_.spec.config)),
+      policy_(training::make_schedule_policy(*setup_.spec.config)) {
+  pause_requested_ = setup_.spec.record.state == RunState::paused;
   if (pause_requested_) phase_ = Phase::paused;
 }
 
 TrialEffects TrialRun::start() {
   effects_.clear();
-  const auto& r = setup_.record;
+  const auto& r = setup_.spec.record;
   if (r.state == RunState::active && !r.run_agents.empty()) {
     if (!command_) {
       begin_reattach();
@@ -73,7 +73,7 @@ void TrialRun::handle(const Pause&) {
     case Phase::waiting_for_slots:
       effects_.emplace_back(ReleaseSlots{});
       phase_ = Phase::paused;
-      setup_.record.state = RunState::paused;
+      setup_.spec.record.state = RunState::paused;
       save_record();
       return;
     default:
@@ -84,7 +84,7 @@ void TrialRun::handle(const Pause&) {
 void TrialRun::handle(const Activate&) {
   pause_requested_ = false;
   if (phase_ != Phase::paused) return;
-  setup_.record.state = RunState::active;
+  setup_.spec.record.state = RunState::active;
   save_record();
   if (!rewind_to_resume_point()) return;
   if (target_batches_ > 0) request_slots();
@@ -95,7 +95,7 @@ void TrialRun::handle(const Kill&) { end_trial(RunState::canceled, "killed by th
 
 void TrialRun::handle(const WorkerExited& event) {
   const auto& exit = event.exit;
-  if (exit.run_id != setup_.record.run_id || !run_is_live() || exit.rank >= ranks_.size()) return;
+  if (exit.run_id != setup_.spec.record.run_id || !run_is_live() || exit.rank >= ranks_.size()) return;
   if (phase_ == Phase::stopping && exit.exit_code == 0) {
     ranks_[exit.rank].stopped = true;
     if (std::ranges::all_of(ranks_, &Rank::stopped)) on_rank_stopped();
@@ -114,24 +114,24 @@ void TrialRun::handle(const AgentLost& event) {
 }
 
 void TrialRun::journal_status(const Status& status, const char* what) const {
-  if (!status) spdlog::error("trial {}: journaling {} failed: {}", setup_.record.id, what, status.error().message);
+  if (!status) spdlog::error("trial {}: journaling {} failed: {}", setup_.spec.record.id, what, status.error().message);
 }
 
 void TrialRun::system_log(const std::string& text) {
-  storage::LogLine line{setup_.record.id, 0, setup_.clock(), "system", text};
+  storage::LogLine line{setup_.spec.record.id, 0, setup_.clock(), "system", text};
   if (auto appended = setup_.journal->append_logs(line.trial_id, {line}); !appended)
     journal_status(fail(appended.error()), "a log line");
 }
 
-void TrialRun::save_record() { journal_status(setup_.journal->put_trial(setup_.record), "its record"); }
+void TrialRun::save_record() { journal_status(setup_.journal->put_trial(setup_.spec.record), "its record"); }
 
 void TrialRun::forget_run() {
   effects_.emplace_back(ForgetRun{});
   agent_ids_.clear();
   ranks_.clear();
   in_flight_.reset();
-  setup_.record.run_agents.clear();  // no live run: a restarted master will not look for one
-  setup_.record.run_token.clear();
+  setup_.spec.record.run_agents.clear();  // no live run: a restarted master will not look for one
+  setup_.spec.record.run_token.clear();
   effects_.emplace_back(ReleaseSlots{});
 }
 
@@ -139,21 +139,21 @@ void TrialRun::end_trial(RunState state, const std::string& why) {
   if (phase_ == Phase::ended) return;
   forget_run();
   phase_ = Phase::ended;
-  setup_.record.state = state;
-  setup_.record.error_message = why;
-  setup_.record.ended_at_ms = setup_.clock();
+  setup_.spec.record.state = state;
+  setup_.spec.record.error_message = why;
+  setup_.spec.record.ended_at_ms = setup_.clock();
   save_record();
   if (!why.empty()) system_log(why);
-  effects_.emplace_back(ReportEnded{setup_.record.request_id, state});
+  effects_.emplace_back(ReportEnded{setup_.spec.record.request_id, state});
 }
 
 void TrialRun::request_slots() {
   phase_ = Phase::waiting_for_slots;
-  effects_.emplace_back(RequestSlots{setup_.config->resources.slots_per_trial});
+  effects_.emplace_back(RequestSlots{setup_.spec.config->resources.slots_per_trial});
 }
 
 bool TrialRun::is_new_best(const MetricMap& validation) {
-  const auto& searcher = setup_.config->searcher;
+  const auto& searcher = setup_.spec.config->searcher;
   auto it = validation.find(searcher.metric);
   if (it == validation.end()) return false;
   const double value = it->second;
@@ -163,7 +163,7 @@ bool TrialRun::is_new_best(const MetricMap& validation) {
 }
 
 bool TrialRun::rewind_to_resume_point() {
-  auto point = prepare_resume(*setup_.journal, *setup_.store, setup_.record.id);
+  auto point = prepare_resume(*setup_.journal, *setup_.spec.store, setup_.spec.record.id);
   if (!point) {
     end_trial(RunState::error, "cannot find where to resume: " + point.error().message);
     return false;
@@ -175,23 +175,23 @@ bool TrialRun::rewind_to_resume_point() {
   for (const auto& validation : point->validations) is_new_best(validation);
   restore_uuid_ = point->checkpoint ? point->checkpoint->uuid : "";
   newest_checkpoint_at_ = point->checkpoint_at();
-  setup_.record.batches_trained = progress_.batches_trained;
+  setup_.spec.record.batches_trained = progress_.batches_trained;
   // The validation at the resume point may not have reached the searcher
   // before a master crash; the experiment ignores it if it had.
-  if (auto it = last_validation_.find(setup_.config->searcher.metric); it != last_validation_.end())
-    effects_.emplace_back(ReportValidation{setup_.record.request_id, it->second,
+  if (auto it = last_validation_.find(setup_.spec.config->searcher.metric); it != last_validation_.end())
+    effects_.emplace_back(ReportValidation{setup_.spec.record.request_id, it->second,
                                            static_cast<std::uint64_t>(progress_.last_validation_at)});
   return true;
 }
 
 void TrialRun::restart(const std::string& why, bool counts_as_restart) {
-  const auto max_restarts = setup_.config->max_restarts;
-  if (counts_as_restart && setup_.record.restarts >= max_restarts)
+  const auto max_restarts = setup_.spec.config->max_restarts;
+  if (counts_as_restart && setup_.spec.record.restarts >= max_restarts)
     return end_trial(RunState::error, why + (max_restarts > 0 ? " (max_restarts reached)" : ""));
   forget_run();
-  if (counts_as_restart) setup_.record.restarts += 1;
+  if (counts_as_restart) setup_.spec.record.restarts += 1;
   if (!rewind_to_resume_point()) return;
-  const auto counted = counts_as_restart ? fmt::format("restart {} of {}", setup_.record.restarts, max_restarts)
+  const auto counted = counts_as_restart ? fmt::format("restart {} of {}", setup_.spec.record.restarts, max_restarts)
                                          : std::string("not counted as a restart");
   system_log(fmt::format("{}; restarting ({}) from {}", why, counted,
                          restore_uuid_.empty() ? "the beginning" : "checkpoint " + restore_uuid_));
@@ -209,7 +209,7 @@ void TrialRun::on_rank_stopped() {
   forget_run();
   phase_ = Phase::paused;
   restore_uuid_.clear();
-  setup_.record.state = RunState::paused;
+  setup_.spec.record.state = RunState::paused;
   save_record();
   system_log(fmt::format("paused after {} batches", progress_.batches_trained));
 }
@@ -219,7 +219,7 @@ bool TrialRun::run_is_live() const {
 }
 
 bool TrialRun::expects_report(Phase phase, std::uint32_t run_id, std::uint32_t rank, const std::string& token) const {
-  return phase_ == phase && run_id == setup_.record.run_id && token == token_ && rank < ranks_.size() &&
+  return phase_ == phase && run_id == setup_.spec.record.run_id && token == token_ && rank < ranks_.size() &&
          !ranks_[rank].reported;
 }
 
@@ -227,7 +227,7 @@ bool TrialRun::admit_rank(Phase phase, std::uint32_t run_id, std::uint32_t rank,
   if (!expects_report(phase, run_id, rank, token)) {
     effects_.emplace_back(RefuseRank{fmt::format(
         "rank {} of trial {} run {} is not expected (a stale run, a bad token or a second report)", rank,
-        setup_.record.id, run_id)});
+        setup_.spec.record.id, run_id)});
     return false;
   }
   ranks_[rank].reported = true;

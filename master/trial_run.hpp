@@ -52,12 +52,17 @@
 
 namespace volador::master {
 
-// What a trial is made of, beyond its events.
-struct TrialSetup {
+// One trial: its record and what its experiment gives each of its trials.
+struct TrialSpec {
   storage::TrialRecord record;  // as journaled (new, or read back after a master restart)
   std::shared_ptr<const config::ExperimentConfig> config;
   std::shared_ptr<const std::string> archive;  // the packed model definition
   std::shared_ptr<checkpoints::CheckpointStore> store;
+};
+
+// What a trial is made of, beyond its events.
+struct TrialSetup {
+  TrialSpec spec;
   std::shared_ptr<storage::Journal> journal;
   std::string master_host;  // as rank workers reach the master
   std::uint16_t master_port = 0;
@@ -79,7 +84,7 @@ class TrialRun {
   [[nodiscard]] TrialEffects on(TrialEvent event);
 
   [[nodiscard]] Phase phase() const { return phase_; }
-  [[nodiscard]] const storage::TrialRecord& record() const { return setup_.record; }
+  [[nodiscard]] const storage::TrialRecord& record() const { return setup_.spec.record; }
   [[nodiscard]] const training::Progress& progress() const { return progress_; }
 
  private:

@@ -25,9 +25,9 @@ void TrialRun::handle(const SlotsGranted& event) {
   phase_ = Phase::launching;
   token_ = setup_.make_secret();
   command_run_ = {};
-  setup_.record.run_id += 1;
+  setup_.spec.record.run_id += 1;
   save_record();
-  system_log(fmt::format("run {} launching on {}{}", setup_.record.run_id, describe_grant(event.agents),
+  system_log(fmt::format("run {} launching on {}{}", setup_.spec.record.run_id, describe_grant(event.agents),
                          restore_uuid_.empty() ? "" : " from checkpoint " + restore_uuid_));
   for (const auto& share : event.agents) agent_ids_.push_back(share.agent_id);
   effects_.emplace_back(WatchAgents{agent_ids_});
@@ -44,8 +44,8 @@ void TrialRun::handle(const SlotsGranted& event) {
 
 wire::LaunchSpec TrialRun::launch_spec(const AgentShare& share, std::uint32_t rank, std::uint32_t local_rank,
                                        std::uint32_t node_index, std::uint32_t node_count) const {
-  const auto& r = setup_.record;
-  const auto& config = *setup_.config;
+  const auto& r = setup_.spec.record;
+  const auto& config = *setup_.spec.config;
   wire::LaunchSpec spec;
   spec.trial_id = r.id;
   spec.experiment_id = r.experiment_id;
@@ -63,17 +63,17 @@ wire::LaunchSpec TrialRun::launch_spec(const AgentShare& share, std::uint32_t ra
   spec.global_batch_size = config.global_batch_size;
   spec.data_json = config.data.dump();
   spec.environment_variables = config.environment.environment_variables;
-  spec.archive = *setup_.archive;
+  spec.archive = *setup_.spec.archive;
   spec.master_host = setup_.master_host;
   spec.master_port = setup_.master_port;
   spec.token = token_;
   if (!restore_uuid_.empty())
-    if (auto path = setup_.store->path(restore_uuid_)) spec.restore_path = path->string();
+    if (auto path = setup_.spec.store->path(restore_uuid_)) spec.restore_path = path->string();
   return spec;
 }
 
 void TrialRun::handle(const LaunchFailed& event) {
-  if (event.run_id != setup_.record.run_id || phase_ != Phase::launching) return;
+  if (event.run_id != setup_.spec.record.run_id || phase_ != Phase::launching) return;
   restart(fmt::format("launching rank {} failed: {}", event.rank, event.message), true);
 }
 
@@ -89,13 +89,13 @@ void TrialRun::handle(const RankHelloed& event) {
 void TrialRun::start_when_all_reported() {
   if (!std::ranges::all_of(ranks_, &Rank::reported)) return;
   wire::RankGroup group;
-  group.group_id = fmt::format("volador-trial-{}-run-{}", setup_.record.id, setup_.record.run_id);
+  group.group_id = fmt::format("volador-trial-{}-run-{}", setup_.spec.record.id, setup_.spec.record.run_id);
   group.secret = setup_.make_secret();
   for (auto& rank : ranks_) {
     group.ranks.push_back(rank.address);
     rank.reported = false;
   }
-  group.shm_limit_bytes = setup_.config->resources.shm_size;
+  group.shm_limit_bytes = setup_.spec.config->resources.shm_size;
   effects_.emplace_back(AnswerHellos{std::move(group)});
   phase_ = Phase::running;
   drive();

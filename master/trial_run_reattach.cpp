@@ -22,19 +22,19 @@ bool journaled(const training::Progress& progress, const training::Workload& wor
 
 // A recovered trial whose run was live: claim its workers, wait for its ranks.
 void TrialRun::begin_reattach() {
-  const auto& r = setup_.record;
+  const auto& r = setup_.spec.record;
   phase_ = Phase::reattaching;
   token_ = r.run_token;
-  ranks_.resize(setup_.config->resources.slots_per_trial);
+  ranks_.resize(setup_.spec.config->resources.slots_per_trial);
   std::string agents;
   for (const auto& agent : r.run_agents) agents += (agents.empty() ? "" : ", ") + agent;
   system_log(fmt::format("the master restarted; waiting for run {} on {} to report back", r.run_id, agents));
-  effects_.emplace_back(AdoptRun{r.run_id, r.run_agents, setup_.config->resources.slots_per_trial});
+  effects_.emplace_back(AdoptRun{r.run_id, r.run_agents, setup_.spec.config->resources.slots_per_trial});
   effects_.emplace_back(StartReattachTimer{r.run_id, setup_.timings.reattach_grace});
 }
 
 void TrialRun::handle(const RunAdopted& event) {
-  if (phase_ != Phase::reattaching || event.run_id != setup_.record.run_id) return;
+  if (phase_ != Phase::reattaching || event.run_id != setup_.spec.record.run_id) return;
   std::uint32_t rank = 0;
   for (const auto& share : event.agents) {
     agent_ids_.push_back(share.agent_id);
@@ -46,12 +46,12 @@ void TrialRun::handle(const RunAdopted& event) {
 }
 
 void TrialRun::handle(const AdoptFailed& event) {
-  if (phase_ != Phase::reattaching || event.run_id != setup_.record.run_id) return;
+  if (phase_ != Phase::reattaching || event.run_id != setup_.spec.record.run_id) return;
   give_up_reattach(fmt::format("run {} cannot be taken back: {}", event.run_id, event.message));
 }
 
 void TrialRun::handle(const ReattachTimedOut& event) {
-  if (phase_ != Phase::reattaching || event.run_id != setup_.record.run_id) return;
+  if (phase_ != Phase::reattaching || event.run_id != setup_.spec.record.run_id) return;
   give_up_reattach(fmt::format("run {} did not report back within {} s of the master restart", event.run_id,
                                std::chrono::duration_cast<std::chrono::seconds>(setup_.timings.reattach_grace).count()));
 }
@@ -75,17 +75,17 @@ void TrialRun::finish_reattach() {
   phase_ = Phase::running;
   for (auto& rank : ranks_) rank.reported = false;
   effects_.emplace_back(AnswerRejoins{true, ""});
-  effects_.emplace_back(ClaimWorkers{setup_.record.run_id});
+  effects_.emplace_back(ClaimWorkers{setup_.spec.record.run_id});
   if (!catch_up_with_ranks()) return;
   save_record();
-  system_log(fmt::format("run {} reattached after a master restart, at batch {}", setup_.record.run_id,
+  system_log(fmt::format("run {} reattached after a master restart, at batch {}", setup_.spec.record.run_id,
                          progress_.batches_trained));
   drive();
 }
 
 // Progress, validations and best metric as the journal has them now.
 bool TrialRun::take_journal_standing() {
-  auto point = standing_point(*setup_.journal, setup_.record.id, setup_.record.batches_trained);
+  auto point = standing_point(*setup_.journal, setup_.spec.record.id, setup_.spec.record.batches_trained);
   if (!point) {
     give_up_reattach("cannot read the trial's journal: " + point.error().message);
     return false;

@@ -65,7 +65,7 @@ void TrialRun::send_workload(const wire::WorkloadRequest& request, std::uint32_t
 
 void TrialRun::run_checkpoint(bool scheduled) {
   auto uuid = checkpoints::new_uuid();
-  auto pending = uuid ? setup_.store->begin(*uuid) : Result<checkpoints::PendingCheckpoint>(fail(uuid.error()));
+  auto pending = uuid ? setup_.spec.store->begin(*uuid) : Result<checkpoints::PendingCheckpoint>(fail(uuid.error()));
   if (!pending) return end_trial(RunState::error, "checkpoint failed: " + pending.error().message);
   // Every rank holds the same model: rank 0 alone writes it.
   send_workload({wire::WorkloadKind::checkpoint, progress_.batches_trained, 0, pending->dir.string(), ""}, 1);
@@ -74,12 +74,12 @@ void TrialRun::run_checkpoint(bool scheduled) {
 }
 
 void TrialRun::finish_checkpoint(const InFlight& done, const wire::WorkloadResult& result) {
-  auto& store = *setup_.store;
+  auto& store = *setup_.spec.store;
   const auto& pending = *done.checkpoint;
   if (!result.error_message.empty()) {
     if (auto aborted = store.abort(pending); !aborted)
       spdlog::warn("trial {}: removing the unfinished checkpoint {} failed (swept at the next start): {}",
-                   setup_.record.id, pending.uuid, aborted.error().message);
+                   setup_.spec.record.id, pending.uuid, aborted.error().message);
     return restart("trial code failed: " + result.error_message, true);
   }
   auto manifest = store.commit(pending);
@@ -91,7 +91,7 @@ void TrialRun::finish_checkpoint(const InFlight& done, const wire::WorkloadResul
 // Journals a committed checkpoint and tells the experiment (which applies GC).
 // Only a `scheduled` one (the plan's) restarts the plan's periodic count.
 void TrialRun::register_checkpoint(const std::string& uuid, std::uint64_t total_bytes, bool scheduled) {
-  const auto& r = setup_.record;
+  const auto& r = setup_.spec.record;
   const auto batches = progress_.batches_trained;
   const bool validated_here = progress_.last_validation_at == static_cast<std::int64_t>(batches);
   storage::CheckpointRecord checkpoint{uuid, r.experiment_id, r.id, batches, r.run_id,
@@ -104,7 +104,7 @@ void TrialRun::register_checkpoint(const std::string& uuid, std::uint64_t total_
 }
 
 void TrialRun::journal_metrics_at(storage::MetricKind kind, std::uint64_t batches, const MetricMap& metrics) {
-  storage::MetricRecord m{setup_.record.id, kind, batches, metrics, setup_.clock()};
+  storage::MetricRecord m{setup_.spec.record.id, kind, batches, metrics, setup_.clock()};
   journal_status(setup_.journal->append_metrics(m), "metrics");
 }
 
@@ -116,26 +116,26 @@ bool TrialRun::complete_workload(const training::Workload& workload, const wire:
   mark_run_live();
   const bool validation = workload.kind == training::WorkloadKind::validate;
   progress_ = training::record_completed(progress_, workload, validation && is_new_best(result.metrics));
-  setup_.record.batches_trained = progress_.batches_trained;
+  setup_.spec.record.batches_trained = progress_.batches_trained;
   if (!validation) {
     // One batch: a restarted master tells from the record whether the metrics are in.
-    storage::MetricRecord metrics{setup_.record.id, storage::MetricKind::training, progress_.batches_trained,
+    storage::MetricRecord metrics{setup_.spec.record.id, storage::MetricKind::training, progress_.batches_trained,
                                   result.metrics, setup_.clock()};
-    auto committed = setup_.journal->commit(storage::JournalBatch().append_metrics(metrics).put_trial(setup_.record));
+    auto committed = setup_.journal->commit(storage::JournalBatch().append_metrics(metrics).put_trial(setup_.spec.record));
     journal_status(committed, "training metrics");
     return true;
   }
   journal_metrics_at(storage::MetricKind::validation, progress_.batches_trained, result.metrics);
   last_validation_ = result.metrics;
   // Every validation goes to the searcher: periodic ones feed goals and early stopping.
-  const auto& metric = setup_.config->searcher.metric;
+  const auto& metric = setup_.spec.config->searcher.metric;
   auto it = result.metrics.find(metric);
   if (it == result.metrics.end()) {
     end_trial(RunState::error, "validation did not report the searcher metric '" + metric +
                                    "' (reported: " + metric_names(result.metrics) + ")");
     return false;
   }
-  effects_.emplace_back(ReportValidation{setup_.record.request_id, it->second, progress_.batches_trained});
+  effects_.emplace_back(ReportValidation{setup_.spec.record.request_id, it->second, progress_.batches_trained});
   return true;
 }
 
@@ -143,9 +143,9 @@ bool TrialRun::complete_workload(const training::Workload& workload, const wire:
 // group by then): from now on a restarted master looks for the run before
 // restarting it. Saves the record the first time.
 void TrialRun::mark_run_live() {
-  if (!setup_.record.run_agents.empty()) return;
-  setup_.record.run_token = token_;
-  setup_.record.run_agents = agent_ids_;
+  if (!setup_.spec.record.run_agents.empty()) return;
+  setup_.spec.record.run_token = token_;
+  setup_.spec.record.run_agents = agent_ids_;
   save_record();
 }
 

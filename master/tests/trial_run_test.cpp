@@ -73,10 +73,10 @@ struct Harness {
                                                                                        .request_id = 70}) {
     record.hparams = nlohmann::json::object();
     REQUIRE(journal->put_trial(record));
-    run.emplace(TrialSetup{.record = record,
-                           .config = std::make_shared<config::ExperimentConfig>(parse(kConfig + extra_yaml)),
-                           .archive = std::make_shared<std::string>("archive"),
-                           .store = store,
+    run.emplace(TrialSetup{.spec = {.record = record,
+                                    .config = std::make_shared<config::ExperimentConfig>(parse(kConfig + extra_yaml)),
+                                    .archive = std::make_shared<std::string>("archive"),
+                                    .store = store},
                            .journal = journal,
                            .master_host = "master",
                            .master_port = 4000,
@@ -375,10 +375,10 @@ TEST_CASE("A command trial's live run is given up after a master restart") {
       "hyperparameters: {global_batch_size: 10}\n"
       "searcher: {name: single, metric: accuracy, smaller_is_better: false, max_length: {batches: 100}}\n"
       "resources: {slots_per_trial: 2}\n";
-  TrialRun command(TrialSetup{.record = record,
-                              .config = std::make_shared<config::ExperimentConfig>(parse(command_config)),
-                              .archive = std::make_shared<std::string>(),
-                              .store = h.store,
+  TrialRun command(TrialSetup{.spec = {.record = record,
+                                       .config = std::make_shared<config::ExperimentConfig>(parse(command_config)),
+                                       .archive = std::make_shared<std::string>(),
+                                       .store = h.store},
                               .journal = h.journal,
                               .make_secret = [] { return std::string("secret"); }});
   CHECK(names(command.start()) == std::vector<std::string>{"ForgetRun", "ReleaseSlots"});
