@@ -5,7 +5,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
-#include "actors/checkpoint_gc.hpp"
+#include "master/checkpoint_gc.hpp"
 #include "actors/trial_actor.hpp"
 #include "master/trial_resume.hpp"
 #include "runtime/core/clock.hpp"
@@ -100,7 +100,7 @@ void apply(Self self, search::Operations operations) {
 
 void collect_garbage(Self self) {
   auto& st = self->state;
-  auto deleted = collect_checkpoint_garbage(*st.context.journal, *st.store, st.record.id, *st.config);
+  auto deleted = master::collect_checkpoint_garbage(*st.context.journal, *st.store, st.record.id, *st.config);
   if (!deleted) spdlog::error("experiment {}: checkpoint GC failed: {}", st.record.id, deleted.error().message);
 }
 

@@ -8,8 +8,8 @@
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
 #include "actors/experiment_actor.hpp"
-#include "actors/experiment_store.hpp"
-#include "actors/master_queries.hpp"
+#include "master/experiment_store.hpp"
+#include "master/master_queries.hpp"
 #include "runtime/config/config_parser.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/script/entrypoint.hpp"
@@ -111,7 +111,7 @@ Status recover_experiment(Self self, const storage::ExperimentRecord& record) {
   auto* config = std::get_if<config::ExperimentConfig>(&parsed);
   if (config == nullptr) return fail(Error::corruption("its journaled config no longer parses"));
   auto shared_config = std::make_shared<const config::ExperimentConfig>(std::move(*config));
-  auto store = experiment_store(*shared_config, self->state.context.data_dir);
+  auto store = master::experiment_store(*shared_config, self->state.context.data_dir);
   auto searcher = search::make_searcher(*shared_config, record.experiment_seed);
   auto archive = journal.archive(record.id);
   auto search_state = journal.searcher_state(record.id);
@@ -166,7 +166,7 @@ wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExper
   auto searcher = search::make_searcher(*config, seed);
   if (!searcher) return refused({request.config_file_name + ": searcher.name: " + searcher.error().message});
 
-  auto store = experiment_store(*config, self->state.context.data_dir);
+  auto store = master::experiment_store(*config, self->state.context.data_dir);
   if (!store) return refused({request.config_file_name + ": checkpoint_storage: " + store.error().message});
 
   auto& journal = *self->state.context.journal;
@@ -215,11 +215,11 @@ caf::behavior master_actor(Self self, MasterContext context) {
                   [=](const caf::error& error) mutable { promise.deliver(error); });
         return promise;
       },
-      [=](list_atom) { return reply(list_experiments(*self->state.context.journal)); },
-      [=](describe_atom, std::uint64_t id) { return reply(describe_experiment(*self->state.context.journal, id)); },
-      [=](trial_atom, std::uint64_t id) { return reply(describe_trial(*self->state.context.journal, id)); },
+      [=](list_atom) { return reply(master::list_experiments(*self->state.context.journal)); },
+      [=](describe_atom, std::uint64_t id) { return reply(master::describe_experiment(*self->state.context.journal, id)); },
+      [=](trial_atom, std::uint64_t id) { return reply(master::describe_trial(*self->state.context.journal, id)); },
       [=](logs_atom, std::uint64_t id, std::uint64_t after_seq) {
-        return reply(trial_logs(*self->state.context.journal, id, after_seq, kLogPage));
+        return reply(master::trial_logs(*self->state.context.journal, id, after_seq, kLogPage));
       },
       [=](agents_atom) {
         auto promise = self->make_response_promise();
@@ -250,10 +250,10 @@ caf::behavior master_actor(Self self, MasterContext context) {
         return true;
       },
       [=](checkpoints_atom, std::uint64_t experiment_id, std::uint64_t trial_id) {
-        return reply(list_checkpoints(*self->state.context.journal, self->state.context.data_dir, experiment_id, trial_id));
+        return reply(master::list_checkpoints(*self->state.context.journal, self->state.context.data_dir, experiment_id, trial_id));
       },
       [=](checkpoints_atom, const std::string& uuid) {
-        return reply(find_checkpoint(*self->state.context.journal, self->state.context.data_dir, uuid));
+        return reply(master::find_checkpoint(*self->state.context.journal, self->state.context.data_dir, uuid));
       },
       [=](attach_atom, std::uint64_t trial_id, TrialActor trial) { self->state.trials[trial_id] = std::move(trial); },
       [=](detach_atom, std::uint64_t trial_id) { self->state.trials.erase(trial_id); },

@@ -6,7 +6,7 @@
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
 #include "actors/master_outage.hpp"
-#include "actors/master_queries.hpp"
+#include "master/master_queries.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::actors {
@@ -161,7 +161,7 @@ PoolActor::behavior_type resource_pool_actor(Self self) {
         grant_what_fits(self);
       },
       [=](capacity_atom) -> std::uint32_t { return self->state.scheduler.largest_trial(); },
-      [=](agents_atom) { return wire::encode(list_agents(self->state.scheduler.usage(), self->state.registered)); },
+      [=](agents_atom) { return wire::encode(master::list_agents(self->state.scheduler.usage(), self->state.registered)); },
       [=](release_atom, std::uint64_t trial_id) {
         drop_held(self, trial_id);
         self->state.adoptions.erase(trial_id);

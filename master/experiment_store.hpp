@@ -9,10 +9,10 @@
 #include "runtime/core/error.hpp"
 #include "storage/checkpoints/checkpoint_store.hpp"
 
-namespace volador::actors {
+namespace volador::master {
 
 // Errors as checkpoints::make_checkpoint_store (unsupported type, missing host_path).
 Result<std::shared_ptr<checkpoints::CheckpointStore>> experiment_store(const config::ExperimentConfig& config,
                                                                        const std::filesystem::path& data_dir);
 
-}  // namespace volador::actors
+}  // namespace volador::master

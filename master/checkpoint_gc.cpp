@@ -1,11 +1,11 @@
-#include "actors/checkpoint_gc.hpp"
+#include "master/checkpoint_gc.hpp"
 
 #include <map>
 #include <vector>
 
 #include "storage/checkpoints/gc_policy.hpp"
 
-namespace volador::actors {
+namespace volador::master {
 namespace {
 
 // The newest active checkpoint of every trial that may still resume.
@@ -53,4 +53,4 @@ Result<std::size_t> collect_checkpoint_garbage(storage::Journal& journal, checkp
   return deleted;
 }
 
-}  // namespace volador::actors
+}  // namespace volador::master

@@ -1,11 +1,11 @@
-#include "actors/master_queries.hpp"
+#include "master/master_queries.hpp"
 
 #include <optional>
 
-#include "actors/experiment_store.hpp"
+#include "master/experiment_store.hpp"
 #include "runtime/config/config_parser.hpp"
 
-namespace volador::actors {
+namespace volador::master {
 namespace {
 
 struct SearchGoal {
@@ -184,4 +184,4 @@ wire::AgentList list_agents(const std::vector<scheduling::AgentUsage>& usage,
   return list;
 }
 
-}  // namespace volador::actors
+}  // namespace volador::master

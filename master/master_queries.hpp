@@ -14,7 +14,7 @@
 #include "runtime/wire/messages.hpp"
 #include "storage/journal/journal.hpp"
 
-namespace volador::actors {
+namespace volador::master {
 
 Result<wire::ExperimentList> list_experiments(const storage::Journal& journal);
 // not_found when no experiment has this id.
@@ -39,4 +39,4 @@ Result<wire::CheckpointList> find_checkpoint(const storage::Journal& journal, co
 wire::AgentList list_agents(const std::vector<scheduling::AgentUsage>& usage,
                             const std::map<std::string, wire::AgentInfo>& registered);
 
-}  // namespace volador::actors
+}  // namespace volador::master

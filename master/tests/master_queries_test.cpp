@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 
-#include "actors/master_queries.hpp"
+#include "master/master_queries.hpp"
 
 using namespace volador;
-using namespace volador::actors;
+using namespace volador::master;
 
 namespace {
 

@@ -1,6 +1,6 @@
-#include "actors/experiment_store.hpp"
+#include "master/experiment_store.hpp"
 
-namespace volador::actors {
+namespace volador::master {
 
 Result<std::shared_ptr<checkpoints::CheckpointStore>> experiment_store(const config::ExperimentConfig& config,
                                                                        const std::filesystem::path& data_dir) {
@@ -9,4 +9,4 @@ Result<std::shared_ptr<checkpoints::CheckpointStore>> experiment_store(const con
   return std::shared_ptr<checkpoints::CheckpointStore>(std::move(*store));
 }
 
-}  // namespace volador::actors
+}  // namespace volador::master

@@ -13,11 +13,11 @@
 #include "storage/checkpoints/checkpoint_store.hpp"
 #include "storage/journal/journal.hpp"
 
-namespace volador::actors {
+namespace volador::master {
 
 // Returns how many checkpoints were deleted. Errors: journal or store failures
 // (what was deleted before the failure stays marked).
 Result<std::size_t> collect_checkpoint_garbage(storage::Journal& journal, checkpoints::CheckpointStore& store,
                                                std::uint64_t experiment_id, const config::ExperimentConfig& config);
 
-}  // namespace volador::actors
+}  // namespace volador::master
