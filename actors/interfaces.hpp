@@ -1,9 +1,9 @@
 #pragma once
-// The typed interfaces of the master's inner actors: every message each one
+// The typed interfaces of the master's actors: every message each one
 // handles, with its payload and reply, checked by the compiler at every send.
-// What each actor does with them is in its own header. The gateway
-// (master_actor.hpp), the agent and the rank session face the network and
-// keep dynamically typed handles.
+// What each actor does with them is in its own header. Remote peers (the
+// CLI, agents, rank workers) reach the gateway through a dynamically typed
+// handle, checked against GatewayActor when their message arrives.
 
 #include <cstdint>
 #include <string>
@@ -86,5 +86,35 @@ using PoolActor = caf::typed_actor<
         std::vector<GrantedAgent>>,
     // itself: a held run (trial, run) was not claimed in time
     caf::reacts_to<hold_expired_atom, std::uint64_t, std::uint32_t>>;
+
+// The master's front door (master_actor.hpp), published on the master's port.
+// Structured payloads are Cap'n Proto bytes (runtime/wire); errors come back
+// as caf::error in the "volador" category (actors/caf_error.hpp).
+using GatewayActor = caf::typed_actor<
+    // a client: submit an experiment (CreateExperimentRequest -> CreateExperimentReply)
+    caf::replies_to<create_atom, wire::Bytes>::with<wire::Bytes>,
+    // a client: the experiments (ExperimentList), one experiment (ExperimentDetail), one trial (TrialDetail)
+    caf::replies_to<list_atom>::with<wire::Bytes>, caf::replies_to<describe_atom, std::uint64_t>::with<wire::Bytes>,
+    caf::replies_to<trial_atom, std::uint64_t>::with<wire::Bytes>,
+    // a client: a trial's log lines after a sequence number (LogBatch)
+    caf::replies_to<logs_atom, std::uint64_t, std::uint64_t>::with<wire::Bytes>,
+    // a client: agents and their slots (AgentList, from the pool)
+    caf::replies_to<agents_atom>::with<wire::Bytes>,
+    // a client: pause, activate or kill an experiment; kill a trial
+    caf::replies_to<pause_atom, std::uint64_t>::with<bool>, caf::replies_to<activate_atom, std::uint64_t>::with<bool>,
+    caf::replies_to<kill_atom, std::uint64_t>::with<bool>, caf::replies_to<kill_trial_atom, std::uint64_t>::with<bool>,
+    // a client: checkpoints of an experiment and trial (0 = any), or the one with a uuid (CheckpointList)
+    caf::replies_to<checkpoints_atom, std::uint64_t, std::uint64_t>::with<wire::Bytes>,
+    caf::replies_to<checkpoints_atom, std::string>::with<wire::Bytes>,
+    // an agent offers its slots (AgentInfo; to the pool)
+    caf::replies_to<register_atom, wire::Bytes, caf::actor>::with<bool>,
+    // a rank worker reports in (RankHello -> RankGroup) or back after a master restart (RankRejoin; to its trial)
+    caf::replies_to<hello_atom, wire::Bytes, caf::actor>::with<wire::Bytes>,
+    caf::replies_to<rejoin_atom, wire::Bytes, caf::actor>::with<bool>,
+    // a trial actor: route its ranks to it, or no longer
+    caf::reacts_to<attach_atom, std::uint64_t, TrialActor>, caf::reacts_to<detach_atom, std::uint64_t>,
+    // the node: the address rank workers use, once published; the first one also recovers
+    // unfinished experiments
+    caf::reacts_to<listening_atom, std::string, std::uint16_t>>;
 
 }  // namespace volador::actors

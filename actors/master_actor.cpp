@@ -18,7 +18,7 @@
 namespace volador::actors {
 namespace {
 
-using Self = caf::stateful_actor<MasterState>*;
+using Self = GatewayActor::stateful_pointer<MasterState>;
 
 constexpr std::size_t kLogPage = 1000;
 constexpr auto kPoolTimeout = std::chrono::seconds(10);
@@ -75,9 +75,9 @@ void track_experiment(Self self, std::uint64_t id, ExperimentActor experiment) {
 
 // Forwards `message` to a running actor in `actors`, or explains why not.
 template <class Handle, class... Ts>
-caf::response_promise forward_to(Self self, const std::map<std::uint64_t, Handle>& actors, std::uint64_t id,
-                                 const char* what, Ts... message) {
-  auto promise = self->make_response_promise();
+caf::typed_response_promise<bool> forward_to(Self self, const std::map<std::uint64_t, Handle>& actors,
+                                             std::uint64_t id, const char* what, Ts... message) {
+  auto promise = self->make_response_promise<bool>();
   auto it = actors.find(id);
   if (it == actors.end())
     promise.deliver(to_caf_error(Error::not_found(fmt::format("{} {} is not running (finished or unknown)", what, id))));
@@ -88,9 +88,9 @@ caf::response_promise forward_to(Self self, const std::map<std::uint64_t, Handle
 
 // Hands a rank's `Message` (a hello or a rejoin, which name their trial) to
 // its trial actor; not_found while that trial is not running.
-template <class Message, class Atom>
-caf::response_promise route_to_trial(Self self, Atom atom, wire::Bytes bytes, caf::actor rank) {
-  auto promise = self->make_response_promise();
+template <class Message, class Reply, class Atom>
+caf::typed_response_promise<Reply> route_to_trial(Self self, Atom atom, wire::Bytes bytes, caf::actor rank) {
+  auto promise = self->make_response_promise<Reply>();
   auto message = wire::decode<Message>(bytes);
   if (!message) {
     promise.deliver(to_caf_error(message.error()));
@@ -188,9 +188,9 @@ wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExper
 }  // namespace
 
 
-caf::behavior master_actor(Self self, MasterContext context) {
+GatewayActor::behavior_type master_actor(Self self, MasterContext context) {
   self->state.context = std::move(context);
-  self->state.context.gateway = caf::actor_cast<caf::actor>(self);
+  self->state.context.gateway = GatewayActor(self);
   self->set_down_handler([=](const caf::down_msg& down) {
     std::erase_if(self->state.experiments, [&](const auto& entry) { return entry.second.address() == down.source; });
   });
@@ -204,7 +204,7 @@ caf::behavior master_actor(Self self, MasterContext context) {
   });
   return {
       [=](create_atom, const wire::Bytes& bytes) {
-        auto promise = self->make_response_promise();
+        auto promise = self->make_response_promise<wire::Bytes>();
         auto request = wire::decode<wire::CreateExperimentRequest>(bytes);
         if (!request) {
           promise.deliver(to_caf_error(request.error()));
@@ -222,27 +222,27 @@ caf::behavior master_actor(Self self, MasterContext context) {
         return reply(master::trial_logs(*self->state.context.journal, id, after_seq, kLogPage));
       },
       [=](agents_atom) {
-        auto promise = self->make_response_promise();
+        auto promise = self->make_response_promise<wire::Bytes>();
         promise.delegate(self->state.context.pool, agents_atom::value);
         return promise;
       },
       [=](register_atom, wire::Bytes& bytes, caf::actor& agent) {
-        auto promise = self->make_response_promise();
+        auto promise = self->make_response_promise<bool>();
         promise.delegate(self->state.context.pool, register_atom::value, std::move(bytes), std::move(agent));
         return promise;
       },
       [=](hello_atom, wire::Bytes& bytes, caf::actor& rank) {
-        return route_to_trial<wire::RankHello>(self, hello_atom::value, std::move(bytes), std::move(rank));
+        return route_to_trial<wire::RankHello, wire::Bytes>(self, hello_atom::value, std::move(bytes), std::move(rank));
       },
       [=](rejoin_atom, wire::Bytes& bytes, caf::actor& rank) {
-        return route_to_trial<wire::RankRejoin>(self, rejoin_atom::value, std::move(bytes), std::move(rank));
+        return route_to_trial<wire::RankRejoin, bool>(self, rejoin_atom::value, std::move(bytes), std::move(rank));
       },
       [=](pause_atom, std::uint64_t id) { return forward_to(self, self->state.experiments, id, "experiment", pause_atom::value); },
       [=](activate_atom, std::uint64_t id) {
         return forward_to(self, self->state.experiments, id, "experiment", activate_atom::value);
       },
       [=](kill_atom, std::uint64_t id) { return forward_to(self, self->state.experiments, id, "experiment", kill_atom::value); },
-      [=](kill_atom, trial_atom, std::uint64_t id) -> caf::result<bool> {
+      [=](kill_trial_atom, std::uint64_t id) -> caf::result<bool> {
         auto it = self->state.trials.find(id);
         if (it == self->state.trials.end())
           return to_caf_error(Error::not_found(fmt::format("trial {} is not running (finished or unknown)", id)));

@@ -19,7 +19,7 @@ namespace volador::actors {
 struct MasterContext {
   std::shared_ptr<storage::Journal> journal;
   PoolActor pool;
-  caf::actor gateway;
+  GatewayActor gateway;
   std::string host;        // as rank workers reach the master
   std::uint16_t port = 0;
   std::filesystem::path data_dir;  // default checkpoint storage lives under it

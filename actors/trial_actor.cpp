@@ -129,7 +129,7 @@ void shutdown_ranks(Self self) {
 
 void end(Self self, const master::ReportEnded& ended) {
   auto& st = self->state;
-  caf::anon_send(st.context.gateway, detach_atom::value, trial_id(self));
+  self->send(st.context.gateway, detach_atom::value, trial_id(self));
   self->send(st.experiment, trial_ended_atom::value, ended.request_id, ended.state);
   self->quit();
 }
@@ -219,7 +219,7 @@ TrialActor::behavior_type trial_actor(Self self, MasterContext context, master::
   st.experiment = std::move(experiment);
   st.run.emplace(trial_setup(st.context, std::move(spec)));
   carry_out(self, st.run->start());
-  caf::anon_send(st.context.gateway, attach_atom::value, trial_id(self), TrialActor(self));
+  self->send(st.context.gateway, attach_atom::value, trial_id(self), TrialActor(self));
   self->set_down_handler([=](const caf::down_msg& down) {
     for (const auto& [id, agent] : self->state.agents)
       if (agent.address() == down.source) return feed(self, master::AgentLost{id});

@@ -69,7 +69,7 @@ Status MasterClient::pause_experiment(std::uint64_t id) { return command(actors:
 Status MasterClient::activate_experiment(std::uint64_t id) { return command(actors::activate_atom::value, id); }
 Status MasterClient::kill_experiment(std::uint64_t id) { return command(actors::kill_atom::value, id); }
 Status MasterClient::kill_trial(std::uint64_t id) {
-  return command(actors::kill_atom::value, actors::trial_atom::value, id);
+  return command(actors::kill_trial_atom::value, id);
 }
 
 Result<wire::CheckpointList> MasterClient::checkpoints(std::uint64_t experiment_id, std::uint64_t trial_id) {

@@ -27,7 +27,8 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   context.pool = system.spawn(actors::resource_pool_actor);
   context.data_dir = fs::absolute(options.data_dir);
   auto gateway = system.spawn(actors::master_actor, context);
-  auto port = net::publish(system, gateway, options.listen);
+  // Published dynamically typed: remote peers check their messages on arrival.
+  auto port = net::publish(system, caf::actor_cast<caf::actor>(gateway), options.listen);
   if (!port) {
     caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(context.pool, caf::exit_reason::user_shutdown);
@@ -38,7 +39,8 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   const bool wildcard = options.listen.host == "0.0.0.0" || options.listen.host == "::";
   caf::anon_send(gateway, actors::listening_atom::value, wildcard ? std::string("127.0.0.1") : options.listen.host, *port);
   spdlog::info("master listening on {}:{} (mutual TLS), data in {}", options.listen.host, *port, options.data_dir.string());
-  return RunningMaster{gateway, caf::actor_cast<caf::actor>(context.pool), {options.listen.host, *port}};
+  return RunningMaster{caf::actor_cast<caf::actor>(gateway), caf::actor_cast<caf::actor>(context.pool),
+                       {options.listen.host, *port}};
 }
 
 Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions& options, caf::actor master) {
