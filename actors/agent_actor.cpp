@@ -22,7 +22,7 @@
 namespace volador::actors {
 namespace {
 
-using Self = caf::stateful_actor<AgentState>*;
+using Self = AgentActor::stateful_pointer<AgentState>;
 namespace fs = std::filesystem;
 
 constexpr auto kRegisterTimeout = std::chrono::seconds(10);
@@ -150,7 +150,7 @@ caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) 
     std::lock_guard lock(output->mutex);
     output->lines.push_back({0, system_now_ms(), std::string(stream), std::move(line)});
   };
-  auto agent = caf::actor_cast<caf::actor>(self);
+  auto agent = AgentActor(self);
   auto on_exit = [agent, trial_id, run_id, rank](process::ProcessExit exit) {
     wire::WorkerExit report{trial_id, run_id, rank, exit.exit_code, exit.signal, ""};
     caf::anon_send(agent, exited_atom::value, wire::encode(report));
@@ -161,7 +161,8 @@ caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) 
   const auto& slot = self->state.options.slots[spec->slot];
   spdlog::info("trial {} run {} rank {}: worker pid {} on slot {} ({}{}) in {}", trial_id, run_id, rank, (*child)->pid(),
                spec->slot, lowercase_name(slot.type), slot.device_uuid.empty() ? "" : " " + slot.device_uuid, dir->string());
-  self->state.workers[{trial_id, run_id, rank}] = {trial, output, std::move(*child), std::nullopt, spec->slot};
+  self->state.workers[{trial_id, run_id, rank}] = {caf::actor_cast<TrialActor>(trial), output, std::move(*child),
+                                                     std::nullopt, spec->slot};
   return true;
 }
 
@@ -205,7 +206,7 @@ void adopt_workers(Self self, std::uint64_t trial_id, std::uint32_t run_id, cons
   std::vector<wire::Bytes> exits;
   for (auto& [key, worker] : self->state.workers) {
     if (std::get<0>(key) != trial_id || std::get<1>(key) != run_id) continue;
-    worker.trial = trial;
+    worker.trial = caf::actor_cast<TrialActor>(trial);
     ship_output(self, key, worker);
     if (worker.exit_report) exits.push_back(*worker.exit_report);
   }
@@ -236,7 +237,7 @@ void register_with_master(Self self) {
 // it to the agent, or makes the agent quit after kReconnectPatience. `lost`,
 // the gateway of the connection that died, does not count.
 void reconnect(Self self, const net::Endpoint& endpoint, caf::actor lost) {
-  auto agent = caf::actor_cast<caf::actor>(self);
+  auto agent = AgentActor(self);
   self->spawn([agent, endpoint, lost](caf::blocking_actor* finder) {
     const auto deadline = std::chrono::steady_clock::now() + kReconnectPatience;
     auto master = net::await_master(finder->home_system(), endpoint, deadline, lost);
@@ -289,7 +290,7 @@ std::vector<wire::LogEntry> LineBuffer::take() {
   return std::exchange(lines, {});
 }
 
-caf::behavior agent_actor(Self self, AgentOptions options, caf::actor master) {
+AgentActor::behavior_type agent_actor(Self self, AgentOptions options, caf::actor master) {
   self->state.options = std::move(options);
   self->set_down_handler([=](const caf::down_msg& down) {
     if (self->state.master && down.source == self->state.master.address()) on_master_lost(self, down.reason);

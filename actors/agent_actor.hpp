@@ -4,13 +4,8 @@
 // unpacked model definition, ships the worker's output to the trial, and
 // reports the worker's exit.
 //
-// Messages:
-//   (launch_atom, Bytes LaunchSpec, actor trial) -> bool   start a rank worker
-//   (kill_atom, uint64 trial)                              kill that trial's workers
-//   (kill_atom, uint64 trial, uint32 run)                  kill that run's workers
-//   (adopt_atom, uint64 trial, uint32 run, actor trial)    that run's workers now report to this trial
-//   (flush_atom)                                           (to itself) ship buffered output
-// To the trial: (log_atom, Bytes LogLines), (exited_atom, Bytes WorkerExit).
+// Its messages: AgentActor (actors/interfaces.hpp). To the trial (TrialActor):
+// (log_atom, Bytes LogLines), (exited_atom, Bytes WorkerExit).
 //
 // When the master goes away, an agent that knows the master's address keeps
 // its workers running, buffering their output, and reconnects; it registers
@@ -31,6 +26,8 @@
 
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
+
+#include "actors/interfaces.hpp"
 
 #include "runtime/net/endpoint.hpp"
 #include "runtime/process/child_process.hpp"
@@ -68,7 +65,7 @@ struct LineBuffer {
 
 struct AgentState {
   struct Worker {
-    caf::actor trial;  // null while the master is away: output and exit wait for a trial to adopt it
+    TrialActor trial;  // null while the master is away: output and exit wait for a trial to adopt it
     std::shared_ptr<LineBuffer> output;
     std::unique_ptr<process::ChildProcess> process;
     std::optional<wire::Bytes> exit_report;  // it ended while the master was away
@@ -83,6 +80,7 @@ struct AgentState {
 };
 
 // Registers with `master` (the master's gateway) right away.
-caf::behavior agent_actor(caf::stateful_actor<AgentState>* self, AgentOptions options, caf::actor master);
+AgentActor::behavior_type agent_actor(AgentActor::stateful_pointer<AgentState> self, AgentOptions options,
+                                      caf::actor master);
 
 }  // namespace volador::actors

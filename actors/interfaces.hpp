@@ -20,10 +20,23 @@
 
 namespace volador::actors {
 
+// An agent (agent_actor.hpp). Trials and the pool reach it across the
+// network; handles travel in messages dynamically typed and are cast back.
+using AgentActor = caf::typed_actor<
+    // a trial: start one rank worker (LaunchSpec; the trial's handle) -> started
+    caf::replies_to<launch_atom, wire::Bytes, caf::actor>::with<bool>,
+    // a trial: kill its workers; the pool: kill those of one run (trial, run)
+    caf::reacts_to<kill_atom, std::uint64_t>, caf::reacts_to<kill_atom, std::uint64_t, std::uint32_t>,
+    // a trial that took a run (trial, run) back after a master restart: report its workers to it
+    caf::reacts_to<adopt_atom, std::uint64_t, std::uint32_t, caf::actor>,
+    // itself: a worker ended (WorkerExit); ship buffered output; the master is back; an outage's patience ran out
+    caf::reacts_to<exited_atom, wire::Bytes>, caf::reacts_to<flush_atom>, caf::reacts_to<reconnected_atom, caf::actor>,
+    caf::reacts_to<orphaned_atom, std::uint32_t>>;
+
 // Slots of one agent granted to a trial; a grant lists its agents in rank
 // order, and each agent's ranks take its slots in the order listed.
 struct GrantedAgent {
-  caf::actor agent;
+  AgentActor agent;
   std::string agent_id;
   std::vector<std::uint32_t> slot_indices;
   [[nodiscard]] std::uint32_t slots() const { return static_cast<std::uint32_t>(slot_indices.size()); }

@@ -31,7 +31,7 @@ void grant_what_fits(Self self) {
 
 void kill_on_agent(Self self, const std::string& agent_id, std::uint64_t trial_id, std::uint32_t run_id) {
   if (auto agent = self->state.agents.find(agent_id); agent != self->state.agents.end())
-    caf::anon_send(agent->second, kill_atom::value, trial_id, run_id);
+    self->send(agent->second, kill_atom::value, trial_id, run_id);
 }
 
 // Gives up a trial's held workers, if it has any: killed, slots freed.
@@ -106,10 +106,10 @@ caf::result<bool> register_agent(Self self, const wire::Bytes& bytes, caf::actor
   auto info = wire::decode<wire::AgentInfo>(bytes);
   if (!info) return to_caf_error(info.error());
   auto& st = self->state;
-  if (auto old = st.agents.find(info->agent_id); old != st.agents.end() && old->second != agent)
+  if (auto old = st.agents.find(info->agent_id); old != st.agents.end() && old->second.address() != agent.address())
     return to_caf_error(Error::already_exists("an agent named '" + info->agent_id + "' is already registered"));
   spdlog::info("agent {} on {} registered with {} slots", info->agent_id, info->hostname, info->slots.size());
-  st.agents[info->agent_id] = agent;
+  st.agents[info->agent_id] = caf::actor_cast<AgentActor>(agent);
   std::vector<std::string> kinds;
   for (const auto& slot : info->slots) kinds.push_back(wire::slot_kind(slot));
   st.scheduler.add_agent(info->agent_id, std::move(kinds));

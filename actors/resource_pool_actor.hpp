@@ -35,7 +35,7 @@ struct Adoption {
 
 struct ResourcePoolState {
   scheduling::SlotScheduler scheduler;
-  std::map<std::string, caf::actor> agents;
+  std::map<std::string, AgentActor> agents;
   std::map<std::string, wire::AgentInfo> registered;  // what each agent offered (its workers left out), by id
   std::map<std::uint64_t, TrialActor> waiting_trials;
   std::map<std::uint64_t, scheduling::HeldRun> held;  // by trial, until claimed

@@ -107,8 +107,8 @@ void watch_agents(Self self, const master::WatchAgents& watch) {
 void forget_run(Self self) {
   auto& st = self->state;
   for (const auto& [id, agent] : st.agents) {
-    self->demonitor(agent);
-    caf::anon_send(agent, kill_atom::value, trial_id(self));
+    self->demonitor(agent.address());
+    self->send(agent, kill_atom::value, trial_id(self));
   }
   st.agents.clear();
   st.ranks.clear();
@@ -166,7 +166,7 @@ void carry_out(Self self, master::TrialEffects effects) {
             [&](const master::AdoptRun& e) { adopt_run(self, e); },
             [&](const master::ClaimWorkers& e) {
               for (const auto& [agent_id, agent] : st.agents)
-                caf::anon_send(agent, adopt_atom::value, id, e.run_id, caf::actor_cast<caf::actor>(self));
+                self->send(agent, adopt_atom::value, id, e.run_id, caf::actor_cast<caf::actor>(self));
             },
             [&](const master::StartReattachTimer& e) {
               self->delayed_send(self, e.after, reattach_timeout_atom::value, e.run_id);

@@ -33,8 +33,8 @@ struct TrialState {
   std::optional<master::TrialRun> run;
   MasterContext context;
   ExperimentActor experiment;
-  std::map<std::string, caf::actor> offered;  // agents of the latest grant or adoption, by id
-  std::map<std::string, caf::actor> agents;   // of the current run, watched
+  std::map<std::string, AgentActor> offered;  // agents of the latest grant or adoption, by id
+  std::map<std::string, AgentActor> agents;   // of the current run, watched
   std::vector<RankChannel> ranks;             // of the current run, index = rank
   RankChannel reporting;                      // the rank whose hello or rejoin is being handled
   static inline const char* name = "trial";

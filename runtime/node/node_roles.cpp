@@ -60,7 +60,7 @@ Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions
   agent.advertise = options.advertise;
   if (const char* python = std::getenv("VOLADOR_PYTHON"); python != nullptr && *python != '\0')
     agent.python_program = python;  // else /usr/bin/python3
-  return system.spawn(actors::agent_actor, agent, std::move(master));
+  return caf::actor_cast<caf::actor>(system.spawn(actors::agent_actor, agent, std::move(master)));
 }
 
 Result<std::vector<wire::SlotSpec>> offered_slots(const std::string& slot_type, std::uint32_t cpu_slots) {
