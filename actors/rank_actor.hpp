@@ -1,0 +1,51 @@
+#pragma once
+// A rank worker's actor: its side of the control plane. It presents the
+// rank to its trial (the hello), takes the trial's workloads and hands them
+// to the thread that runs the trial code through a RankInbox, answers each
+// once that thread completed it, and watches the master, so that losing it
+// is an event for that thread at once, never a timeout. RankSession is the
+// thread's blocking front to it.
+
+#include <memory>
+#include <optional>
+
+#include <caf/actor.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_actor.hpp>
+#include <caf/typed_response_promise.hpp>
+
+#include "actors/atoms.hpp"
+#include "actors/interfaces.hpp"
+#include "actors/rank_inbox.hpp"
+#include "runtime/wire/codec.hpp"
+
+namespace volador::actors {
+
+using RankActor = caf::typed_actor<
+    // the trial: a workload (WorkloadRequest), answered (WorkloadResult) once the trial thread completed it
+    caf::replies_to<workload_atom, wire::Bytes>::with<wire::Bytes>,
+    // the trial: it is done with this rank
+    caf::reacts_to<shutdown_atom>,
+    // the trial thread: the answer (WorkloadResult) to the pending workload
+    caf::reacts_to<complete_atom, wire::Bytes>,
+    // the trial thread: metrics a command printed (MetricReport), for the trial of the pending workload
+    caf::reacts_to<report_atom, wire::Bytes>,
+    // the trial thread: present this rank (RankRejoin) to a restarted master's gateway
+    caf::reacts_to<rejoin_atom, wire::Bytes, caf::actor>>;
+
+struct RankActorState {
+  std::shared_ptr<RankInbox> inbox;
+  caf::actor master;  // the gateway it reported to, watched
+  bool reporting = false;  // a hello or rejoin is waiting for its answer
+  std::optional<caf::typed_response_promise<wire::Bytes>> pending;  // the workload being run
+  TrialActor trial;                                                  // who sent it
+  static inline const char* name = "rank";
+};
+
+// Sends `hello` (RankHello) to the trial through `master` and reports the
+// answer to `inbox` (GroupReceived or ReportRefused).
+RankActor::behavior_type rank_actor(RankActor::stateful_pointer<RankActorState> self, std::shared_ptr<RankInbox> inbox,
+                                    caf::actor master, wire::Bytes hello);
+
+}  // namespace volador::actors
