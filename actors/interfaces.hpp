@@ -121,9 +121,10 @@ using GatewayActor = caf::typed_actor<
     caf::replies_to<checkpoints_atom, std::string>::with<wire::Bytes>,
     // an agent offers its slots (AgentInfo; to the pool)
     caf::replies_to<register_atom, wire::Bytes, caf::actor>::with<bool>,
-    // a rank worker reports in (RankHello -> RankGroup) or back after a master restart (RankRejoin; to its trial)
-    caf::replies_to<hello_atom, wire::Bytes, caf::actor>::with<wire::Bytes>,
-    caf::replies_to<rejoin_atom, wire::Bytes, caf::actor>::with<bool>,
+    // a rank worker of a trial reports in (RankHello -> RankGroup) or back after a master restart
+    // (RankRejoin); routed to the trial by its id, decoded only there
+    caf::replies_to<hello_atom, std::uint64_t, wire::Bytes, caf::actor>::with<wire::Bytes>,
+    caf::replies_to<rejoin_atom, std::uint64_t, wire::Bytes, caf::actor>::with<bool>,
     // a trial actor: route its ranks to it, or no longer
     caf::reacts_to<attach_atom, std::uint64_t, TrialActor>, caf::reacts_to<detach_atom, std::uint64_t>,
     // the node: the address rank workers use, once published; the first one also recovers

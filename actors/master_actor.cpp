@@ -86,19 +86,15 @@ caf::typed_response_promise<bool> forward_to(Self self, const std::map<std::uint
   return promise;
 }
 
-// Hands a rank's `Message` (a hello or a rejoin, which name their trial) to
-// its trial actor; not_found while that trial is not running.
-template <class Message, class Reply, class Atom>
-caf::typed_response_promise<Reply> route_to_trial(Self self, Atom atom, wire::Bytes bytes, caf::actor rank) {
+// Hands a rank's hello or rejoin to trial `trial_id`'s actor, which decodes
+// it; not_found while that trial is not running.
+template <class Reply, class Atom>
+caf::typed_response_promise<Reply> route_to_trial(Self self, Atom atom, std::uint64_t trial_id, wire::Bytes bytes,
+                                                  caf::actor rank) {
   auto promise = self->make_response_promise<Reply>();
-  auto message = wire::decode<Message>(bytes);
-  if (!message) {
-    promise.deliver(to_caf_error(message.error()));
-    return promise;
-  }
-  auto it = self->state.trials.find(message->trial_id);
+  auto it = self->state.trials.find(trial_id);
   if (it == self->state.trials.end())
-    promise.deliver(to_caf_error(Error::not_found("trial " + std::to_string(message->trial_id) + " is not running")));
+    promise.deliver(to_caf_error(Error::not_found("trial " + std::to_string(trial_id) + " is not running")));
   else
     promise.delegate(it->second, atom, std::move(bytes), std::move(rank));
   return promise;
@@ -231,11 +227,11 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context) {
         promise.delegate(self->state.context.pool, register_atom::value, std::move(bytes), std::move(agent));
         return promise;
       },
-      [=](hello_atom, wire::Bytes& bytes, caf::actor& rank) {
-        return route_to_trial<wire::RankHello, wire::Bytes>(self, hello_atom::value, std::move(bytes), std::move(rank));
+      [=](hello_atom, std::uint64_t trial_id, wire::Bytes& bytes, caf::actor& rank) {
+        return route_to_trial<wire::Bytes>(self, hello_atom::value, trial_id, std::move(bytes), std::move(rank));
       },
-      [=](rejoin_atom, wire::Bytes& bytes, caf::actor& rank) {
-        return route_to_trial<wire::RankRejoin, bool>(self, rejoin_atom::value, std::move(bytes), std::move(rank));
+      [=](rejoin_atom, std::uint64_t trial_id, wire::Bytes& bytes, caf::actor& rank) {
+        return route_to_trial<bool>(self, rejoin_atom::value, trial_id, std::move(bytes), std::move(rank));
       },
       [=](pause_atom, std::uint64_t id) { return forward_to(self, self->state.experiments, id, "experiment", pause_atom::value); },
       [=](activate_atom, std::uint64_t id) {

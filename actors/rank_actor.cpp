@@ -30,7 +30,8 @@ void refuse(Self self, Error error) {
 }
 
 void say_hello(Self self, const wire::Bytes& hello) {
-  self->request(self->state.master, kHelloTimeout, hello_atom::value, hello, caf::actor_cast<caf::actor>(self))
+  self->request(self->state.master, kHelloTimeout, hello_atom::value, self->state.trial_id, hello,
+                caf::actor_cast<caf::actor>(self))
       .then(
           [=](const wire::Bytes& bytes) {
             if (!self->state.reporting) return;
@@ -44,7 +45,8 @@ void say_hello(Self self, const wire::Bytes& hello) {
 
 void say_rejoin(Self self, const wire::Bytes& rejoin) {
   const auto master = self->state.master;
-  self->request(master, kRejoinTimeout, rejoin_atom::value, rejoin, caf::actor_cast<caf::actor>(self))
+  self->request(master, kRejoinTimeout, rejoin_atom::value, self->state.trial_id, rejoin,
+                caf::actor_cast<caf::actor>(self))
       .then(
           [=](bool) {
             if (!self->state.reporting || self->state.master != master) return;
@@ -68,10 +70,12 @@ void on_down(Self self, const caf::down_msg& down) {
 
 }  // namespace
 
-RankActor::behavior_type rank_actor(Self self, std::shared_ptr<RankInbox> inbox, caf::actor master, wire::Bytes hello) {
+RankActor::behavior_type rank_actor(Self self, std::shared_ptr<RankInbox> inbox, caf::actor master,
+                                    const wire::RankHello& hello) {
   self->state.inbox = std::move(inbox);
+  self->state.trial_id = hello.trial_id;
   watch_master(self, std::move(master));
-  say_hello(self, hello);
+  say_hello(self, wire::encode(hello));
   self->set_down_handler([=](const caf::down_msg& down) { on_down(self, down); });
   return {
       [=](workload_atom, const wire::Bytes& bytes) -> caf::typed_response_promise<wire::Bytes> {

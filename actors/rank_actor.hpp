@@ -36,16 +36,17 @@ using RankActor = caf::typed_actor<
 
 struct RankActorState {
   std::shared_ptr<RankInbox> inbox;
-  caf::actor master;  // the gateway it reported to, watched
+  std::uint64_t trial_id = 0;  // the gateway routes the hello and rejoins by it
+  caf::actor master;           // the gateway it reported to, watched
   bool reporting = false;  // a hello or rejoin is waiting for its answer
   std::optional<caf::typed_response_promise<wire::Bytes>> pending;  // the workload being run
   TrialActor trial;                                                  // who sent it
   static inline const char* name = "rank";
 };
 
-// Sends `hello` (RankHello) to the trial through `master` and reports the
-// answer to `inbox` (GroupReceived or ReportRefused).
+// Sends `hello` to the trial through `master` and reports the answer to
+// `inbox` (GroupReceived or ReportRefused).
 RankActor::behavior_type rank_actor(RankActor::stateful_pointer<RankActorState> self, std::shared_ptr<RankInbox> inbox,
-                                    caf::actor master, wire::Bytes hello);
+                                    caf::actor master, const wire::RankHello& hello);
 
 }  // namespace volador::actors

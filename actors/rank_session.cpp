@@ -61,7 +61,7 @@ Result<std::unique_ptr<RankSession>> RankSession::connect(const net::Endpoint& m
   auto gateway = net::await_master(*impl->system, master, std::chrono::steady_clock::now() + kConnectPatience);
   if (!gateway) return fail(gateway.error());
   impl->master = *gateway;
-  impl->rank = impl->system->spawn(rank_actor, impl->inbox, *gateway, wire::encode(hello));
+  impl->rank = impl->system->spawn(rank_actor, impl->inbox, *gateway, hello);
   auto answer = impl->inbox->wait_for<GroupReceived, ReportRefused>();
   if (auto* refused = std::get_if<ReportRefused>(&answer)) return fail(refused->error);
   impl->group = std::move(std::get<GroupReceived>(answer).group);
