@@ -15,7 +15,7 @@
 #include "runtime/core/clock.hpp"
 #include "runtime/core/states.hpp"
 #include "runtime/net/remote.hpp"
-#include "runtime/script/entrypoint.hpp"
+#include "runtime/command/entrypoint.hpp"
 #include "runtime/wire/codec.hpp"
 #include "storage/archives/archive.hpp"
 
@@ -45,8 +45,8 @@ void add_user_environment(const std::vector<std::string>& entries, std::map<std:
 }
 
 bool is_python_trial(const wire::LaunchSpec& spec) {
-  auto entrypoint = script::classify_entrypoint(spec.entrypoint);
-  return entrypoint && std::holds_alternative<script::PythonTrialEntrypoint>(*entrypoint);
+  auto entrypoint = command::classify_entrypoint(spec.entrypoint);
+  return entrypoint && std::holds_alternative<command::PythonTrialEntrypoint>(*entrypoint);
 }
 
 // A Python worker finds the volador package and the native module first, then the user's PYTHONPATH.

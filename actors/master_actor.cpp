@@ -12,7 +12,7 @@
 #include "master/master_queries.hpp"
 #include "runtime/config/config_parser.hpp"
 #include "runtime/core/clock.hpp"
-#include "runtime/script/entrypoint.hpp"
+#include "runtime/command/entrypoint.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::actors {
@@ -52,14 +52,14 @@ std::vector<std::string> unsupported_features(const config::ExperimentConfig& co
     out.push_back(fmt::format("{}: resources.slots_per_trial: {} slots per trial can never be scheduled: this cluster "
                               "can give one trial at most {} slots of one kind (CPU slots, or GPUs of one model)",
                               file, config.resources.slots_per_trial, capacity));
-  auto entrypoint = script::classify_entrypoint(config.entrypoint);
+  auto entrypoint = command::classify_entrypoint(config.entrypoint);
   if (!entrypoint) {
     out.push_back(file + ": entrypoint: " + entrypoint.error().message);
-  } else if (std::holds_alternative<script::PythonTrialEntrypoint>(*entrypoint)) {
+  } else if (std::holds_alternative<command::PythonTrialEntrypoint>(*entrypoint)) {
     if (!kPythonTrialsBuilt)
       out.push_back(file + ": entrypoint: '" + config.entrypoint + "' is a Python trial, and this build has no Python "
                     "support (install python3-dev and pybind11-dev, then rebuild)");
-  } else if (std::holds_alternative<script::CommandEntrypoint>(*entrypoint) &&
+  } else if (std::holds_alternative<command::CommandEntrypoint>(*entrypoint) &&
              config.searcher.name == "adaptive_asha") {
     out.push_back(file + ": searcher.name: adaptive_asha cannot run the command '" + config.entrypoint +
                   "': a command runs to completion by itself and cannot stop at a rung and resume later "

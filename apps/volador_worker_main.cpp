@@ -7,7 +7,7 @@
 
 #include "actors/rank_session.hpp"
 #include "examples/native_mlp/mlp_trial.hpp"
-#include "runtime/script/entrypoint.hpp"
+#include "runtime/command/entrypoint.hpp"
 #include "runtime/worker/command_trial.hpp"
 #include "runtime/worker/trial_join.hpp"
 #include "runtime/worker/worker_launch.hpp"
@@ -39,11 +39,11 @@ int main(int argc, char** argv) {
   if (argc > 1) return fail_with("takes no arguments; it is started by a Volador agent");
   auto launch = worker::read_worker_launch();
   if (!launch) return fail_with(launch.error().message);
-  auto entrypoint = script::classify_entrypoint(launch->entrypoint);
+  auto entrypoint = command::classify_entrypoint(launch->entrypoint);
   if (!entrypoint) return fail_with("entrypoint: " + entrypoint.error().message);
   auto joined = worker::join_trial(*launch);
   if (!joined) return fail_with(joined.error().message);
-  if (const auto* command = std::get_if<script::CommandEntrypoint>(&*entrypoint)) {
+  if (const auto* command = std::get_if<command::CommandEntrypoint>(&*entrypoint)) {
     if (auto served = worker::serve_command(*launch, *joined, command->argv); !served)
       return fail_with(served.error().message);
     return 0;

@@ -7,14 +7,14 @@
 #include <spdlog/spdlog.h>
 
 #include "master/trial_resume.hpp"
-#include "runtime/script/entrypoint.hpp"
+#include "runtime/command/entrypoint.hpp"
 
 namespace volador::master {
 namespace {
 
 bool is_command(const config::ExperimentConfig& config) {
-  auto entrypoint = script::classify_entrypoint(config.entrypoint);
-  return entrypoint && std::holds_alternative<script::CommandEntrypoint>(*entrypoint);
+  auto entrypoint = command::classify_entrypoint(config.entrypoint);
+  return entrypoint && std::holds_alternative<command::CommandEntrypoint>(*entrypoint);
 }
 
 }  // namespace

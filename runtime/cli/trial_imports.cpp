@@ -41,7 +41,7 @@ fs::path module_file(const fs::path& project, const std::string& module) {
 
 }  // namespace
 
-std::vector<std::string> unsupported_trial_imports(const fs::path& project, const script::PythonTrialEntrypoint& entrypoint) {
+std::vector<std::string> unsupported_trial_imports(const fs::path& project, const command::PythonTrialEntrypoint& entrypoint) {
   const auto file = module_file(project, entrypoint.module);
   std::ifstream in(file);
   std::vector<std::string> found;

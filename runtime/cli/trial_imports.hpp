@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/script/entrypoint.hpp"
+#include "runtime/command/entrypoint.hpp"
 
 namespace volador::cli {
 
@@ -15,6 +15,6 @@ namespace volador::cli {
 // under `project` ("FILE:LINE: imports X: what to do instead"); empty when
 // there is none or the module file is not found (the trial then says so itself).
 std::vector<std::string> unsupported_trial_imports(const std::filesystem::path& project,
-                                                   const script::PythonTrialEntrypoint& entrypoint);
+                                                   const command::PythonTrialEntrypoint& entrypoint);
 
 }  // namespace volador::cli

@@ -4,7 +4,7 @@
 
 #include "runtime/config/field_readers.hpp"
 #include "runtime/config/section.hpp"
-#include "runtime/script/metric_pattern.hpp"
+#include "runtime/command/metric_pattern.hpp"
 
 namespace volador::config {
 namespace {
@@ -14,7 +14,7 @@ constexpr std::array<std::string_view, 1> kKeys{"format"};
 std::optional<std::string> read_format(Diagnostics& diag, const YAML::Node& node, const std::string& field) {
   auto format = read_nonempty_string(diag, node, field);
   if (!format) return std::nullopt;
-  if (auto pattern = script::MetricPattern::from_format(*format); !pattern) {
+  if (auto pattern = command::MetricPattern::from_format(*format); !pattern) {
     diag.report(node, field, pattern.error().message);
     return std::nullopt;
   }

@@ -10,7 +10,7 @@
 
 namespace volador::config {
 
-// `format`: a non-empty regular expression that script::MetricPattern
+// `format`: a non-empty regular expression that command::MetricPattern
 // accepts (ECMAScript syntax, at least 2 capture groups); a bad one is
 // reported at its value, saying why.
 MetricsCollector read_metrics_collector(Diagnostics& diag, const YAML::Node& node,

@@ -12,10 +12,10 @@
 
 #include "runtime/collective/tcp_listener.hpp"
 #include "runtime/process/child_process.hpp"
-#include "runtime/script/distributed_environment.hpp"
-#include "runtime/script/hparam_passing.hpp"
-#include "runtime/script/metric_pattern.hpp"
-#include "runtime/script/report_line.hpp"
+#include "runtime/command/distributed_environment.hpp"
+#include "runtime/command/hparam_passing.hpp"
+#include "runtime/command/metric_pattern.hpp"
+#include "runtime/command/report_line.hpp"
 
 namespace volador::worker {
 namespace {
@@ -70,14 +70,14 @@ Result<std::uint16_t> agree_on_master_port(JoinedTrial& joined, std::uint32_t ra
 }
 
 // The command's environment on top of the worker's own.
-Result<script::EnvironmentVariables> command_environment(const WorkerLaunch& launch, const wire::RankGroup& group,
+Result<command::EnvironmentVariables> command_environment(const WorkerLaunch& launch, const wire::RankGroup& group,
                                                          std::uint16_t master_port, const fs::path& hparams_file) {
-  auto env = script::hparam_environment(launch.hparams, hparams_file.string());
+  auto env = command::hparam_environment(launch.hparams, hparams_file.string());
   if (launch.world_size > 1) {
-    script::RankLayout layout;
+    command::RankLayout layout;
     for (const auto& rank : group.ranks) layout.ranks.push_back({rank.host_id, rank.host});
     layout.master_port = master_port;
-    auto distributed = script::distributed_environment(layout, launch.hello.rank);
+    auto distributed = command::distributed_environment(layout, launch.hello.rank);
     if (!distributed) return fail(distributed.error());
     env.merge(*distributed);
   }
@@ -90,7 +90,7 @@ Result<script::EnvironmentVariables> command_environment(const WorkerLaunch& lau
   return env;
 }
 
-wire::MetricReport to_wire(const script::Report& report, const WorkerLaunch& launch) {
+wire::MetricReport to_wire(const command::Report& report, const WorkerLaunch& launch) {
   static constexpr wire::ReportKind kinds[] = {wire::ReportKind::intermediate, wire::ReportKind::loss,
                                                wire::ReportKind::final_result, wire::ReportKind::metrics};
   return {launch.hello.run_id, launch.hello.rank, kinds[static_cast<int>(report.kind)], report.value, report.metrics,
@@ -98,9 +98,9 @@ wire::MetricReport to_wire(const script::Report& report, const WorkerLaunch& lau
 }
 
 // The report on a stdout line, if any: a reporting-API line, else the pattern's metrics.
-std::optional<wire::MetricReport> read_report(const std::string& line, const script::MetricPattern& pattern,
+std::optional<wire::MetricReport> read_report(const std::string& line, const command::MetricPattern& pattern,
                                               const WorkerLaunch& launch) {
-  auto api = script::parse_report_line(line);
+  auto api = command::parse_report_line(line);
   if (!api) {
     print_line(stderr, "volador-worker: ignoring a report line: " + api.error().message);
     return std::nullopt;
@@ -128,14 +128,14 @@ RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch,
     print_line(stderr, "volador-worker: " + why);
     return std::optional(wire::WorkloadResult{{}, request.start_batch, why});
   };
-  auto pattern = script::MetricPattern::from_format(request.metric_pattern);
+  auto pattern = command::MetricPattern::from_format(request.metric_pattern);
   if (!pattern) return failed("metrics_collector.format: " + pattern.error().message);
   const auto hparams_file = fs::current_path() / kHparamsFileName;
-  std::ofstream(hparams_file) << script::render_hparams_json(launch.hparams) << '\n';
+  std::ofstream(hparams_file) << command::render_hparams_json(launch.hparams) << '\n';
   auto env = command_environment(launch, session.group(), master_port, hparams_file);
   if (!env) return failed(env.error().message);
   auto argv = user_argv;
-  for (auto& argument : script::hparam_arguments(launch.hparams)) argv.push_back(std::move(argument));
+  for (auto& argument : command::hparam_arguments(launch.hparams)) argv.push_back(std::move(argument));
 
   auto events = std::make_shared<EventQueue>();
   auto wake = session.waker();

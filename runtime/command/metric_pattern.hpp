@@ -13,7 +13,7 @@
 
 #include "runtime/core/error.hpp"
 
-namespace volador::script {
+namespace volador::command {
 
 // Katib's default metrics format.
 inline constexpr std::string_view kKatibMetricPattern =
@@ -58,4 +58,4 @@ class MetricPattern {
 // exponent, nothing else; "1e999", "inf", "nan" and "" are nullopt.
 [[nodiscard]] std::optional<double> parse_metric_value(std::string_view text);
 
-}  // namespace volador::script
+}  // namespace volador::command

@@ -1,5 +1,5 @@
 #pragma once
-// Internal to volador_script: Katib's default metric pattern
+// Internal to volador_command: Katib's default metric pattern
 //   ([\w|-]+)\s*=\s*([+-]?\d*(\.\d+)?([Ee][+-]?\d+)?)
 // matched by hand in one pass. std::regex backtracks from every start
 // position, which is quadratic in a long word and overflows the stack on a
@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace volador::script {
+namespace volador::command {
 
 // One match: group 1 and group 2, as views into the scanned line.
 struct KatibMatch {
@@ -21,4 +21,4 @@ struct KatibMatch {
 // would find them.
 [[nodiscard]] std::vector<KatibMatch> find_katib_matches(std::string_view line);
 
-}  // namespace volador::script
+}  // namespace volador::command

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "runtime/script/hparam_passing.hpp"
+#include "runtime/command/hparam_passing.hpp"
 
-using namespace volador::script;
+using namespace volador::command;
 using nlohmann::json;
 using Words = std::vector<std::string>;
 

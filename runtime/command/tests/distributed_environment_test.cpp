@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "runtime/script/distributed_environment.hpp"
+#include "runtime/command/distributed_environment.hpp"
 
-using namespace volador::script;
+using namespace volador::command;
 
 namespace {
 

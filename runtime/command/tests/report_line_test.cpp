@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "runtime/script/report_line.hpp"
+#include "runtime/command/report_line.hpp"
 
-using namespace volador::script;
+using namespace volador::command;
 
 namespace {
 

@@ -1,6 +1,6 @@
-#include "runtime/script/katib_scanner.hpp"
+#include "runtime/command/katib_scanner.hpp"
 
-namespace volador::script {
+namespace volador::command {
 namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -57,4 +57,4 @@ std::vector<KatibMatch> find_katib_matches(std::string_view line) {
   return matches;
 }
 
-}  // namespace volador::script
+}  // namespace volador::command

@@ -14,7 +14,7 @@
 #include "runtime/core/error.hpp"
 #include "runtime/core/metrics.hpp"
 
-namespace volador::script {
+namespace volador::command {
 
 inline constexpr std::string_view kReportPrefix = "[volador-report] ";
 
@@ -42,4 +42,4 @@ struct Report {
 // "intermediate", "loss", "final" or "metrics", as on the line.
 [[nodiscard]] std::string_view to_string(ReportKind kind);
 
-}  // namespace volador::script
+}  // namespace volador::command

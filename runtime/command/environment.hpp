@@ -4,8 +4,8 @@
 #include <map>
 #include <string>
 
-namespace volador::script {
+namespace volador::command {
 
 using EnvironmentVariables = std::map<std::string, std::string>;
 
-}  // namespace volador::script
+}  // namespace volador::command

@@ -3,10 +3,10 @@
 #include <random>
 #include <regex>
 
-#include "runtime/script/katib_scanner.hpp"
-#include "runtime/script/metric_pattern.hpp"
+#include "runtime/command/katib_scanner.hpp"
+#include "runtime/command/metric_pattern.hpp"
 
-using namespace volador::script;
+using namespace volador::command;
 using Metrics = std::vector<Metric>;
 
 namespace {

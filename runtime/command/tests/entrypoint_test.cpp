@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "runtime/script/entrypoint.hpp"
+#include "runtime/command/entrypoint.hpp"
 
-using namespace volador::script;
+using namespace volador::command;
 
 TEST_CASE("module:Class is a Python trial") {
   auto entrypoint = classify_entrypoint("model_def:MyTrial");

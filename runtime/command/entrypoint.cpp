@@ -1,13 +1,13 @@
-#include "runtime/script/entrypoint.hpp"
+#include "runtime/command/entrypoint.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <optional>
 #include <ranges>
 
-#include "runtime/script/command_line.hpp"
+#include "runtime/command/command_line.hpp"
 
-namespace volador::script {
+namespace volador::command {
 namespace {
 
 constexpr std::string_view kNativePrefix = "native:";
@@ -58,4 +58,4 @@ Result<Entrypoint> classify_entrypoint(std::string_view text) {
   return CommandEntrypoint{std::move(*argv)};
 }
 
-}  // namespace volador::script
+}  // namespace volador::command

@@ -1,6 +1,6 @@
-#include "runtime/script/command_line.hpp"
+#include "runtime/command/command_line.hpp"
 
-namespace volador::script {
+namespace volador::command {
 namespace {
 
 constexpr std::string_view kBlanks = " \t";
@@ -127,4 +127,4 @@ Result<std::vector<std::string>> split_command_line(std::string_view command) {
   return Splitter(command).run();
 }
 
-}  // namespace volador::script
+}  // namespace volador::command

@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/script/environment.hpp"
+#include "runtime/command/environment.hpp"
 
-namespace volador::script {
+namespace volador::command {
 
 inline constexpr std::string_view kHparamsEnvVar = "VOLADOR_HPARAMS";
 inline constexpr std::string_view kHparamsFileEnvVar = "VOLADOR_HPARAMS_FILE";
@@ -40,4 +40,4 @@ inline constexpr std::size_t kMaxHparamsEnvBytes = 64 * 1024;
 [[nodiscard]] EnvironmentVariables hparam_environment(const nlohmann::json& hparams,
                                                       std::string_view file_path);
 
-}  // namespace volador::script
+}  // namespace volador::command

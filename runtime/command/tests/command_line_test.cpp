@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "runtime/script/command_line.hpp"
+#include "runtime/command/command_line.hpp"
 
-using volador::script::split_command_line;
+using volador::command::split_command_line;
 using Words = std::vector<std::string>;
 
 namespace {

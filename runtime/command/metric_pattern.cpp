@@ -1,11 +1,11 @@
-#include "runtime/script/metric_pattern.hpp"
+#include "runtime/command/metric_pattern.hpp"
 
 #include <charconv>
 #include <cmath>
 
-#include "runtime/script/katib_scanner.hpp"
+#include "runtime/command/katib_scanner.hpp"
 
-namespace volador::script {
+namespace volador::command {
 namespace {
 
 std::string describe_regex_error(std::regex_constants::error_type code) {
@@ -78,4 +78,4 @@ std::optional<double> parse_metric_value(std::string_view text) {
   return value;
 }
 
-}  // namespace volador::script
+}  // namespace volador::command

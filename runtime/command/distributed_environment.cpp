@@ -1,8 +1,8 @@
-#include "runtime/script/distributed_environment.hpp"
+#include "runtime/command/distributed_environment.hpp"
 
 #include <algorithm>
 
-namespace volador::script {
+namespace volador::command {
 namespace {
 
 Status check_layout(const RankLayout& layout, std::size_t rank) {
@@ -60,4 +60,4 @@ Result<EnvironmentVariables> distributed_environment(const RankLayout& layout, s
   };
 }
 
-}  // namespace volador::script
+}  // namespace volador::command

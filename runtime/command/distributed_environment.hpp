@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "runtime/core/error.hpp"
-#include "runtime/script/environment.hpp"
+#include "runtime/command/environment.hpp"
 
-namespace volador::script {
+namespace volador::command {
 
 struct RankPlacement {
   std::string node;  // the node (agent) the rank runs on; ranks on one node share it
@@ -38,4 +38,4 @@ struct RankLayout {
 [[nodiscard]] Result<EnvironmentVariables> distributed_environment(const RankLayout& layout,
                                                                    std::size_t rank);
 
-}  // namespace volador::script
+}  // namespace volador::command

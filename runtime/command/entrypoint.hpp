@@ -9,7 +9,7 @@
 
 #include "runtime/core/error.hpp"
 
-namespace volador::script {
+namespace volador::command {
 
 // `model_def:MyTrial`, `pkg.model_def:MyTrial`, `model_def.py:MyTrial`: a
 // PyTorchTrial subclass.
@@ -38,4 +38,4 @@ using Entrypoint = std::variant<PythonTrialEntrypoint, NativeTrialEntrypoint, Co
 // no name, and the command errors of split_command_line().
 [[nodiscard]] Result<Entrypoint> classify_entrypoint(std::string_view text);
 
-}  // namespace volador::script
+}  // namespace volador::command

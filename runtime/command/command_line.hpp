@@ -8,7 +8,7 @@
 
 #include "runtime/core/error.hpp"
 
-namespace volador::script {
+namespace volador::command {
 
 // Splits `command` into words. Blanks (space, tab) separate words; '...'
 // keeps everything literally; "..." keeps everything but \ before $ ` " \ or
@@ -21,4 +21,4 @@ namespace volador::script {
 // shell: quote it, or run `sh -c '...'` explicitly.
 [[nodiscard]] Result<std::vector<std::string>> split_command_line(std::string_view command);
 
-}  // namespace volador::script
+}  // namespace volador::command

@@ -1,4 +1,4 @@
-#include "runtime/script/report_line.hpp"
+#include "runtime/command/report_line.hpp"
 
 #include <array>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace volador::script {
+namespace volador::command {
 namespace {
 
 using nlohmann::json;
@@ -105,4 +105,4 @@ std::string_view to_string(ReportKind kind) {
   return "unknown";
 }
 
-}  // namespace volador::script
+}  // namespace volador::command

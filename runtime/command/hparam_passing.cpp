@@ -1,9 +1,9 @@
-#include "runtime/script/hparam_passing.hpp"
+#include "runtime/command/hparam_passing.hpp"
 
 #include <array>
 #include <charconv>
 
-namespace volador::script {
+namespace volador::command {
 namespace {
 
 using nlohmann::json;
@@ -52,4 +52,4 @@ EnvironmentVariables hparam_environment(const json& hparams, std::string_view fi
   return variables;
 }
 
-}  // namespace volador::script
+}  // namespace volador::command
