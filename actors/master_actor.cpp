@@ -52,16 +52,14 @@ std::vector<std::string> unsupported_features(const config::ExperimentConfig& co
     out.push_back(fmt::format("{}: resources.slots_per_trial: {} slots per trial can never be scheduled: this cluster "
                               "can give one trial at most {} slots of one kind (CPU slots, or GPUs of one model)",
                               file, config.resources.slots_per_trial, capacity));
-  auto entrypoint = command::classify_entrypoint(config.entrypoint);
-  if (!entrypoint) {
-    out.push_back(file + ": entrypoint: " + entrypoint.error().message);
-  } else if (std::holds_alternative<command::PythonTrialEntrypoint>(*entrypoint)) {
+  const auto& entrypoint = config.entrypoint.kind;
+  if (std::holds_alternative<command::PythonTrialEntrypoint>(entrypoint)) {
     if (!kPythonTrialsBuilt)
-      out.push_back(file + ": entrypoint: '" + config.entrypoint + "' is a Python trial, and this build has no Python "
+      out.push_back(file + ": entrypoint: '" + config.entrypoint.text + "' is a Python trial, and this build has no Python "
                     "support (install python3-dev and pybind11-dev, then rebuild)");
-  } else if (std::holds_alternative<command::CommandEntrypoint>(*entrypoint) &&
+  } else if (std::holds_alternative<command::CommandEntrypoint>(entrypoint) &&
              config.searcher.name == "adaptive_asha") {
-    out.push_back(file + ": searcher.name: adaptive_asha cannot run the command '" + config.entrypoint +
+    out.push_back(file + ": searcher.name: adaptive_asha cannot run the command '" + config.entrypoint.text +
                   "': a command runs to completion by itself and cannot stop at a rung and resume later "
                   "(use single, grid, random, tpe or bayesian, with median early stopping if you like)");
   }

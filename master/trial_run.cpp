@@ -13,8 +13,7 @@ namespace volador::master {
 namespace {
 
 bool is_command(const config::ExperimentConfig& config) {
-  auto entrypoint = command::classify_entrypoint(config.entrypoint);
-  return entrypoint && std::holds_alternative<command::CommandEntrypoint>(*entrypoint);
+  return std::holds_alternative<command::CommandEntrypoint>(config.entrypoint.kind);
 }
 
 }  // namespace

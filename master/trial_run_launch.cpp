@@ -57,7 +57,7 @@ wire::LaunchSpec TrialRun::launch_spec(const AgentShare& share, std::uint32_t ra
   spec.node_count = node_count;
   spec.slot = share.slot_indices[local_rank];
   spec.world_size = config.resources.slots_per_trial;
-  spec.entrypoint = config.entrypoint;
+  spec.entrypoint = config.entrypoint.text;
   spec.hparams_json = r.hparams.dump();
   spec.seed = r.seed;
   spec.global_batch_size = config.global_batch_size;

@@ -54,8 +54,7 @@ int follow_experiment(MasterClient& client, std::uint64_t id, bool json) {
 // Prints why a Python trial importing an unavailable API (Keras, DeepSpeed)
 // cannot run; true when there is such an import.
 bool unsupported_imports(const config::ExperimentConfig& config, const std::string& project) {
-  auto entrypoint = command::classify_entrypoint(config.entrypoint);
-  const auto* python = entrypoint ? std::get_if<command::PythonTrialEntrypoint>(&*entrypoint) : nullptr;
+  const auto* python = std::get_if<command::PythonTrialEntrypoint>(&config.entrypoint.kind);
   if (python == nullptr) return false;
   const auto found = unsupported_trial_imports(project, *python);
   for (const auto& line : found) std::cerr << line << "\n";

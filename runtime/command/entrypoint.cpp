@@ -49,12 +49,12 @@ Result<Entrypoint> classify_entrypoint(std::string_view text) {
   const auto trimmed = trim(text);
   if (trimmed.starts_with(kNativePrefix)) {
     const auto name = trim(trimmed.substr(kNativePrefix.size()));
-    if (name.empty()) return fail(Error::invalid_argument("entrypoint `native:` names no trial; write native:<name>"));
+    if (name.empty()) return fail(Error::invalid_argument("`native:` names no trial; write native:<name>"));
     return NativeTrialEntrypoint{std::string(name)};
   }
   if (auto trial = as_python_trial(trimmed)) return *trial;
   auto argv = split_command_line(text);
-  if (!argv) return fail(Error::invalid_argument("entrypoint: " + argv.error().message));
+  if (!argv) return fail(argv.error());
   return CommandEntrypoint{std::move(*argv)};
 }
 

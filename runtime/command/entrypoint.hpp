@@ -35,7 +35,8 @@ using Entrypoint = std::variant<PythonTrialEntrypoint, NativeTrialEntrypoint, Co
 // sides are Python identifiers (the module may be dotted and may end in
 // `.py`, which is dropped); else a command,
 // split by split_command_line(). Errors (invalid_argument): `native:` with
-// no name, and the command errors of split_command_line().
+// no name, and the command errors of split_command_line(); the caller names
+// the field.
 [[nodiscard]] Result<Entrypoint> classify_entrypoint(std::string_view text);
 
 }  // namespace volador::command

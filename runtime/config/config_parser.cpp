@@ -52,6 +52,19 @@ std::optional<nlohmann::json> read_data(Diagnostics& diag, const YAML::Node& nod
   return std::nullopt;
 }
 
+// The entrypoint, classified; one that does not split into a command is
+// reported at its place.
+std::optional<Entrypoint> read_entrypoint(Diagnostics& diag, const YAML::Node& node, const std::string& field) {
+  auto text = read_nonempty_string(diag, node, field);
+  if (!text) return std::nullopt;
+  auto kind = command::classify_entrypoint(*text);
+  if (!kind) {
+    diag.report(node, field, kind.error().message);
+    return std::nullopt;
+  }
+  return Entrypoint{std::move(*text), std::move(*kind)};
+}
+
 void read_identity(const Section& top, ExperimentConfig& config) {
   top.read_required("name", config.name, read_nonempty_string);
   top.read("description", config.description, read_string);
@@ -59,7 +72,7 @@ void read_identity(const Section& top, ExperimentConfig& config) {
   top.read("data", config.data, read_data);
   top.read("workspace", config.workspace, read_nonempty_string);
   top.read("project", config.project, read_nonempty_string);
-  top.read_required("entrypoint", config.entrypoint, read_nonempty_string);
+  top.read_required("entrypoint", config.entrypoint, read_entrypoint);
 }
 
 void read_hyperparameter_section(const Section& top, ExperimentConfig& config) {

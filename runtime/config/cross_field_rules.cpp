@@ -74,8 +74,7 @@ void check_length_sizes(Diagnostics& diag, const ExperimentConfig& config) {
 // The workload plan's fields mean nothing to a command, which runs to
 // completion by itself and reports when it likes: refused, not ignored.
 void check_command_fields(Diagnostics& diag, const ExperimentConfig& config) {
-  auto entrypoint = command::classify_entrypoint(config.entrypoint);
-  if (!entrypoint || !std::holds_alternative<command::CommandEntrypoint>(*entrypoint)) return;
+  if (!std::holds_alternative<command::CommandEntrypoint>(config.entrypoint.kind)) return;
   for (const std::string field : {"scheduling_unit", "min_validation_period", "min_checkpoint_period", "checkpoint_policy",
                                   "perform_initial_validation"})
     if (present(diag, field))

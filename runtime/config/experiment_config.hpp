@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/command/entrypoint.hpp"
 #include "runtime/hparams/space.hpp"
 
 namespace volador::config {
@@ -92,13 +93,20 @@ struct Environment {
   std::vector<std::string> environment_variables;  // each NAME=VALUE
 };
 
+// The entrypoint as written, and what it names: classified once, when the
+// config is parsed (a malformed one is a config error at its line).
+struct Entrypoint {
+  std::string text;
+  command::Entrypoint kind;
+};
+
 struct ExperimentConfig {
   std::string name;
   std::string description;
   nlohmann::json labels = nlohmann::json::array();  // list of strings
   nlohmann::json data = nlohmann::json::object();   // free-form, passed to trials
   std::string workspace, project;                   // both or neither
-  std::string entrypoint;                           // "file:Class" or a command
+  Entrypoint entrypoint;                            // "file:Class", "native:name" or a command
 
   hparams::Space hyperparameters;                   // always has global_batch_size
   std::uint64_t global_batch_size = 0;              // > 0, divisible by slots_per_trial

@@ -33,7 +33,7 @@ TEST_CASE("native:name is a native trial") {
 TEST_CASE("native: without a name is an error") {
   auto entrypoint = classify_entrypoint("native: ");
   REQUIRE_FALSE(entrypoint);
-  CHECK(entrypoint.error().message == "entrypoint `native:` names no trial; write native:<name>");
+  CHECK(entrypoint.error().message == "`native:` names no trial; write native:<name>");
 }
 
 TEST_CASE("anything else is a command split into argv") {
@@ -58,5 +58,5 @@ TEST_CASE("anything else is a command split into argv") {
 TEST_CASE("a command that does not split is an error with the column in the entrypoint") {
   auto entrypoint = classify_entrypoint("  python3 'train.py");
   REQUIRE_FALSE(entrypoint);
-  CHECK(entrypoint.error().message == "entrypoint: unterminated ' opened at column 11");
+  CHECK(entrypoint.error().message == "unterminated ' opened at column 11");
 }

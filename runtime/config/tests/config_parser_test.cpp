@@ -42,7 +42,7 @@ TEST_CASE("the manual's mnist example parses", "[config][manual]") {
   CHECK(config.searcher.max_length.unit == LengthUnit::epochs);
   CHECK(config.searcher.max_length.value == 1);
   CHECK(config.searcher.smaller_is_better);
-  CHECK(config.entrypoint == "model_def:MNistTrial");
+  CHECK(config.entrypoint.text == "model_def:MNistTrial");
   CHECK_FALSE(config.checkpoint_storage.has_value());
 }
 
@@ -54,7 +54,7 @@ TEST_CASE("the manual's fashion_mnist example parses", "[config][manual]") {
   CHECK(config.records_per_epoch == 50000u);
   CHECK(config.searcher.metric == "val_accuracy");
   CHECK(config.searcher.max_length.value == 5);
-  CHECK(config.entrypoint == "model_def:FashionMNISTTrial");
+  CHECK(config.entrypoint.text == "model_def:FashionMNISTTrial");
   CHECK_FALSE(config.checkpoint_storage.has_value());
 }
 
@@ -191,7 +191,7 @@ experiment_seed: 2147483647
   CHECK(config.data == nlohmann::json{{"url", "s3://bucket/data"}, {"shards", {1, 2}}});
   CHECK(config.workspace == "research");
   CHECK(config.project == "resnets");
-  CHECK(config.entrypoint == "model_def:FullTrial");
+  CHECK(config.entrypoint.text == "model_def:FullTrial");
   const auto& lr = std::get<volador::hparams::LogParam>(config.hyperparameters.at("lr").param);
   CHECK(lr.base == 10);
   CHECK(lr.minval == -5);
@@ -308,4 +308,22 @@ TEST_CASE("every error is reported at once, in document order", "[config][format
             "distributed.yaml:5:50: searcher.max_length.batchs: unknown field; did you mean \"batches\"?",
             "distributed.yaml:6:30: resources.slots_per_trial: expected a positive integer, got 0",
         });
+}
+
+TEST_CASE("the entrypoint is classified once when parsed and a malformed one is an error at its place",
+          "[config][format]") {
+  const std::string rest =
+      "name: e\n"
+      "hyperparameters: {global_batch_size: 8}\n"
+      "searcher: {name: single, metric: m, max_length: {batches: 1}}\n";
+  const auto command = parse_ok("entrypoint: python3 train.py --lr 0.1\n" + rest);
+  CHECK(command.entrypoint.text == "python3 train.py --lr 0.1");
+  CHECK(std::get<volador::command::CommandEntrypoint>(command.entrypoint.kind).argv ==
+        std::vector<std::string>{"python3", "train.py", "--lr", "0.1"});
+  const auto trial = parse_ok("entrypoint: model_def:MyTrial\n" + rest);
+  CHECK(std::get<volador::command::PythonTrialEntrypoint>(trial.entrypoint.kind).class_name == "MyTrial");
+  CHECK(parse_errors("entrypoint: python3 'train.py\n" + rest) ==
+        std::vector<std::string>{"distributed.yaml:1:13: entrypoint: unterminated ' opened at column 9"});
+  CHECK(parse_errors("entrypoint: 'native: '\n" + rest) ==
+        std::vector<std::string>{"distributed.yaml:1:13: entrypoint: `native:` names no trial; write native:<name>"});
 }
