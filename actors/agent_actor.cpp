@@ -17,6 +17,7 @@
 #include "runtime/net/remote.hpp"
 #include "runtime/command/entrypoint.hpp"
 #include "runtime/wire/codec.hpp"
+#include "runtime/worker/trial_file.hpp"
 #include "storage/archives/archive.hpp"
 
 namespace volador::actors {
@@ -88,31 +89,8 @@ std::map<std::string, std::string> worker_environment(const AgentOptions& option
   env["VOLADOR_NODE_COUNT"] = std::to_string(spec.node_count);
   env["VOLADOR_TOKEN"] = spec.token;
   env["VOLADOR_HPARAMS"] = spec.hparams_json;
-  env["VOLADOR_TRIAL_FILE"] = "volador-trial.json";
+  env["VOLADOR_TRIAL_FILE"] = worker::kTrialFileName;
   return env;
-}
-
-// Writes what the worker reads at start: entrypoint, hyperparameters, seed, data config.
-Status write_trial_file(const wire::LaunchSpec& spec, const fs::path& dir) {
-  nlohmann::json trial = {{"trial_id", spec.trial_id},
-                          {"experiment_id", spec.experiment_id},
-                          {"run_id", spec.run_id},
-                          {"rank", spec.rank},
-                          {"world_size", spec.world_size},
-                          {"local_rank", spec.local_rank},
-                          {"local_size", spec.local_size},
-                          {"node_index", spec.node_index},
-                          {"node_count", spec.node_count},
-                          {"entrypoint", spec.entrypoint},
-                          {"hparams", nlohmann::json::parse(spec.hparams_json, nullptr, false)},
-                          {"seed", spec.seed},
-                          {"global_batch_size", spec.global_batch_size},
-                          {"data", nlohmann::json::parse(spec.data_json, nullptr, false)},
-                          {"restore_path", spec.restore_path}};
-  std::ofstream out(dir / "volador-trial.json");
-  out << trial.dump(2) << '\n';
-  if (!out) return fail(Error::io("cannot write " + (dir / "volador-trial.json").string()));
-  return {};
 }
 
 // Prepares the working folder: the unpacked model definition plus the trial file.
@@ -121,7 +99,7 @@ Result<fs::path> prepare_folder(const AgentOptions& options, const wire::LaunchS
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (auto s = archives::unpack_archive(spec.archive, dir); !s) return fail(s.error());
-  if (auto s = write_trial_file(spec, dir); !s) return fail(s.error());
+  if (auto s = worker::write_trial_file(spec, dir); !s) return fail(s.error());
   return dir;
 }
 

@@ -1,7 +1,8 @@
 #include "runtime/worker/worker_launch.hpp"
 
 #include <cstdlib>
-#include <fstream>
+
+#include "runtime/worker/trial_file.hpp"
 
 namespace volador::worker {
 namespace {
@@ -11,14 +12,6 @@ Result<std::string> variable(const char* name) {
   if (value == nullptr || *value == '\0')
     return fail(Error::invalid_argument(std::string(name) + " is not set: volador-worker is started by a Volador agent"));
   return std::string(value);
-}
-
-Result<nlohmann::json> read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return fail(Error::not_found("cannot read the trial file " + path));
-  auto json = nlohmann::json::parse(in, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) return fail(Error::corruption("the trial file " + path + " is not a JSON object"));
-  return json;
 }
 
 }  // namespace
@@ -36,29 +29,24 @@ Result<WorkerLaunch> read_worker_launch() {
     if (!*r) return fail(r->error());
   auto endpoint = net::parse_endpoint(*master);
   if (!endpoint) return fail(endpoint.error());
-  auto trial = read_json_file(*trial_file);
+  auto trial = read_trial_file(*trial_file);
   if (!trial) return fail(trial.error());
-  try {
-    WorkerLaunch launch;
-    launch.master = *endpoint;
-    launch.tls_dir = *tls_dir;
-    if (const char* advertise = std::getenv("VOLADOR_ADVERTISE"); advertise != nullptr) launch.advertise = advertise;
-    launch.hello = {trial->at("trial_id").get<std::uint64_t>(), trial->at("run_id").get<std::uint32_t>(),
-                    trial->at("rank").get<std::uint32_t>(), *token, {}};
-    launch.experiment_id = trial->value("experiment_id", std::uint64_t{0});
-    launch.world_size = trial->at("world_size").get<std::uint32_t>();
-    launch.local_rank = trial->value("local_rank", std::uint32_t{0});
-    launch.local_size = trial->value("local_size", std::uint32_t{1});
-    launch.entrypoint = trial->at("entrypoint").get<std::string>();
-    launch.hparams = trial->at("hparams");
-    launch.data = trial->at("data");
-    launch.seed = trial->at("seed").get<std::uint32_t>();
-    launch.global_batch_size = trial->at("global_batch_size").get<std::uint64_t>();
-    launch.restore_path = trial->value("restore_path", "");
-    return launch;
-  } catch (const nlohmann::json::exception& e) {
-    return fail(Error::corruption("the trial file " + *trial_file + " is incomplete: " + e.what()));
-  }
+  WorkerLaunch launch;
+  launch.master = *endpoint;
+  launch.tls_dir = *tls_dir;
+  if (const char* advertise = std::getenv("VOLADOR_ADVERTISE"); advertise != nullptr) launch.advertise = advertise;
+  launch.hello = {trial->trial_id, trial->run_id, trial->rank, *token, {}};
+  launch.experiment_id = trial->experiment_id;
+  launch.world_size = trial->world_size;
+  launch.local_rank = trial->local_rank;
+  launch.local_size = trial->local_size;
+  launch.entrypoint = trial->entrypoint;
+  launch.hparams = nlohmann::json::parse(trial->hparams_json);
+  launch.data = nlohmann::json::parse(trial->data_json);
+  launch.seed = trial->seed;
+  launch.global_batch_size = trial->global_batch_size;
+  launch.restore_path = trial->restore_path;
+  return launch;
 }
 
 }  // namespace volador::worker

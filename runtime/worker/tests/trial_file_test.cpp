@@ -1,0 +1,65 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <random>
+
+#include "runtime/worker/trial_file.hpp"
+
+using namespace volador;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("volador-trial-file-" + std::to_string(std::random_device{}()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+wire::LaunchSpec launch_spec() {
+  wire::LaunchSpec spec;
+  spec.trial_id = 7;
+  spec.experiment_id = 3;
+  spec.run_id = 2;
+  spec.rank = 1;
+  spec.world_size = 4;
+  spec.local_rank = 1;
+  spec.local_size = 2;
+  spec.node_index = 0;
+  spec.node_count = 2;
+  spec.entrypoint = "model_def:MyTrial";
+  spec.hparams_json = R"({"learning_rate":0.1})";
+  spec.seed = 99;
+  spec.global_batch_size = 64;
+  spec.data_json = R"({"url":"https://example.com/data"})";
+  spec.restore_path = "/checkpoints/abc";
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("A worker reads back every field of the trial file its agent wrote, and nothing else") {
+  TempDir dir;
+  auto written = launch_spec();
+  written.archive = "the packed model";  // not for the file
+  written.token = "secret";              // travels in the environment
+  REQUIRE(worker::write_trial_file(written, dir.path));
+  const auto read = worker::read_trial_file(dir.path / worker::kTrialFileName);
+  REQUIRE(read);
+  CHECK(*read == launch_spec());
+}
+
+TEST_CASE("A trial file that is not a JSON object or lacks a field is refused naming the file") {
+  TempDir dir;
+  const auto path = dir.path / worker::kTrialFileName;
+  std::ofstream(path) << "[1, 2]";
+  auto read = worker::read_trial_file(path);
+  REQUIRE_FALSE(read);
+  CHECK(read.error().message == "the trial file " + path.string() + " is not a JSON object");
+  std::ofstream(path) << R"({"trial_id": 7})";
+  read = worker::read_trial_file(path);
+  REQUIRE_FALSE(read);
+  CHECK(read.error().code == ErrorCode::corruption);
+  CHECK(read.error().message.find("the trial file " + path.string() + " is incomplete") == 0);
+  CHECK_FALSE(worker::read_trial_file(dir.path / "missing.json"));
+}

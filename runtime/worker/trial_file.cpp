@@ -1,0 +1,62 @@
+#include "runtime/worker/trial_file.hpp"
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace volador::worker {
+namespace fs = std::filesystem;
+
+Status write_trial_file(const wire::LaunchSpec& spec, const fs::path& dir) {
+  const nlohmann::json trial = {{"trial_id", spec.trial_id},
+                                {"experiment_id", spec.experiment_id},
+                                {"run_id", spec.run_id},
+                                {"rank", spec.rank},
+                                {"world_size", spec.world_size},
+                                {"local_rank", spec.local_rank},
+                                {"local_size", spec.local_size},
+                                {"node_index", spec.node_index},
+                                {"node_count", spec.node_count},
+                                {"entrypoint", spec.entrypoint},
+                                {"hparams", nlohmann::json::parse(spec.hparams_json, nullptr, false)},
+                                {"seed", spec.seed},
+                                {"global_batch_size", spec.global_batch_size},
+                                {"data", nlohmann::json::parse(spec.data_json, nullptr, false)},
+                                {"restore_path", spec.restore_path}};
+  const auto path = dir / kTrialFileName;
+  std::ofstream out(path);
+  out << trial.dump(2) << '\n';
+  if (!out) return fail(Error::io("cannot write " + path.string()));
+  return {};
+}
+
+Result<wire::LaunchSpec> read_trial_file(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) return fail(Error::not_found("cannot read the trial file " + path.string()));
+  const auto trial = nlohmann::json::parse(in, nullptr, false);
+  if (trial.is_discarded() || !trial.is_object())
+    return fail(Error::corruption("the trial file " + path.string() + " is not a JSON object"));
+  try {
+    wire::LaunchSpec spec;
+    spec.trial_id = trial.at("trial_id").get<std::uint64_t>();
+    spec.experiment_id = trial.at("experiment_id").get<std::uint64_t>();
+    spec.run_id = trial.at("run_id").get<std::uint32_t>();
+    spec.rank = trial.at("rank").get<std::uint32_t>();
+    spec.world_size = trial.at("world_size").get<std::uint32_t>();
+    spec.local_rank = trial.at("local_rank").get<std::uint32_t>();
+    spec.local_size = trial.at("local_size").get<std::uint32_t>();
+    spec.node_index = trial.at("node_index").get<std::uint32_t>();
+    spec.node_count = trial.at("node_count").get<std::uint32_t>();
+    spec.entrypoint = trial.at("entrypoint").get<std::string>();
+    spec.hparams_json = trial.at("hparams").dump();
+    spec.seed = trial.at("seed").get<std::uint32_t>();
+    spec.global_batch_size = trial.at("global_batch_size").get<std::uint64_t>();
+    spec.data_json = trial.at("data").dump();
+    spec.restore_path = trial.at("restore_path").get<std::string>();
+    return spec;
+  } catch (const nlohmann::json::exception& e) {
+    return fail(Error::corruption("the trial file " + path.string() + " is incomplete: " + e.what()));
+  }
+}
+
+}  // namespace volador::worker

@@ -1,0 +1,26 @@
+#pragma once
+// The trial file: what an agent tells a rank worker it starts, beside the
+// environment. The agent writes it into the worker's folder (the variable
+// VOLADOR_TRIAL_FILE names it); the worker reads it at start. Both sides are
+// here, so the two cannot drift apart.
+
+#include <filesystem>
+
+#include "runtime/core/error.hpp"
+#include "runtime/wire/messages.hpp"
+
+namespace volador::worker {
+
+inline constexpr const char* kTrialFileName = "volador-trial.json";
+
+// Writes the part of `spec` a worker reads (ids, rank and place, entrypoint,
+// hyperparameters, seed, batch size, data, restore path) to `dir`/kTrialFileName.
+// Error io when it cannot be written.
+Status write_trial_file(const wire::LaunchSpec& spec, const std::filesystem::path& dir);
+
+// Reads what write_trial_file wrote; the other fields of the spec stay at
+// their defaults. Errors: not_found (unreadable), corruption (not a JSON
+// object, or a field missing or of the wrong type), naming the file.
+Result<wire::LaunchSpec> read_trial_file(const std::filesystem::path& path);
+
+}  // namespace volador::worker
