@@ -628,13 +628,14 @@ TEST_CASE("checkpoint_policy decides which validations a trial checkpoints after
 
 namespace {
 
-// Pids of the rank workers whose environment says they are `rank`.
-std::vector<pid_t> rank_workers(int rank) {
+// Pids of the rank workers running under `dir` whose environment says they are `rank`.
+std::vector<pid_t> rank_workers(const fs::path& dir, int rank) {
   std::vector<pid_t> out;
   const auto worker = fs::canonical(binary("volador-worker"));
   for (const auto& entry : fs::directory_iterator("/proc")) {
     std::error_code ec;
     if (fs::read_symlink(entry.path() / "exe", ec) != worker || ec) continue;
+    if (!fs::read_symlink(entry.path() / "cwd", ec).string().starts_with(dir.string()) || ec) continue;
     std::ifstream environ_file(entry.path() / "environ");
     std::string variable;
     while (std::getline(environ_file, variable, '\0'))
@@ -655,8 +656,9 @@ TEST_CASE("A rank waiting for its peers to report in gives up as soon as the mas
   cluster.start_master();
   cluster.start_agent(2);
   submit(cluster, project, example_config("native:mlp_classifier", 1, 1) + "resources: {slots_per_trial: 2}\n");
-  REQUIRE(eventually([] { return rank_workers(0).size() == 1; }, 60));
+  const auto work = dir.path() / "data";
+  REQUIRE(eventually([&] { return rank_workers(work, 0).size() == 1; }, 60));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // its hello is on its way or waiting
   cluster.kill_master();
-  CHECK(eventually([] { return rank_workers(0).empty(); }, 15));
+  CHECK(eventually([&] { return rank_workers(work, 0).empty(); }, 15));
 }
