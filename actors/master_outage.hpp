@@ -1,19 +1,13 @@
 #pragma once
-// How long the parts of a cluster wait for each other across a master
-// restart, so running trials survive it (see README, "Guarantees").
-
-#include <chrono>
+// The defaults of master::Timings that the agent, the pool and the rank
+// worker use across a master restart, so running trials survive it (see
+// README, "Guarantees"; the meaning of each is in master/timings.hpp).
 
 #include "master/timings.hpp"
 
 namespace volador::actors {
 
-// Agents keep their rank workers, and the workers keep their trial's state,
-// this long without a master; then they give up (the workers are killed).
-inline constexpr auto kMasterOutagePatience = std::chrono::seconds(60);
-
-// A restarted master waits this long for a running trial's agents and ranks
-// to report back, then restarts the trial from its latest checkpoint.
+inline constexpr auto kMasterOutagePatience = master::Timings{}.master_outage_patience;
 inline constexpr auto kReattachGrace = master::Timings{}.reattach_grace;
 
 }  // namespace volador::actors

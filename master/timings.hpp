@@ -1,12 +1,15 @@
 #pragma once
-// How long a trial waits for the parts of the cluster it drives. One value,
-// passed in: tests shorten it instead of sleeping through the defaults.
+// How long the parts of a cluster wait for each other. One value, passed in:
+// tests shorten it instead of sleeping through the defaults.
 
 #include <chrono>
 
 namespace volador::master {
 
 struct Timings {
+  // Agents keep their rank workers, and the workers keep their trial's state,
+  // this long without a master; then they give up (the workers are killed).
+  std::chrono::milliseconds master_outage_patience = std::chrono::seconds(60);
   // A restarted master waits this long for a running trial's agents and
   // ranks to report back, then restarts the trial from its latest checkpoint.
   std::chrono::milliseconds reattach_grace = std::chrono::seconds(20);
