@@ -29,8 +29,7 @@ struct RankSession::Impl {
   RankActor rank;
   caf::actor master;  // the gateway the rank last reported to
   wire::RankGroup group;
-  wire::WorkloadRequest running;  // the workload being run
-  bool running_one = false;
+  std::optional<wire::WorkloadRequest> running;  // the workload being run, until completed
   // The last workload answered, and its answer: sent again on a rejoin, as
   // the answer may have been lost with the master.
   std::optional<wire::FinishedWorkload> last;
@@ -69,7 +68,7 @@ Result<std::unique_ptr<RankSession>> RankSession::connect(const net::Endpoint& m
 }
 
 Status RankSession::Impl::rejoin() {
-  running_one = false;
+  running.reset();
   const wire::RankRejoin rejoin{
       .trial_id = hello.trial_id, .run_id = hello.run_id, .rank = hello.rank, .token = hello.token, .last = last};
   const auto deadline = std::chrono::steady_clock::now() + kMasterOutagePatience;
@@ -95,7 +94,6 @@ Result<std::optional<wire::WorkloadRequest>> RankSession::next_workload() {
     auto event = impl_->inbox->wait_for<WorkloadReceived, StopReceived, MasterLost>();
     if (auto* workload = std::get_if<WorkloadReceived>(&event)) {
       impl_->running = workload->request;
-      impl_->running_one = true;
       return std::optional(std::move(workload->request));
     }
     if (std::holds_alternative<StopReceived>(event)) return std::nullopt;
@@ -104,7 +102,7 @@ Result<std::optional<wire::WorkloadRequest>> RankSession::next_workload() {
 }
 
 void RankSession::report(const wire::MetricReport& report) {
-  if (impl_->running_one) caf::anon_send(impl_->rank, report_atom::value, wire::encode(report));
+  if (impl_->running) caf::anon_send(impl_->rank, report_atom::value, wire::encode(report));
 }
 
 Result<bool> RankSession::wait_for_stop() {
@@ -118,9 +116,8 @@ std::function<void()> RankSession::waker() const {
 }
 
 void RankSession::complete(const wire::WorkloadResult& result) {
-  if (!impl_->running_one) return;
-  impl_->running_one = false;
-  impl_->last = wire::FinishedWorkload{.request = impl_->running, .result = result};
+  if (!impl_->running) return;
+  impl_->last = wire::FinishedWorkload{.request = *std::exchange(impl_->running, std::nullopt), .result = result};
   caf::anon_send(impl_->rank, complete_atom::value, wire::encode(result));
 }
 

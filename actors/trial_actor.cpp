@@ -9,6 +9,7 @@
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
 #include "actors/resource_pool_actor.hpp"
+#include "runtime/core/overloaded.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::actors {
@@ -133,11 +134,6 @@ void end(Self self, const master::ReportEnded& ended) {
   self->send(st.experiment, trial_ended_atom::value, ended.request_id, ended.state);
   self->quit();
 }
-
-template <class... Handlers>
-struct Overloaded : Handlers... {
-  using Handlers::operator()...;
-};
 
 void carry_out(Self self, master::TrialEffects effects) {
   auto& st = self->state;

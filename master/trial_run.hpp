@@ -90,7 +90,6 @@ class TrialRun {
  private:
   // One rank of the current run.
   struct Rank {
-    std::string agent_id;                        // where it runs
     bool reported = false;                       // its hello or rejoin is held, not yet answered
     bool stopped = false;                        // exited cleanly after shutdown
     wire::RankAddress address;                   // its data-plane listener

@@ -36,7 +36,7 @@ void TrialRun::handle(const SlotsGranted& event) {
   for (std::uint32_t node = 0; node < node_count; ++node) {
     const auto& share = event.agents[node];
     for (std::uint32_t local = 0; local < share.slot_indices.size(); ++local, ++rank) {
-      ranks_.push_back({.agent_id = share.agent_id});
+      ranks_.emplace_back();
       effects_.emplace_back(LaunchRank{share.agent_id, launch_spec(share, rank, local, node, node_count)});
     }
   }

@@ -35,12 +35,7 @@ void TrialRun::begin_reattach() {
 
 void TrialRun::handle(const RunAdopted& event) {
   if (phase_ != Phase::reattaching || event.run_id != setup_.spec.record.run_id) return;
-  std::uint32_t rank = 0;
-  for (const auto& share : event.agents) {
-    agent_ids_.push_back(share.agent_id);
-    for (std::size_t local = 0; local < share.slot_indices.size() && rank < ranks_.size(); ++local)
-      ranks_[rank++].agent_id = share.agent_id;
-  }
+  for (const auto& share : event.agents) agent_ids_.push_back(share.agent_id);
   effects_.emplace_back(WatchAgents{agent_ids_});
   finish_reattach();
 }

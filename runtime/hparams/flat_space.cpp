@@ -3,13 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/core/overloaded.hpp"
+
 namespace volador::hparams {
 namespace {
-
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
 
 Leaf leaf_of(LeafKind kind, double lo, double hi, std::vector<Value> values = {}, double base = 10) {
   Leaf leaf;

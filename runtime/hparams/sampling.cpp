@@ -5,13 +5,10 @@
 #include <numeric>
 #include <sstream>
 
+#include "runtime/core/overloaded.hpp"
+
 namespace volador::hparams {
 namespace {
-
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
 
 constexpr std::uint64_t kMaxU64 = std::numeric_limits<std::uint64_t>::max();
 
