@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -22,7 +23,16 @@ inline constexpr std::uint64_t kMaxArchiveBytes = 96ull << 20;
 Result<std::string> pack_directory(const std::filesystem::path& dir,
                                    std::uint64_t max_bytes = kMaxArchiveBytes);
 
-// Unpacks into `dest` (created if missing). Refuses, before writing anything
+// Takes the next chunk of an archive being written; false stops the writing.
+using ChunkWriter = std::function<bool(std::string_view chunk)>;
+
+// Writes the archive pack_directory would make of `dir`, without a size
+// limit, to `write` chunk by chunk (e.g. a checkpoint download). Errors as
+// pack_directory's; io when `write` returned false.
+Status stream_directory(const std::filesystem::path& dir, const ChunkWriter& write);
+
+// Unpacks a gzip tar (or a zip, as a browser uploads a project) into `dest`
+// (created if missing). Refuses, before writing anything
 // outside `dest`, entries that are absolute, contain "..", or are neither a
 // regular file nor a folder; refuses more than `max_unpacked_bytes` in total.
 Status unpack_archive(std::string_view archive, const std::filesystem::path& dest,

@@ -1,4 +1,5 @@
-// pack_directory: a folder -> deterministic gzip-compressed pax tar in memory.
+// pack_directory / stream_directory: a folder -> deterministic gzip-compressed
+// pax tar, in memory or streamed.
 // Entries are written in sorted path order with fixed metadata (mtime 0,
 // owner 0, mode 0755/0644, no gzip timestamp), so the same tree always packs
 // to the same bytes.
@@ -30,21 +31,12 @@ struct Item {
   std::uint64_t size = 0;
 };
 
-// Collects the output; refuses to grow past `limit`.
-struct Sink {
-  std::string bytes;
-  std::uint64_t limit = 0;
-  bool exceeded = false;
-};
-
 la_ssize_t write_to_sink(archive* a, void* client, const void* buffer, size_t length) {
-  auto* sink = static_cast<Sink*>(client);
-  if (sink->bytes.size() + length > sink->limit) {
-    sink->exceeded = true;
-    archive_set_error(a, EFBIG, "archive size limit reached");
+  const auto& write = *static_cast<const ChunkWriter*>(client);
+  if (!write(std::string_view(static_cast<const char*>(buffer), length))) {
+    archive_set_error(a, ECANCELED, "the receiver of the archive stopped taking it");
     return -1;
   }
-  sink->bytes.append(static_cast<const char*>(buffer), length);
   return static_cast<la_ssize_t>(length);
 }
 
@@ -137,39 +129,64 @@ Status write_entry(archive* a, const Item& item) {
   return {};
 }
 
-ArchiveWriter open_writer(Sink& sink) {
+ArchiveWriter open_writer(const ChunkWriter& sink) {
   ArchiveWriter a(archive_write_new());
   archive_write_set_format_pax_restricted(a.get());
   archive_write_add_filter_gzip(a.get());
   archive_write_set_filter_option(a.get(), "gzip", "timestamp", nullptr);  // no time in the header
   archive_write_set_bytes_in_last_block(a.get(), 1);                       // no padding to 10 KiB
-  if (archive_write_open(a.get(), &sink, nullptr, write_to_sink, nullptr) != ARCHIVE_OK) return nullptr;
+  if (archive_write_open(a.get(), const_cast<ChunkWriter*>(&sink), nullptr, write_to_sink, nullptr) != ARCHIVE_OK)
+    return nullptr;
   return a;
 }
 
-}  // namespace
-
-Result<std::string> pack_directory(const std::filesystem::path& dir, std::uint64_t max_bytes) {
+// The entries under `dir` in archive order, honouring its ignore file.
+Result<std::vector<Item>> collect(const fs::path& dir) {
   std::error_code ec;
-  if (!fs::exists(dir, ec)) return fail(Error::not_found("model definition folder " + dir.string() + " does not exist"));
+  if (!fs::exists(dir, ec)) return fail(Error::not_found("folder " + dir.string() + " does not exist"));
   if (!fs::is_directory(dir, ec)) return fail(Error::invalid_argument(dir.string() + " is not a folder"));
   auto rules = IgnoreRules::load(dir);
   if (!rules) return fail(rules.error());
   std::vector<Item> items;
   if (auto walked = walk(dir, "", *rules, items); !walked) return fail(walked.error());
+  return items;
+}
 
-  Sink sink{.bytes = {}, .limit = max_bytes};
-  auto writer = open_writer(sink);
+Status write_archive(const std::vector<Item>& items, const ChunkWriter& write) {
+  auto writer = open_writer(write);
   if (!writer) return fail(Error::internal("cannot start a gzip tar writer"));
-  for (const Item& item : items) {
-    auto written = write_entry(writer.get(), item);
-    if (!written) return fail(sink.exceeded ? too_large(dir, max_bytes, std::move(items)) : written.error());
+  for (const Item& item : items)
+    if (auto written = write_entry(writer.get(), item); !written) return written;
+  if (archive_write_close(writer.get()) != ARCHIVE_OK)
+    return fail(Error::io("cannot finish the archive: " + error_of(writer.get())));
+  return {};
+}
+
+}  // namespace
+
+Status stream_directory(const std::filesystem::path& dir, const ChunkWriter& write) {
+  auto items = collect(dir);
+  if (!items) return fail(items.error());
+  return write_archive(*items, write);
+}
+
+Result<std::string> pack_directory(const std::filesystem::path& dir, std::uint64_t max_bytes) {
+  auto items = collect(dir);
+  if (!items) {
+    if (items.error().code == ErrorCode::not_found)
+      return fail(Error::not_found("model definition folder " + dir.string() + " does not exist"));
+    return fail(items.error());
   }
-  if (archive_write_close(writer.get()) != ARCHIVE_OK) {
-    return fail(sink.exceeded ? too_large(dir, max_bytes, std::move(items))
-                              : Error::io("cannot finish the archive: " + error_of(writer.get())));
-  }
-  return std::move(sink.bytes);
+  std::string bytes;
+  bool exceeded = false;
+  auto written = write_archive(*items, [&](std::string_view chunk) {
+    exceeded = bytes.size() + chunk.size() > max_bytes;
+    if (!exceeded) bytes.append(chunk);
+    return !exceeded;
+  });
+  if (exceeded) return fail(too_large(dir, max_bytes, std::move(*items)));
+  if (!written) return fail(written.error());
+  return bytes;
 }
 
 }  // namespace volador::archives

@@ -123,8 +123,9 @@ Status unpack_archive(std::string_view bytes, const std::filesystem::path& dest,
   ArchiveReader a(archive_read_new());
   archive_read_support_filter_gzip(a.get());
   archive_read_support_format_tar(a.get());
+  archive_read_support_format_zip(a.get());
   if (archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
-    return fail(Error::corruption("not a gzip-compressed tar archive: " + error_of(a.get())));
+    return fail(Error::corruption("not a gzip-compressed tar or zip archive: " + error_of(a.get())));
   }
   std::error_code ec;
   fs::create_directories(dest, ec);

@@ -326,7 +326,7 @@ TEST_CASE("bytes that are not an archive give a clear error", "[archives]") {
   auto garbage = unpack_archive("this is not an archive at all, just some text", tmp.path / "dest");
   REQUIRE_FALSE(garbage);
   CHECK(garbage.error().code == ErrorCode::corruption);
-  CHECK_THAT(garbage.error().message, Catch::Contains("not a") && Catch::Contains("tar archive"));
+  CHECK_THAT(garbage.error().message, Catch::Contains("not a") && Catch::Contains("tar or zip archive"));
 
   write_file(tmp.path / "src" / "big.bin", random_bytes(64 << 10, 5));
   auto packed = pack_directory(tmp.path / "src");
@@ -334,4 +334,46 @@ TEST_CASE("bytes that are not an archive give a clear error", "[archives]") {
   auto truncated = unpack_archive(packed->substr(0, packed->size() / 2), tmp.path / "dest2");
   REQUIRE_FALSE(truncated);
   CHECK(truncated.error().code == ErrorCode::corruption);
+}
+
+TEST_CASE("streaming a folder gives the bytes packing it gives and stops when the receiver does", "[archives]") {
+  TempDir tmp;
+  make_project(tmp.path / "src");
+  auto packed = pack_directory(tmp.path / "src");
+  REQUIRE(packed);
+  std::string streamed;
+  std::size_t chunks = 0;
+  REQUIRE(stream_directory(tmp.path / "src", [&](std::string_view chunk) {
+    streamed.append(chunk);
+    ++chunks;
+    return true;
+  }));
+  CHECK(streamed == *packed);
+  CHECK(chunks > 1);
+
+  auto stopped = stream_directory(tmp.path / "src", [](std::string_view) { return false; });
+  REQUIRE_FALSE(stopped);
+  CHECK(stopped.error().code == ErrorCode::io);
+}
+
+TEST_CASE("a zip archive as a browser uploads a project unpacks like a tar", "[archives]") {
+  TempDir tmp;
+  std::string zip;
+  archive* a = archive_write_new();
+  archive_write_set_format_zip(a);
+  REQUIRE(archive_write_open(a, &zip, nullptr, append_output, nullptr) == ARCHIVE_OK);
+  for (const auto& [name, content] : std::map<std::string, std::string>{{"model_def.py", "x = 1\n"}, {"pkg/a.py", "y = 2\n"}}) {
+    archive_entry* entry = archive_entry_new();
+    archive_entry_set_pathname(entry, name.c_str());
+    archive_entry_set_filetype(entry, AE_IFREG);
+    archive_entry_set_perm(entry, 0644);
+    archive_entry_set_size(entry, static_cast<la_int64_t>(content.size()));
+    REQUIRE(archive_write_header(a, entry) == ARCHIVE_OK);
+    archive_write_data(a, content.data(), content.size());
+    archive_entry_free(entry);
+  }
+  archive_write_free(a);
+  REQUIRE(unpack_archive(zip, tmp.path / "dest"));
+  CHECK(read_file(tmp.path / "dest" / "model_def.py") == "x = 1\n");
+  CHECK(read_file(tmp.path / "dest" / "pkg" / "a.py") == "y = 2\n");
 }
