@@ -11,7 +11,8 @@ namespace volador::actors {
 caf::error to_caf_error(const Error& error);
 
 // A caf::error back to a volador::Error; errors of CAF itself (timeouts, a
-// peer that went away) become `unavailable` with CAF's rendering.
+// peer that went away) become `unavailable` with CAF's rendering; a code this
+// build does not know (a newer peer) becomes `internal`, message kept.
 Error from_caf_error(const caf::error& error);
 
 }  // namespace volador::actors

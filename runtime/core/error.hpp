@@ -17,6 +17,8 @@ enum class ErrorCode {
   unavailable,       // a peer (master, agent) cannot be reached
   resource_exhausted,// a limit was hit (archive size, slots)
   internal,          // a bug: an invariant did not hold
+  unauthenticated,   // no valid credentials (wrong password, missing/expired token); says no more
+  permission_denied, // the caller is known but may not do this (not an admin, not the owner)
 };
 
 struct Error {
@@ -31,6 +33,8 @@ struct Error {
   static Error unavailable(std::string m) { return {ErrorCode::unavailable, std::move(m)}; }
   static Error resource_exhausted(std::string m) { return {ErrorCode::resource_exhausted, std::move(m)}; }
   static Error internal(std::string m) { return {ErrorCode::internal, std::move(m)}; }
+  static Error unauthenticated(std::string m) { return {ErrorCode::unauthenticated, std::move(m)}; }
+  static Error permission_denied(std::string m) { return {ErrorCode::permission_denied, std::move(m)}; }
 };
 
 template <class T>
