@@ -1,0 +1,43 @@
+// The experiment's learning curves: one line per trial for the chosen metric,
+// fetched downsampled by the server and reloaded while the page is open.
+import { useState } from "preact/hooks";
+
+import { api, type ExperimentSummary } from "../api";
+import { formatMetric, formatValue } from "../format";
+import { flattenHParams } from "../hparams";
+import { usePoll } from "../use_poll";
+import { CurveControls, type CurveSettings } from "./CurveControls";
+import { ErrorMessage } from "./ErrorMessage";
+import { LineChart } from "./LineChart";
+
+const MAX_POINTS_PER_TRIAL = 500;
+
+export function LearningCurves({ experiment, live }: { experiment: ExperimentSummary; live: boolean }) {
+  const [settings, setSettings] = useState<CurveSettings>({
+    metric: experiment.metric, kind: "VALIDATION", logY: false, smoothing: 0,
+  });
+  const metrics = usePoll(
+    () => api.experimentMetrics(experiment.id, settings.kind, settings.metric, MAX_POINTS_PER_TRIAL),
+    [experiment.id, settings.kind, settings.metric], live ? undefined : 0);
+  const trials = metrics.data?.trials ?? [];
+  const series = trials.map((t) => ({ label: `trial ${t.trial_id}`, points: t.points }));
+  const describe = (index: number, x: number, y: number | null) => {
+    const trial = trials[index];
+    if (!trial) return [];
+    const hparams = Object.entries(flattenHParams(trial.hparams)).map(([k, v]) => `${k} = ${formatValue(v)}`);
+    return [`trial ${trial.trial_id} (${trial.state})`, `batches ${x}: ${settings.metric} ${formatMetric(y)}`,
+            ...hparams];
+  };
+  return (
+    <section class="panel learning-curves">
+      <h2>Learning curves</h2>
+      <CurveControls settings={settings} names={metrics.data?.names ?? []} onChange={setSettings} />
+      <ErrorMessage error={metrics.error} />
+      {metrics.data && trials.every((t) => t.points.length === 0) && (
+        <p class="empty">No {settings.kind.toLowerCase()} reports of {settings.metric} yet.</p>
+      )}
+      <LineChart series={series} xLabel="batches" yLabel={settings.metric} logY={settings.logY}
+                 smoothing={settings.smoothing} describe={describe} />
+    </section>
+  );
+}
