@@ -36,6 +36,11 @@ struct ExperimentRecord {
   # unix epoch milliseconds
   endedAtMs @9 :Int64;
   # 0 while not terminal
+  owner @10 :Text;
+  # the user who submitted it; empty for experiments journaled before users
+  # existed, which belong to the admin (master/users)
+  archived @11 :Bool;
+  # hidden from `experiment list` (only an ended experiment is archived)
 }
 
 struct TrialRecord {
@@ -127,4 +132,29 @@ struct CheckpointRecord {
   # The workload plan asked for it (periodic, after a validation, at a
   # target); false for one taken only because the trial paused or closed
   # where it stood, which the plan's periodic count ignores.
+}
+
+struct UserRecord {
+  # A user of the cluster (master/users). Keyed by name.
+  name @0 :Text;
+  # [a-z0-9_.-]{1,32}
+  passwordHash @1 :Text;
+  # libsodium's Argon2id encoded string (crypto_pwhash_str): algorithm, limits, salt and hash
+  admin @2 :Bool;
+  createdAtMs @3 :Int64;
+  # unix epoch milliseconds
+  disabled @4 :Bool;
+  # a disabled user cannot log in and their tokens are refused
+}
+
+struct TokenRecord {
+  # A login token, stored only as its hash (master/users). Keyed by tokenHash.
+  tokenHash @0 :Text;
+  # hex of the BLAKE2b hash (crypto_generichash) of the token's bytes
+  userName @1 :Text;
+  createdAtMs @2 :Int64;
+  expiresAtMs @3 :Int64;
+  # unix epoch milliseconds; refused from then on
+  revoked @4 :Bool;
+  # logged out
 }

@@ -34,6 +34,18 @@ JournalBatch& JournalBatch::delete_metrics_after(std::uint64_t trial_id, std::ui
   return *this;
 }
 
+JournalBatch& JournalBatch::put_user(UserRecord record) {
+  operations_.emplace_back(std::move(record));
+  return *this;
+}
+
+JournalBatch& JournalBatch::put_token(TokenRecord record) {
+  operations_.emplace_back(std::move(record));
+  return *this;
+}
+
+Status Journal::put_user(const UserRecord& record) { return commit(JournalBatch().put_user(record)); }
+Status Journal::put_token(const TokenRecord& record) { return commit(JournalBatch().put_token(record)); }
 Status Journal::put_experiment(const ExperimentRecord& record) { return commit(JournalBatch().put_experiment(record)); }
 Status Journal::put_trial(const TrialRecord& record) { return commit(JournalBatch().put_trial(record)); }
 Status Journal::append_metrics(const MetricRecord& record) { return commit(JournalBatch().append_metrics(record)); }

@@ -47,7 +47,7 @@ class JournalBatch {
     std::uint64_t after_batches = 0;
   };
   using Operation = std::variant<ExperimentRecord, TrialRecord, SearcherStatePut, CheckpointRecord,
-                                 MetricRecord, MetricsDeletion>;
+                                 MetricRecord, MetricsDeletion, UserRecord, TokenRecord>;
 
   // The meaning of each operation is that of the Journal method of the same name.
   JournalBatch& put_experiment(ExperimentRecord record);
@@ -56,6 +56,8 @@ class JournalBatch {
   JournalBatch& put_checkpoint(CheckpointRecord record);
   JournalBatch& append_metrics(MetricRecord record);
   JournalBatch& delete_metrics_after(std::uint64_t trial_id, std::uint64_t batches);
+  JournalBatch& put_user(UserRecord record);
+  JournalBatch& put_token(TokenRecord record);
 
   [[nodiscard]] const std::vector<Operation>& operations() const { return operations_; }
   [[nodiscard]] bool empty() const { return operations_.empty(); }
@@ -99,6 +101,10 @@ class Journal {
   [[nodiscard]] Status put_checkpoint(const CheckpointRecord& record);
   // The searcher's whole state (Searcher::save_state()).
   [[nodiscard]] Status put_searcher_state(std::uint64_t experiment_id, const nlohmann::json& state);
+  // Inserts or replaces the user with the same name (invalid_argument for an empty name).
+  [[nodiscard]] Status put_user(const UserRecord& record);
+  // Inserts or replaces the token with the same hash (invalid_argument for an empty hash).
+  [[nodiscard]] Status put_token(const TokenRecord& record);
 
   // Appends lines, assigning their seq; returns the seq of the last one.
   [[nodiscard]] virtual Result<std::uint64_t> append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) = 0;
@@ -124,6 +130,12 @@ class Journal {
   [[nodiscard]] virtual Result<std::vector<CheckpointRecord>> checkpoints_of_experiment(
       std::uint64_t experiment_id) const = 0;
   [[nodiscard]] virtual Result<std::vector<CheckpointRecord>> checkpoints_of_trial(std::uint64_t trial_id) const = 0;
+  // not_found for an unknown name.
+  [[nodiscard]] virtual Result<UserRecord> user(std::string_view name) const = 0;
+  // Every user, by name. Empty when none.
+  [[nodiscard]] virtual Result<std::vector<UserRecord>> users() const = 0;
+  // not_found for an unknown hash.
+  [[nodiscard]] virtual Result<TokenRecord> token(std::string_view token_hash) const = 0;
 };
 
 }  // namespace volador::storage

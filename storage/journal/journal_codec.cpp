@@ -28,6 +28,12 @@ std::string misplaced(const TrialRecord& record, std::string_view key) {
 std::string misplaced(const CheckpointRecord& record, std::string_view key) {
   return key == keys::checkpoint(record.uuid) ? "" : "holds checkpoint " + record.uuid;
 }
+std::string misplaced(const UserRecord& record, std::string_view key) {
+  return key == keys::user(record.name) ? "" : "holds user " + record.name;
+}
+std::string misplaced(const TokenRecord& record, std::string_view key) {
+  return key == keys::token(record.token_hash) ? "" : "holds another token";
+}
 // The other records repeat nothing of their key.
 template <class Record>
 std::string misplaced(const Record&, std::string_view) {

@@ -38,7 +38,7 @@ std::string_view field_kinds(std::string_view tag) {
   if (tag == "m") return "ikii";
   if (tag == "kx") return "iiit";
   if (tag == "kt") return "iit";
-  if (tag == "c" || tag == "k") return "t";
+  if (tag == "c" || tag == "k" || tag == "u" || tag == "tk") return "t";
   return "ii";
 }
 
@@ -82,6 +82,10 @@ std::string checkpoint_experiment_index(const CheckpointRecord& record) {
 std::string checkpoint_trial_index(const CheckpointRecord& record) {
   return with_step_and_uuid(checkpoint_trial_index_prefix(record.trial_id), record);
 }
+
+std::string user(std::string_view name) { return users_prefix() + std::string(name); }
+std::string users_prefix() { return "u/"; }
+std::string token(std::string_view token_hash) { return "tk/" + std::string(token_hash); }
 
 std::string prefix_end(std::string prefix) {
   while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff) prefix.pop_back();

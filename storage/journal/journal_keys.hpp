@@ -12,6 +12,8 @@
 //   k/<uuid>                           checkpoint (uuid: its text, to the end of the key)
 //   kx/<exp>/<trial>/<batches>/<uuid>  index: the checkpoints of an experiment (empty value)
 //   kt/<trial>/<batches>/<uuid>        index: the checkpoints of a trial (empty value)
+//   u/<name>                           user (name: its text, to the end of the key)
+//   tk/<hash>                          login token (hex of its hash, to the end of the key)
 // Changing this layout makes existing journals unreadable.
 
 #include <cstdint>
@@ -33,6 +35,8 @@ std::string counter(std::string_view name);
 std::string checkpoint(std::string_view uuid);
 std::string checkpoint_experiment_index(const CheckpointRecord& record);
 std::string checkpoint_trial_index(const CheckpointRecord& record);
+std::string user(std::string_view name);
+std::string token(std::string_view token_hash);
 
 // Prefixes shared by the keys of one scan.
 std::string experiments_prefix();
@@ -43,6 +47,7 @@ std::string metric_step_prefix(std::uint64_t trial_id, MetricKind kind, std::uin
 std::string logs_prefix(std::uint64_t trial_id);
 std::string checkpoint_experiment_index_prefix(std::uint64_t experiment_id);
 std::string checkpoint_trial_index_prefix(std::uint64_t trial_id);
+std::string users_prefix();
 
 // The smallest key greater than every key starting with `prefix`.
 std::string prefix_end(std::string prefix);

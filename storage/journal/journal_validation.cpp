@@ -34,6 +34,16 @@ Status check_checkpoint(const CheckpointRecord& record) {
   return fail(Error::invalid_argument("checkpoint of trial " + std::to_string(record.trial_id) + " has an empty uuid"));
 }
 
+Status check_user(const UserRecord& record) {
+  if (!record.name.empty()) return {};
+  return fail(Error::invalid_argument("user has an empty name"));
+}
+
+Status check_token(const TokenRecord& record) {
+  if (!record.token_hash.empty()) return {};
+  return fail(Error::invalid_argument("token of user '" + record.user_name + "' has an empty hash"));
+}
+
 Status check_counter_name(std::string_view counter) {
   if (!counter.empty()) return {};
   return fail(Error::invalid_argument("journal counter name is empty"));
@@ -45,6 +55,8 @@ Status check_operation(const JournalBatch::Operation& operation) {
     return text_status(searcher_state_text(state->experiment_id, state->state));
   }
   if (const auto* checkpoint = std::get_if<CheckpointRecord>(&operation)) return check_checkpoint(*checkpoint);
+  if (const auto* user = std::get_if<UserRecord>(&operation)) return check_user(*user);
+  if (const auto* token = std::get_if<TokenRecord>(&operation)) return check_token(*token);
   return {};
 }
 

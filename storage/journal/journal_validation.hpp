@@ -1,7 +1,8 @@
 #pragma once
 // What every Journal refuses, with invalid_argument and before writing
 // anything: JSON that cannot be dumped (e.g. a string that is not UTF-8), a
-// checkpoint with an empty uuid, an empty counter name. Shared by the RocksDB
+// checkpoint with an empty uuid, an empty counter name, a user with an empty
+// name, a token with an empty hash. Shared by the RocksDB
 // codec and the memory journal, so that both refuse the same records with the
 // same messages. Pure functions.
 
@@ -22,6 +23,9 @@ Result<std::string> hparams_text(const TrialRecord& record);
 Result<std::string> searcher_state_text(std::uint64_t experiment_id, const nlohmann::json& state);
 // invalid_argument for a checkpoint with an empty uuid.
 Status check_checkpoint(const CheckpointRecord& record);
+// invalid_argument for a user with an empty name or a token with an empty hash.
+Status check_user(const UserRecord& record);
+Status check_token(const TokenRecord& record);
 // invalid_argument for an empty counter name (Journal::next_id).
 Status check_counter_name(std::string_view counter);
 // invalid_argument for an operation that Journal::commit refuses.

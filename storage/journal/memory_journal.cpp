@@ -68,6 +68,8 @@ Status MemoryJournal::commit(const JournalBatch& batch) {
 void MemoryJournal::apply(const ExperimentRecord& record) { experiments_[record.id] = record; }
 void MemoryJournal::apply(const TrialRecord& record) { trials_[record.id] = record; }
 void MemoryJournal::apply(const CheckpointRecord& record) { checkpoints_[record.uuid] = record; }
+void MemoryJournal::apply(const UserRecord& record) { users_[record.name] = record; }
+void MemoryJournal::apply(const TokenRecord& record) { tokens_[record.token_hash] = record; }
 
 void MemoryJournal::apply(const JournalBatch::SearcherStatePut& put) {
   searcher_states_[put.experiment_id] = put.state;
@@ -167,6 +169,21 @@ Result<std::vector<CheckpointRecord>> MemoryJournal::checkpoints_of_trial(std::u
   std::lock_guard lock(mutex_);
   return in_listing_order(
       values_where(checkpoints_, [&](const CheckpointRecord& r) { return r.trial_id == trial_id; }));
+}
+
+Result<UserRecord> MemoryJournal::user(std::string_view name) const {
+  std::lock_guard lock(mutex_);
+  return stored(users_, name, "user '" + std::string(name) + "'");
+}
+
+Result<std::vector<UserRecord>> MemoryJournal::users() const {
+  std::lock_guard lock(mutex_);
+  return all_values(users_);
+}
+
+Result<TokenRecord> MemoryJournal::token(std::string_view token_hash) const {
+  std::lock_guard lock(mutex_);
+  return stored(tokens_, token_hash, "token");
 }
 
 }  // namespace volador::storage

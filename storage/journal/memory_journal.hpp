@@ -57,6 +57,12 @@ class MemoryJournal final : public Journal {
       std::uint64_t experiment_id) const override;
   // Deleted ones included, by (batches, uuid); empty when none.
   [[nodiscard]] Result<std::vector<CheckpointRecord>> checkpoints_of_trial(std::uint64_t trial_id) const override;
+  // not_found for an unknown name.
+  [[nodiscard]] Result<UserRecord> user(std::string_view name) const override;
+  // By name; empty when none.
+  [[nodiscard]] Result<std::vector<UserRecord>> users() const override;
+  // not_found for an unknown hash.
+  [[nodiscard]] Result<TokenRecord> token(std::string_view token_hash) const override;
 
  private:
   // A trial's metric reports by (kind, batches); reports with equal keys stay in append order.
@@ -69,6 +75,8 @@ class MemoryJournal final : public Journal {
   void apply(const CheckpointRecord& record);
   void apply(const MetricRecord& record);
   void apply(const JournalBatch::MetricsDeletion& deletion);
+  void apply(const UserRecord& record);
+  void apply(const TokenRecord& record);
 
   mutable std::mutex mutex_;
   std::map<std::string, std::uint64_t, std::less<>> counters_;  // last value handed out
@@ -79,6 +87,8 @@ class MemoryJournal final : public Journal {
   std::map<std::uint64_t, std::string> archives_;                     // by experiment
   std::map<std::uint64_t, nlohmann::json> searcher_states_;           // by experiment
   std::map<std::string, CheckpointRecord, std::less<>> checkpoints_;  // by uuid
+  std::map<std::string, UserRecord, std::less<>> users_;              // by name
+  std::map<std::string, TokenRecord, std::less<>> tokens_;            // by hash
 };
 
 }  // namespace volador::storage

@@ -140,6 +140,26 @@ RocksdbJournal::TrialAppends& RocksdbJournal::appends_of(std::uint64_t trial_id)
   return *slot;
 }
 
+template <class Record>
+Result<Record> RocksdbJournal::record_at(const std::string& key, std::string_view what) const {
+  auto value = get_required(key, what);
+  if (!value) return fail(value.error());
+  return codec::decode<Record>(key, *value);
+}
+
+template <class Record>
+Result<std::vector<Record>> RocksdbJournal::records_under(const std::string& prefix) const {
+  std::vector<Record> records;
+  auto scanned = scan(prefix, [&](std::string_view key, std::string_view value) -> Result<bool> {
+    auto record = codec::decode<Record>(key, value);
+    if (!record) return fail(record.error());
+    records.push_back(std::move(*record));
+    return true;
+  });
+  if (!scanned) return fail(scanned.error());
+  return records;
+}
+
 // ---- writes ----------------------------------------------------------------
 
 Result<std::uint64_t> RocksdbJournal::next_id(std::string_view counter) {
@@ -198,29 +218,15 @@ Status RocksdbJournal::put_archive(std::uint64_t experiment_id, std::string_view
 // ---- reads -----------------------------------------------------------------
 
 Result<ExperimentRecord> RocksdbJournal::experiment(std::uint64_t id) const {
-  const std::string key = keys::experiment(id);
-  auto value = get_required(key, "experiment " + std::to_string(id));
-  if (!value) return fail(value.error());
-  return codec::decode<ExperimentRecord>(key, *value);
+  return record_at<ExperimentRecord>(keys::experiment(id), "experiment " + std::to_string(id));
 }
 
 Result<std::vector<ExperimentRecord>> RocksdbJournal::experiments() const {
-  std::vector<ExperimentRecord> records;
-  auto scanned = scan(keys::experiments_prefix(), [&](std::string_view key, std::string_view value) -> Result<bool> {
-    auto record = codec::decode<ExperimentRecord>(key, value);
-    if (!record) return fail(record.error());
-    records.push_back(std::move(*record));
-    return true;
-  });
-  if (!scanned) return fail(scanned.error());
-  return records;
+  return records_under<ExperimentRecord>(keys::experiments_prefix());
 }
 
 Result<TrialRecord> RocksdbJournal::trial(std::uint64_t id) const {
-  const std::string key = keys::trial(id);
-  auto value = get_required(key, "trial " + std::to_string(id));
-  if (!value) return fail(value.error());
-  return codec::decode<TrialRecord>(key, *value);
+  return record_at<TrialRecord>(keys::trial(id), "trial " + std::to_string(id));
 }
 
 Result<std::vector<TrialRecord>> RocksdbJournal::trials(std::uint64_t experiment_id) const {
@@ -229,15 +235,7 @@ Result<std::vector<TrialRecord>> RocksdbJournal::trials(std::uint64_t experiment
 }
 
 Result<std::vector<MetricRecord>> RocksdbJournal::metrics(std::uint64_t trial_id) const {
-  std::vector<MetricRecord> records;
-  auto scanned = scan(keys::metrics_prefix(trial_id), [&](std::string_view key, std::string_view value) -> Result<bool> {
-    auto record = codec::decode<MetricRecord>(key, value);
-    if (!record) return fail(record.error());
-    records.push_back(std::move(*record));
-    return true;
-  });
-  if (!scanned) return fail(scanned.error());
-  return records;
+  return records_under<MetricRecord>(keys::metrics_prefix(trial_id));
 }
 
 Result<std::vector<LogLine>> RocksdbJournal::logs(std::uint64_t trial_id, std::uint64_t after_seq,
@@ -275,10 +273,19 @@ Result<std::optional<nlohmann::json>> RocksdbJournal::searcher_state(std::uint64
 }
 
 Result<CheckpointRecord> RocksdbJournal::checkpoint(std::string_view uuid) const {
-  const std::string key = keys::checkpoint(uuid);
-  auto value = get_required(key, "checkpoint " + std::string(uuid));
-  if (!value) return fail(value.error());
-  return codec::decode<CheckpointRecord>(key, *value);
+  return record_at<CheckpointRecord>(keys::checkpoint(uuid), "checkpoint " + std::string(uuid));
+}
+
+Result<UserRecord> RocksdbJournal::user(std::string_view name) const {
+  return record_at<UserRecord>(keys::user(name), "user '" + std::string(name) + "'");
+}
+
+Result<std::vector<UserRecord>> RocksdbJournal::users() const {
+  return records_under<UserRecord>(keys::users_prefix());
+}
+
+Result<TokenRecord> RocksdbJournal::token(std::string_view token_hash) const {
+  return record_at<TokenRecord>(keys::token(token_hash), "token");
 }
 
 Result<std::vector<CheckpointRecord>> RocksdbJournal::checkpoints_of_experiment(std::uint64_t experiment_id) const {

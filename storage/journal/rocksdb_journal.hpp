@@ -58,6 +58,9 @@ class RocksdbJournal final : public Journal {
   [[nodiscard]] Result<std::vector<CheckpointRecord>> checkpoints_of_experiment(
       std::uint64_t experiment_id) const override;
   [[nodiscard]] Result<std::vector<CheckpointRecord>> checkpoints_of_trial(std::uint64_t trial_id) const override;
+  [[nodiscard]] Result<UserRecord> user(std::string_view name) const override;
+  [[nodiscard]] Result<std::vector<UserRecord>> users() const override;
+  [[nodiscard]] Result<TokenRecord> token(std::string_view token_hash) const override;
 
  private:
   // Serialises the metric and log writes of one trial; caches its last log seq once known.
@@ -74,6 +77,12 @@ class RocksdbJournal final : public Journal {
   // nullopt when the key is absent.
   Result<std::optional<std::string>> get(const std::string& key) const;
   Result<std::string> get_required(const std::string& key, std::string_view what) const;
+  // The record under `key`; not_found "WHAT not found" when absent.
+  template <class Record>
+  Result<Record> record_at(const std::string& key, std::string_view what) const;
+  // Every record under `prefix`, in key order.
+  template <class Record>
+  Result<std::vector<Record>> records_under(const std::string& prefix) const;
   // The trailing id of the last key starting with `prefix`, 0 if none.
   Result<std::uint64_t> last_id_under(const std::string& prefix) const;
   // Calls visit(key, value) for keys starting with `prefix`, from `start`

@@ -35,12 +35,7 @@ class RocksdbJournal::BatchBuilder {
     return {};
   }
 
-  Status operator()(const ExperimentRecord& record) {
-    auto value = codec::encode(record);
-    if (!value) return fail(value.error());
-    put(keys::experiment(record.id), codec::bytes_of(*value));
-    return {};
-  }
+  Status operator()(const ExperimentRecord& record) { return put_record(keys::experiment(record.id), record); }
 
   Status operator()(const TrialRecord& record) {
     auto value = codec::encode(record);
@@ -74,6 +69,9 @@ class RocksdbJournal::BatchBuilder {
     return {};
   }
 
+  Status operator()(const UserRecord& record) { return put_record(keys::user(record.name), record); }
+  Status operator()(const TokenRecord& record) { return put_record(keys::token(record.token_hash), record); }
+
   Status operator()(const CheckpointRecord& record) {
     auto value = codec::encode(record);
     if (!value) return fail(value.error());
@@ -99,6 +97,15 @@ class RocksdbJournal::BatchBuilder {
   };
 
   void put(const std::string& key, std::string_view value) { check(batch_.Put(key, value), key); }
+
+  // Puts the encoded `record` under `key` alone (no index).
+  template <class Record>
+  Status put_record(const std::string& key, const Record& record) {
+    auto value = codec::encode(record);
+    if (!value) return fail(value.error());
+    put(key, codec::bytes_of(*value));
+    return {};
+  }
 
   // Keeps the first refusal for add() to report.
   void check(const rocksdb::Status& status, std::string_view key) {

@@ -54,7 +54,9 @@ ExperimentRecord make_experiment(std::uint64_t id) {
           .progress = 0.25,
           .error_message = "",
           .created_at_ms = 1'700'000'000'000,
-          .ended_at_ms = 0};
+          .ended_at_ms = 0,
+          .owner = "alice",
+          .archived = false};
 }
 
 TrialRecord make_trial(std::uint64_t id, std::uint64_t experiment_id) {
