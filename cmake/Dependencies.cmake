@@ -9,6 +9,10 @@ find_package(nlohmann_json REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(Catch2 2 REQUIRED)
 
+# libsodium (libsodium-dev): Argon2id password hashes and random tokens (master/users).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(sodium REQUIRED IMPORTED_TARGET libsodium)
+
 # CUDA/NCCL are optional: collectives use them only when a toolkit is present.
 include(CheckLanguage)
 check_language(CUDA)
