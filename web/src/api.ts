@@ -29,11 +29,11 @@ export interface ExperimentSummary {
   num_trials: number;
   best: { metric: number; trial_id: number } | null;
   created_at_ms: number;
-  ended_at_ms: number | null;
-  error: string | null;
+  ended_at_ms: number;  // 0 while not ended
+  error: string;        // why it ended in ERROR, else empty
   owner: string;
   archived: boolean;
-  labels: string[];
+  labels?: string[];
 }
 
 export interface ExperimentList {
@@ -57,16 +57,16 @@ export interface ExperimentQuery {
 export interface TrialSummary {
   id: number;
   experiment_id: number;
-  request_id: number | string;
+  request_id: number;
   state: string;
   hparams: HParams;
   seed: number;
   batches_trained: number;
   restarts: number;
   best_validation: number | null;
-  error: string | null;
+  error: string;        // why it ended in ERROR, else empty
   created_at_ms: number;
-  ended_at_ms: number | null;
+  ended_at_ms: number;  // 0 while not ended
 }
 
 export interface ExperimentDetail extends ExperimentSummary {
@@ -108,7 +108,7 @@ export interface TrialMetrics {
 export interface LogEntry {
   seq: number;
   time_ms: number;
-  stream: string;
+  stream: "stdout" | "stderr" | "system";
   text: string;
 }
 
@@ -122,7 +122,7 @@ export interface Checkpoint {
   experiment_id: number;
   trial_id: number;
   batches: number;
-  state: string;
+  state: "ACTIVE" | "DELETED";
   total_bytes: number;
   created_at_ms: number;
   metrics: Record<string, number | null>;
@@ -247,6 +247,7 @@ export const api = {
     request<LogPage>("GET", `/trials/${id}/logs` + query({ after_seq: afterSeq, limit, q })),
   trialLogStreamUrl: (id: number, afterSeq: number) =>
     `${API_BASE}/trials/${id}/logs/stream` + query({ after_seq: afterSeq }),
+  killTrial: (id: number) => request<object>("POST", `/trials/${id}/kill`),
   trialCheckpoints: (id: number) => request<{ checkpoints: Checkpoint[] }>("GET", `/trials/${id}/checkpoints`),
   checkpointDownloadUrl: (uuid: string) => `${API_BASE}/checkpoints/${encodeURIComponent(uuid)}/download`,
 

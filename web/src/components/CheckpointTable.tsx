@@ -24,7 +24,7 @@ export function CheckpointTable({ trialId, live }: { trialId: number; live: bool
                 <td>{formatBytes(c.total_bytes)}</td>
                 <td>{Object.entries(c.metrics ?? {}).map(([k, v]) => `${k} ${formatMetric(v)}`).join(", ")}</td>
                 <td>{formatTime(c.created_at_ms)}</td>
-                <td>{c.state === "COMPLETED" && <a class="download" href={api.checkpointDownloadUrl(c.uuid)}
+                <td>{c.state !== "DELETED" && <a class="download" href={api.checkpointDownloadUrl(c.uuid)}
                                                      download={`checkpoint-${c.uuid}.tar.gz`}>download</a>}</td>
               </tr>
             ))}

@@ -36,7 +36,7 @@ export function ExperimentPage({ id }: { id: number }) {
         </dd>
         <dt>Owner</dt><dd>{e.owner}</dd>
         <dt>Created</dt><dd>{formatTime(e.created_at_ms)} · ran {formatDuration(e.created_at_ms, e.ended_at_ms, Date.now())}</dd>
-        {e.labels.length > 0 && <><dt>Labels</dt><dd>{e.labels.map((l) => <span class="label">{l}</span>)}</dd></>}
+        {e.labels?.length ? <><dt>Labels</dt><dd>{e.labels.map((l) => <span class="label">{l}</span>)}</dd></> : null}
         {e.description && <><dt>Description</dt><dd>{e.description}</dd></>}
         {e.error && <><dt>Error</dt><dd class="error-text">{e.error}</dd></>}
       </dl>

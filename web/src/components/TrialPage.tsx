@@ -1,5 +1,7 @@
 // One trial: its summary, curves, hyperparameters, checkpoints and its log
 // followed live.
+import { useState } from "preact/hooks";
+
 import { api } from "../api";
 import { formatDuration, formatMetric, formatTime } from "../format";
 import { href } from "../router";
@@ -16,18 +18,24 @@ const ENDED = new Set(["COMPLETED", "CANCELED", "ERROR"]);
 export function TrialPage({ id }: { id: number }) {
   const trial = usePoll(() => api.trial(id), [id]);
   const t = trial.data;
+  const [killError, setKillError] = useState<Error>();
   const experiment = usePoll(() => (t ? api.experiment(t.experiment_id) : null), [t?.experiment_id], 0);
   if (!t) return <div class="page"><ErrorMessage error={trial.error} />{!trial.error && <p>Loading…</p>}</div>;
   const live = !ENDED.has(t.state);
   const metric = experiment.data?.metric ?? "";
+  const kill = () => {
+    if (!window.confirm(`Kill trial ${t.id}?`)) return;
+    api.killTrial(t.id).then(trial.reload, setKillError);
+  };
   return (
     <div class="page trial-page">
       <div class="page-title">
         <h1>Trial {t.id}</h1>
         <StateBadge state={t.state} />
+        {live && <button type="button" class="action-kill" onClick={kill}>kill</button>}
         <a href={href.experiment(t.experiment_id)}>experiment {t.experiment_id}{experiment.data && `: ${experiment.data.name}`}</a>
       </div>
-      <ErrorMessage error={trial.error} />
+      <ErrorMessage error={trial.error ?? killError} />
       <dl class="summary">
         <dt>Batches trained</dt><dd>{t.batches_trained}</dd>
         <dt>Best validation</dt><dd>{metric} {formatMetric(t.best_validation)}</dd>

@@ -33,7 +33,7 @@ export function TrialTable({ trials, metric }: { trials: TrialSummary[]; metric:
   const hparams = hparamColumns(rows.map((r) => r.hparams));
   const columns: Column<Row>[] = [
     { key: "id", title: "Trial", width: "70px", render: (r) => <a href={href.trial(r.trial.id)}>{r.trial.id}</a> },
-    { key: "state", title: "State", width: "110px", render: (r) => <StateBadge state={r.trial.state} /> },
+    { key: "state", title: "State", width: "124px", render: (r) => <StateBadge state={r.trial.state} /> },
     ...hparams.map((h): Column<Row> => ({
       key: `hp:${h.name}`, title: h.name, width: "minmax(90px, 1fr)", render: (r) => formatValue(r.hparams[h.name]),
     })),
