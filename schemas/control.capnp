@@ -71,6 +71,8 @@ struct ExperimentSummary {
   createdAtMs @10 :Int64;
   endedAtMs @11 :Int64;
   error @12 :Text;           # why it ended in ERROR, else empty
+  owner @13 :Text;           # the user who submitted it ("admin" for experiments from before users)
+  archived @14 :Bool;        # hidden from `experiment list` unless --all
 }
 
 # An experiment's best trial and its searcher metric.
@@ -286,4 +288,24 @@ struct MetricReport {
     none @5 :Void;
     value @6 :UInt64;
   }
+}
+
+# A user of the cluster (master/users), as clients see it: never the password hash.
+struct UserInfo {
+  name @0 :Text;
+  admin @1 :Bool;
+  createdAtMs @2 :Int64;
+  disabled @3 :Bool;
+}
+
+struct UserList {
+  users @0 :List(UserInfo);  # by name
+}
+
+# A successful login: the token to present on every request (shown once,
+# stored by the master only as a hash), when it expires, and who it is for.
+struct LoginReply {
+  token @0 :Text;
+  expiresAtMs @1 :Int64;
+  user @2 :UserInfo;
 }
