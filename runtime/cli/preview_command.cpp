@@ -57,18 +57,6 @@ void print_text(const search::SearchPreview& p, const config::ExperimentConfig& 
   }
 }
 
-nlohmann::json to_json(const search::SearchPreview& p, std::uint32_t seed) {
-  nlohmann::json rows = nlohmann::json::array(), brackets = nlohmann::json::array();
-  for (const auto& r : p.by_length)
-    rows.push_back({{"batches", r.batches}, {"trials", r.trials}, {"stopped_early", r.stopped_early}});
-  for (const auto& b : p.brackets) brackets.push_back({{"trials", b.trials}, {"rungs", b.rungs}});
-  return {{"searcher", p.searcher},           {"experiment_seed", seed},
-          {"max_length_batches", p.max_length_batches}, {"trials", p.trials},
-          {"by_length", rows},                {"total_batches", p.total_batches},
-          {"max_concurrent_trials", p.max_concurrent_trials}, {"brackets", brackets},
-          {"validations", p.validations},    {"not_simulated", p.not_simulated}};
-}
-
 }  // namespace
 
 int preview_search(const std::string& config_path, bool json) {
@@ -89,7 +77,7 @@ int preview_search(const std::string& config_path, bool json) {
     std::cerr << "error: " << preview.error().message << "\n";
     return 1;
   }
-  if (json) std::cout << to_json(*preview, seed).dump(2) << "\n";
+  if (json) std::cout << search::preview_json(*preview, seed).dump(2) << "\n";
   else print_text(*preview, config, seed);
   return 0;
 }

@@ -68,4 +68,16 @@ Result<SearchPreview> preview_search(const config::ExperimentConfig& config, std
   return preview;
 }
 
+nlohmann::json preview_json(const SearchPreview& p, std::uint32_t seed) {
+  nlohmann::json rows = nlohmann::json::array(), brackets = nlohmann::json::array();
+  for (const auto& r : p.by_length)
+    rows.push_back({{"batches", r.batches}, {"trials", r.trials}, {"stopped_early", r.stopped_early}});
+  for (const auto& b : p.brackets) brackets.push_back({{"trials", b.trials}, {"rungs", b.rungs}});
+  return {{"searcher", p.searcher},           {"experiment_seed", seed},
+          {"max_length_batches", p.max_length_batches}, {"trials", p.trials},
+          {"by_length", rows},                {"total_batches", p.total_batches},
+          {"max_concurrent_trials", p.max_concurrent_trials}, {"brackets", brackets},
+          {"validations", p.validations},    {"not_simulated", p.not_simulated}};
+}
+
 }  // namespace volador::search

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/config/experiment_config.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/search/adaptive_asha.hpp"
@@ -41,5 +43,8 @@ struct SearchPreview {
 // The preview of `config`'s search with `seed` as experiment seed; the errors
 // of make_searcher for a config it refuses.
 Result<SearchPreview> preview_search(const config::ExperimentConfig& config, std::uint32_t seed);
+
+// The preview as `preview-search --json` and the HTTP API show it.
+nlohmann::json preview_json(const SearchPreview& preview, std::uint32_t seed);
 
 }  // namespace volador::search
