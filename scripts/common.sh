@@ -13,6 +13,7 @@ DEB_PACKAGES=(
   catch2 nlohmann-json3-dev libcli11-dev libarchive-dev libsodium-dev
   iproute2 openssl
   python3 python3-dev pybind11-dev python3-numpy python3-torch python3-sklearn
+  chromium
 )
 
 # Installs those of the given Debian packages that are missing (apt, as root or with sudo).
@@ -29,7 +30,26 @@ install_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
-install_missing_packages() { install_packages "${DEB_PACKAGES[@]}"; }
+install_missing_packages() {
+  install_packages "${DEB_PACKAGES[@]}"
+  install_web_packages
+}
+
+# The web UI's npm packages (web/package-lock.json), installed when
+# web/node_modules is missing or older than the lockfile; node and npm come
+# from Debian when absent. Without npm the UI and its browser test are left
+# out (the build says so) and everything else goes on.
+install_web_packages() {
+  command -v npm >/dev/null || install_packages nodejs npm || true
+  if ! command -v npm >/dev/null; then
+    echo "npm not found: the web UI and its browser test are skipped"
+    return 0
+  fi
+  local web="$VOLADOR_ROOT/web"
+  if [ ! -f "$web/node_modules/.package-lock.json" ] || [ "$web/package-lock.json" -nt "$web/node_modules/.package-lock.json" ]; then
+    (cd "$web" && npm ci --no-audit --no-fund --loglevel=error) || echo "npm ci failed: the web UI and its browser test are skipped"
+  fi
+}
 
 # Benchmarks: runs the calling script again ("$0" with the arguments given) in
 # a session of its own and waits for it, so that it can raise its autogroup's

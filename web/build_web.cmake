@@ -13,7 +13,8 @@ if(NOT EXISTS "${installed}" OR "${WEB_DIR}/package-lock.json" IS_NEWER_THAN "${
   execute_process(COMMAND "${NPM}" ci --no-audit --no-fund --loglevel=error
                   WORKING_DIRECTORY "${WEB_DIR}" RESULT_VARIABLE result OUTPUT_QUIET ERROR_VARIABLE npm_errors)
   if(NOT result EQUAL 0)
-    give_up("npm ci (${npm_errors})")
+    string(REGEX REPLACE "\n.*" "" first_error "${npm_errors}")
+    give_up("npm ci (${result}: ${first_error})")
     return()
   endif()
 endif()
