@@ -1,7 +1,7 @@
 // The trials of an experiment as points of the hyperparameter views: their
 // flattened hyperparameters and best validation metric.
 import type { TrialSummary } from "./api";
-import { flattenHParams } from "./hparams";
+import { flattenHParams, type HParamColumn } from "./hparams";
 
 export interface TrialPoint {
   trialId: number;
@@ -23,4 +23,12 @@ export function goodness(points: TrialPoint[], smallerIsBetter: boolean): (metri
     const t = (metric - min) / (max - min);
     return smallerIsBetter ? 1 - t : t;
   };
+}
+
+/** What the hyperparameter charts draw: the trials, their columns and the searcher metric. */
+export interface HParamChartProps {
+  points: TrialPoint[];
+  columns: HParamColumn[];
+  metric: string;
+  smallerIsBetter: boolean;
 }

@@ -3,7 +3,7 @@
 
 export type YamlValue = string | number | boolean | null | YamlValue[] | { [key: string]: YamlValue };
 
-const PLAIN_STRING = /^[A-Za-z_./][\w ./:+@%-]*$/;
+const PLAIN_STRING = /^[A-Za-z_./][\w ./:=+@%-]*$/;
 const RESERVED = /^(true|false|yes|no|on|off|null|y|n|~)$/i;
 
 function scalar(value: string | number | boolean | null): string {

@@ -6,14 +6,7 @@ import { columnScale, numericScale, prepareCanvas } from "../axis_scale";
 import { rampColor } from "../colors";
 import { formatMetric, formatValue } from "../format";
 import type { HParamColumn } from "../hparams";
-import { goodness, type TrialPoint } from "../trial_points";
-
-interface Props {
-  points: TrialPoint[];
-  columns: HParamColumn[];
-  metric: string;
-  smallerIsBetter: boolean;
-}
+import { goodness, type HParamChartProps as Props, type TrialPoint } from "../trial_points";
 
 const HEIGHT = 300;
 const MARGIN = { left: 64, right: 20, top: 16, bottom: 40 };

@@ -6,14 +6,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { columnScale, numericScale, prepareCanvas, type AxisScale } from "../axis_scale";
 import { rampColor } from "../colors";
 import type { HParamColumn } from "../hparams";
-import { goodness, type TrialPoint } from "../trial_points";
-
-interface Props {
-  points: TrialPoint[];
-  columns: HParamColumn[];
-  metric: string;
-  smallerIsBetter: boolean;
-}
+import { goodness, type HParamChartProps as Props, type TrialPoint } from "../trial_points";
 
 const HEIGHT = 300;
 const MARGIN = { top: 28, bottom: 22, side: 60 };
