@@ -32,10 +32,17 @@ export function usePoll<T>(load: () => Promise<T> | null, deps: unknown[], inter
     generation.current += 1;
     setData(undefined);
     reload();
+  }, deps);
+
+  // A changed interval (a run that ended: 0) loads once more at once.
+  const firstInterval = useRef(true);
+  useEffect(() => {
+    if (!firstInterval.current) reload();
+    firstInterval.current = false;
     if (intervalMs <= 0) return;
     const timer = window.setInterval(() => { if (!document.hidden) reload(); }, intervalMs);
     return () => window.clearInterval(timer);
-  }, [...deps, intervalMs]);
+  }, [intervalMs]);
 
   return { data, error, reload };
 }

@@ -210,6 +210,19 @@ async function finish(page, experimentId, gatePath) {
     const stats = await checkCurves(page, experimentId);
     assert.equal(stats.points, expected);
   });
+  await step("hovering a curve names its trial and hyperparameters", async () => {
+    const at = await page.evaluate(() => {
+      const u = document.querySelector(".learning-curves .line-chart").uplot;
+      const index = u.data[1].findIndex((v, i) => i > 2 && v !== null && v !== undefined);
+      const box = u.over.getBoundingClientRect();
+      return { x: box.left + u.valToPos(u.data[0][index], "x"), y: box.top + u.valToPos(u.data[1][index], "y") };
+    });
+    await page.mouse.move(at.x, at.y);
+    const tooltip = page.locator(".learning-curves .chart-tooltip");
+    await tooltip.filter({ hasText: /trial \d+/ }).waitFor();
+    assert.match(await tooltip.textContent(), /lr = .*width = /s);
+    await page.mouse.move(0, 0);
+  });
   await step("the log y-axis and smoothing apply", async () => {
     await page.check(".learning-curves .log-y");
     await page.waitForFunction(`(${chartStats})(".learning-curves .line-chart")?.logScale === true`);

@@ -5,20 +5,27 @@ import { useState } from "preact/hooks";
 import { api, type ExperimentSummary } from "../api";
 import { formatMetric, formatValue } from "../format";
 import { flattenHParams } from "../hparams";
-import { usePoll } from "../use_poll";
+import { LIVE_INTERVAL_MS, usePoll } from "../use_poll";
 import { CurveControls, type CurveSettings } from "./CurveControls";
 import { ErrorMessage } from "./ErrorMessage";
 import { LineChart } from "./LineChart";
 
 const MAX_POINTS_PER_TRIAL = 500;
+// Curves this large are reloaded less often while the experiment runs.
+const LARGE_POINT_COUNT = 100_000;
+const LARGE_INTERVAL_MS = 10_000;
 
 export function LearningCurves({ experiment, live }: { experiment: ExperimentSummary; live: boolean }) {
   const [settings, setSettings] = useState<CurveSettings>({
     metric: experiment.metric, kind: "VALIDATION", logY: false, smoothing: 0,
   });
-  const metrics = usePoll(
-    () => api.experimentMetrics(experiment.id, settings.kind, settings.metric, MAX_POINTS_PER_TRIAL),
-    [experiment.id, settings.kind, settings.metric], live ? undefined : 0);
+  const [pointCount, setPointCount] = useState(0);
+  const interval = !live ? 0 : pointCount > LARGE_POINT_COUNT ? LARGE_INTERVAL_MS : LIVE_INTERVAL_MS;
+  const metrics = usePoll(async () => {
+    const data = await api.experimentMetrics(experiment.id, settings.kind, settings.metric, MAX_POINTS_PER_TRIAL);
+    setPointCount(data.trials.reduce((n, t) => n + t.points.length, 0));
+    return data;
+  }, [experiment.id, settings.kind, settings.metric], interval);
   const trials = metrics.data?.trials ?? [];
   const series = trials.map((t) => ({ label: `trial ${t.trial_id}`, points: t.points }));
   const describe = (index: number, x: number, y: number | null) => {
