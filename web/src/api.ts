@@ -10,6 +10,8 @@ export type HParams = Record<string, unknown>;
 export interface User {
   name: string;
   admin: boolean;
+  created_at_ms?: number;
+  disabled?: boolean;
 }
 
 export interface LoginResult {
@@ -254,5 +256,8 @@ export const api = {
   agents: () => request<{ agents: Agent[] }>("GET", "/agents"),
   validateConfig: (config: string, fileName: string) =>
     request<{ errors: ConfigError[] }>("POST", "/config/validate", { config, file_name: fileName }),
+  users: () => request<{ users: User[] }>("GET", "/users"),
+  createUser: (username: string, password: string, admin: boolean) =>
+    request<User>("POST", "/users", { username, password, admin }),
   previewSearch: (config: string) => request<unknown>("POST", "/preview", { config }),
 };

@@ -9,6 +9,7 @@ export type Route =
   | { page: "experiment"; id: number }
   | { page: "trial"; id: number }
   | { page: "cluster" }
+  | { page: "users" }
   | { page: "not-found"; path: string };
 
 /** The route a location hash names; "" and "#/" are the experiment list. */
@@ -21,6 +22,7 @@ export function parseRoute(hash: string): Route {
   if (path === "/experiments") return { page: "experiments" };
   if (path === "/experiments/new") return { page: "new-experiment" };
   if (path === "/cluster") return { page: "cluster" };
+  if (path === "/users") return { page: "users" };
   if (parts[0] === "experiments" && numbered) return { page: "experiment", id };
   if (parts[0] === "trials" && numbered) return { page: "trial", id };
   return { page: "not-found", path };
@@ -32,6 +34,7 @@ export const href = {
   experiment: (id: number) => `#/experiments/${id}`,
   trial: (id: number) => `#/trials/${id}`,
   cluster: () => "#/cluster",
+  users: () => "#/users",
   login: () => "#/login",
 };
 

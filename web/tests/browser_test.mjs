@@ -5,7 +5,7 @@
 // the experiment's curves are drawn (canvas not blank, as many points plotted
 // as the API returned), it is paused and activated, a trial's log is
 // followed live and searched, and the experiment completes. Screenshots go
-// to ARTIFACTS.
+// to ARTIFACTS. Finally the admin adds a user, who logs in.
 //
 // node browser_test.mjs --node BUILD/bin/volador-node --web-dir BUILD/web/dist
 //   --chromium /usr/bin/chromium --artifacts DIR [--project DIR]
@@ -19,6 +19,7 @@ import { chromium } from "playwright-core";
 import { startCluster } from "./cluster.mjs";
 
 const WAIT_MS = 90_000;
+const NEW_USER_PASSWORD = "a long enough password";
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                        "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
@@ -246,9 +247,24 @@ async function checkOtherPages(page, experimentId) {
     await row.locator(".state-completed").waitFor({ timeout: WAIT_MS });
   });
   await page.screenshot({ path: join(page.artifacts, "09-experiment-list.png") });
+  await step("the admin adds a user on the users page", async () => {
+    await page.click(".navbar >> text=Users");
+    await page.fill("input[name=new-username]", "alice");
+    await page.fill("input[name=new-password]", NEW_USER_PASSWORD);
+    await page.click(".user-form button[type=submit]");
+    await page.locator(".users-page td", { hasText: "alice" }).waitFor();
+  });
   await step("signing out returns to the login page", async () => {
     await page.click(".navbar .logout");
     await page.locator(".login-form").waitFor();
+  });
+  await step("the new user logs in and sees the experiment, without admin pages", async () => {
+    await page.fill("input[name=username]", "alice");
+    await page.fill("input[name=password]", NEW_USER_PASSWORD);
+    await page.click(".login-form button[type=submit]");
+    await page.locator(`.experiment-row-${experimentId}`).waitFor({ timeout: WAIT_MS });
+    assert.match(await page.textContent(".navbar .user"), /^alice$/);
+    assert.equal(await page.locator(".navbar >> text=Users").count(), 0);
   });
 }
 

@@ -11,6 +11,7 @@ import { LoginPage } from "./LoginPage";
 import { NavBar } from "./NavBar";
 import { NewExperimentPage } from "./NewExperimentPage";
 import { TrialPage } from "./TrialPage";
+import { UsersPage } from "./UsersPage";
 
 function page(route: Route) {
   switch (route.page) {
@@ -19,6 +20,7 @@ function page(route: Route) {
     case "experiment": return <ExperimentPage id={route.id} key={route.id} />;
     case "trial": return <TrialPage id={route.id} key={route.id} />;
     case "cluster": return <ClusterPage />;
+    case "users": return <UsersPage />;
     case "login": return null;
     case "not-found": return <div class="page"><h1>Not found</h1><p>No page at {route.path}.</p></div>;
   }

@@ -18,6 +18,7 @@ export function NavBar({ route, user, onLogout }: Props) {
       {link(href.experiments(), "Experiments", ["experiments", "experiment", "trial"])}
       {link(href.newExperiment(), "New experiment", ["new-experiment"])}
       {link(href.cluster(), "Cluster", ["cluster"])}
+      {user.admin && link(href.users(), "Users", ["users"])}
       <span class="spacer" />
       <span class="user">{user.name}{user.admin && " (admin)"}</span>
       <button type="button" class="logout" onClick={onLogout}>Sign out</button>
