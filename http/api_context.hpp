@@ -1,0 +1,22 @@
+#pragma once
+// What every API route shares while the server runs: the master's services,
+// the server's limits and its request counters.
+
+#include <atomic>
+#include <cstddef>
+
+#include "http/api_services.hpp"
+#include "http/http_limits.hpp"
+#include "http/request_metrics.hpp"
+
+namespace volador::http {
+
+struct ApiContext {
+  ApiServices services;
+  HttpLimits limits;
+  RequestMetrics requests;
+  std::atomic<std::size_t> event_streams{0};  // live log streams now
+  std::atomic<bool> stopping{false};          // the server is stopping: live streams end
+};
+
+}  // namespace volador::http

@@ -1,0 +1,146 @@
+// /api/v1/experiments...: the experiment list, one experiment, its trials'
+// curves and checkpoints (read from the journal), and the commands that go
+// through the gateway (create, pause, activate, kill).
+
+#include <fmt/format.h>
+
+#include "http/experiment_filter.hpp"
+#include "http/experiment_upload.hpp"
+#include "http/gateway_calls.hpp"
+#include "http/metric_series.hpp"
+#include "http/routes.hpp"
+#include "master/master_queries.hpp"
+
+namespace volador::http {
+namespace {
+
+constexpr std::uint64_t kMaxPageSize = 1000;
+constexpr std::uint64_t kMaxSeriesPoints = 10'000;
+
+Result<ExperimentFilter> experiment_filter(const QueryParams& query) {
+  ExperimentFilter filter;
+  if (auto state = query.text("state")) {
+    filter.state = parse_run_state(*state);
+    if (!filter.state)
+      return fail(Error::invalid_argument("query parameter 'state': expected ACTIVE, PAUSED, COMPLETED, CANCELED or ERROR"));
+  }
+  filter.text = query.text("q").value_or("");
+  const auto& keys = experiment_sort_keys();
+  auto sort = query.choice("sort", {keys.begin(), keys.end()}, "-id");
+  auto offset = query.integer("offset", 0);
+  auto limit = query.integer("limit", 50, 1, kMaxPageSize);
+  if (!sort) return fail(sort.error());
+  if (!offset) return fail(offset.error());
+  if (!limit) return fail(limit.error());
+  filter.sort = *sort;
+  filter.offset = *offset;
+  filter.limit = *limit;
+  return filter;
+}
+
+Result<ApiReply> list_experiments(const ApiRequest& request) {
+  auto query = request.query({"state", "q", "sort", "offset", "limit"});
+  if (!query) return fail(query.error());
+  auto filter = experiment_filter(*query);
+  if (!filter) return fail(filter.error());
+  auto all = master::list_experiments(*request.context.services.journal);
+  if (!all) return fail(all.error());
+  auto page = select_experiments(std::move(all->experiments), *filter);
+  return ApiReply{.body = {{"experiments", page.experiments}, {"total", page.total}, {"offset", filter->offset},
+                           {"limit", filter->limit}}};
+}
+
+Result<ApiReply> describe_experiment(const ApiRequest& request) {
+  auto id = request.id();
+  if (!id) return fail(id.error());
+  auto detail = master::describe_experiment(*request.context.services.journal, *id);
+  if (!detail) return fail(detail.error());
+  return ApiReply{.body = *detail};
+}
+
+Result<ApiReply> experiment_trials(const ApiRequest& request) {
+  auto id = request.id();
+  if (!id) return fail(id.error());
+  auto detail = master::describe_experiment(*request.context.services.journal, *id);
+  if (!detail) return fail(detail.error());
+  return ApiReply{.body = {{"trials", detail->trials}}};
+}
+
+// Every trial's curve of one metric: what the experiment page charts.
+Result<ApiReply> experiment_metrics(const ApiRequest& request) {
+  auto query = request.query({"kind", "metric", "max_points"});
+  if (!query) return fail(query.error());
+  auto id = request.id();
+  auto kind_name = query->choice("kind", {"TRAINING", "VALIDATION"}, "VALIDATION");
+  auto max_points = query->integer("max_points", 500, 3, kMaxSeriesPoints);
+  if (!id) return fail(id.error());
+  if (!kind_name) return fail(kind_name.error());
+  if (!max_points) return fail(max_points.error());
+  const auto kind = *parse_metric_kind(*kind_name);
+  const auto& journal = *request.context.services.journal;
+  auto detail = master::describe_experiment(journal, *id);
+  if (!detail) return fail(detail.error());
+  const auto metric = query->text("metric").value_or(detail->summary.metric);
+  std::set<std::string> names;
+  auto trials = nlohmann::json::array();
+  for (const auto& trial : detail->trials) {
+    auto reports = journal.metrics(trial.id);
+    if (!reports) return fail(reports.error());
+    names.merge(metric_names(*reports, kind));
+    auto points = nlohmann::json::array();
+    for (const auto& p : metric_series(*reports, kind, metric, *max_points)) points.push_back({p.x, p.y});
+    trials.push_back({{"trial_id", trial.id},
+                      {"state", trial.state},
+                      {"hparams", nlohmann::json::parse(trial.hparams)},
+                      {"points", std::move(points)}});
+  }
+  return ApiReply{.body = {{"metric", metric}, {"kind", *kind_name}, {"names", names}, {"trials", std::move(trials)}}};
+}
+
+Result<ApiReply> experiment_checkpoints(const ApiRequest& request) {
+  auto id = request.id();
+  if (!id) return fail(id.error());
+  const auto& services = request.context.services;
+  auto list = master::list_checkpoints(*services.journal, services.data_dir, *id, 0);
+  if (!list) return fail(list.error());
+  return ApiReply{.body = *list};
+}
+
+Result<ApiReply> create_experiment(const ApiRequest& request) {
+  auto upload = read_experiment_upload(request.http, request.context.services.data_dir);
+  if (!upload) return fail(upload.error());
+  auto reply = ask_gateway<wire::CreateExperimentReply>(request, kCreateTimeout, actors::create_atom::value,
+                                                        wire::encode(*upload));
+  if (!reply) return fail(reply.error());
+  if (reply->experiment_id == 0)
+    return refused_reply("the experiment was refused", reply->errors);
+  return ApiReply{.status = 201, .body = {{"id", reply->experiment_id}}};
+}
+
+// POST /experiments/{id}/VERB: the gateway's answer to the command.
+template <class Atom>
+JsonRoute command(Atom atom) {
+  return [atom](const ApiRequest& request) -> Result<ApiReply> {
+    auto id = request.id();
+    if (!id) return fail(id.error());
+    auto done = ask_gateway<bool>(request, kGatewayTimeout, atom, *id);
+    if (!done) return fail(done.error());
+    return ApiReply{};
+  };
+}
+
+}  // namespace
+
+void add_experiment_routes(ApiRouter& router) {
+  router.get("/api/v1/experiments", list_experiments);
+  router.post("/api/v1/experiments", create_experiment);
+  router.get(R"(/api/v1/experiments/(\d+))", describe_experiment);
+  router.get(R"(/api/v1/experiments/(\d+)/trials)", experiment_trials);
+  router.get(R"(/api/v1/experiments/(\d+)/metrics)", experiment_metrics);
+  router.get(R"(/api/v1/experiments/(\d+)/checkpoints)", experiment_checkpoints);
+  router.post(R"(/api/v1/experiments/(\d+)/pause)", command(actors::pause_atom::value));
+  router.post(R"(/api/v1/experiments/(\d+)/activate)", command(actors::activate_atom::value));
+  router.post(R"(/api/v1/experiments/(\d+)/kill)", command(actors::kill_atom::value));
+}
+
+}  // namespace volador::http
