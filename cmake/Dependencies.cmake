@@ -12,6 +12,9 @@ find_package(Catch2 2 REQUIRED)
 # libsodium (libsodium-dev): Argon2id password hashes and random tokens (master/users).
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(sodium REQUIRED IMPORTED_TARGET libsodium)
+# cpp-httplib (libcpp-httplib-dev): the master's HTTP server (http/) and the API tests' client. A compiled
+# library: its pkg-config flags (OpenSSL, zlib, brotli support) must reach every user, or it crashes.
+pkg_check_modules(CPP_HTTPLIB REQUIRED IMPORTED_TARGET GLOBAL cpp-httplib)
 
 # CUDA/NCCL are optional: collectives use them only when a toolkit is present.
 include(CheckLanguage)

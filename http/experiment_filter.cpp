@@ -14,6 +14,8 @@ std::string lowercase(std::string text) {
 
 bool matches(const wire::ExperimentSummary& e, const ExperimentFilter& filter, const std::string& text) {
   if (filter.state && e.state != *filter.state) return false;
+  if (filter.owner && e.owner != *filter.owner) return false;
+  if (filter.archived && e.archived != *filter.archived) return false;
   if (text.empty()) return true;
   return lowercase(e.name).find(text) != std::string::npos || std::to_string(e.id) == text;
 }

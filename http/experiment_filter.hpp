@@ -14,6 +14,8 @@ namespace volador::http {
 
 struct ExperimentFilter {
   std::optional<RunState> state;
+  std::optional<std::string> owner;
+  std::optional<bool> archived = false;  // nullopt: archived or not
   std::string text;  // a case-insensitive part of the name, or the id; empty: any
   std::string sort = "-id";  // id, name, state, progress, created, best; a leading '-' reverses
   std::uint64_t offset = 0;

@@ -24,6 +24,10 @@ Result<ExperimentFilter> experiment_filter(const QueryParams& query) {
     if (!filter.state)
       return fail(Error::invalid_argument("query parameter 'state': expected ACTIVE, PAUSED, COMPLETED, CANCELED or ERROR"));
   }
+  filter.owner = query.text("owner");
+  auto archived = query.choice("archived", {"false", "true", "any"}, "false");
+  if (!archived) return fail(archived.error());
+  filter.archived = *archived == "any" ? std::nullopt : std::optional<bool>(*archived == "true");
   filter.text = query.text("q").value_or("");
   const auto& keys = experiment_sort_keys();
   auto sort = query.choice("sort", {keys.begin(), keys.end()}, "-id");
@@ -39,7 +43,7 @@ Result<ExperimentFilter> experiment_filter(const QueryParams& query) {
 }
 
 Result<ApiReply> list_experiments(const ApiRequest& request) {
-  auto query = request.query({"state", "q", "sort", "offset", "limit"});
+  auto query = request.query({"state", "owner", "archived", "q", "sort", "offset", "limit"});
   if (!query) return fail(query.error());
   auto filter = experiment_filter(*query);
   if (!filter) return fail(filter.error());
@@ -117,13 +121,13 @@ Result<ApiReply> create_experiment(const ApiRequest& request) {
   return ApiReply{.status = 201, .body = {{"id", reply->experiment_id}}};
 }
 
-// POST /experiments/{id}/VERB: the gateway's answer to the command.
-template <class Atom>
-JsonRoute command(Atom atom) {
-  return [atom](const ApiRequest& request) -> Result<ApiReply> {
+// POST /experiments/{id}/VERB: the gateway's answer to the command (with `more` after the id).
+template <class Atom, class... More>
+JsonRoute command(Atom atom, More... more) {
+  return [atom, more...](const ApiRequest& request) -> Result<ApiReply> {
     auto id = request.id();
     if (!id) return fail(id.error());
-    auto done = ask_gateway<bool>(request, kGatewayTimeout, atom, *id);
+    auto done = ask_gateway<bool>(request, kGatewayTimeout, atom, *id, more...);
     if (!done) return fail(done.error());
     return ApiReply{};
   };
@@ -141,6 +145,8 @@ void add_experiment_routes(ApiRouter& router) {
   router.post(R"(/api/v1/experiments/(\d+)/pause)", command(actors::pause_atom::value));
   router.post(R"(/api/v1/experiments/(\d+)/activate)", command(actors::activate_atom::value));
   router.post(R"(/api/v1/experiments/(\d+)/kill)", command(actors::kill_atom::value));
+  router.post(R"(/api/v1/experiments/(\d+)/archive)", command(actors::archive_atom::value, true));
+  router.post(R"(/api/v1/experiments/(\d+)/unarchive)", command(actors::archive_atom::value, false));
 }
 
 }  // namespace volador::http

@@ -7,8 +7,11 @@ using namespace volador::http;
 
 namespace {
 
-wire::ExperimentSummary experiment(std::uint64_t id, std::string name, RunState state, std::optional<double> best = {}) {
+wire::ExperimentSummary experiment(std::uint64_t id, std::string name, RunState state, std::optional<double> best = {},
+                                   std::string owner = "admin", bool archived = false) {
   wire::ExperimentSummary e;
+  e.owner = std::move(owner);
+  e.archived = archived;
   e.id = id;
   e.name = std::move(name);
   e.state = state;
@@ -24,7 +27,8 @@ std::vector<std::uint64_t> ids(const ExperimentPage& page) {
 
 const std::vector<wire::ExperimentSummary> kAll = {
     experiment(1, "mnist-lr", RunState::completed, 0.3), experiment(2, "MNIST-width", RunState::active, 0.2),
-    experiment(3, "cifar", RunState::active), experiment(4, "mnist-final", RunState::error, 0.5)};
+    experiment(3, "cifar", RunState::active, {}, "alice"), experiment(4, "mnist-final", RunState::error, 0.5),
+    experiment(5, "old", RunState::completed, 0.9, "alice", true)};
 
 }  // namespace
 
@@ -41,6 +45,15 @@ TEST_CASE("The filter keeps one state and names containing the text in any case"
   CHECK(ids(select_experiments(kAll, mnist)) == std::vector<std::uint64_t>{4, 2, 1});
   ExperimentFilter by_id{.text = "3"};
   CHECK(ids(select_experiments(kAll, by_id)) == std::vector<std::uint64_t>{3});
+}
+
+TEST_CASE("Archived experiments are left out unless asked for and owners filter") {
+  ExperimentFilter archived{.archived = true};
+  CHECK(ids(select_experiments(kAll, archived)) == std::vector<std::uint64_t>{5});
+  ExperimentFilter any{.archived = std::nullopt};
+  CHECK(ids(select_experiments(kAll, any)) == std::vector<std::uint64_t>{5, 4, 3, 2, 1});
+  ExperimentFilter alice{.owner = "alice", .archived = std::nullopt};
+  CHECK(ids(select_experiments(kAll, alice)) == std::vector<std::uint64_t>{5, 3});
 }
 
 TEST_CASE("Pages do not overlap and the total counts every match") {

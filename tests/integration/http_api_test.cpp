@@ -1,0 +1,287 @@
+// End to end: the master's HTTP API on a real cluster, driven by an HTTP
+// client: every route's 401, the users' 403, unknown ids' 404, bad input's
+// 400 (each a JSON error), and an experiment uploaded as files whose curves,
+// logs, live log stream and checkpoints are then served.
+#include <catch2/catch.hpp>
+
+#include <httplib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/integration/cluster_fixture.hpp"
+
+using namespace volador;
+using namespace volador::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kExample = fs::path(VOLADOR_SOURCE_DIR) / "examples" / "native_mlp";
+
+// A cluster with an agent of 2 slots, and an HTTP client of its master's API.
+struct ApiCluster {
+  TempDir dir;
+  Cluster cluster{dir.path(), 2};
+  httplib::Client client{base_url()};
+
+  std::string base_url() const {
+    std::string url;
+    std::ifstream(dir.path() / "http.addr") >> url;
+    REQUIRE(url.starts_with("http://"));
+    return url.substr(0, url.size() - 1);  // without the trailing '/'
+  }
+  std::string admin_password() const {
+    std::string password;
+    std::getline(std::ifstream(dir.path() / "admin.password"), password);
+    return password;
+  }
+};
+
+httplib::Headers bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
+
+nlohmann::json body(const httplib::Result& result) {
+  REQUIRE(result);
+  return nlohmann::json::parse(result->body);
+}
+
+// Checks `result` is a JSON error with this status and code.
+void check_error(const httplib::Result& result, int status, const std::string& code) {
+  REQUIRE(result);
+  INFO(result->body);
+  CHECK(result->status == status);
+  auto error = nlohmann::json::parse(result->body)["error"];
+  CHECK(error["status"] == status);
+  CHECK(error["code"] == code);
+  CHECK_FALSE(error["message"].get<std::string>().empty());
+}
+
+std::string login(httplib::Client& client, const std::string& name, const std::string& password) {
+  auto reply = client.Post("/api/v1/auth/login", nlohmann::json{{"username", name}, {"password", password}}.dump(),
+                           "application/json");
+  REQUIRE(reply);
+  REQUIRE(reply->status == 200);
+  return nlohmann::json::parse(reply->body)["token"];
+}
+
+// Creates user `name` (as the admin) and logs it in.
+std::string user_token(httplib::Client& client, const std::string& admin_token, const std::string& name) {
+  auto created = client.Post("/api/v1/users", bearer(admin_token),
+                             nlohmann::json{{"username", name}, {"password", name + "-password"}}.dump(), "application/json");
+  REQUIRE(created);
+  REQUIRE(created->status == 201);
+  return login(client, name, name + "-password");
+}
+
+// Uploads the native MLP example, file by file, as a browser does.
+httplib::Result upload_example(httplib::Client& client, const std::string& token) {
+  httplib::MultipartFormDataItems items;
+  auto read = [](const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  items.push_back({"config", read(kExample / "distributed.yaml"), "distributed.yaml", "application/yaml"});
+  for (const auto& entry : fs::recursive_directory_iterator(kExample))
+    if (entry.is_regular_file())
+      items.push_back({"files", read(entry.path()), fs::relative(entry.path(), kExample).string(), "application/octet-stream"});
+  return client.Post("/api/v1/experiments", bearer(token), items);
+}
+
+// Waits until experiment `id` ended; its summary.
+nlohmann::json wait_until_ended(httplib::Client& client, const std::string& token, std::uint64_t id) {
+  nlohmann::json summary;
+  REQUIRE(eventually([&] {
+    summary = body(client.Get("/api/v1/experiments/" + std::to_string(id), bearer(token)));
+    return summary["state"] != "ACTIVE";
+  }, 120));
+  return summary;
+}
+
+}  // namespace
+
+TEST_CASE("Every API route without a valid token is refused with a JSON 401") {
+  ApiCluster api;
+  const std::vector<std::pair<std::string, std::string>> routes = {
+      {"GET", "/api/v1/experiments"},          {"POST", "/api/v1/experiments"},
+      {"GET", "/api/v1/experiments/1"},        {"GET", "/api/v1/experiments/1/trials"},
+      {"GET", "/api/v1/experiments/1/metrics"}, {"GET", "/api/v1/experiments/1/checkpoints"},
+      {"POST", "/api/v1/experiments/1/pause"}, {"POST", "/api/v1/experiments/1/activate"},
+      {"POST", "/api/v1/experiments/1/kill"},  {"POST", "/api/v1/experiments/1/archive"},
+      {"POST", "/api/v1/experiments/1/unarchive"}, {"GET", "/api/v1/trials/1"},
+      {"GET", "/api/v1/trials/1/metrics"},     {"GET", "/api/v1/trials/1/logs"},
+      {"GET", "/api/v1/trials/1/logs/stream"}, {"GET", "/api/v1/trials/1/checkpoints"},
+      {"POST", "/api/v1/trials/1/kill"},       {"GET", "/api/v1/checkpoints/abc/download"},
+      {"GET", "/api/v1/agents"},               {"POST", "/api/v1/config/validate"},
+      {"POST", "/api/v1/preview"},             {"POST", "/api/v1/auth/logout"},
+      {"GET", "/api/v1/me"},                   {"GET", "/api/v1/users"},
+      {"POST", "/api/v1/users"}};
+  for (const auto& [method, path] : routes) {
+    INFO(method << " " << path);
+    for (const auto& headers : {httplib::Headers{}, bearer("not-a-token"), httplib::Headers{{"Cookie", "volador_token=nope"}}}) {
+      auto reply = method == "GET" ? api.client.Get(path.c_str(), headers) : api.client.Post(path.c_str(), headers, "{}", "application/json");
+      check_error(reply, 401, "unauthenticated");
+    }
+  }
+}
+
+TEST_CASE("A wrong password is a 401 that says nothing more and a logged-out token is refused") {
+  ApiCluster api;
+  auto wrong = api.client.Post("/api/v1/auth/login", R"({"username":"admin","password":"not-it-at-all"})", "application/json");
+  check_error(wrong, 401, "unauthenticated");
+  auto unknown = api.client.Post("/api/v1/auth/login", R"({"username":"nobody","password":"not-it-at-all"})", "application/json");
+  check_error(unknown, 401, "unauthenticated");
+  CHECK(body(wrong)["error"]["message"] == body(unknown)["error"]["message"]);
+
+  auto reply = api.client.Post("/api/v1/auth/login",
+                               nlohmann::json{{"username", "admin"}, {"password", api.admin_password()}}.dump(), "application/json");
+  REQUIRE(reply);
+  REQUIRE(reply->status == 200);
+  const auto cookie = reply->get_header_value("Set-Cookie");
+  CHECK_THAT(cookie, Catch::Contains("HttpOnly") && Catch::Contains("SameSite=Strict"));
+  const std::string token = nlohmann::json::parse(reply->body)["token"];
+  CHECK(body(api.client.Get("/api/v1/me", {{"Cookie", "volador_token=" + token}}))["name"] == "admin");
+  REQUIRE(api.client.Post("/api/v1/auth/logout", bearer(token), "", "application/json")->status == 204);
+  check_error(api.client.Get("/api/v1/me", bearer(token)), 401, "unauthenticated");
+}
+
+TEST_CASE("Bad input and unknown ids get a JSON 400 or 404 naming what was wrong") {
+  ApiCluster api;
+  const auto token = login(api.client, "admin", api.admin_password());
+  const auto auth = bearer(token);
+  for (const auto* path : {"/api/v1/experiments/99", "/api/v1/experiments/99/trials", "/api/v1/experiments/99/metrics",
+                           "/api/v1/experiments/99/checkpoints", "/api/v1/trials/99", "/api/v1/trials/99/metrics",
+                           "/api/v1/trials/99/logs", "/api/v1/trials/99/logs/stream", "/api/v1/trials/99/checkpoints",
+                           "/api/v1/checkpoints/0123-4567/download", "/api/v1/nothing/here"}) {
+    INFO(path);
+    check_error(api.client.Get(path, auth), 404, "not_found");
+  }
+  for (const auto* path : {"/api/v1/experiments/99/pause", "/api/v1/experiments/99/activate", "/api/v1/experiments/99/kill",
+                           "/api/v1/experiments/99/archive", "/api/v1/trials/99/kill"}) {
+    INFO(path);
+    check_error(api.client.Post(path, auth, "", "application/json"), 404, "not_found");
+  }
+  check_error(api.client.Get("/api/v1/experiments?colour=red", auth), 400, "invalid_argument");
+  check_error(api.client.Get("/api/v1/experiments?limit=0", auth), 400, "invalid_argument");
+  check_error(api.client.Get("/api/v1/experiments?state=RUNNING", auth), 400, "invalid_argument");
+  check_error(api.client.Get("/api/v1/trials/1/logs?after_seq=x", auth), 400, "invalid_argument");
+  check_error(api.client.Post("/api/v1/auth/login", "{not json", "application/json"), 400, "invalid_argument");
+  check_error(api.client.Post("/api/v1/config/validate", auth, R"({"yaml": 1})", "application/json"), 400, "invalid_argument");
+  check_error(api.client.Post("/api/v1/preview", auth, R"({"config": "name: [unclosed"})", "application/json"), 400,
+              "invalid_argument");
+  check_error(api.client.Post("/api/v1/experiments", auth, "{}", "application/json"), 400, "invalid_argument");
+  check_error(api.client.Post("/api/v1/users", auth, R"({"username": "Bad Name", "password": "long-enough"})", "application/json"),
+              400, "invalid_argument");
+  httplib::MultipartFormDataItems traversal = {{"config", "name: x\n", "distributed.yaml", ""},
+                                               {"files", "x", "../outside.py", ""}};
+  auto escaped = api.client.Post("/api/v1/experiments", auth, traversal);
+  check_error(escaped, 400, "invalid_argument");
+  CHECK_THAT(body(escaped)["error"]["message"].get<std::string>(), Catch::Contains("../outside.py"));
+
+  auto errors = body(api.client.Post("/api/v1/config/validate", auth,
+                                     nlohmann::json{{"config", "name: x\nsearcher:\n  name: nope\n"}}.dump(), "application/json"));
+  bool placed = false;  // the bad searcher name is placed at its line and field, for the form
+  for (const auto& e : errors["errors"]) placed = placed || (e["field"] == "searcher.name" && e["line"] == 3);
+  CHECK(placed);
+
+  httplib::Headers too_big = auth;
+  too_big.emplace("Content-Length", std::to_string(1ull << 31));
+  auto huge = api.client.Post("/api/v1/experiments", too_big, "x", "application/json");
+  REQUIRE(huge);
+  CHECK(huge->status == 413);
+}
+
+TEST_CASE("Only an experiment's owner or an admin may steer it over the API") {
+  ApiCluster api;
+  const auto admin = login(api.client, "admin", api.admin_password());
+  const auto alice = user_token(api.client, admin, "alice");
+  const auto bob = user_token(api.client, admin, "bob");
+  check_error(api.client.Get("/api/v1/users", bearer(alice)), 403, "permission_denied");
+
+  auto created = upload_example(api.client, alice);
+  REQUIRE(created);
+  INFO(created->body);
+  REQUIRE(created->status == 201);
+  const std::uint64_t id = nlohmann::json::parse(created->body)["id"];
+  const auto path = "/api/v1/experiments/" + std::to_string(id);
+  CHECK(body(api.client.Get(path.c_str(), bearer(bob)))["owner"] == "alice");
+  for (const auto* verb : {"/pause", "/activate", "/kill"}) {
+    INFO(verb);
+    check_error(api.client.Post((path + verb).c_str(), bearer(bob), "", "application/json"), 403, "permission_denied");
+  }
+  auto summary = wait_until_ended(api.client, alice, id);
+  CHECK(summary["state"] == "COMPLETED");
+  check_error(api.client.Post((path + "/archive").c_str(), bearer(bob), "", "application/json"), 403, "permission_denied");
+  REQUIRE(api.client.Post((path + "/archive").c_str(), bearer(alice), "", "application/json")->status == 200);
+  CHECK(body(api.client.Get("/api/v1/experiments", bearer(bob)))["total"] == 0);
+  CHECK(body(api.client.Get("/api/v1/experiments?archived=true&owner=alice", bearer(bob)))["total"] == 1);
+  REQUIRE(api.client.Post((path + "/unarchive").c_str(), bearer(admin), "", "application/json")->status == 200);
+  CHECK(body(api.client.Get("/api/v1/experiments", bearer(bob)))["total"] == 1);
+}
+
+TEST_CASE("An experiment uploaded over the API is served back: curves logs a live log stream and checkpoints") {
+  ApiCluster api;
+  const auto token = login(api.client, "admin", api.admin_password());
+  const auto auth = bearer(token);
+  auto created = upload_example(api.client, token);
+  REQUIRE(created);
+  INFO(created->body);
+  REQUIRE(created->status == 201);
+  const std::uint64_t id = nlohmann::json::parse(created->body)["id"];
+
+  // Follow the first trial's log live while the experiment runs.
+  const auto first_trial = [&] {
+    nlohmann::json trials;
+    REQUIRE(eventually([&] {
+      trials = body(api.client.Get(("/api/v1/experiments/" + std::to_string(id) + "/trials").c_str(), auth))["trials"];
+      return !trials.empty();
+    }));
+    return trials[0]["id"].get<std::uint64_t>();
+  }();
+  std::string stream;
+  auto streamed = api.client.Get(("/api/v1/trials/" + std::to_string(first_trial) + "/logs/stream").c_str(), auth,
+                                 [&](const char* data, std::size_t length) {
+                                   stream.append(data, length);
+                                   return true;
+                                 });
+  REQUIRE(streamed);
+  CHECK(streamed->status == 200);
+  CHECK_THAT(stream, Catch::Contains("data: {") && Catch::EndsWith("event: end\ndata: {}\n\n"));
+
+  auto summary = wait_until_ended(api.client, token, id);
+  REQUIRE(summary["state"] == "COMPLETED");
+  REQUIRE(summary["trials"].size() == 6);
+
+  auto curves = body(api.client.Get(("/api/v1/experiments/" + std::to_string(id) + "/metrics?max_points=3").c_str(), auth));
+  CHECK(curves["metric"] == "accuracy");
+  REQUIRE(curves["trials"].size() == 6);
+  for (const auto& trial : curves["trials"]) {
+    CHECK(trial["points"].size() == 3);  // 4 validations, downsampled
+    CHECK(trial["hparams"].contains("learning_rate"));
+  }
+
+  const auto trial = std::to_string(first_trial);
+  auto page = body(api.client.Get(("/api/v1/trials/" + trial + "/logs?limit=2").c_str(), auth));
+  REQUIRE(page["lines"].size() == 2);
+  CHECK(page["next_seq"] == page["lines"][1]["seq"]);
+  auto found = body(api.client.Get(("/api/v1/trials/" + trial + "/logs?q=validated").c_str(), auth));
+  REQUIRE_FALSE(found["lines"].empty());
+  for (const auto& line : found["lines"]) CHECK_THAT(line["text"].get<std::string>(), Catch::Contains("validated"));
+
+  auto checkpoints = body(api.client.Get(("/api/v1/trials/" + trial + "/checkpoints").c_str(), auth))["checkpoints"];
+  REQUIRE_FALSE(checkpoints.empty());
+  const std::string uuid = checkpoints.back()["uuid"];
+  auto download = api.client.Get(("/api/v1/checkpoints/" + uuid + "/download").c_str(), auth);
+  REQUIRE(download);
+  REQUIRE(download->status == 200);
+  TempDir unpacked;
+  fs::path archive = unpacked.path() / "checkpoint.tar.gz";
+  std::ofstream(archive, std::ios::binary) << download->body;
+  REQUIRE(run_command({"tar", "xzf", archive.string(), "-C", unpacked.path().string()}).exit_code == 0);
+  CHECK(fs::exists(unpacked.path() / "manifest.json"));
+
+  auto metrics = api.client.Get("/metrics");
+  REQUIRE(metrics);
+  CHECK_THAT(metrics->body, Catch::Contains("volador_experiments{state=\"COMPLETED\"} 1") &&
+                                Catch::Contains("volador_slots{agent=\"test-agent\"") &&
+                                Catch::Contains("volador_http_requests_total{route=\"/api/v1/experiments/{id}\""));
+}
