@@ -15,6 +15,13 @@ using trial_atom = caf::atom_constant<caf::atom("trial")>;
 using kill_trial_atom = caf::atom_constant<caf::atom("killtrial")>;
 using logs_atom = caf::atom_constant<caf::atom("logs")>;
 using agents_atom = caf::atom_constant<caf::atom("agents")>;
+using archive_atom = caf::atom_constant<caf::atom("archive")>;
+// client -> master: users and tokens
+using login_atom = caf::atom_constant<caf::atom("login")>;
+using logout_atom = caf::atom_constant<caf::atom("logout")>;
+using whoami_atom = caf::atom_constant<caf::atom("whoami")>;
+using users_atom = caf::atom_constant<caf::atom("users")>;
+using create_user_atom = caf::atom_constant<caf::atom("mkuser")>;
 // agent <-> master
 using register_atom = caf::atom_constant<caf::atom("register")>;
 using launch_atom = caf::atom_constant<caf::atom("launch")>;

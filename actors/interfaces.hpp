@@ -100,25 +100,50 @@ using PoolActor = caf::typed_actor<
     // itself: a held run (trial, run) was not claimed in time
     caf::reacts_to<hold_expired_atom, std::uint64_t, std::uint32_t>>;
 
+// The gateway's password work (master_actor.cpp), on a thread of its own so
+// that Argon2id's ~0.1 s per hash never holds up the gateway: a login
+// (name, password -> LoginReply) and creating a user (the caller's name and
+// admin flag, the new user's name, password, admin flag -> UserInfo).
+using PasswordActor = caf::typed_actor<
+    caf::replies_to<login_atom, std::string, std::string>::with<wire::Bytes>,
+    caf::replies_to<create_user_atom, std::string, bool, std::string, std::string, bool>::with<wire::Bytes>>;
+
 // The master's front door (master_actor.hpp), published on the master's port.
 // Structured payloads are Cap'n Proto bytes (runtime/wire); errors come back
 // as caf::error in the "volador" category (actors/caf_error.hpp).
+// A client's message carries its login token (master/users) right after the
+// atom; the gateway answers `unauthenticated` for a missing, invalid or
+// expired one, and `permission_denied` when the user may not change the
+// experiment (neither its owner nor an admin).
 using GatewayActor = caf::typed_actor<
-    // a client: submit an experiment (CreateExperimentRequest -> CreateExperimentReply)
-    caf::replies_to<create_atom, wire::Bytes>::with<wire::Bytes>,
-    // a client: the experiments (ExperimentList), one experiment (ExperimentDetail), one trial (TrialDetail)
-    caf::replies_to<list_atom>::with<wire::Bytes>, caf::replies_to<describe_atom, std::uint64_t>::with<wire::Bytes>,
-    caf::replies_to<trial_atom, std::uint64_t>::with<wire::Bytes>,
+    // a client: submit an experiment, owned by the token's user (CreateExperimentRequest -> CreateExperimentReply)
+    caf::replies_to<create_atom, std::string, wire::Bytes>::with<wire::Bytes>,
+    // a client: the experiments (ExperimentList; archived ones only when the flag is set),
+    // one experiment (ExperimentDetail), one trial (TrialDetail)
+    caf::replies_to<list_atom, std::string, bool>::with<wire::Bytes>,
+    caf::replies_to<describe_atom, std::string, std::uint64_t>::with<wire::Bytes>,
+    caf::replies_to<trial_atom, std::string, std::uint64_t>::with<wire::Bytes>,
     // a client: a trial's log lines after a sequence number (LogBatch)
-    caf::replies_to<logs_atom, std::uint64_t, std::uint64_t>::with<wire::Bytes>,
+    caf::replies_to<logs_atom, std::string, std::uint64_t, std::uint64_t>::with<wire::Bytes>,
     // a client: agents and their slots (AgentList, from the pool)
-    caf::replies_to<agents_atom>::with<wire::Bytes>,
-    // a client: pause, activate or kill an experiment; kill a trial
-    caf::replies_to<pause_atom, std::uint64_t>::with<bool>, caf::replies_to<activate_atom, std::uint64_t>::with<bool>,
-    caf::replies_to<kill_atom, std::uint64_t>::with<bool>, caf::replies_to<kill_trial_atom, std::uint64_t>::with<bool>,
+    caf::replies_to<agents_atom, std::string>::with<wire::Bytes>,
+    // a client: pause, activate or kill an experiment; kill a trial (its owner or an admin)
+    caf::replies_to<pause_atom, std::string, std::uint64_t>::with<bool>,
+    caf::replies_to<activate_atom, std::string, std::uint64_t>::with<bool>,
+    caf::replies_to<kill_atom, std::string, std::uint64_t>::with<bool>,
+    caf::replies_to<kill_trial_atom, std::string, std::uint64_t>::with<bool>,
+    // a client: archive (true) or unarchive an ended experiment (its owner or an admin)
+    caf::replies_to<archive_atom, std::string, std::uint64_t, bool>::with<bool>,
     // a client: checkpoints of an experiment and trial (0 = any), or the one with a uuid (CheckpointList)
-    caf::replies_to<checkpoints_atom, std::uint64_t, std::uint64_t>::with<wire::Bytes>,
-    caf::replies_to<checkpoints_atom, std::string>::with<wire::Bytes>,
+    caf::replies_to<checkpoints_atom, std::string, std::uint64_t, std::uint64_t>::with<wire::Bytes>,
+    caf::replies_to<checkpoints_atom, std::string, std::string>::with<wire::Bytes>,
+    // a client, without a token: log in (name, password -> LoginReply)
+    caf::replies_to<login_atom, std::string, std::string>::with<wire::Bytes>,
+    // a client: revoke its token; who it is (UserInfo); every user (UserList, admins only);
+    // create a user (name, password, admin -> UserInfo, admins only)
+    caf::replies_to<logout_atom, std::string>::with<bool>, caf::replies_to<whoami_atom, std::string>::with<wire::Bytes>,
+    caf::replies_to<users_atom, std::string>::with<wire::Bytes>,
+    caf::replies_to<create_user_atom, std::string, std::string, std::string, bool>::with<wire::Bytes>,
     // an agent offers its slots (AgentInfo; to the pool)
     caf::replies_to<register_atom, wire::Bytes, caf::actor>::with<bool>,
     // a rank worker of a trial reports in (RankHello -> RankGroup) or back after a master restart

@@ -10,6 +10,7 @@
 #include "actors/experiment_actor.hpp"
 #include "master/experiment_store.hpp"
 #include "master/master_queries.hpp"
+#include "master/users/ownership.hpp"
 #include "runtime/config/config_parser.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/command/entrypoint.hpp"
@@ -33,6 +34,63 @@ template <class Message>
 caf::result<wire::Bytes> reply(Result<Message> message) {
   if (!message) return to_caf_error(message.error());
   return wire::encode(*message);
+}
+
+caf::result<bool> acknowledge(Status status) {
+  if (!status) return to_caf_error(status.error());
+  return true;
+}
+
+// The handler of a client's message (Atom, token, Args...): authenticates
+// the token, in this one place, then answers handle(user, args...); a
+// missing, invalid or expired token gets `unauthenticated`.
+template <class Reply, class Atom, class... Args, class Handle>
+auto for_user(Self self, Handle handle) {
+  return [self, handle](Atom, const std::string& token, Args... args) -> caf::result<Reply> {
+    auto user = self->state.context.users->authenticate(token);
+    if (!user) return to_caf_error(user.error());
+    return handle(*user, std::move(args)...);
+  };
+}
+
+// Experiment `id` when `user` may `what` it (its owner or an admin), else why not.
+Result<storage::ExperimentRecord> changeable_experiment(Self self, const master::User& user, std::uint64_t id,
+                                                        std::string_view what) {
+  auto experiment = self->state.context.journal->experiment(id);
+  if (!experiment) return fail(experiment.error());
+  if (auto allowed = master::check_may_change(user, *experiment, what); !allowed) return fail(allowed.error());
+  return experiment;
+}
+
+// Archives or unarchives ended experiment `id` for `user`.
+Status set_archived(Self self, const master::User& user, std::uint64_t id, bool archived) {
+  auto experiment = changeable_experiment(self, user, id, archived ? "archive" : "unarchive");
+  if (!experiment) return fail(experiment.error());
+  if (!is_terminal(experiment->state) || self->state.experiments.contains(id))
+    return fail(Error::invalid_argument(fmt::format("experiment {} is {}: only an ended experiment can be archived", id,
+                                                    to_string(experiment->state))));
+  experiment->archived = archived;
+  return self->state.context.journal->put_experiment(*experiment);
+}
+
+// The experiments `list` shows: archived ones only with `include_archived`.
+Result<wire::ExperimentList> listed_experiments(const storage::Journal& journal, bool include_archived) {
+  auto list = master::list_experiments(journal);
+  if (list && !include_archived) std::erase_if(list->experiments, [](const auto& e) { return e.archived; });
+  return list;
+}
+
+// Hashes passwords on a thread of its own, for the gateway.
+PasswordActor::behavior_type password_actor(std::shared_ptr<master::UserDirectory> users) {
+  return {
+      [users](login_atom, const std::string& name, const std::string& password) {
+        return reply(users->login(name, password, ""));
+      },
+      [users](create_user_atom, const std::string& by_name, bool by_admin, const std::string& name,
+              const std::string& password, bool admin) {
+        return reply(users->create_user(master::User{.name = by_name, .admin = by_admin}, name, password, admin));
+      },
+  };
 }
 
 wire::CreateExperimentReply refused(std::vector<std::string> errors) { return {0, std::move(errors)}; }
@@ -71,17 +129,32 @@ void track_experiment(Self self, std::uint64_t id, ExperimentActor experiment) {
   self->monitor(experiment);
 }
 
-// Forwards `message` to a running actor in `actors`, or explains why not.
-template <class Handle, class... Ts>
-caf::typed_response_promise<bool> forward_to(Self self, const std::map<std::uint64_t, Handle>& actors,
-                                             std::uint64_t id, const char* what, Ts... message) {
+// Tells running experiment `id` to pause, activate or kill (`what`), when
+// `user` may; else why not.
+template <class Atom>
+caf::result<bool> change_experiment(Self self, const master::User& user, std::uint64_t id, std::string_view what,
+                                    Atom atom) {
+  if (auto allowed = changeable_experiment(self, user, id, what); !allowed) return to_caf_error(allowed.error());
+  auto running = self->state.experiments.find(id);
+  if (running == self->state.experiments.end())
+    return to_caf_error(Error::not_found(fmt::format("experiment {} is not running (finished or unknown)", id)));
   auto promise = self->make_response_promise<bool>();
-  auto it = actors.find(id);
-  if (it == actors.end())
-    promise.deliver(to_caf_error(Error::not_found(fmt::format("{} {} is not running (finished or unknown)", what, id))));
-  else
-    promise.delegate(it->second, message...);
+  promise.delegate(running->second, atom);
   return promise;
+}
+
+// Kills running trial `id`, when `user` may change its experiment; else why not.
+caf::result<bool> kill_trial(Self self, const master::User& user, std::uint64_t id) {
+  auto trial = self->state.context.journal->trial(id);
+  if (!trial) return to_caf_error(trial.error());
+  if (auto allowed = changeable_experiment(self, user, trial->experiment_id, "kill a trial of");
+      !allowed)
+    return to_caf_error(allowed.error());
+  auto running = self->state.trials.find(id);
+  if (running == self->state.trials.end())
+    return to_caf_error(Error::not_found(fmt::format("trial {} is not running (finished or unknown)", id)));
+  self->send(running->second, kill_atom::value);
+  return true;
 }
 
 // Hands a rank's hello or rejoin to trial `trial_id`'s actor, which decodes
@@ -146,7 +219,7 @@ void recover_experiments(Self self) {
 
 // Journals and starts a new experiment; the reply carries its id or why it was refused.
 wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExperimentRequest& request,
-                                              std::uint32_t capacity) {
+                                              std::uint32_t capacity, const std::string& owner) {
   auto parsed = config::parse_experiment_config(request.config_yaml, request.config_file_name);
   if (auto* errors = std::get_if<std::vector<config::ConfigError>>(&parsed)) {
     std::vector<std::string> lines;
@@ -166,11 +239,21 @@ wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExper
   auto& journal = *self->state.context.journal;
   auto id = journal.next_id("experiment");
   if (!id) return refused({"the master cannot journal the experiment: " + id.error().message});
-  storage::ExperimentRecord record{*id, config->name, request.config_yaml, request.config_file_name,
-                                   RunState::active, seed, 0, "", system_now_ms(), 0};
+  storage::ExperimentRecord record{.id = *id,
+                                   .name = config->name,
+                                   .config_yaml = request.config_yaml,
+                                   .config_file_name = request.config_file_name,
+                                   .state = RunState::active,
+                                   .experiment_seed = seed,
+                                   .progress = 0,
+                                   .error_message = "",
+                                   .created_at_ms = system_now_ms(),
+                                   .ended_at_ms = 0,
+                                   .owner = owner,
+                                   .archived = false};
   if (auto s = journal.put_archive(*id, request.archive); !s) return refused({"storing the model definition failed: " + s.error().message});
   if (auto s = journal.put_experiment(record); !s) return refused({"journaling the experiment failed: " + s.error().message});
-  spdlog::info("experiment {} '{}' created ({} searcher)", *id, config->name, config->searcher.name);
+  spdlog::info("experiment {} '{}' created by {} ({} searcher)", *id, config->name, owner, config->searcher.name);
   auto experiment = self->spawn(experiment_actor, self->state.context, record, config,
                                 std::make_shared<const std::string>(request.archive), *store,
                                 std::shared_ptr<search::Searcher>(std::move(*searcher)),
@@ -196,8 +279,11 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context) {
     for (const auto& [id, trial] : self->state.trials) self->send_exit(trial, exit.reason);
     self->quit(exit.reason);
   });
+  auto passwords = self->spawn<caf::detached + caf::linked>(password_actor, self->state.context.users);
+  auto& journal = *self->state.context.journal;
+  const auto& data_dir = self->state.context.data_dir;
   return {
-      [=](create_atom, const wire::Bytes& bytes) {
+      for_user<wire::Bytes, create_atom, wire::Bytes>(self, [=](const master::User& user, const wire::Bytes& bytes) {
         auto promise = self->make_response_promise<wire::Bytes>();
         auto request = wire::decode<wire::CreateExperimentRequest>(bytes);
         if (!request) {
@@ -205,21 +291,68 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context) {
           return promise;
         }
         self->request(self->state.context.pool, kPoolTimeout, capacity_atom::value)
-            .then([=](std::uint32_t capacity) mutable { promise.deliver(wire::encode(create_experiment(self, *request, capacity))); },
+            .then([=](std::uint32_t capacity) mutable {
+                    promise.deliver(wire::encode(create_experiment(self, *request, capacity, user.name)));
+                  },
                   [=](const caf::error& error) mutable { promise.deliver(error); });
         return promise;
-      },
-      [=](list_atom) { return reply(master::list_experiments(*self->state.context.journal)); },
-      [=](describe_atom, std::uint64_t id) { return reply(master::describe_experiment(*self->state.context.journal, id)); },
-      [=](trial_atom, std::uint64_t id) { return reply(master::describe_trial(*self->state.context.journal, id)); },
-      [=](logs_atom, std::uint64_t id, std::uint64_t after_seq) {
-        return reply(master::trial_logs(*self->state.context.journal, id, after_seq, kLogPage));
-      },
-      [=](agents_atom) {
+      }),
+      for_user<wire::Bytes, list_atom, bool>(
+          self, [&journal](const master::User&, bool all) { return reply(listed_experiments(journal, all)); }),
+      for_user<wire::Bytes, describe_atom, std::uint64_t>(self, [&journal](const master::User&, std::uint64_t id) {
+        return reply(master::describe_experiment(journal, id));
+      }),
+      for_user<wire::Bytes, trial_atom, std::uint64_t>(self, [&journal](const master::User&, std::uint64_t id) {
+        return reply(master::describe_trial(journal, id));
+      }),
+      for_user<wire::Bytes, logs_atom, std::uint64_t, std::uint64_t>(
+          self, [&journal](const master::User&, std::uint64_t id, std::uint64_t after_seq) {
+            return reply(master::trial_logs(journal, id, after_seq, kLogPage));
+          }),
+      for_user<wire::Bytes, agents_atom>(self, [=](const master::User&) {
         auto promise = self->make_response_promise<wire::Bytes>();
         promise.delegate(self->state.context.pool, agents_atom::value);
         return promise;
+      }),
+      for_user<bool, pause_atom, std::uint64_t>(self, [=](const master::User& user, std::uint64_t id) {
+        return change_experiment(self, user, id, "pause", pause_atom::value);
+      }),
+      for_user<bool, activate_atom, std::uint64_t>(self, [=](const master::User& user, std::uint64_t id) {
+        return change_experiment(self, user, id, "activate", activate_atom::value);
+      }),
+      for_user<bool, kill_atom, std::uint64_t>(self, [=](const master::User& user, std::uint64_t id) {
+        return change_experiment(self, user, id, "kill", kill_atom::value);
+      }),
+      for_user<bool, kill_trial_atom, std::uint64_t>(self, [=](const master::User& user, std::uint64_t id) {
+        return kill_trial(self, user, id);
+      }),
+      for_user<bool, archive_atom, std::uint64_t, bool>(self, [=](const master::User& user, std::uint64_t id, bool archived) {
+        return acknowledge(set_archived(self, user, id, archived));
+      }),
+      for_user<wire::Bytes, checkpoints_atom, std::uint64_t, std::uint64_t>(
+          self, [&journal, &data_dir](const master::User&, std::uint64_t experiment_id, std::uint64_t trial_id) {
+            return reply(master::list_checkpoints(journal, data_dir, experiment_id, trial_id));
+          }),
+      for_user<wire::Bytes, checkpoints_atom, std::string>(
+          self, [&journal, &data_dir](const master::User&, const std::string& uuid) {
+            return reply(master::find_checkpoint(journal, data_dir, uuid));
+          }),
+      [=](login_atom, std::string& name, std::string& password) {
+        auto promise = self->make_response_promise<wire::Bytes>();
+        promise.delegate(passwords, login_atom::value, std::move(name), std::move(password));
+        return promise;
       },
+      [=](logout_atom, const std::string& token) { return acknowledge(self->state.context.users->logout(token)); },
+      for_user<wire::Bytes, whoami_atom>(self, [](const master::User& user) { return wire::encode(user); }),
+      for_user<wire::Bytes, users_atom>(
+          self, [=](const master::User& user) { return reply(self->state.context.users->list_users(user)); }),
+      for_user<wire::Bytes, create_user_atom, std::string, std::string, bool>(
+          self, [=](const master::User& user, std::string name, std::string password, bool admin) {
+            auto promise = self->make_response_promise<wire::Bytes>();
+            promise.delegate(passwords, create_user_atom::value, user.name, user.admin, std::move(name),
+                             std::move(password), admin);
+            return promise;
+          }),
       [=](register_atom, wire::Bytes& bytes, caf::actor& agent) {
         auto promise = self->make_response_promise<bool>();
         promise.delegate(self->state.context.pool, register_atom::value, std::move(bytes), std::move(agent));
@@ -230,24 +363,6 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context) {
       },
       [=](rejoin_atom, std::uint64_t trial_id, wire::Bytes& bytes, caf::actor& rank) {
         return route_to_trial<bool>(self, rejoin_atom::value, trial_id, std::move(bytes), std::move(rank));
-      },
-      [=](pause_atom, std::uint64_t id) { return forward_to(self, self->state.experiments, id, "experiment", pause_atom::value); },
-      [=](activate_atom, std::uint64_t id) {
-        return forward_to(self, self->state.experiments, id, "experiment", activate_atom::value);
-      },
-      [=](kill_atom, std::uint64_t id) { return forward_to(self, self->state.experiments, id, "experiment", kill_atom::value); },
-      [=](kill_trial_atom, std::uint64_t id) -> caf::result<bool> {
-        auto it = self->state.trials.find(id);
-        if (it == self->state.trials.end())
-          return to_caf_error(Error::not_found(fmt::format("trial {} is not running (finished or unknown)", id)));
-        self->send(it->second, kill_atom::value);
-        return true;
-      },
-      [=](checkpoints_atom, std::uint64_t experiment_id, std::uint64_t trial_id) {
-        return reply(master::list_checkpoints(*self->state.context.journal, self->state.context.data_dir, experiment_id, trial_id));
-      },
-      [=](checkpoints_atom, const std::string& uuid) {
-        return reply(master::find_checkpoint(*self->state.context.journal, self->state.context.data_dir, uuid));
       },
       [=](attach_atom, std::uint64_t trial_id, TrialActor trial) { self->state.trials[trial_id] = std::move(trial); },
       [=](detach_atom, std::uint64_t trial_id) { self->state.trials.erase(trial_id); },

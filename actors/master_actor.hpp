@@ -2,7 +2,9 @@
 // The master's front door, published on the master's port: clients submit
 // and query experiments, agents register, rank workers report in. It spawns
 // one experiment actor per submitted experiment and routes rank workers to
-// their trial actor.
+// their trial actor. Clients log in through it and present their token on
+// every other message; it checks the token (context.users) and, for
+// changes to an experiment, that the user owns it or is an admin.
 //
 // Its messages: GatewayActor (actors/interfaces.hpp).
 
@@ -21,7 +23,7 @@ struct MasterState {
   static inline const char* name = "master";
 };
 
-// `context.gateway` is filled in with the actor itself.
+// `context.gateway` is filled in with the actor itself; `context.users` must be set.
 GatewayActor::behavior_type master_actor(GatewayActor::stateful_pointer<MasterState> self, MasterContext context);
 
 }  // namespace volador::actors

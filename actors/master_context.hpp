@@ -1,7 +1,7 @@
 #pragma once
-// What every master-side actor shares: the journal, the resource pool, the
-// gateway (for routing rank workers to their trial) and the address rank
-// workers use to reach the master.
+// What every master-side actor shares: the journal, the users (who a
+// client's token logs in), the resource pool, the gateway (for routing rank
+// workers to their trial) and the address rank workers use to reach the master.
 
 #include <cstdint>
 #include <filesystem>
@@ -12,12 +12,14 @@
 
 #include "actors/interfaces.hpp"
 #include "master/timings.hpp"
+#include "master/users/user_directory.hpp"
 #include "storage/journal/journal.hpp"
 
 namespace volador::actors {
 
 struct MasterContext {
   std::shared_ptr<storage::Journal> journal;
+  std::shared_ptr<master::UserDirectory> users;  // over `journal`
   PoolActor pool;
   GatewayActor gateway;
   std::string host;        // as rank workers reach the master

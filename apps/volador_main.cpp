@@ -9,6 +9,9 @@
 #include "runtime/cli/command_line.hpp"
 #include "runtime/cli/commands.hpp"
 #include "runtime/cli/preview_command.hpp"
+#include "runtime/cli/token_store.hpp"
+#include "runtime/cli/user_commands.hpp"
+#include "runtime/core/clock.hpp"
 
 using namespace volador;
 
@@ -17,7 +20,7 @@ namespace {
 // A verb that asks the master a question or tells it what to do.
 int run_on_master(cli::MasterClient& client, const cli::Invocation& in) {
   const auto& verb = in.verb;
-  if (verb == "experiment list") return cli::list_experiments(client, in.json);
+  if (verb == "experiment list") return cli::list_experiments(client, in.all, in.json);
   if (verb == "experiment describe") return cli::describe_experiment(client, in.id, in.json);
   if (verb == "trial list") return cli::list_trials(client, in.experiment_id, in.json);
   if (verb == "trial describe") return cli::describe_trial(client, in.id, in.json);
@@ -26,13 +29,27 @@ int run_on_master(cli::MasterClient& client, const cli::Invocation& in) {
   if (verb == "checkpoint download") return cli::download_checkpoint(client, in.uuid, in.dir);
   if (verb == "agent list") return cli::list_agents(client, in.json);
   if (verb == "slot list") return cli::list_slots(client, in.json);
-  for (const auto* state_verb : {"experiment pause", "experiment activate", "experiment kill", "trial kill"}) {
+  if (verb == "user whoami") return cli::whoami(client, in.json);
+  if (verb == "user list") return cli::list_users(client, in.json);
+  if (verb == "user create") return cli::create_user(client, in.user_name, in.admin, in.password_stdin);
+  for (const auto* state_verb : {"experiment pause", "experiment activate", "experiment kill", "experiment archive",
+                                 "experiment unarchive", "trial kill"}) {
     if (verb != state_verb) continue;
     const auto space = verb.find(' ');
     return cli::change_state(client, verb.substr(space + 1), verb.substr(0, space), in.id);
   }
   std::cerr << "error: no verb '" << verb << "' in this build\n";
   return 1;
+}
+
+// The login token for `master`: VOLADOR_TOKEN when set, else the one `user
+// login` stored and not yet expired; empty when there is none.
+Result<std::string> login_token(const std::string& master, const std::filesystem::path& token_file) {
+  if (const char* token = std::getenv("VOLADOR_TOKEN"); token != nullptr && *token != '\0') return std::string(token);
+  auto stored = cli::load_token(token_file, master);
+  if (!stored) return fail(stored.error());
+  if (!*stored || (*stored)->expires_at_ms <= system_now_ms()) return std::string();
+  return (*stored)->token;
 }
 
 }  // namespace
@@ -53,13 +70,19 @@ int main(int argc, char** argv) {
     return 1;
   }
   spdlog::set_level(spdlog::level::warn);
+  const std::string master_key = master->to_string();
+  auto token_file = cli::default_token_file();
+  auto token = token_file ? login_token(master_key, *token_file) : Result<std::string>(std::string());
+  if (!token) return cli::report(token.error());
+  const bool logging_in = in.verb == "user login";
+  if (token->empty() && !logging_in) return cli::report(Error::unauthenticated(cli::not_logged_in(master_key)));
   if (in.verb == "experiment create")
-    return cli::create_experiment(*master, in.bundle, {in.config_path, in.model_dir, in.follow, in.json});
+    return cli::create_experiment(*master, in.bundle, *token, {in.config_path, in.model_dir, in.follow, in.json});
 
-  auto client = cli::MasterClient::connect(*master, in.bundle);
-  if (!client) {
-    std::cerr << "error: " << client.error().message << "\n";
-    return 1;
-  }
+  auto client = cli::MasterClient::connect(*master, in.bundle, *token);
+  if (!client) return cli::report(client.error());
+  if ((logging_in || in.verb == "user logout") && !token_file) return cli::report(token_file.error());
+  if (logging_in) return cli::login_user(*client, {master_key, *token_file, in.user_name, in.password_stdin});
+  if (in.verb == "user logout") return cli::logout_user(*client, master_key, *token_file);
   return run_on_master(*client, in);
 }

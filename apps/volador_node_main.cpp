@@ -36,8 +36,17 @@ struct Flags {
   std::string node_name;  // certs issue
   std::string output;     // certs issue
   std::uint32_t slots = std::max(1u, std::thread::hardware_concurrency());
+  std::string admin_password_file;  // up, master: the first admin's password; empty: VOLADOR_ADMIN_PASSWORD, else random
   std::string slot_type = "auto";
 };
+
+// The first admin's password (used on the master's first start only).
+master::AdminPasswordSource admin_password_source(const Flags& flags) {
+  master::AdminPasswordSource source;
+  if (!flags.admin_password_file.empty()) source.file = flags.admin_password_file;
+  if (const char* value = std::getenv("VOLADOR_ADMIN_PASSWORD"); value != nullptr && *value != '\0') source.value = value;
+  return source;
+}
 
 int fail_with(const Error& error) {
   spdlog::error("{}", error.message);
@@ -109,7 +118,7 @@ int run_master(const std::string& role, const Flags& flags) {
   caf::actor_system system{config};
   auto slots = role == "up" ? node::offered_slots(flags.slot_type, flags.slots) : std::vector<wire::SlotSpec>{};
   if (!slots) return fail_with(slots.error());
-  auto running = node::start_master(system, {flags.data_dir, *listen});
+  auto running = node::start_master(system, {flags.data_dir, *listen, admin_password_source(flags)});
   if (!running) return fail_with(running.error());
   write_address_file(flags.data_dir, running->bound);
   std::vector<caf::actor> started{running->gateway, running->pool};
@@ -160,6 +169,10 @@ int main(int argc, char** argv) {
     cmd->add_option("--data", flags.data_dir, "the master's data folder (journal, certificates, trial folders)")->capture_default_str();
   for (auto* cmd : {up, master})
     cmd->add_option("--listen", flags.listen, "HOST:PORT to listen on (0.0.0.0: every interface; port 0 picks one)")->capture_default_str();
+  for (auto* cmd : {up, master})
+    cmd->add_option("--admin-password-file", flags.admin_password_file,
+                    "first start: the password of user 'admin' (first line; else VOLADOR_ADMIN_PASSWORD, else a random "
+                    "one, logged and written to DATA/admin.password)");
   issue->add_option("NAME", flags.node_name, "the node's name (an agent's default --id)")->required();
   issue->add_option("-o,--output", flags.output, "the bundle file to write (default: NAME.bundle)");
   agent->add_option("-m,--master", flags.master, "the master's HOST:PORT")->envname("VOLADOR_MASTER")->capture_default_str();

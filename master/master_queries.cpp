@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "master/experiment_store.hpp"
+#include "master/users/ownership.hpp"
 #include "runtime/config/config_parser.hpp"
 
 namespace volador::master {
@@ -70,7 +71,9 @@ Result<ExperimentView> view(const storage::Journal& journal, const storage::Expe
        .num_trials = static_cast<std::uint32_t>(trials->size()),
        .created_at_ms = e.created_at_ms,
        .ended_at_ms = e.ended_at_ms,
-       .error = e.error_message};
+       .error = e.error_message,
+       .owner = owner_of(e),
+       .archived = e.archived};
   for (const auto& t : *trials) {
     auto metrics = journal.metrics(t.id);
     if (!metrics) return fail(metrics.error());

@@ -16,6 +16,7 @@
 
 namespace volador::master {
 
+// Every experiment, archived ones included, each with its owner (master/users/ownership.hpp).
 Result<wire::ExperimentList> list_experiments(const storage::Journal& journal);
 // not_found when no experiment has this id.
 Result<wire::ExperimentDetail> describe_experiment(const storage::Journal& journal, std::uint64_t experiment_id);

@@ -64,6 +64,27 @@ TEST_CASE("The best metric respects smaller_is_better and ignores training metri
   CHECK(list->experiments[0].num_trials == 2);
 }
 
+TEST_CASE("Summaries show the owner (admin for experiments from before users) and the archived flag") {
+  JournalFixture f;
+  storage::ExperimentRecord legacy{1, "q", kConfig, "q.yaml", RunState::completed, 7, 1, "", 1, 2};
+  auto owned = legacy;
+  owned.id = 2;
+  owned.owner = "bob";
+  owned.archived = true;
+  REQUIRE(f.journal->put_experiment(legacy));
+  REQUIRE(f.journal->put_experiment(owned));
+  auto list = list_experiments(*f.journal);
+  REQUIRE(list.has_value());
+  REQUIRE(list->experiments.size() == 2);
+  CHECK(list->experiments[0].owner == "admin");
+  CHECK_FALSE(list->experiments[0].archived);
+  CHECK(list->experiments[1].owner == "bob");
+  CHECK(list->experiments[1].archived);
+  auto detail = describe_experiment(*f.journal, 2);
+  REQUIRE(detail.has_value());
+  CHECK(nlohmann::json(*detail)["owner"] == "bob");
+}
+
 TEST_CASE("A trial's detail lists every metric report in order, by kind") {
   JournalFixture f;
   REQUIRE(f.journal->put_experiment({1, "q", kConfig, "q.yaml", RunState::completed, 7, 1, "", 1, 2}));

@@ -88,12 +88,16 @@ std::variant<Invocation, ParseExit> parse_command_line(int argc, const char* con
   create->add_option("DIR", in.model_dir, "the project folder (packed and uploaded)")->required();
   create->add_flag("-f,--follow", in.follow, "show progress until the experiment ends");
   json_flag(create);
-  json_flag(experiment->add_subcommand("list", "list experiments"));
+  auto* experiment_list = experiment->add_subcommand("list", "list experiments (not archived ones)");
+  experiment_list->add_flag("-a,--all", in.all, "archived experiments too");
+  json_flag(experiment_list);
   auto* describe = experiment->add_subcommand("describe", "an experiment and its trials");
   id_arg(describe);
   json_flag(describe);
   for (auto verb : {"pause", "activate", "kill"})
     id_arg(experiment->add_subcommand(verb, std::string(verb) + " an experiment"));
+  id_arg(experiment->add_subcommand("archive", "hide an ended experiment from `experiment list`"));
+  id_arg(experiment->add_subcommand("unarchive", "show an archived experiment in `experiment list` again"));
 
   auto* trial = app.add_subcommand("trial", "trials")->require_subcommand(1);
   auto* trial_list = trial->add_subcommand("list", "trials of an experiment, or of all experiments");
@@ -121,6 +125,21 @@ std::variant<Invocation, ParseExit> parse_command_line(int argc, const char* con
   json_flag(agent->add_subcommand("list", "registered agents: host, slots, used slots, running trials"));
   auto* slot = app.add_subcommand("slot", "slots")->require_subcommand(1);
   json_flag(slot->add_subcommand("list", "every agent's slots: free, or the trial using it"));
+
+  auto* user = app.add_subcommand("user", "users and logging in")->require_subcommand(1);
+  auto password_flag = [&](CLI::App* cmd) {
+    cmd->add_flag("--password-stdin", in.password_stdin, "read the password from stdin's first line (else asked without echo)");
+  };
+  auto* user_create = user->add_subcommand("create", "create user NAME (admins only)");
+  user_create->add_option("NAME", in.user_name, "the user name: a-z, 0-9, '_', '.', '-', at most 32")->required();
+  user_create->add_flag("--admin", in.admin, "an admin: may create users and change anyone's experiments");
+  password_flag(user_create);
+  auto* login = user->add_subcommand("login", "log in as NAME; the token is kept in ~/.volador/tokens.json");
+  login->add_option("NAME", in.user_name, "the user name")->required();
+  password_flag(login);
+  user->add_subcommand("logout", "revoke this client's token for the master");
+  json_flag(user->add_subcommand("list", "every user (admins only)"));
+  json_flag(user->add_subcommand("whoami", "the user this client is logged in as"));
 
   auto* preview = app.add_subcommand("preview-search", "simulate the search in CONFIG without running it (no master)");
   preview->add_option("CONFIG", in.config_path, "the experiment config (distributed.yaml)")->required();

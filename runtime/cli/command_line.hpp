@@ -7,7 +7,8 @@
 // -m/--master HOST:PORT (default VOLADOR_MASTER, then 127.0.0.1:17080) and
 // --bundle FILE (the client's certificate: default VOLADOR_BUNDLE, then
 // volador-data/tls/admin.bundle, where `volador-node up` run in the same
-// folder writes it) are accepted before or after the verb.
+// folder writes it) are accepted before or after the verb. The login token
+// is not a flag: VOLADOR_TOKEN, else the one `user login` stored (main).
 
 #include <cstdint>
 #include <string>
@@ -20,11 +21,15 @@ struct Invocation {
   std::string verb;
   std::string master = "127.0.0.1:17080";
   std::string bundle = "volador-data/tls/admin.bundle";
-  std::uint64_t id = 0;             // ID of describe, logs, pause, activate, kill
+  std::uint64_t id = 0;             // ID of describe, logs, pause, activate, kill, archive, unarchive
   std::uint64_t experiment_id = 0;  // checkpoint list, trial list (0: not given)
   std::uint64_t trial_id = 0;       // checkpoint list --trial (0: not given)
   bool json = false;
   bool follow = false;
+  bool all = false;             // experiment list --all: archived ones too
+  std::string user_name;        // user create, user login
+  bool admin = false;           // user create --admin
+  bool password_stdin = false;  // user create, user login: the password is stdin's first line
   std::string config_path;  // experiment create, preview-search
   std::string model_dir;    // experiment create
   std::string uuid;         // checkpoint download

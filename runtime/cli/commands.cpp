@@ -18,11 +18,6 @@ namespace {
 
 constexpr auto kPollInterval = std::chrono::milliseconds(1000);
 
-int report(const Error& error) {
-  std::cerr << "error: " << error.message << "\n";
-  return 1;
-}
-
 void print_best(const wire::ExperimentDetail& detail) {
   const auto& e = detail.summary;
   if (!e.best) return;
@@ -63,7 +58,13 @@ bool unsupported_imports(const config::ExperimentConfig& config, const std::stri
 
 }  // namespace
 
-int create_experiment(const net::Endpoint& master, const std::filesystem::path& bundle, const CreateOptions& options) {
+int report(const Error& error) {
+  std::cerr << (error.code == ErrorCode::unauthenticated ? "volador: " : "error: ") << error.message << "\n";
+  return 1;
+}
+
+int create_experiment(const net::Endpoint& master, const std::filesystem::path& bundle, const std::string& token,
+                      const CreateOptions& options) {
   auto yaml = read_config_file(options.config_path);
   if (!yaml) return report(yaml.error());
   auto parsed = config::parse_experiment_config(*yaml, options.config_path);
@@ -74,7 +75,7 @@ int create_experiment(const net::Endpoint& master, const std::filesystem::path& 
   if (auto refused = unsupported_imports(std::get<config::ExperimentConfig>(parsed), options.model_dir); refused) return 1;
   auto archive = archives::pack_directory(options.model_dir);
   if (!archive) return report(archive.error());
-  auto client = MasterClient::connect(master, bundle);
+  auto client = MasterClient::connect(master, bundle, token);
   if (!client) return report(client.error());
   auto reply = client->create_experiment({*yaml, options.config_path, std::move(*archive)});
   if (!reply) return report(reply.error());
@@ -87,8 +88,8 @@ int create_experiment(const net::Endpoint& master, const std::filesystem::path& 
   return options.follow ? follow_experiment(*client, reply->experiment_id, options.json) : 0;
 }
 
-int list_experiments(MasterClient& client, bool json) {
-  auto list = client.list_experiments();
+int list_experiments(MasterClient& client, bool all, bool json) {
+  auto list = client.list_experiments(all);
   if (!list) return report(list.error());
   std::cout << (json ? nlohmann::json(list->experiments).dump(2) + "\n" : render_table(*list));
   return 0;
@@ -121,9 +122,12 @@ int change_state(MasterClient& client, const std::string& verb, const std::strin
   Status done = what == "trial"        ? client.kill_trial(id)
                 : verb == "pause"      ? client.pause_experiment(id)
                 : verb == "activate"   ? client.activate_experiment(id)
+                : verb == "archive"    ? client.archive_experiment(id, true)
+                : verb == "unarchive"  ? client.archive_experiment(id, false)
                                        : client.kill_experiment(id);
   if (!done) return report(done.error());
-  std::cout << fmt::format("{} {}: {} requested\n", what, id, verb);
+  if (verb == "archive" || verb == "unarchive") std::cout << fmt::format("{} {}: {}d\n", what, id, verb);
+  else std::cout << fmt::format("{} {}: {} requested\n", what, id, verb);
   return 0;
 }
 
@@ -184,7 +188,7 @@ int trial_logs(MasterClient& client, std::uint64_t id, bool follow, bool json) {
 int list_trials(MasterClient& client, std::uint64_t experiment_id, bool json) {
   std::vector<std::uint64_t> experiments{experiment_id};
   if (experiment_id == 0) {
-    auto list = client.list_experiments();
+    auto list = client.list_experiments(true);
     if (!list) return report(list.error());
     experiments.clear();
     for (const auto& e : list->experiments) experiments.push_back(e.id);

@@ -2,7 +2,8 @@
 // The `volador` client's verbs. Each prints its result (a table, or JSON with
 // `json`) to stdout and returns the process exit status: 0 success, 1 failure
 // (the reason printed to stderr as one line), 2 the experiment ended other
-// than COMPLETED (create --follow).
+// than COMPLETED (create --follow). Without a valid login token the one line
+// is "volador: not logged in to MASTER: run 'volador user login NAME'".
 
 #include <cstdint>
 #include <string>
@@ -19,8 +20,10 @@ struct CreateOptions {
 };
 
 // Validates the config locally first, so a bad file fails without a master.
-int create_experiment(const net::Endpoint& master, const std::filesystem::path& bundle, const CreateOptions& options);
-int list_experiments(MasterClient& client, bool json);
+int create_experiment(const net::Endpoint& master, const std::filesystem::path& bundle, const std::string& token,
+                      const CreateOptions& options);
+// Archived experiments only with `all`.
+int list_experiments(MasterClient& client, bool all, bool json);
 int describe_experiment(MasterClient& client, std::uint64_t id, bool json);
 int describe_trial(MasterClient& client, std::uint64_t id, bool json);
 // Trials of one experiment, or of every experiment (experiment_id 0).
@@ -29,7 +32,7 @@ int list_trials(MasterClient& client, std::uint64_t experiment_id, bool json);
 int list_agents(MasterClient& client, bool json);
 // Every agent's slots, one row each: free or the trial using it.
 int list_slots(MasterClient& client, bool json);
-// pause / activate / kill an experiment, or kill a trial; prints what was done.
+// pause / activate / kill / archive / unarchive an experiment, or kill a trial; prints what was done.
 int change_state(MasterClient& client, const std::string& verb, const std::string& what, std::uint64_t id);
 int list_checkpoints(MasterClient& client, std::uint64_t experiment_id, std::uint64_t trial_id, bool json);
 // Copies a checkpoint from the shared file system into `dir`, verifying every byte.
@@ -38,5 +41,8 @@ int download_checkpoint(MasterClient& client, const std::string& uuid, const std
 // With `json`: one JSON array of the lines, or with `follow` one JSON object
 // per line as they come (JSON Lines).
 int trial_logs(MasterClient& client, std::uint64_t id, bool follow, bool json);
+
+// Prints `error` as the verbs do (one line on stderr) and returns 1.
+int report(const Error& error);
 
 }  // namespace volador::cli

@@ -4,7 +4,7 @@
 #include <caf/io/all.hpp>
 
 #include "actors/atoms.hpp"
-#include "actors/caf_error.hpp"
+#include "actors/blocking_request.hpp"
 #include "runtime/net/actor_system_setup.hpp"
 #include "runtime/net/remote.hpp"
 #include "runtime/tls/temporary_identity.hpp"
@@ -15,6 +15,7 @@ namespace {
 constexpr auto kConnectPatience = std::chrono::seconds(3);
 constexpr auto kQueryTimeout = std::chrono::seconds(30);
 constexpr auto kCreateTimeout = std::chrono::seconds(120);  // carries the model definition
+constexpr auto kLoginTimeout = std::chrono::seconds(60);    // a password hash, maybe behind others
 }  // namespace
 
 struct MasterClient::Runtime {
@@ -28,10 +29,12 @@ struct MasterClient::Runtime {
   }
 };
 
-MasterClient::MasterClient(std::shared_ptr<Runtime> runtime, caf::actor gateway, net::Endpoint endpoint)
-    : runtime_(std::move(runtime)), gateway_(std::move(gateway)), endpoint_(std::move(endpoint)) {}
+MasterClient::MasterClient(std::shared_ptr<Runtime> runtime, caf::actor gateway, net::Endpoint endpoint,
+                           std::string token)
+    : runtime_(std::move(runtime)), gateway_(std::move(gateway)), endpoint_(std::move(endpoint)), token_(std::move(token)) {}
 
-Result<MasterClient> MasterClient::connect(const net::Endpoint& master, const std::filesystem::path& bundle) {
+Result<MasterClient> MasterClient::connect(const net::Endpoint& master, const std::filesystem::path& bundle,
+                                           std::string token) {
   auto identity = tls::TemporaryIdentity::from_bundle(bundle);
   if (!identity)
     return fail(Error{identity.error().code, "the client's certificate: " + identity.error().message +
@@ -43,33 +46,47 @@ Result<MasterClient> MasterClient::connect(const net::Endpoint& master, const st
   if (!gateway)
     return fail(Error::unavailable(gateway.error().message + " (is `volador-node up` running? set -m HOST:PORT or VOLADOR_MASTER; a master of "
                                    "another cluster refuses this client's certificate: set --bundle or VOLADOR_BUNDLE)"));
-  return MasterClient(std::move(runtime), *gateway, master);
+  return MasterClient(std::move(runtime), *gateway, master, std::move(token));
 }
 
 template <class Reply, class... Args>
-Result<Reply> MasterClient::call(std::chrono::seconds timeout, Args&&... args) {
-  caf::scoped_actor self{*runtime_->system};
-  Result<Reply> out = fail(Error::internal("no reply"));
-  self->request(gateway_, timeout, std::forward<Args>(args)...)
-      .receive([&](const wire::Bytes& bytes) { out = wire::decode<Reply>(bytes); },
-               [&](const caf::error& error) { out = fail(actors::from_caf_error(error)); });
+Result<Reply> MasterClient::request(std::chrono::seconds timeout, Args&&... args) {
+  return actors::blocking_request<Reply>(*runtime_->system, gateway_, timeout, std::forward<Args>(args)...);
+}
+
+template <class Reply, class Atom, class... Args>
+Result<Reply> MasterClient::call(std::chrono::seconds timeout, Atom atom, Args&&... args) {
+  auto out = request<Reply>(timeout, atom, token_, std::forward<Args>(args)...);
+  if (!out && out.error().code == ErrorCode::unauthenticated)
+    return fail(Error::unauthenticated(not_logged_in(endpoint_.to_string())));
   return out;
 }
 
-template <class... Args>
-Status MasterClient::command(Args&&... args) {
-  caf::scoped_actor self{*runtime_->system};
-  Status out;
-  self->request(gateway_, kQueryTimeout, std::forward<Args>(args)...)
-      .receive([](bool) {}, [&](const caf::error& error) { out = fail(actors::from_caf_error(error)); });
-  return out;
+template <class Atom, class... Args>
+Status MasterClient::command(Atom atom, Args&&... args) {
+  auto done = call<bool>(kQueryTimeout, atom, std::forward<Args>(args)...);
+  if (!done) return fail(done.error());
+  return {};
+}
+
+Result<wire::LoginReply> MasterClient::login(const std::string& name, const std::string& password) {
+  return request<wire::LoginReply>(kLoginTimeout, actors::login_atom::value, name, password);
+}
+
+Status MasterClient::logout() { return command(actors::logout_atom::value); }
+Result<wire::UserInfo> MasterClient::whoami() { return call<wire::UserInfo>(kQueryTimeout, actors::whoami_atom::value); }
+Result<wire::UserList> MasterClient::users() { return call<wire::UserList>(kQueryTimeout, actors::users_atom::value); }
+
+Result<wire::UserInfo> MasterClient::create_user(const std::string& name, const std::string& password, bool admin) {
+  return call<wire::UserInfo>(kLoginTimeout, actors::create_user_atom::value, name, password, admin);
 }
 
 Status MasterClient::pause_experiment(std::uint64_t id) { return command(actors::pause_atom::value, id); }
 Status MasterClient::activate_experiment(std::uint64_t id) { return command(actors::activate_atom::value, id); }
 Status MasterClient::kill_experiment(std::uint64_t id) { return command(actors::kill_atom::value, id); }
-Status MasterClient::kill_trial(std::uint64_t id) {
-  return command(actors::kill_trial_atom::value, id);
+Status MasterClient::kill_trial(std::uint64_t id) { return command(actors::kill_trial_atom::value, id); }
+Status MasterClient::archive_experiment(std::uint64_t id, bool archived) {
+  return command(actors::archive_atom::value, id, archived);
 }
 
 Result<wire::CheckpointList> MasterClient::checkpoints(std::uint64_t experiment_id, std::uint64_t trial_id) {
@@ -84,8 +101,8 @@ Result<wire::CreateExperimentReply> MasterClient::create_experiment(const wire::
   return call<wire::CreateExperimentReply>(kCreateTimeout, actors::create_atom::value, wire::encode(request));
 }
 
-Result<wire::ExperimentList> MasterClient::list_experiments() {
-  return call<wire::ExperimentList>(kQueryTimeout, actors::list_atom::value);
+Result<wire::ExperimentList> MasterClient::list_experiments(bool include_archived) {
+  return call<wire::ExperimentList>(kQueryTimeout, actors::list_atom::value, include_archived);
 }
 
 Result<wire::ExperimentDetail> MasterClient::describe_experiment(std::uint64_t id) {
@@ -101,5 +118,9 @@ Result<wire::LogBatch> MasterClient::trial_logs(std::uint64_t id, std::uint64_t 
 }
 
 Result<wire::AgentList> MasterClient::agents() { return call<wire::AgentList>(kQueryTimeout, actors::agents_atom::value); }
+
+std::string not_logged_in(const std::string& master) {
+  return "not logged in to " + master + ": run 'volador user login NAME'";
+}
 
 }  // namespace volador::cli

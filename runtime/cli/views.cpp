@@ -143,6 +143,13 @@ std::string render_slots(const wire::AgentList& list) {
   return table({"AGENT", "SLOT", "TYPE", "DEVICE", "USED BY"}, rows);
 }
 
+std::string render_table(const wire::UserList& list) {
+  std::vector<Row> rows;
+  for (const auto& u : list.users)
+    rows.push_back({u.name, u.admin ? "admin" : "user", u.disabled ? "disabled" : "active"});
+  return table({"NAME", "ROLE", "STATE"}, rows);
+}
+
 std::string render_line(const wire::LogEntry& line) {
   return (line.stream == "stdout" ? "" : "[" + line.stream + "] ") + line.text;
 }
@@ -161,15 +168,16 @@ std::string render_table(const wire::CheckpointList& list) {
 std::string render_table(const wire::ExperimentList& list) {
   std::vector<Row> rows;
   for (const auto& e : list.experiments)
-    rows.push_back({std::to_string(e.id), e.name, std::string(to_string(e.state)), percent(e.progress), e.searcher,
-                    std::to_string(e.num_trials), best_text(e)});
-  return table({"ID", "NAME", "STATE", "PROGRESS", "SEARCHER", "TRIALS", "BEST"}, rows);
+    rows.push_back({std::to_string(e.id), e.name, e.owner, std::string(to_string(e.state)) + (e.archived ? " (archived)" : ""),
+                    percent(e.progress), e.searcher, std::to_string(e.num_trials), best_text(e)});
+  return table({"ID", "NAME", "OWNER", "STATE", "PROGRESS", "SEARCHER", "TRIALS", "BEST"}, rows);
 }
 
 std::string render_table(const wire::ExperimentDetail& detail) {
   const auto& e = detail.summary;
-  std::string out = fmt::format("Experiment {}: {}\nState: {}  Progress: {}\nSearcher: {}  Metric: {} ({})\n", e.id,
-                                e.name, to_string(e.state), percent(e.progress), e.searcher, e.metric,
+  std::string out = fmt::format("Experiment {}: {}\nOwner: {}\nState: {}{}  Progress: {}\nSearcher: {}  Metric: {} ({})\n",
+                                e.id, e.name, e.owner, to_string(e.state), e.archived ? " (archived)" : "",
+                                percent(e.progress), e.searcher, e.metric,
                                 e.smaller_is_better ? "smaller is better" : "larger is better");
   if (!e.error.empty()) out += "Error: " + e.error + "\n";
   if (e.best) out += fmt::format("Best: {} = {:.6g} (trial {})\n", e.metric, e.best->metric, e.best->trial_id);

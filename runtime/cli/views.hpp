@@ -27,6 +27,7 @@ std::string render_table(const wire::TrialDetail& detail);
 std::string render_table(const std::vector<wire::TrialSummary>& trials);
 std::string render_table(const wire::AgentList& list);
 std::string render_slots(const wire::AgentList& list);
+std::string render_table(const wire::UserList& list);
 // A log line as `trial logs` prints it: the text, after "[stderr] " or
 // "[system] " when not from stdout.
 std::string render_line(const wire::LogEntry& line);

@@ -24,6 +24,9 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   if (!journal) return fail(journal.error());
   actors::MasterContext context;
   context.journal = std::move(*journal);
+  context.users = std::make_shared<master::UserDirectory>(context.journal);
+  if (auto admin = master::ensure_first_admin(*context.users, options.data_dir, options.admin_password); !admin)
+    return fail(admin.error());
   context.pool = system.spawn(actors::resource_pool_actor);
   context.data_dir = fs::absolute(options.data_dir);
   auto gateway = system.spawn(actors::master_actor, context);
@@ -40,7 +43,7 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   caf::anon_send(gateway, actors::listening_atom::value, wildcard ? std::string("127.0.0.1") : options.listen.host, *port);
   spdlog::info("master listening on {}:{} (mutual TLS), data in {}", options.listen.host, *port, options.data_dir.string());
   return RunningMaster{caf::actor_cast<caf::actor>(gateway), caf::actor_cast<caf::actor>(context.pool),
-                       {options.listen.host, *port}};
+                       {options.listen.host, *port}, context.users};
 }
 
 Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions& options, caf::actor master) {

@@ -5,12 +5,15 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
+#include "master/users/first_admin.hpp"
+#include "master/users/user_directory.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/net/endpoint.hpp"
 #include "runtime/wire/messages.hpp"
@@ -20,18 +23,21 @@ namespace volador::node {
 struct MasterOptions {
   std::filesystem::path data_dir;  // journal under data_dir/journal
   net::Endpoint listen;            // any address of this host (0.0.0.0: all); port 0 picks one
+  master::AdminPasswordSource admin_password;  // the first admin's, on the first start
 };
 
 struct RunningMaster {
   caf::actor gateway;
   caf::actor pool;      // the resource pool: stopped with the gateway
   net::Endpoint bound;  // the address actually listened on
+  std::shared_ptr<master::UserDirectory> users;  // the gateway's, to share (the HTTP server)
 };
 
 // Opens the journal, spawns the resource pool and the gateway and publishes
 // the gateway at `listen` (mutual TLS: the actor system presents the master's
-// identity). Errors: the journal cannot be opened (in use,
-// unreadable) or the port cannot be bound.
+// identity). On the first start, creates the first admin
+// (master/users/first_admin.hpp). Errors: the journal cannot be opened (in use,
+// unreadable), the first admin cannot be made, or the port cannot be bound.
 Result<RunningMaster> start_master(caf::actor_system& system, const MasterOptions& options);
 
 struct AgentNodeOptions {

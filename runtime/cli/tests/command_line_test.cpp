@@ -54,6 +54,27 @@ TEST_CASE("The command line names the verb and its arguments") {
   CHECK(parsed({"preview-search", "c.yaml"}).config_path == "c.yaml");
 }
 
+TEST_CASE("The user verbs, archive and list --all parse") {
+  auto create = parsed({"user", "create", "bob", "--admin", "--password-stdin"});
+  CHECK(create.verb == "user create");
+  CHECK(create.user_name == "bob");
+  CHECK(create.admin);
+  CHECK(create.password_stdin);
+  auto login = parsed({"user", "login", "bob"});
+  CHECK(login.verb == "user login");
+  CHECK(login.user_name == "bob");
+  CHECK_FALSE(login.password_stdin);
+  CHECK(parsed({"user", "logout"}).verb == "user logout");
+  CHECK(parsed({"user", "list", "--json"}).json);
+  CHECK(parsed({"user", "whoami"}).verb == "user whoami");
+  CHECK(parsed({"experiment", "archive", "3"}).id == 3);
+  CHECK(parsed({"experiment", "unarchive", "3"}).verb == "experiment unarchive");
+  CHECK(parsed({"experiment", "list", "--all"}).all);
+  CHECK_FALSE(parsed({"experiment", "list"}).all);
+  CHECK(refused({"user", "login"}) == "volador: user login: missing NAME\n");
+  CHECK(refused({"user", "create", "bob", "--root"}) == "volador: user create: unexpected argument '--root'\n");
+}
+
 TEST_CASE("The master option -m is taken before or after the verb") {
   CHECK(parsed({"-m", "10.0.0.1:1", "experiment", "list"}).master == "10.0.0.1:1");
   CHECK(parsed({"experiment", "-m", "10.0.0.2:2", "list"}).master == "10.0.0.2:2");
@@ -68,7 +89,7 @@ TEST_CASE("A usage error is one line naming the verb and what was wrong, with st
   CHECK(refused({"trial", "logs"}) == "volador: trial logs: missing ID\n");
   CHECK(refused({"trial", "logs", "abc"}) == "volador: trial logs: ID: expected a number, got 'abc'\n");
   CHECK(refused({"experiment", "create", "c.yaml"}) == "volador: experiment create: missing DIR\n");
-  CHECK(refused({}) == "volador: missing command (one of: experiment, trial, checkpoint, agent, slot, preview-search)\n");
+  CHECK(refused({}) == "volador: missing command (one of: experiment, trial, checkpoint, agent, slot, user, preview-search)\n");
   CHECK(refused({"bogus"}).starts_with("volador: unknown command 'bogus' (one of: experiment, "));
   CHECK(refused({"trial", "bogus"}) == "volador: trial: unknown command 'bogus' (one of: list, describe, logs, kill)\n");
   CHECK(refused({"experiment"}).starts_with("volador: experiment: missing command (one of: create, list, "));

@@ -17,7 +17,8 @@ wire::ExperimentDetail sample_detail() {
                .metric = "accuracy",
                .num_trials = 2,
                .best = wire::BestTrial{.metric = 0.87, .trial_id = 5},
-               .created_at_ms = 1};
+               .created_at_ms = 1,
+               .owner = "bob"};
   d.trials.push_back({.id = 4, .experiment_id = 3, .request_id = 1, .state = RunState::active,
                       .hparams = R"({"lr":0.1,"global_batch_size":32})", .seed = 11, .batches_trained = 100});
   d.trials.push_back({.id = 5, .experiment_id = 3, .request_id = 2, .state = RunState::completed,
@@ -42,6 +43,8 @@ TEST_CASE("A record's JSON carries state names, nulls for missing values, and pa
   CHECK(json["trials"][1]["best_validation"] == 0.87);
   CHECK(json["trials"][1]["hparams"]["lr"] == 0.01);
   CHECK(json["error"] == "");
+  CHECK(json["owner"] == "bob");
+  CHECK(json["archived"] == false);
   wire::TrialDetail trial{.summary = sample_detail().trials[0]};
   trial.metrics.push_back({.kind = MetricKind::validation, .batches = 100, .metrics = {{"accuracy", 0.5}}});
   CHECK(nlohmann::json(trial)["metrics"][0] ==
@@ -118,4 +121,19 @@ TEST_CASE("GPU slots show their model and memory and device") {
         "g      1     gpu Fake GPU (80 GiB)  GPU-bb  trial 4\n");
   CHECK(slots_json(list)[1]["device"] == "GPU-bb");
   CHECK(slots_json(list)[1]["model"] == "Fake GPU");
+}
+
+TEST_CASE("The experiment list shows owners and marks archived experiments; users show their role") {
+  wire::ExperimentList list{.experiments = {sample_detail().summary, sample_detail().summary}};
+  list.experiments[1].id = 4;
+  list.experiments[1].owner = "admin";
+  list.experiments[1].state = RunState::completed;
+  list.experiments[1].archived = true;
+  const auto text = render_table(list);
+  CHECK(text.starts_with("ID  NAME   OWNER  STATE                 PROGRESS  SEARCHER  TRIALS  BEST\n"));
+  CHECK(text.find("4   mnist  admin  COMPLETED (archived)  40%") != std::string::npos);
+  CHECK(render_table(sample_detail()).find("Owner: bob\n") != std::string::npos);
+
+  const wire::UserList users{.users = {{.name = "admin", .admin = true}, {.name = "bob", .disabled = true}}};
+  CHECK(render_table(users) == "NAME   ROLE   STATE\nadmin  admin  active\nbob    user   disabled\n");
 }
