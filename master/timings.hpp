@@ -1,12 +1,21 @@
 #pragma once
-// How long the parts of a cluster wait for each other. One value, passed in:
-// tests shorten it instead of sleeping through the defaults.
+// How long the parts of a cluster wait for each other. One value, given to
+// each process by its entry point (`volador-node --timings FILE`, read by
+// runtime/node/timings_file.hpp; an agent hands its own to its rank workers):
+// tests shorten it instead of sleeping through the defaults. The nodes of one
+// cluster should be given the same timings.
 
 #include <chrono>
+
+#include "runtime/net/link_timings.hpp"
 
 namespace volador::master {
 
 struct Timings {
+  // Every process: heartbeats, when a silent peer is dropped, the TLS handshake limit.
+  net::LinkTimings links;
+  // An agent or a rank worker starting up waits this long for the master to answer.
+  std::chrono::milliseconds connect_patience = std::chrono::seconds(30);
   // Agents keep their rank workers, and the workers keep their trial's state,
   // this long without a master; then they give up (the workers are killed).
   std::chrono::milliseconds master_outage_patience = std::chrono::seconds(60);
@@ -18,10 +27,21 @@ struct Timings {
   // A workload is bounded by the trial's own code; a rank's death is seen
   // through its agent, so this only guards against a hung, connected worker.
   std::chrono::milliseconds workload_timeout = std::chrono::hours(24);
+  // An agent whose registration the master has not answered within this asks again.
+  std::chrono::milliseconds register_timeout = std::chrono::seconds(10);
+  // An agent that cannot reach its master for this long quits.
+  std::chrono::milliseconds reconnect_patience = std::chrono::minutes(5);
+  // A rank waits this long for its trial's answer to its hello, which comes
+  // once every rank reported in (slow on a busy host); a lost master ends the
+  // wait at once, not this.
+  std::chrono::milliseconds hello_timeout = std::chrono::minutes(10);
 
   // The pool holds a live run's agents for the reattach grace; asking it
   // gets an answer a little after that.
   [[nodiscard]] std::chrono::milliseconds adopt_timeout() const { return reattach_grace + std::chrono::seconds(5); }
+  // A restarted trial answers a rank's rejoin once its ranks and agents are
+  // back, within the reattach grace.
+  [[nodiscard]] std::chrono::milliseconds rejoin_timeout() const { return reattach_grace + std::chrono::seconds(10); }
 };
 
 }  // namespace volador::master
