@@ -9,14 +9,14 @@
 
 namespace volador::net {
 namespace detail {
-void link_openssl_interposers();  // openssl_interposers.cpp
+void set_handshake_limit(std::chrono::milliseconds limit);  // openssl_interposers.cpp
 }  // namespace detail
 
-void configure_actor_system(caf::actor_system_config& config, const tls::IdentityFiles& identity) {
-  using namespace std::chrono_literals;
+void configure_actor_system(caf::actor_system_config& config, const tls::IdentityFiles& identity,
+                            const LinkTimings& links) {
   config.load<caf::io::middleman>();
   config.load<caf::openssl::manager>();
-  detail::link_openssl_interposers();
+  detail::set_handshake_limit(links.handshake_timeout);
   // With these set CAF requires a certificate chain to the CA from both ends
   // and refuses anonymous ciphers (caf/openssl/session.cpp).
   config.openssl_certificate = identity.certificate.string();
@@ -26,9 +26,8 @@ void configure_actor_system(caf::actor_system_config& config, const tls::Identit
   // connections between nodes that learn of each other: messages to a third
   // node are routed through the node that introduced it instead.
   config.set("middleman.enable-automatic-connections", false);
-  config.set("middleman.heartbeat-interval", caf::timespan{500ms});
-  // A peer silent this long (host gone, cable pulled, partition) is down.
-  config.set("middleman.connection-timeout", caf::timespan{10s});
+  config.set("middleman.heartbeat-interval", caf::timespan{links.heartbeat_interval});
+  config.set("middleman.connection-timeout", caf::timespan{links.connection_timeout});
   config.set("scheduler.max-threads", std::max<std::size_t>(2, std::thread::hardware_concurrency()));
   // A control plane: idle threads sleep on a condition variable instead of
   // the work-stealing policy's polling, which cost an idle node 15% of a core.

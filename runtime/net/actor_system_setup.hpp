@@ -7,12 +7,16 @@
 
 #include <caf/actor_system_config.hpp>
 
+#include "runtime/net/link_timings.hpp"
 #include "runtime/tls/identity_files.hpp"
 
 namespace volador::net {
 
 // Loads the middleman and the OpenSSL module, presenting `identity` and
-// trusting only its CA. Every connection goes through net/remote.hpp.
-void configure_actor_system(caf::actor_system_config& config, const tls::IdentityFiles& identity);
+// trusting only its CA, with `links`' heartbeats, connection timeout and
+// handshake limit (the handshake limit is the process's: the last call sets
+// it). Every connection goes through net/remote.hpp.
+void configure_actor_system(caf::actor_system_config& config, const tls::IdentityFiles& identity,
+                            const LinkTimings& links = {});
 
 }  // namespace volador::net

@@ -2,6 +2,11 @@
 
 namespace volador::net {
 
+void HandshakeDeadlines::set_limit(std::chrono::milliseconds limit) {
+  std::lock_guard lock(mutex_);
+  limit_ = limit;
+}
+
 void HandshakeDeadlines::begun(const void* session, int fd, Clock::time_point now) {
   std::lock_guard lock(mutex_);
   pending_.try_emplace(session, Pending{fd, now});

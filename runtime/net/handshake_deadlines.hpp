@@ -20,6 +20,9 @@ class HandshakeDeadlines {
 
   explicit HandshakeDeadlines(std::chrono::milliseconds limit) : limit_(limit) {}
 
+  // From now on, handshakes older than `limit` are overdue.
+  void set_limit(std::chrono::milliseconds limit);
+
   // A handshake step of accepted session `session` (on socket `fd`) ran at
   // `now` without finishing it: its clock starts the first time.
   void begun(const void* session, int fd, Clock::time_point now);

@@ -11,9 +11,10 @@
 //    queue, and the next read on any healthy connection that would merely
 //    block was taken as fatal: each client disconnecting from the master
 //    dropped its agents. CAF 1.x clears the queue itself.
-// 2. Cut accepted connections whose handshake is not done within
-//    kHandshakeLimit (handshake_deadlines.hpp): a peer that connects and stays
-//    silent no longer holds a descriptor and a session for good.
+// 2. Cut accepted connections whose handshake is not done within the limit
+//    configure_actor_system sets (handshake_deadlines.hpp): a peer that
+//    connects and stays silent no longer holds a descriptor and a session
+//    for good.
 #include <dlfcn.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -24,13 +25,13 @@
 #include <thread>
 
 #include "runtime/net/handshake_deadlines.hpp"
+#include "runtime/net/link_timings.hpp"
 
 #define VOLADOR_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
 
 using namespace std::chrono_literals;
-constexpr auto kHandshakeLimit = 5s;
 constexpr auto kWatchInterval = 500ms;
 
 template <class Function>
@@ -40,7 +41,7 @@ Function real(const char* name) {
 
 // The process's pending handshakes.
 volador::net::HandshakeDeadlines& handshakes() {
-  static volador::net::HandshakeDeadlines deadlines(kHandshakeLimit);
+  static volador::net::HandshakeDeadlines deadlines(volador::net::LinkTimings{}.handshake_timeout);
   return deadlines;
 }
 
@@ -99,7 +100,7 @@ VOLADOR_EXPORT void SSL_free(SSL* ssl) {
 }
 
 namespace volador::net::detail {
-// Referenced by configure_actor_system so that every program setting up CAF
-// links this file (a static library member nothing calls would be left out).
-void link_openssl_interposers() {}
+// Called by configure_actor_system, which also makes every program setting
+// up CAF link this file (a static library member nothing calls would be left out).
+void set_handshake_limit(std::chrono::milliseconds limit) { handshakes().set_limit(limit); }
 }  // namespace volador::net::detail

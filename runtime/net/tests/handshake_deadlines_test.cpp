@@ -40,3 +40,16 @@ TEST_CASE("A freed session is forgotten before its socket could be reused") {
   deadlines.cut_overdue(t0 + 10s, [&](int fd) { cut.push_back(fd); });
   CHECK(cut.empty());
 }
+
+TEST_CASE("A new limit applies to the handshakes already pending") {
+  HandshakeDeadlines deadlines(5s);
+  const auto t0 = HandshakeDeadlines::Clock::time_point{} + 100s;
+  int session = 0;
+  deadlines.begun(&session, 9, t0);
+  std::vector<int> cut;
+  deadlines.cut_overdue(t0 + 2s, [&](int fd) { cut.push_back(fd); });
+  CHECK(cut.empty());
+  deadlines.set_limit(1s);
+  deadlines.cut_overdue(t0 + 2s, [&](int fd) { cut.push_back(fd); });
+  CHECK(cut == std::vector<int>{9});
+}
