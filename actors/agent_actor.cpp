@@ -11,11 +11,11 @@
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
 #include "actors/master_context.hpp"
-#include "actors/master_outage.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/core/states.hpp"
 #include "runtime/net/remote.hpp"
 #include "runtime/command/entrypoint.hpp"
+#include "runtime/node/timings_file.hpp"
 #include "runtime/wire/codec.hpp"
 #include "runtime/worker/trial_file.hpp"
 #include "storage/archives/archive.hpp"
@@ -26,10 +26,9 @@ namespace {
 using Self = AgentActor::stateful_pointer<AgentState>;
 namespace fs = std::filesystem;
 
-constexpr auto kRegisterTimeout = std::chrono::seconds(10);
 constexpr auto kFlushInterval = std::chrono::milliseconds(100);
-// An agent that cannot reach its master for this long gives up and quits.
-constexpr auto kReconnectPatience = std::chrono::minutes(5);
+// The worker's timings, beside its trial file.
+constexpr const char* kTimingsFileName = "volador-timings.conf";
 
 std::string hostname() {
   char name[256] = {};
@@ -90,16 +89,18 @@ std::map<std::string, std::string> worker_environment(const AgentOptions& option
   env["VOLADOR_TOKEN"] = spec.token;
   env["VOLADOR_HPARAMS"] = spec.hparams_json;
   env["VOLADOR_TRIAL_FILE"] = worker::kTrialFileName;
+  env["VOLADOR_TIMINGS_FILE"] = kTimingsFileName;
   return env;
 }
 
-// Prepares the working folder: the unpacked model definition plus the trial file.
+// Prepares the working folder: the unpacked model definition plus the trial and timings files.
 Result<fs::path> prepare_folder(const AgentOptions& options, const wire::LaunchSpec& spec) {
   auto dir = options.work_dir / fmt::format("trial-{}-run-{}-rank-{}", spec.trial_id, spec.run_id, spec.rank);
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (auto s = archives::unpack_archive(spec.archive, dir); !s) return fail(s.error());
   if (auto s = worker::write_trial_file(spec, dir); !s) return fail(s.error());
+  if (auto s = node::write_timings_file(options.timings, dir / kTimingsFileName); !s) return fail(s.error());
   return dir;
 }
 
@@ -200,7 +201,7 @@ void register_with_master(Self self) {
   for (const auto& [key, worker] : st.workers)
     if (!worker.exit_report) info.workers.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), worker.slot});
   auto master = st.master;
-  self->request(master, kRegisterTimeout, register_atom::value, wire::encode(info), caf::actor_cast<caf::actor>(self))
+  self->request(master, st.options.timings.register_timeout, register_atom::value, wire::encode(info), caf::actor_cast<caf::actor>(self))
       .then([=](bool) { spdlog::info("agent {} registered with {} slots", self->state.options.agent_id, self->state.options.slots.size()); },
             [=](const caf::error& error) {
               if (self->state.master != master) return;
@@ -212,12 +213,13 @@ void register_with_master(Self self) {
 }
 
 // Looks for the master on a thread of its own (connecting blocks) and hands
-// it to the agent, or makes the agent quit after kReconnectPatience. `lost`,
-// the gateway of the connection that died, does not count.
+// it to the agent, or makes the agent quit after the reconnect patience.
+// `lost`, the gateway of the connection that died, does not count.
 void reconnect(Self self, const net::Endpoint& endpoint, caf::actor lost) {
   auto agent = AgentActor(self);
-  self->spawn([agent, endpoint, lost](caf::blocking_actor* finder) {
-    const auto deadline = std::chrono::steady_clock::now() + kReconnectPatience;
+  const auto patience = self->state.options.timings.reconnect_patience;
+  self->spawn([agent, endpoint, lost, patience](caf::blocking_actor* finder) {
+    const auto deadline = std::chrono::steady_clock::now() + patience;
     auto master = net::await_master(finder->home_system(), endpoint, deadline, lost);
     if (master) return finder->send(agent, reconnected_atom::value, *master);
     finder->send_exit(agent, caf::sec::remote_linking_failed);
@@ -235,7 +237,7 @@ void on_master_lost(Self self, const caf::error& reason) {
                self->system().render(reason), st.workers.size(), st.options.master_endpoint->to_string());
   auto lost = std::exchange(st.master, nullptr);
   for (auto& [key, worker] : st.workers) worker.trial = nullptr;
-  self->delayed_send(self, kMasterOutagePatience, orphaned_atom::value, ++st.outages);
+  self->delayed_send(self, st.options.timings.master_outage_patience, orphaned_atom::value, ++st.outages);
   reconnect(self, *st.options.master_endpoint, std::move(lost));
 }
 

@@ -10,10 +10,10 @@
 // When the master goes away, an agent that knows the master's address keeps
 // its workers running, buffering their output, and reconnects; it registers
 // again listing them, so the restarted master can adopt them. Workers still
-// unclaimed after kMasterOutagePatience without a master are killed, and an
-// agent that cannot reach the master for kReconnectPatience quits. An agent
-// without the address (in the master's own process) kills its workers and
-// quits with the master.
+// unclaimed after the master outage patience are killed, and an agent that
+// cannot reach the master for the reconnect patience quits (both in its
+// options' timings). An agent without the address (in the master's own
+// process) kills its workers and quits with the master.
 
 #include <filesystem>
 #include <map>
@@ -29,6 +29,7 @@
 
 #include "actors/interfaces.hpp"
 
+#include "master/timings.hpp"
 #include "runtime/net/endpoint.hpp"
 #include "runtime/process/child_process.hpp"
 #include "runtime/wire/codec.hpp"
@@ -52,6 +53,8 @@ struct AgentOptions {
   // The address its workers' data-plane listeners advertise to peers; empty:
   // the address of the route to the master.
   std::string advertise;
+  // Its own waits, and its workers' (handed to each in its working folder).
+  master::Timings timings;
 };
 
 // Output lines of one worker, filled by its reader thread and shipped to the

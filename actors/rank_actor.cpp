@@ -3,19 +3,11 @@
 #include <caf/all.hpp>
 
 #include "actors/caf_error.hpp"
-#include "actors/master_outage.hpp"
 
 namespace volador::actors {
 namespace {
 
 using Self = RankActor::stateful_pointer<RankActorState>;
-
-// The trial answers once all its ranks reported, which may take a while on a
-// busy host; a rank that never comes makes the trial restart and kill us. A
-// lost master ends the wait at once (a down message), not this.
-constexpr auto kHelloTimeout = std::chrono::minutes(10);
-// The restarted trial answers once all its ranks and agents are back.
-constexpr auto kRejoinTimeout = kReattachGrace + std::chrono::seconds(10);
 
 void watch_master(Self self, caf::actor master) {
   self->state.master = std::move(master);
@@ -30,7 +22,9 @@ void refuse(Self self, Error error) {
 }
 
 void say_hello(Self self, const wire::Bytes& hello) {
-  self->request(self->state.master, kHelloTimeout, hello_atom::value, self->state.trial_id, hello,
+  // A rank that never comes makes the trial restart and kill us; a lost
+  // master ends the wait at once (a down message).
+  self->request(self->state.master, self->state.timings.hello_timeout, hello_atom::value, self->state.trial_id, hello,
                 caf::actor_cast<caf::actor>(self))
       .then(
           [=](const wire::Bytes& bytes) {
@@ -45,7 +39,7 @@ void say_hello(Self self, const wire::Bytes& hello) {
 
 void say_rejoin(Self self, const wire::Bytes& rejoin) {
   const auto master = self->state.master;
-  self->request(master, kRejoinTimeout, rejoin_atom::value, self->state.trial_id, rejoin,
+  self->request(master, self->state.timings.rejoin_timeout(), rejoin_atom::value, self->state.trial_id, rejoin,
                 caf::actor_cast<caf::actor>(self))
       .then(
           [=](bool) {
@@ -71,8 +65,9 @@ void on_down(Self self, const caf::down_msg& down) {
 }  // namespace
 
 RankActor::behavior_type rank_actor(Self self, std::shared_ptr<RankInbox> inbox, caf::actor master,
-                                    const wire::RankHello& hello) {
+                                    const wire::RankHello& hello, const master::Timings& timings) {
   self->state.inbox = std::move(inbox);
+  self->state.timings = timings;
   self->state.trial_id = hello.trial_id;
   watch_master(self, std::move(master));
   say_hello(self, wire::encode(hello));

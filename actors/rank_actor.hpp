@@ -18,6 +18,7 @@
 #include "actors/atoms.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/rank_inbox.hpp"
+#include "master/timings.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::actors {
@@ -41,12 +42,13 @@ struct RankActorState {
   bool reporting = false;  // a hello or rejoin is waiting for its answer
   std::optional<caf::typed_response_promise<wire::Bytes>> pending;  // the workload being run
   TrialActor trial;                                                  // who sent it
+  master::Timings timings;  // its hello_timeout and rejoin_timeout() bound the answers it waits for
   static inline const char* name = "rank";
 };
 
 // Sends `hello` to the trial through `master` and reports the answer to
 // `inbox` (GroupReceived or ReportRefused).
 RankActor::behavior_type rank_actor(RankActor::stateful_pointer<RankActorState> self, std::shared_ptr<RankInbox> inbox,
-                                    caf::actor master, const wire::RankHello& hello);
+                                    caf::actor master, const wire::RankHello& hello, const master::Timings& timings);
 
 }  // namespace volador::actors

@@ -6,7 +6,6 @@
 #include <thread>
 
 #include "actors/atoms.hpp"
-#include "actors/master_outage.hpp"
 #include "actors/rank_actor.hpp"
 #include "runtime/net/actor_system_setup.hpp"
 #include "runtime/net/remote.hpp"
@@ -15,7 +14,6 @@
 namespace volador::actors {
 namespace {
 
-constexpr auto kConnectPatience = std::chrono::seconds(10);
 constexpr auto kRejoinRetry = std::chrono::milliseconds(200);
 
 }  // namespace
@@ -25,6 +23,7 @@ struct RankSession::Impl {
   std::unique_ptr<caf::actor_system> system;
   net::Endpoint endpoint;
   wire::RankHello hello;
+  master::Timings timings;
   std::shared_ptr<RankInbox> inbox = std::make_shared<RankInbox>();
   RankActor rank;
   caf::actor master;  // the gateway the rank last reported to
@@ -35,12 +34,12 @@ struct RankSession::Impl {
   std::optional<wire::FinishedWorkload> last;
 
   // The master went away: reconnects and reports in again to the restarted
-  // trial, for up to kMasterOutagePatience. Error: the trial did not take
+  // trial, for up to the master outage patience. Error: the trial did not take
   // this rank back (the run was given up, or the master stayed away).
   Status rejoin();
 
-  explicit Impl(const tls::IdentityFiles& identity) {
-    net::configure_actor_system(config, identity);
+  Impl(const tls::IdentityFiles& identity, const master::Timings& timings) : timings(timings) {
+    net::configure_actor_system(config, identity, timings.links);
     system = std::make_unique<caf::actor_system>(config);
   }
   ~Impl() {
@@ -53,14 +52,14 @@ RankSession::RankSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 RankSession::~RankSession() = default;
 
 Result<std::unique_ptr<RankSession>> RankSession::connect(const net::Endpoint& master, const std::filesystem::path& tls_dir,
-                                                         const wire::RankHello& hello) {
-  auto impl = std::make_unique<Impl>(tls::IdentityFiles::in(tls_dir));
+                                                         const wire::RankHello& hello, const master::Timings& timings) {
+  auto impl = std::make_unique<Impl>(tls::IdentityFiles::in(tls_dir), timings);
   impl->endpoint = master;
   impl->hello = hello;
-  auto gateway = net::await_master(*impl->system, master, std::chrono::steady_clock::now() + kConnectPatience);
+  auto gateway = net::await_master(*impl->system, master, std::chrono::steady_clock::now() + timings.connect_patience);
   if (!gateway) return fail(gateway.error());
   impl->master = *gateway;
-  impl->rank = impl->system->spawn(rank_actor, impl->inbox, *gateway, hello);
+  impl->rank = impl->system->spawn(rank_actor, impl->inbox, *gateway, hello, timings);
   auto answer = impl->inbox->wait_for<GroupReceived, ReportRefused>();
   if (auto* refused = std::get_if<ReportRefused>(&answer)) return fail(refused->error);
   impl->group = std::move(std::get<GroupReceived>(answer).group);
@@ -71,7 +70,7 @@ Status RankSession::Impl::rejoin() {
   running.reset();
   const wire::RankRejoin rejoin{
       .trial_id = hello.trial_id, .run_id = hello.run_id, .rank = hello.rank, .token = hello.token, .last = last};
-  const auto deadline = std::chrono::steady_clock::now() + kMasterOutagePatience;
+  const auto deadline = std::chrono::steady_clock::now() + timings.master_outage_patience;
   for (;;) {
     auto gateway = net::await_master(*system, endpoint, deadline, master);
     if (!gateway) return fail(gateway.error());

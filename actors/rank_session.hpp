@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 
+#include "master/timings.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/net/endpoint.hpp"
 #include "runtime/wire/messages.hpp"
@@ -26,9 +27,10 @@ class RankSession {
   // returns once every rank of the trial has reported in. Errors: unavailable
   // (master unreachable), invalid_argument (refused: stale run or bad token),
   // each with the master's reason.
-  // `tls_dir` holds the identity presented to the master (tls/identity_files.hpp).
+  // `tls_dir` holds the identity presented to the master (tls/identity_files.hpp);
+  // `timings`, from its agent, bound the waits for the master and the trial.
   static Result<std::unique_ptr<RankSession>> connect(const net::Endpoint& master, const std::filesystem::path& tls_dir,
-                                                      const wire::RankHello& hello);
+                                                      const wire::RankHello& hello, const master::Timings& timings);
   ~RankSession();
 
   // The trial's ranks as the trial sent them: what the data plane is built from.

@@ -5,7 +5,6 @@
 
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
-#include "actors/master_outage.hpp"
 #include "master/master_queries.hpp"
 #include "runtime/wire/codec.hpp"
 
@@ -97,7 +96,7 @@ void hold_surviving_workers(Self self, const wire::AgentInfo& info) {
     auto& entry = st.held[trial_id];
     entry.run_id = run_id;
     entry.agent_ids.push_back(info.agent_id);
-    self->delayed_send(self, kReattachGrace, hold_expired_atom::value, trial_id, run_id);
+    self->delayed_send(self, st.reattach_grace, hold_expired_atom::value, trial_id, run_id);
     spdlog::info("agent {} kept {} rank worker(s) of trial {} run {}", info.agent_id, slots.size(), trial_id, run_id);
   }
 }
@@ -150,7 +149,8 @@ void on_agent_down(Self self, const caf::down_msg& down) {
 
 }  // namespace
 
-PoolActor::behavior_type resource_pool_actor(Self self) {
+PoolActor::behavior_type resource_pool_actor(Self self, std::chrono::milliseconds reattach_grace) {
+  self->state.reattach_grace = reattach_grace;
   self->set_down_handler([=](const caf::down_msg& down) { on_agent_down(self, down); });
   return {
       [=](register_atom, const wire::Bytes& bytes, caf::actor agent) { return register_agent(self, bytes, std::move(agent)); },

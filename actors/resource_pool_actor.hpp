@@ -11,9 +11,11 @@
 // restarted trial claims them with `adopt`, naming its run and its agents in
 // rank order; the answer comes once all those agents registered: the grant,
 // or an error when the run's workers did not all survive. Held workers that
-// are released, not claimed within kReattachGrace, or not claimable (their
+// are released, not claimed within the reattach grace, or not claimable (their
 // trial already asked for new slots) are killed on their agents:
 // (kill_atom, uint64 trial, uint32 run) to the agent.
+
+#include <chrono>
 
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
@@ -40,9 +42,12 @@ struct ResourcePoolState {
   std::map<std::uint64_t, TrialActor> waiting_trials;
   std::map<std::uint64_t, scheduling::HeldRun> held;  // by trial, until claimed
   std::map<std::uint64_t, Adoption> adoptions;
+  std::chrono::milliseconds reattach_grace{};  // how long held workers wait for their trial's claim
   static inline const char* name = "resource-pool";
 };
 
-PoolActor::behavior_type resource_pool_actor(PoolActor::stateful_pointer<ResourcePoolState> self);
+// `reattach_grace`: master::Timings' (held workers wait that long for their trial).
+PoolActor::behavior_type resource_pool_actor(PoolActor::stateful_pointer<ResourcePoolState> self,
+                                             std::chrono::milliseconds reattach_grace);
 
 }  // namespace volador::actors

@@ -18,6 +18,7 @@
 #include "runtime/net/remote.hpp"
 #include "runtime/node/cluster_tls.hpp"
 #include "runtime/node/node_roles.hpp"
+#include "runtime/node/timings_file.hpp"
 #include "runtime/tls/identity.hpp"
 #include "runtime/tls/private_file.hpp"
 
@@ -38,6 +39,7 @@ struct Flags {
   std::uint32_t slots = std::max(1u, std::thread::hardware_concurrency());
   std::string admin_password_file;  // up, master: the first admin's password; empty: VOLADOR_ADMIN_PASSWORD, else random
   std::string slot_type = "auto";
+  std::string timings_file;  // up, master, agent: --timings; empty: the defaults
 };
 
 // The first admin's password (used on the master's first start only).
@@ -51,6 +53,12 @@ master::AdminPasswordSource admin_password_source(const Flags& flags) {
 int fail_with(const Error& error) {
   spdlog::error("{}", error.message);
   return 1;
+}
+
+// How long this node waits for the others: --timings FILE, else the defaults.
+Result<master::Timings> node_timings(const Flags& flags) {
+  if (flags.timings_file.empty()) return master::Timings{};
+  return node::read_timings_file(flags.timings_file);
 }
 
 // Waits for SIGINT/SIGTERM, or until `stopped` becomes true.
@@ -90,14 +98,18 @@ int run_agent(const Flags& flags) {
   std::atomic<bool> agent_ended{false};  // outlives the actor system, whose shutdown may set it
   auto slots = node::offered_slots(flags.slot_type, flags.slots);
   if (!slots) return fail_with(slots.error());
+  auto timings = node_timings(flags);
+  if (!timings) return fail_with(timings.error());
   caf::actor_system_config config;
-  net::configure_actor_system(config, *identity);
+  net::configure_actor_system(config, *identity, timings->links);
   caf::actor_system system{config};
   // The master may still be starting.
-  auto master = net::await_master(system, *endpoint, std::chrono::steady_clock::now() + std::chrono::seconds(30));
+  auto master = net::await_master(system, *endpoint, std::chrono::steady_clock::now() + timings->connect_patience);
   if (!master) return fail_with(master.error());
   auto agent = node::start_agent(
-      system, {agent_id, std::move(*slots), work_dir, *endpoint, identity->private_key.parent_path(), flags.advertise}, *master);
+      system,
+      {agent_id, std::move(*slots), work_dir, *endpoint, identity->private_key.parent_path(), flags.advertise, *timings},
+      *master);
   if (!agent) return fail_with(agent.error());
   caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&agent_ended] { agent_ended = true; });
   wait_for_signal(agent_ended);
@@ -112,20 +124,22 @@ int run_master(const std::string& role, const Flags& flags) {
   if (!listen) return fail_with(listen.error());
   auto tls = node::prepare_master_tls(flags.data_dir);
   if (!tls) return fail_with(tls.error());
+  auto timings = node_timings(flags);
+  if (!timings) return fail_with(timings.error());
   std::atomic<bool> stopped{false};  // outlives the actor system, whose shutdown may set it
   caf::actor_system_config config;
-  net::configure_actor_system(config, tls->master);
+  net::configure_actor_system(config, tls->master, timings->links);
   caf::actor_system system{config};
   auto slots = role == "up" ? node::offered_slots(flags.slot_type, flags.slots) : std::vector<wire::SlotSpec>{};
   if (!slots) return fail_with(slots.error());
-  auto running = node::start_master(system, {flags.data_dir, *listen, admin_password_source(flags)});
+  auto running = node::start_master(system, {flags.data_dir, *listen, *timings, admin_password_source(flags)});
   if (!running) return fail_with(running.error());
   write_address_file(flags.data_dir, running->bound);
   std::vector<caf::actor> started{running->gateway, running->pool};
   if (role == "up") {
     auto agent = node::start_agent(system,
                                    {"local", std::move(*slots), std::filesystem::path(flags.data_dir) / "work", std::nullopt,
-                                    tls->local_agent_dir, ""},
+                                    tls->local_agent_dir, "", *timings},
                                    running->gateway);
     if (!agent) return fail_with(agent.error());
     caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&stopped] { stopped = true; });
@@ -191,6 +205,11 @@ int main(int argc, char** argv) {
         ->capture_default_str()
         ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   }
+  for (auto* cmd : {up, master, agent})
+    cmd->add_option("--timings", flags.timings_file,
+                    "a file of `KEY = DURATION` lines (500ms, 10s, 5min, 24h; # comments) setting how long nodes wait for "
+                    "each other, for tests; give every node of a cluster the same. Keys: " + node::known_timing_keys() +
+                        ". Defaults: heartbeats every 500ms, a peer silent for 10s dropped (README, Liveness)");
   CLI11_PARSE(app, argc, argv);
 
   const std::string role = app.get_subcommands().front()->get_name();

@@ -27,7 +27,8 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   context.users = std::make_shared<master::UserDirectory>(context.journal);
   if (auto admin = master::ensure_first_admin(*context.users, options.data_dir, options.admin_password); !admin)
     return fail(admin.error());
-  context.pool = system.spawn(actors::resource_pool_actor);
+  context.timings = options.timings;
+  context.pool = system.spawn(actors::resource_pool_actor, options.timings.reattach_grace);
   context.data_dir = fs::absolute(options.data_dir);
   auto gateway = system.spawn(actors::master_actor, context);
   // Published dynamically typed: remote peers check their messages on arrival.
@@ -61,6 +62,7 @@ Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions
   agent.master_endpoint = options.master_endpoint;
   agent.worker_tls_dir = fs::absolute(options.worker_tls_dir);
   agent.advertise = options.advertise;
+  agent.timings = options.timings;
   if (const char* python = std::getenv("VOLADOR_PYTHON"); python != nullptr && *python != '\0')
     agent.python_program = python;  // else /usr/bin/python3
   return caf::actor_cast<caf::actor>(system.spawn(actors::agent_actor, agent, std::move(master)));

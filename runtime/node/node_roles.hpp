@@ -12,6 +12,7 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
+#include "master/timings.hpp"
 #include "master/users/first_admin.hpp"
 #include "master/users/user_directory.hpp"
 #include "runtime/core/error.hpp"
@@ -23,6 +24,7 @@ namespace volador::node {
 struct MasterOptions {
   std::filesystem::path data_dir;  // journal under data_dir/journal
   net::Endpoint listen;            // any address of this host (0.0.0.0: all); port 0 picks one
+  master::Timings timings;         // the trials' and the pool's waits
   master::AdminPasswordSource admin_password;  // the first admin's, on the first start
 };
 
@@ -49,6 +51,7 @@ struct AgentNodeOptions {
   std::optional<net::Endpoint> master_endpoint;
   std::filesystem::path worker_tls_dir;  // the identity its workers present to the master
   std::string advertise;                 // the data-plane address of its workers; empty: routed towards the master
+  master::Timings timings;               // its waits for the master, and its workers'
 };
 
 // Spawns an agent that registers with `master` and launches volador-worker

@@ -55,7 +55,7 @@ Result<JoinedTrial> join_trial(const WorkerLaunch& launch) {
     const auto& host = launch.advertise.empty() ? listener->endpoint().host : launch.advertise;
     hello.address = {collective::local_host_id(), host, listener->endpoint().port};
   }
-  auto session = actors::RankSession::connect(launch.master, launch.tls_dir, hello);
+  auto session = actors::RankSession::connect(launch.master, launch.tls_dir, hello, launch.timings);
   if (!session) return fail(session.error());
   JoinedTrial joined{std::move(*session), std::make_shared<trial_api::DataParallel>()};
   if (!listener) return joined;

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "runtime/node/timings_file.hpp"
 #include "runtime/worker/trial_file.hpp"
 
 namespace volador::worker {
@@ -25,12 +26,15 @@ Result<WorkerLaunch> read_worker_launch() {
   auto tls_dir = variable("VOLADOR_TLS_DIR");
   auto token = variable("VOLADOR_TOKEN");
   auto trial_file = variable("VOLADOR_TRIAL_FILE");
-  for (const auto* r : {&master, &tls_dir, &token, &trial_file})
+  auto timings_file = variable("VOLADOR_TIMINGS_FILE");
+  for (const auto* r : {&master, &tls_dir, &token, &trial_file, &timings_file})
     if (!*r) return fail(r->error());
   auto endpoint = net::parse_endpoint(*master);
   if (!endpoint) return fail(endpoint.error());
   auto trial = read_trial_file(*trial_file);
   if (!trial) return fail(trial.error());
+  auto timings = node::read_timings_file(*timings_file);
+  if (!timings) return fail(timings.error());
   WorkerLaunch launch;
   launch.master = *endpoint;
   launch.tls_dir = *tls_dir;
@@ -46,6 +50,7 @@ Result<WorkerLaunch> read_worker_launch() {
   launch.seed = trial->seed;
   launch.global_batch_size = trial->global_batch_size;
   launch.restore_path = trial->restore_path;
+  launch.timings = *timings;
   return launch;
 }
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "master/timings.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/net/endpoint.hpp"
 #include "runtime/trial_api/trial.hpp"
@@ -30,13 +31,15 @@ struct WorkerLaunch {
   std::uint32_t seed = 0;
   std::uint64_t global_batch_size = 0;
   std::string restore_path;   // checkpoint folder to resume from; empty: fresh start
+  master::Timings timings;    // its agent's: how long it waits for the master and the trial
 
   // The trial's context on this rank of `group`.
   [[nodiscard]] trial_api::TrialContext context(std::shared_ptr<trial_api::DataParallel> group) const;
 };
 
 // Reads VOLADOR_MASTER, VOLADOR_TLS_DIR, VOLADOR_TOKEN, the optional
-// VOLADOR_ADVERTISE and the file named by VOLADOR_TRIAL_FILE. Errors name the missing variable or the bad file.
+// VOLADOR_ADVERTISE and the files named by VOLADOR_TRIAL_FILE and
+// VOLADOR_TIMINGS_FILE. Errors name the missing variable or the bad file.
 Result<WorkerLaunch> read_worker_launch();
 
 }  // namespace volador::worker
