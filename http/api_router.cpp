@@ -113,10 +113,23 @@ httplib::Server::Handler ApiRouter::wrap_raw(const std::string& pattern, RawRout
   };
 }
 
-void ApiRouter::get(const std::string& pattern, JsonRoute route) { server_.Get(pattern, wrap(pattern, std::move(route), true)); }
-void ApiRouter::post(const std::string& pattern, JsonRoute route) { server_.Post(pattern, wrap(pattern, std::move(route), true)); }
-void ApiRouter::get_raw(const std::string& pattern, RawRoute route) { server_.Get(pattern, wrap_raw(pattern, std::move(route))); }
+void ApiRouter::get(const std::string& pattern, JsonRoute route) {
+  routes_.emplace_back("GET", route_label(pattern));
+  server_.Get(pattern, wrap(pattern, std::move(route), true));
+}
+
+void ApiRouter::post(const std::string& pattern, JsonRoute route) {
+  routes_.emplace_back("POST", route_label(pattern));
+  server_.Post(pattern, wrap(pattern, std::move(route), true));
+}
+
+void ApiRouter::get_raw(const std::string& pattern, RawRoute route) {
+  routes_.emplace_back("GET", route_label(pattern));
+  server_.Get(pattern, wrap_raw(pattern, std::move(route)));
+}
+
 void ApiRouter::post_public(const std::string& pattern, JsonRoute route) {
+  routes_.emplace_back("POST", route_label(pattern));
   public_paths_.insert(pattern);
   server_.Post(pattern, wrap(pattern, std::move(route), false));
 }

@@ -10,6 +10,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -60,6 +62,9 @@ class ApiRouter {
   // Routes that need no token (logging in).
   void post_public(const std::string& pattern, JsonRoute route);
 
+  // Every route registered: (method, path with "{id}" for each pattern group).
+  [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& routes() const { return routes_; }
+
   // Refuses, before its body is read, a request the API would refuse anyway:
   // no valid token for a route that needs one (401), a body over the limit
   // (413) or of unknown length (411). True when it answered.
@@ -74,6 +79,7 @@ class ApiRouter {
   httplib::Server& server_;
   std::shared_ptr<ApiContext> context_;
   std::set<std::string> public_paths_;
+  std::vector<std::pair<std::string, std::string>> routes_;
 };
 
 // Writes `reply` (status, JSON body, headers) into `response`.
