@@ -18,6 +18,7 @@
 #include "runtime/net/remote.hpp"
 #include "runtime/node/cluster_tls.hpp"
 #include "runtime/node/node_roles.hpp"
+#include "http/http_server.hpp"
 #include "runtime/node/timings_file.hpp"
 #include "runtime/tls/identity.hpp"
 #include "runtime/tls/private_file.hpp"
@@ -40,6 +41,9 @@ struct Flags {
   std::string admin_password_file;  // up, master: the first admin's password; empty: VOLADOR_ADMIN_PASSWORD, else random
   std::string slot_type = "auto";
   std::string timings_file;  // up, master, agent: --timings; empty: the defaults
+  std::string http_listen;   // up, master: the HTTP API and web UI; empty: --listen's host, the next port
+  std::string http_tls = "auto";
+  std::string web_dir;       // up, master: the web UI's files; empty: web/dist beside the build's bin/
 };
 
 // The first admin's password (used on the master's first start only).
@@ -72,15 +76,55 @@ void wait_for_signal(const std::atomic<bool>& stopped) {
   }
 }
 
-// Records the bound address for scripts: DATA/master.addr holds HOST:PORT.
-// Written aside and renamed, so a reader never sees a partial file.
-void write_address_file(const std::string& data_dir, const net::Endpoint& endpoint) {
-  const auto path = std::filesystem::path(data_dir) / "master.addr";
+// Writes `text` and a newline to `path` for scripts (DATA/master.addr holds
+// HOST:PORT, DATA/http.addr the web UI's URL); written aside and renamed, so
+// a reader never sees a partial file.
+void write_text_file_atomically(const std::filesystem::path& path, const std::string& text) {
   const auto partial = std::filesystem::path(path).concat(".partial");
-  std::ofstream(partial) << endpoint.to_string() << '\n';
+  std::ofstream(partial) << text << '\n';
   std::error_code error;
   std::filesystem::rename(partial, path, error);
   if (error) spdlog::error("cannot write {}: {}", path.string(), error.message());
+}
+
+// --http-listen, else --listen's host and the next port (0 when --listen's is 0).
+Result<net::Endpoint> http_endpoint(const Flags& flags, const net::Endpoint& listen) {
+  if (!flags.http_listen.empty()) return net::parse_endpoint(flags.http_listen, true);
+  return net::Endpoint{listen.host, static_cast<std::uint16_t>(listen.port == 0 ? 0 : listen.port + 1)};
+}
+
+bool is_loopback(const std::string& host) { return host.starts_with("127.") || host == "::1" || host == "localhost"; }
+
+// --web-dir, else the bundle the build made beside bin/ (none: API only).
+std::filesystem::path web_dir(const Flags& flags) {
+  if (!flags.web_dir.empty()) return flags.web_dir;
+  std::error_code ec;
+  auto bundled = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "web" / "dist";
+  return !ec && std::filesystem::exists(bundled / "index.html", ec) ? bundled : std::filesystem::path();
+}
+
+// The master's HTTP API and web UI: HTTPS with the master's certificate,
+// plain HTTP only on loopback (--http-tls off, or auto there). The URL goes
+// to DATA/http.addr for scripts.
+Result<std::unique_ptr<http::HttpServer>> start_http(const Flags& flags, caf::actor_system& system,
+                                                     const node::RunningMaster& master, const node::MasterTls& tls,
+                                                     const net::Endpoint& listen) {
+  auto endpoint = http_endpoint(flags, listen);
+  if (!endpoint) return fail(endpoint.error());
+  const bool https = flags.http_tls == "on" || (flags.http_tls == "auto" && !is_loopback(endpoint->host));
+  if (!https && !is_loopback(endpoint->host))
+    return fail(Error::invalid_argument("--http-tls off on " + endpoint->host + ": plain HTTP would send passwords and "
+                                        "tokens in the clear; use it only on a loopback address"));
+  http::HttpOptions options{.listen = *endpoint, .web_dir = web_dir(flags), .tls = std::nullopt, .limits = {}};
+  if (https) options.tls = tls.master;
+  auto server = http::HttpServer::start(
+      options, {.journal = master.journal, .data_dir = flags.data_dir, .system = &system, .gateway = master.gateway,
+                .pool = master.pool, .users = master.users});
+  if (!server) return fail(server.error());
+  write_text_file_atomically(std::filesystem::path(flags.data_dir) / "http.addr", (*server)->url());
+  spdlog::info("web UI and HTTP API at {}{}", (*server)->url(),
+               options.web_dir.empty() ? " (API only: the web UI was not built; see web/README.md)" : "");
+  return server;
 }
 
 // Runs an agent until a stop signal. When it loses its master (restarted or
@@ -134,7 +178,9 @@ int run_master(const std::string& role, const Flags& flags) {
   if (!slots) return fail_with(slots.error());
   auto running = node::start_master(system, {flags.data_dir, *listen, *timings, admin_password_source(flags)});
   if (!running) return fail_with(running.error());
-  write_address_file(flags.data_dir, running->bound);
+  write_text_file_atomically(std::filesystem::path(flags.data_dir) / "master.addr", running->bound.to_string());
+  auto web = start_http(flags, system, *running, *tls, *listen);
+  if (!web) return fail_with(web.error());
   std::vector<caf::actor> started{running->gateway, running->pool};
   if (role == "up") {
     auto agent = node::start_agent(system,
@@ -204,6 +250,16 @@ int main(int argc, char** argv) {
     cmd->add_option("--slot-type", flags.slot_type, "auto: one slot per GPU, CPU slots without GPUs; gpu; cpu")
         ->capture_default_str()
         ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+  }
+  for (auto* cmd : {up, master}) {
+    cmd->add_option("--http-listen", flags.http_listen,
+                    "HOST:PORT of the HTTP API and web UI (default: --listen's host, its port + 1; port 0 picks one, "
+                    "written to DATA/http.addr)");
+    cmd->add_option("--http-tls", flags.http_tls,
+                    "auto: HTTPS with the master's certificate except on a loopback address; on; off (loopback only)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"auto", "on", "off"}));
+    cmd->add_option("--web-dir", flags.web_dir, "the web UI's files (default: the bundle the build made, build/web/dist)");
   }
   for (auto* cmd : {up, master, agent})
     cmd->add_option("--timings", flags.timings_file,

@@ -44,7 +44,7 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   caf::anon_send(gateway, actors::listening_atom::value, wildcard ? std::string("127.0.0.1") : options.listen.host, *port);
   spdlog::info("master listening on {}:{} (mutual TLS), data in {}", options.listen.host, *port, options.data_dir.string());
   return RunningMaster{caf::actor_cast<caf::actor>(gateway), caf::actor_cast<caf::actor>(context.pool),
-                       {options.listen.host, *port}, context.users};
+                       {options.listen.host, *port}, context.users, context.journal};
 }
 
 Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions& options, caf::actor master) {

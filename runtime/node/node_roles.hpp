@@ -33,6 +33,7 @@ struct RunningMaster {
   caf::actor pool;      // the resource pool: stopped with the gateway
   net::Endpoint bound;  // the address actually listened on
   std::shared_ptr<master::UserDirectory> users;  // the gateway's, to share (the HTTP server)
+  std::shared_ptr<storage::Journal> journal;     // the master's, for the HTTP server's queries
 };
 
 // Opens the journal, spawns the resource pool and the gateway and publishes
