@@ -74,8 +74,9 @@ int main(int argc, char** argv) {
   auto token_file = cli::default_token_file();
   auto token = token_file ? login_token(master_key, *token_file) : Result<std::string>(std::string());
   if (!token) return cli::report(token.error());
+  // Without a token the master's refusal says "not logged in": after the
+  // connection, so that a wrong certificate or address is named first.
   const bool logging_in = in.verb == "user login";
-  if (token->empty() && !logging_in) return cli::report(Error::unauthenticated(cli::not_logged_in(master_key)));
   if (in.verb == "experiment create")
     return cli::create_experiment(*master, in.bundle, *token, {in.config_path, in.model_dir, in.follow, in.json});
 

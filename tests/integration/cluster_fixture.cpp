@@ -30,13 +30,13 @@ void write_file(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
-CommandResult run_command(std::vector<std::string> argv, int timeout_s) {
+CommandResult run_command(std::vector<std::string> argv, int timeout_s, const std::map<std::string, std::string>& env) {
   auto result = std::make_shared<CommandResult>();
   auto mutex = std::make_shared<std::mutex>();
   auto done = std::make_shared<std::promise<process::ProcessExit>>();
   auto exited = done->get_future();
   auto child = process::ChildProcess::spawn(
-      {std::move(argv), {}, {}},
+      {std::move(argv), env, {}},
       [result, mutex](std::string_view stream, std::string line) {
         std::lock_guard lock(*mutex);
         (stream == "stdout" ? result->out : result->err) += line + "\n";
@@ -266,10 +266,38 @@ bool eventually(const std::function<bool()>& condition, int timeout_s) {
   return condition();
 }
 
+std::string Cluster::admin_password() const {
+  std::ifstream in(data_dir_ / "admin.password");
+  std::string password;
+  std::getline(in, password);
+  REQUIRE_FALSE(password.empty());
+  return password;
+}
+
+std::map<std::string, std::string> Cluster::admin_environment() const {
+  const auto home = data_dir_ / "admin-home";
+  if (admin_token_.empty()) {
+    auto login = cli_with({{"HOME", home.string()}, {"VOLADOR_TOKEN", ""}}, {"user", "login", "admin", "--password-stdin"},
+                          (data_dir_ / "admin.password").string());
+    INFO(login.err);
+    REQUIRE(login.exit_code == 0);
+    std::ifstream tokens(home / ".volador" / "tokens.json");
+    admin_token_ = nlohmann::json::parse(tokens)[address_]["token"].get<std::string>();
+  }
+  return {{"HOME", home.string()}, {"VOLADOR_TOKEN", admin_token_}};
+}
+
 CommandResult Cluster::cli(std::vector<std::string> args, int timeout_s) const {
+  return cli_with(admin_environment(), std::move(args), "", timeout_s);
+}
+
+CommandResult Cluster::cli_with(const std::map<std::string, std::string>& env, std::vector<std::string> args,
+                                const std::string& stdin_file, int timeout_s) const {
   args.insert(args.begin(), {binary("volador").string(), "-m", address_, "--bundle", admin_bundle().string()});
+  // The password of `user login/create --password-stdin` comes from a file, through a shell.
+  if (!stdin_file.empty()) args.insert(args.begin(), {"/bin/sh", "-c", "exec \"$@\" < \"$0\"", stdin_file});
   if (lab_ != nullptr) args = lab_->in_host(0, std::move(args));
-  return run_command(std::move(args), timeout_s);
+  return run_command(std::move(args), timeout_s, env);
 }
 
 }  // namespace volador::testing

@@ -26,8 +26,10 @@ struct CommandResult {
   [[nodiscard]] nlohmann::json json() const { return nlohmann::json::parse(out); }
 };
 
-// Runs a program to completion (bounded by `timeout_s`) and captures its output.
-CommandResult run_command(std::vector<std::string> argv, int timeout_s = 120);
+// Runs a program to completion (bounded by `timeout_s`) and captures its
+// output; `env` is added to its environment.
+CommandResult run_command(std::vector<std::string> argv, int timeout_s = 120,
+                          const std::map<std::string, std::string>& env = {});
 
 // A fresh folder, removed at the end (kept, and named on stderr, when
 // VOLADOR_KEEP_TEST_DIRS is set: for looking into a failure).
@@ -71,8 +73,18 @@ class Cluster {
   // The client's certificate, written by the master on its first start.
   [[nodiscard]] std::filesystem::path admin_bundle() const { return data_dir_ / "tls" / "admin.bundle"; }
 
-  // `volador -m ADDRESS --bundle ADMIN_BUNDLE args...`
+  // The first admin's password, written by the master on its first start.
+  [[nodiscard]] std::string admin_password() const;
+  // The environment of a client logged in as the admin: VOLADOR_TOKEN (the
+  // token of one `volador user login admin`, made at the first call) and a
+  // HOME of its own under the data folder.
+  [[nodiscard]] std::map<std::string, std::string> admin_environment() const;
+
+  // `volador -m ADDRESS --bundle ADMIN_BUNDLE args...`, logged in as the admin (admin_environment).
   CommandResult cli(std::vector<std::string> args, int timeout_s = 120) const;
+  // The same with the client's environment `env` (e.g. {"HOME": ...} of another user, or no VOLADOR_TOKEN).
+  CommandResult cli_with(const std::map<std::string, std::string>& env, std::vector<std::string> args,
+                         const std::string& stdin_file = "", int timeout_s = 120) const;
 
  private:
   // volador-node ARGS, on lab host `host` when on a lab.
@@ -90,6 +102,7 @@ class Cluster {
   std::unique_ptr<process::ChildProcess> master_;
   std::shared_ptr<std::atomic<bool>> master_exited_;
   std::unique_ptr<process::ChildProcess> agent_;
+  mutable std::string admin_token_;  // once logged in
 };
 
 std::filesystem::path binary(const std::string& name);

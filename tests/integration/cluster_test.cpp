@@ -85,7 +85,8 @@ TEST_CASE("A random search runs on a master and an agent in separate processes a
   CHECK(listed.json().size() == 1);
   // -m also after the verb.
   auto listed_m_last = run_command({binary("volador").string(), "experiment", "list", "--json", "-m", cluster.master_address(),
-                                    "--bundle", cluster.admin_bundle().string()});
+                                    "--bundle", cluster.admin_bundle().string()},
+                                   120, cluster.admin_environment());
   INFO(listed_m_last.err);
   REQUIRE(listed_m_last.exit_code == 0);
   CHECK(listed_m_last.json() == listed.json());

@@ -167,7 +167,9 @@ TEST_CASE("Peers without the cluster's certificates cannot connect and the maste
   cluster.start_agent_on(1, "agent-1", 1);
   const auto host = lab->address(0);
   const auto port = cluster.master_address().substr(cluster.master_address().rfind(':') + 1);
-  auto from_host_2 = [&](std::vector<std::string> argv) { return run_command(lab->in_host(2, std::move(argv)), 90); };
+  auto from_host_2 = [&](std::vector<std::string> argv) {
+    return run_command(lab->in_host(2, std::move(argv)), 90, cluster.admin_environment());
+  };
   auto client_with = [&](const fs::path& bundle) {
     return from_host_2({binary("volador").string(), "-m", cluster.master_address(), "--bundle", bundle.string(), "agent", "list"});
   };

@@ -210,7 +210,8 @@ TEST_CASE("Every searcher's example config runs on one cluster with the trials a
   // The client finds the master through VOLADOR_MASTER as well as -m, and its certificate through VOLADOR_BUNDLE.
   auto listed = run_command({"/usr/bin/env", "VOLADOR_MASTER=" + cluster.master_address(),
                              "VOLADOR_BUNDLE=" + cluster.admin_bundle().string(), binary("volador").string(), "experiment",
-                             "list", "--json"});
+                             "list", "--json"},
+                            120, cluster.admin_environment());
   INFO(listed.err);
   REQUIRE(listed.exit_code == 0);
   CHECK(listed.json().size() == 7);

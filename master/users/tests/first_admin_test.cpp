@@ -32,7 +32,7 @@ std::string first_line(const fs::path& file) {
 
 }  // namespace
 
-TEST_CASE("Without a password given, the first admin gets a random one written to DATA/admin.password, mode 0600") {
+TEST_CASE("Without a password given the first admin gets a random one written to DATA/admin.password with mode 0600") {
   Fixture f;
   REQUIRE(ensure_first_admin(f.users, f.dir, {}));
   const auto file = admin_password_file(f.dir);
@@ -66,7 +66,7 @@ TEST_CASE("A password from a file (first line) or a value is used and not writte
   CHECK_FALSE(fs::exists(admin_password_file(f.dir)));
 }
 
-TEST_CASE("A missing or empty password file and a short password are refused, creating nobody") {
+TEST_CASE("A missing or empty password file and a short password are refused and create nobody") {
   Fixture f;
   auto missing = ensure_first_admin(f.users, f.dir, {.file = f.dir / "nope", .value = std::nullopt});
   REQUIRE_FALSE(missing);

@@ -4,7 +4,7 @@
 
 using namespace volador::master;
 
-TEST_CASE("Five failures are free, then each failure doubles the wait from 1 s up to 60 s") {
+TEST_CASE("Five failures are free and then each failure doubles the wait from 1 s up to 60 s") {
   LoginThrottle throttle;
   std::int64_t now = 1000;
   for (int i = 0; i < 4; ++i) {
@@ -22,7 +22,7 @@ TEST_CASE("Five failures are free, then each failure doubles the wait from 1 s u
   CHECK_FALSE(throttle.retry_at("user:alice", now - 1));
 }
 
-TEST_CASE("A success forgets the key's failures; other keys keep theirs") {
+TEST_CASE("A success forgets the key's failures and other keys keep theirs") {
   LoginThrottle throttle({.free_failures = 1, .first_delay_ms = 500, .max_delay_ms = 4000, .max_keys = 100});
   throttle.failed("user:bob", 0);
   throttle.failed("peer:10.0.0.9", 0);
@@ -34,7 +34,7 @@ TEST_CASE("A success forgets the key's failures; other keys keep theirs") {
   CHECK(throttle.retry_at("user:bob", 0) == 500);  // counting starts again
 }
 
-TEST_CASE("Beyond max_keys, keys whose wait is over are forgotten and waiting ones kept") {
+TEST_CASE("Beyond max_keys the keys whose wait is over are forgotten and waiting ones kept") {
   LoginThrottle throttle({.free_failures = 2, .first_delay_ms = 1000, .max_delay_ms = 60000, .max_keys = 3});
   throttle.failed("user:a", 0);
   throttle.failed("user:a", 0);  // waits until 1000

@@ -5,7 +5,7 @@
 using namespace volador;
 using namespace volador::master;
 
-TEST_CASE("Owners and admins may change an experiment, others get permission_denied naming the owner") {
+TEST_CASE("Owners and admins may change an experiment and others get permission_denied naming the owner") {
   storage::ExperimentRecord mine{.id = 7, .owner = "bob"};
   storage::ExperimentRecord legacy{.id = 3, .owner = ""};
   const User bob{.name = "bob", .admin = false};

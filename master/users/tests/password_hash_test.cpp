@@ -4,7 +4,7 @@
 
 using namespace volador::master;
 
-TEST_CASE("An Argon2id hash verifies its password and no other, and two hashes of one password differ") {
+TEST_CASE("An Argon2id hash verifies its password and no other and two hashes of one password differ") {
   auto hash = hash_password("correct horse", fastest_password_limits());
   REQUIRE(hash);
   CHECK(hash->starts_with("$argon2id$"));
@@ -16,7 +16,7 @@ TEST_CASE("An Argon2id hash verifies its password and no other, and two hashes o
   CHECK(*again != *hash);  // a fresh salt each time
 }
 
-TEST_CASE("A hash made with other limits still verifies; a malformed one never does") {
+TEST_CASE("A hash made with other limits still verifies and a malformed one never does") {
   auto production = hash_password("s3cret-pass", production_password_limits());
   REQUIRE(production);
   CHECK(production->find("m=65536") != std::string::npos);

@@ -6,7 +6,7 @@
 
 using namespace volador::master;
 
-TEST_CASE("Tokens are 43 URL-safe characters, all different; passwords 24") {
+TEST_CASE("Tokens are 43 URL-safe characters all different and passwords 24") {
   std::set<std::string> seen;
   for (int i = 0; i < 200; ++i) {
     auto token = new_token();
@@ -18,7 +18,7 @@ TEST_CASE("Tokens are 43 URL-safe characters, all different; passwords 24") {
   CHECK(new_password().size() == 24);
 }
 
-TEST_CASE("A token's hash is 64 hex digits, the same for the same token and different for another") {
+TEST_CASE("A token's hash is 64 hex digits the same for the same token and different for another") {
   const auto hash = token_hash("abc");
   CHECK(hash.size() == 64);
   CHECK(hash.find_first_not_of("0123456789abcdef") == std::string::npos);

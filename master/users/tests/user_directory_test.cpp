@@ -44,7 +44,7 @@ void check_unauthenticated(const Error& error, const std::string& message) {
 
 }  // namespace
 
-TEST_CASE("First start makes the admin once; a second call with another password changes nothing") {
+TEST_CASE("First start makes the admin once and a second call with another password changes nothing") {
   Fixture f;
   CHECK(f.admin.name == "admin");
   CHECK(f.admin.admin);
@@ -57,7 +57,7 @@ TEST_CASE("First start makes the admin once; a second call with another password
   CHECK(refused.error().code == ErrorCode::invalid_argument);
 }
 
-TEST_CASE("A login gives a token that authenticates its user until it expires; the journal keeps only its hash") {
+TEST_CASE("A login gives a token that authenticates its user until it expires and the journal keeps only its hash") {
   Fixture f;
   REQUIRE(f.users.create_user(f.admin, "bob", "bob-password", false));
   auto login = f.login("bob", "bob-password");
@@ -79,7 +79,7 @@ TEST_CASE("A login gives a token that authenticates its user until it expires; t
   check_unauthenticated(f.users.authenticate(login.token).error(), "missing, invalid or expired token");
 }
 
-TEST_CASE("Wrong name, wrong password and a disabled user give the same error with no detail") {
+TEST_CASE("Wrong name and wrong password and a disabled user give the same error with no detail") {
   Fixture f;
   REQUIRE(f.users.create_user(f.admin, "bob", "bob-password", false));
   auto disabled = f.journal->user("bob");
@@ -99,7 +99,7 @@ TEST_CASE("Wrong name, wrong password and a disabled user give the same error wi
   check_unauthenticated(f.users.authenticate(token).error(), "missing, invalid or expired token");
 }
 
-TEST_CASE("Tokens that are empty, unknown, altered or logged out are refused; logout needs a valid token") {
+TEST_CASE("Tokens that are empty or unknown or altered or logged out are refused and logout needs a valid token") {
   Fixture f;
   auto token = f.login("admin", "first-admin-pass").token;
   auto other = f.login("admin", "first-admin-pass").token;
@@ -113,7 +113,7 @@ TEST_CASE("Tokens that are empty, unknown, altered or logged out are refused; lo
   CHECK(f.users.authenticate(other));  // only the one logged out
 }
 
-TEST_CASE("Only admins create and list users; names and passwords are checked") {
+TEST_CASE("Only admins create and list users and names and passwords are checked") {
   Fixture f;
   auto bob = f.users.create_user(f.admin, "bob", "bob-password", false);
   REQUIRE(bob);
@@ -156,7 +156,7 @@ TEST_CASE("Only admins create and list users; names and passwords are checked") 
   CHECK(f.users.list_users(*bob).error().code == ErrorCode::permission_denied);
 }
 
-TEST_CASE("Failed logins are throttled per name and per peer, whether the user exists or not, and a success resets") {
+TEST_CASE("Failed logins are throttled per name and per peer whether the user exists or not and a success resets") {
   Fixture f;
   REQUIRE(f.users.create_user(f.admin, "bob", "bob-password", false));
   for (const std::string name : {"bob", "ghost"}) {

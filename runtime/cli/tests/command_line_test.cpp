@@ -54,7 +54,7 @@ TEST_CASE("The command line names the verb and its arguments") {
   CHECK(parsed({"preview-search", "c.yaml"}).config_path == "c.yaml");
 }
 
-TEST_CASE("The user verbs, archive and list --all parse") {
+TEST_CASE("The user verbs and archive and list --all parse") {
   auto create = parsed({"user", "create", "bob", "--admin", "--password-stdin"});
   CHECK(create.verb == "user create");
   CHECK(create.user_name == "bob");

@@ -23,7 +23,7 @@ struct TempHome {
 
 }  // namespace
 
-TEST_CASE("Tokens are kept per master in a file only its owner can read, and forgotten one by one") {
+TEST_CASE("Tokens are kept per master in a file only its owner can read and forgotten one by one") {
   TempHome home;
   auto none = load_token(home.file, "127.0.0.1:17080");
   REQUIRE(none);
@@ -48,7 +48,7 @@ TEST_CASE("Tokens are kept per master in a file only its owner can read, and for
   CHECK((*load_token(home.file, "10.0.0.1:17080"))->user == "bob");
 }
 
-TEST_CASE("A damaged token file is named in the error, and a login replaces it") {
+TEST_CASE("A damaged token file is named in the error and a login replaces it") {
   TempHome home;
   fs::create_directories(home.file.parent_path());
   std::ofstream(home.file) << "not json";

@@ -123,7 +123,7 @@ TEST_CASE("GPU slots show their model and memory and device") {
   CHECK(slots_json(list)[1]["model"] == "Fake GPU");
 }
 
-TEST_CASE("The experiment list shows owners and marks archived experiments; users show their role") {
+TEST_CASE("The experiment list shows owners and marks archived experiments and users show their role") {
   wire::ExperimentList list{.experiments = {sample_detail().summary, sample_detail().summary}};
   list.experiments[1].id = 4;
   list.experiments[1].owner = "admin";

@@ -23,7 +23,7 @@ TokenRecord make_token(std::string hash, std::string user) {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("users round-trip, are replaced by name and come back in name order across a reopen", "[journal]",
+TEMPLATE_TEST_CASE("users round-trip and are replaced by name and come back in name order across a reopen", "[journal]",
                    RocksdbUnderTest, MemoryUnderTest) {
   TestType under_test;
   REQUIRE(under_test.journal->users()->empty());
