@@ -113,8 +113,17 @@ class LocalCluster:
         group = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
         self._node = subprocess.Popen([os.path.join(bin_dir, "volador-node"), "up", "--data", self.data,
                                        "--listen", "127.0.0.1:0"], stdout=self._log, stderr=subprocess.STDOUT, **group)
+        # The client's token goes to a HOME of its own, not the user's ~/.volador.
         self.env = {**os.environ, "VOLADOR_MASTER": self._master_address(),
-                    "VOLADOR_BUNDLE": os.path.join(self.data, "tls", "admin.bundle")}
+                    "VOLADOR_BUNDLE": os.path.join(self.data, "tls", "admin.bundle"), "HOME": self.data}
+        self.env.pop("VOLADOR_TOKEN", None)
+        self._log_in()
+
+    def _log_in(self) -> None:
+        """Logs the client in as the admin the master made on its first start (password in DATA/admin.password)."""
+        with open(os.path.join(self.data, "admin.password"), encoding="utf-8") as password:
+            subprocess.run([self.cli, "user", "login", "admin", "--password-stdin"], env=self.env, stdin=password,
+                           capture_output=True, text=True, check=True)
 
     def _master_address(self) -> str:
         addr_file = os.path.join(self.data, "master.addr")
