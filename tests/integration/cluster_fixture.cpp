@@ -84,10 +84,15 @@ Cluster::~Cluster() {
 
 pid_t Cluster::master_pid() const { return master_->pid(); }
 
+void Cluster::add_node_arguments(const std::vector<std::string>& args) {
+  node_arguments_.insert(node_arguments_.end(), args.begin(), args.end());
+}
+
 std::unique_ptr<process::ChildProcess> Cluster::spawn_node(std::vector<std::string> args, int host,
                                                            const std::map<std::string, std::string>& env,
                                                            std::shared_ptr<std::atomic<bool>> exited) {
   args.insert(args.begin(), binary("volador-node").string());
+  args.insert(args.end(), node_arguments_.begin(), node_arguments_.end());
   if (lab_ != nullptr) args = lab_->in_host(host, std::move(args));
   fs::create_directories(data_dir_);  // the master's log goes there before the master makes it
   auto log = std::make_shared<std::ofstream>(data_dir_ / "nodes.log", std::ios::app);

@@ -54,6 +54,9 @@ class Cluster {
   Cluster(const std::filesystem::path& data_dir, const NetnsLab& lab);
   ~Cluster();
 
+  // Adds `args` to the command line of every volador-node it starts from now
+  // on (master and agents), e.g. {"--timings", FILE}.
+  void add_node_arguments(const std::vector<std::string>& args);
   // Starts the master on a free port the first time, on the same port later.
   void start_master();
   // SIGTERM; true when the master exited by itself within 10 s (else it is killed).
@@ -97,6 +100,7 @@ class Cluster {
 
   std::filesystem::path data_dir_;
   const NetnsLab* lab_ = nullptr;
+  std::vector<std::string> node_arguments_;
   std::map<std::string, std::unique_ptr<process::ChildProcess>> lab_agents_;
   std::string address_;
   std::unique_ptr<process::ChildProcess> master_;

@@ -53,6 +53,16 @@ std::unique_ptr<NetnsLab> three_hosts() {
   return std::move(*lab);
 }
 
+// The lab's waits, shorter than the defaults so that the tests do not sleep
+// through them: a pulled cable is seen in 4 s (not 10), a silent connection
+// is cut after 2 s (not 5), an agent gives up on a master it cannot reach
+// after 5 s (not 30). Still many heartbeats long: the lab runs on a loaded machine.
+std::vector<std::string> short_timings(const fs::path& dir) {
+  const auto file = dir / "timings.conf";
+  write_file(file, "connection_timeout = 4s\nhandshake_timeout = 2s\nconnect_patience = 5s\n");
+  return {"--timings", file.string()};
+}
+
 // A cluster on `lab`: the master on host 0, agents "agent-1" and "agent-2"
 // with 2 slots each on hosts 1 and 2; agent-1's workers listen on every
 // interface and advertise its address (--advertise), agent-2's listen on
@@ -119,6 +129,7 @@ TEST_CASE("A partitioned host is detected and its trial restarts from the checkp
   if (!lab) return;
   TempDir dir;
   Cluster cluster(dir.path() / "data", *lab);
+  cluster.add_node_arguments(short_timings(dir.path()));
   start_cluster(cluster, *lab);
   const auto project = dir.path() / "project";
   write_file(project / "distributed.yaml", example_config(4, 400));  // a few seconds: the cut lands mid-run
@@ -163,6 +174,8 @@ TEST_CASE("Peers without the cluster's certificates cannot connect and the maste
   if (!lab) return;
   TempDir dir;
   Cluster cluster(dir.path() / "data", *lab);
+  const auto timings = short_timings(dir.path());
+  cluster.add_node_arguments(timings);
   cluster.start_master();
   cluster.start_agent_on(1, "agent-1", 1);
   const auto host = lab->address(0);
@@ -183,8 +196,10 @@ TEST_CASE("Peers without the cluster's certificates cannot connect and the maste
   }
   SECTION("an agent with another cluster's certificate") {
     const auto foreign = issue_test_bundle(dir.path() / "other-cluster", "intruder");
-    auto refused = from_host_2({binary("volador-node").string(), "agent", "-m", cluster.master_address(), "--bundle",
-                                foreign.string(), "--work-dir", (dir.path() / "intruder").string()});
+    std::vector<std::string> intruder{binary("volador-node").string(), "agent", "-m", cluster.master_address(), "--bundle",
+                                      foreign.string(), "--work-dir", (dir.path() / "intruder").string()};
+    intruder.insert(intruder.end(), timings.begin(), timings.end());
+    auto refused = from_host_2(std::move(intruder));
     CHECK(refused.exit_code == 1);
     CHECK((refused.out + refused.err).find("cannot reach the master") != std::string::npos);
     CHECK(agent_names(cluster) == std::set<std::string>{"agent-1"});
@@ -232,7 +247,7 @@ TEST_CASE("Peers without the cluster's certificates cannot connect and the maste
     const auto before = open_descriptors();
     const auto result = from_host_2({binary("volador-tls-probe").string(), "idle", host, port, "200"});
     INFO(result.out << result.err);
-    CHECK(result.exit_code == 0);  // all 200 closed by the master (5 s handshake limit)
+    CHECK(result.exit_code == 0);  // all 200 closed by the master (the lab's 2 s handshake limit)
     CHECK(eventually([&] { return open_descriptors() <= before + 2; }, 5));
   }
   // Whatever was tried, the master still serves its own clients and agents.
