@@ -4,45 +4,30 @@
 
 namespace volador::storage {
 
-JournalBatch& JournalBatch::put_experiment(ExperimentRecord record) {
-  operations_.emplace_back(std::move(record));
+JournalBatch& JournalBatch::add(Operation operation) {
+  operations_.push_back(std::move(operation));
   return *this;
 }
 
-JournalBatch& JournalBatch::put_trial(TrialRecord record) {
-  operations_.emplace_back(std::move(record));
-  return *this;
-}
+JournalBatch& JournalBatch::put_experiment(ExperimentRecord record) { return add(std::move(record)); }
+
+JournalBatch& JournalBatch::put_trial(TrialRecord record) { return add(std::move(record)); }
 
 JournalBatch& JournalBatch::put_searcher_state(std::uint64_t experiment_id, nlohmann::json state) {
-  operations_.emplace_back(SearcherStatePut{.experiment_id = experiment_id, .state = std::move(state)});
-  return *this;
+  return add(SearcherStatePut{.experiment_id = experiment_id, .state = std::move(state)});
 }
 
-JournalBatch& JournalBatch::put_checkpoint(CheckpointRecord record) {
-  operations_.emplace_back(std::move(record));
-  return *this;
-}
+JournalBatch& JournalBatch::put_checkpoint(CheckpointRecord record) { return add(std::move(record)); }
 
-JournalBatch& JournalBatch::append_metrics(MetricRecord record) {
-  operations_.emplace_back(std::move(record));
-  return *this;
-}
+JournalBatch& JournalBatch::append_metrics(MetricRecord record) { return add(std::move(record)); }
 
 JournalBatch& JournalBatch::delete_metrics_after(std::uint64_t trial_id, std::uint64_t batches) {
-  operations_.emplace_back(MetricsDeletion{.trial_id = trial_id, .after_batches = batches});
-  return *this;
+  return add(MetricsDeletion{.trial_id = trial_id, .after_batches = batches});
 }
 
-JournalBatch& JournalBatch::put_user(UserRecord record) {
-  operations_.emplace_back(std::move(record));
-  return *this;
-}
+JournalBatch& JournalBatch::put_user(UserRecord record) { return add(std::move(record)); }
 
-JournalBatch& JournalBatch::put_token(TokenRecord record) {
-  operations_.emplace_back(std::move(record));
-  return *this;
-}
+JournalBatch& JournalBatch::put_token(TokenRecord record) { return add(std::move(record)); }
 
 Status Journal::put_user(const UserRecord& record) { return commit(JournalBatch().put_user(record)); }
 Status Journal::put_token(const TokenRecord& record) { return commit(JournalBatch().put_token(record)); }

@@ -63,6 +63,8 @@ class JournalBatch {
   [[nodiscard]] bool empty() const { return operations_.empty(); }
 
  private:
+  JournalBatch& add(Operation operation);
+
   std::vector<Operation> operations_;
 };
 
