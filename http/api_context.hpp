@@ -1,11 +1,14 @@
 #pragma once
 // What every API route shares while the server runs: the master's services,
-// the server's limits and its request counters.
+// the server's limits, its request counters and what it keeps of ended
+// experiments.
 
 #include <atomic>
 #include <cstddef>
 
 #include "http/api_services.hpp"
+#include "http/ended_experiments.hpp"
+#include "http/ended_trial_curves.hpp"
 #include "http/http_limits.hpp"
 #include "http/request_metrics.hpp"
 
@@ -15,6 +18,8 @@ struct ApiContext {
   ApiServices services;
   HttpLimits limits;
   RequestMetrics requests;
+  EndedExperiments ended_experiments;
+  EndedTrialCurves ended_trial_curves;
   std::atomic<std::size_t> event_streams{0};  // live log streams now
   std::atomic<bool> stopping{false};          // the server is stopping: live streams end
 };

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include <fmt/format.h>
+
 #include "runtime/core/states.hpp"
 
 namespace volador::http {
@@ -47,6 +49,27 @@ MetricFamily slot_family(const wire::AgentList& agents) {
       family.samples.push_back({{{"agent", agent.agent_id}, {"type", key.first}, {"use", key.second}}, count, ""});
   }
   return family;
+}
+
+std::vector<MetricFamily> journal_families(const storage::JournalStats::Snapshot& stats) {
+  const auto commits = static_cast<double>(stats.commits);
+  MetricFamily latency{"volador_journal_commit_seconds", "Time of each journal commit (one synced write)", "histogram", {}};
+  const auto& bounds = storage::JournalStats::kLatencyBounds;
+  for (std::size_t i = 0; i < bounds.size(); ++i)
+    latency.samples.push_back({{{"le", fmt::format("{}", bounds[i])}}, static_cast<double>(stats.commits_within[i]), "_bucket"});
+  latency.samples.push_back({{{"le", "+Inf"}}, commits, "_bucket"});
+  latency.samples.push_back({{}, stats.commit_seconds, "_sum"});
+  latency.samples.push_back({{}, commits, "_count"});
+  return {
+      {"volador_journal_commits_total", "Journal commits since the master started", "counter", {{{}, commits, ""}}},
+      std::move(latency),
+      {"volador_metric_reports_total",
+       "Metric reports journaled, by kind (a Python or native trial's training or validation workload makes one each)",
+       "counter",
+       {{{{"kind", "TRAINING"}}, static_cast<double>(stats.training_reports), ""},
+        {{{"kind", "VALIDATION"}}, static_cast<double>(stats.validation_reports), ""}}},
+      {"volador_checkpoints_total", "Checkpoints journaled (a checkpoint workload each)", "counter",
+       {{{}, static_cast<double>(stats.checkpoints), ""}}}};
 }
 
 }  // namespace volador::http

@@ -41,6 +41,7 @@ void add_metrics_route(httplib::Server& server, const std::shared_ptr<ApiContext
     auto agents = actors::blocking_request<wire::AgentList>(*context->services.system, context->services.pool,
                                                             kPoolTimeout, actors::agents_atom::value);
     if (agents) families->push_back(slot_family(*agents));
+    for (auto& family : journal_families(context->services.journal->stats())) families->push_back(std::move(family));
     for (auto& family : context->requests.families()) families->push_back(std::move(family));
     response.set_content(exposition(*families), "text/plain; version=0.0.4");
   });

@@ -7,7 +7,6 @@
 #include "http/experiment_filter.hpp"
 #include "http/experiment_upload.hpp"
 #include "http/gateway_calls.hpp"
-#include "http/metric_series.hpp"
 #include "http/routes.hpp"
 #include "master/master_queries.hpp"
 
@@ -47,7 +46,7 @@ Result<ApiReply> list_experiments(const ApiRequest& request) {
   if (!query) return fail(query.error());
   auto filter = experiment_filter(*query);
   if (!filter) return fail(filter.error());
-  auto all = master::list_experiments(*request.context.services.journal);
+  auto all = request.context.ended_experiments.list(*request.context.services.journal);
   if (!all) return fail(all.error());
   auto page = select_experiments(std::move(all->experiments), *filter);
   return ApiReply{.body = {{"experiments", page.experiments}, {"total", page.total}, {"offset", filter->offset},
@@ -57,7 +56,7 @@ Result<ApiReply> list_experiments(const ApiRequest& request) {
 Result<ApiReply> describe_experiment(const ApiRequest& request) {
   auto id = request.id();
   if (!id) return fail(id.error());
-  auto detail = master::describe_experiment(*request.context.services.journal, *id);
+  auto detail = request.context.ended_experiments.describe(*request.context.services.journal, *id);
   if (!detail) return fail(detail.error());
   return ApiReply{.body = *detail};
 }
@@ -65,7 +64,7 @@ Result<ApiReply> describe_experiment(const ApiRequest& request) {
 Result<ApiReply> experiment_trials(const ApiRequest& request) {
   auto id = request.id();
   if (!id) return fail(id.error());
-  auto detail = master::describe_experiment(*request.context.services.journal, *id);
+  auto detail = request.context.ended_experiments.describe(*request.context.services.journal, *id);
   if (!detail) return fail(detail.error());
   return ApiReply{.body = {{"trials", detail->trials}}};
 }
@@ -82,17 +81,19 @@ Result<ApiReply> experiment_metrics(const ApiRequest& request) {
   if (!max_points) return fail(max_points.error());
   const auto kind = *parse_metric_kind(*kind_name);
   const auto& journal = *request.context.services.journal;
-  auto detail = master::describe_experiment(journal, *id);
+  auto detail = request.context.ended_experiments.describe(journal, *id);
   if (!detail) return fail(detail.error());
   const auto metric = query->text("metric").value_or(detail->summary.metric);
   std::set<std::string> names;
   auto trials = nlohmann::json::array();
   for (const auto& trial : detail->trials) {
-    auto reports = journal.metrics(trial.id);
-    if (!reports) return fail(reports.error());
-    names.merge(metric_names(*reports, kind));
+    auto curve = request.context.ended_trial_curves.curve(
+        journal, {.trial_id = trial.id, .kind = kind, .metric = metric, .max_points = *max_points},
+        is_terminal(trial.state));
+    if (!curve) return fail(curve.error());
+    names.insert((*curve)->names.begin(), (*curve)->names.end());
     auto points = nlohmann::json::array();
-    for (const auto& p : metric_series(*reports, kind, metric, *max_points)) points.push_back({p.x, p.y});
+    for (const auto& p : (*curve)->points) points.push_back({p.x, p.y});
     trials.push_back({{"trial_id", trial.id},
                       {"state", trial.state},
                       {"hparams", nlohmann::json::parse(trial.hparams)},

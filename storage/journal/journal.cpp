@@ -1,5 +1,7 @@
 #include "storage/journal/journal.hpp"
 
+#include <chrono>
+
 #include <utility>
 
 namespace volador::storage {
@@ -28,6 +30,13 @@ JournalBatch& JournalBatch::delete_metrics_after(std::uint64_t trial_id, std::ui
 JournalBatch& JournalBatch::put_user(UserRecord record) { return add(std::move(record)); }
 
 JournalBatch& JournalBatch::put_token(TokenRecord record) { return add(std::move(record)); }
+
+Status Journal::commit(const JournalBatch& batch) {
+  const auto started = std::chrono::steady_clock::now();
+  auto written = write(batch);
+  if (written && !batch.empty()) stats_.record(batch, std::chrono::steady_clock::now() - started);
+  return written;
+}
 
 Status Journal::put_user(const UserRecord& record) { return commit(JournalBatch().put_user(record)); }
 Status Journal::put_token(const TokenRecord& record) { return commit(JournalBatch().put_token(record)); }

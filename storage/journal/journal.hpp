@@ -23,6 +23,7 @@
 #include "runtime/core/metrics.hpp"
 #include "runtime/core/states.hpp"
 #include "schemas/journal.records.hpp"
+#include "storage/journal/journal_stats.hpp"
 
 namespace volador::storage {
 
@@ -87,7 +88,7 @@ class Journal {
   // A record that cannot be encoded (invalid_argument: e.g. JSON that is not
   // UTF-8, an empty checkpoint uuid) fails the commit before anything is
   // written. An empty batch writes nothing.
-  [[nodiscard]] virtual Status commit(const JournalBatch& batch) = 0;
+  [[nodiscard]] Status commit(const JournalBatch& batch);
 
   // One-operation commits.
 
@@ -138,6 +139,16 @@ class Journal {
   [[nodiscard]] virtual Result<std::vector<UserRecord>> users() const = 0;
   // not_found for an unknown hash.
   [[nodiscard]] virtual Result<TokenRecord> token(std::string_view token_hash) const = 0;
+
+  // What this journal has written since it was opened.
+  [[nodiscard]] JournalStats::Snapshot stats() const { return stats_.snapshot(); }
+
+ protected:
+  // commit()'s work, without the counting: the implementation's own.
+  [[nodiscard]] virtual Status write(const JournalBatch& batch) = 0;
+
+ private:
+  JournalStats stats_;
 };
 
 }  // namespace volador::storage

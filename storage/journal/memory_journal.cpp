@@ -54,7 +54,7 @@ Result<std::uint64_t> MemoryJournal::next_id(std::string_view counter) {
   return ++last->second;
 }
 
-Status MemoryJournal::commit(const JournalBatch& batch) {
+Status MemoryJournal::write(const JournalBatch& batch) {
   for (const JournalBatch::Operation& operation : batch.operations()) {
     if (auto valid = validation::check_operation(operation); !valid) return valid;
   }

@@ -25,7 +25,7 @@ class MemoryJournal final : public Journal {
   // invalid_argument for an empty counter name; else 1, 2, ... per name.
   [[nodiscard]] Result<std::uint64_t> next_id(std::string_view counter) override;
   // Checks every operation (journal_validation.hpp) before applying any, in order.
-  [[nodiscard]] Status commit(const JournalBatch& batch) override;
+  [[nodiscard]] Status write(const JournalBatch& batch) override;
   // With no lines, returns the trial's last seq (0 if none).
   [[nodiscard]] Result<std::uint64_t> append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) override;
   // Stores a copy of `bytes`; never fails.

@@ -39,7 +39,7 @@ class RocksdbJournal final : public Journal {
   // metrics it appends or deletes (so their seqs and deletions are serialised
   // with other commits and append_logs) and, with checkpoints, the checkpoint
   // lock (a replace moves the old record's index entries).
-  [[nodiscard]] Status commit(const JournalBatch& batch) override;
+  [[nodiscard]] Status write(const JournalBatch& batch) override;
   // With no lines, writes nothing and returns the trial's last seq (0 if none).
   [[nodiscard]] Result<std::uint64_t> append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) override;
   [[nodiscard]] Status put_archive(std::uint64_t experiment_id, std::string_view bytes) override;

@@ -1,4 +1,4 @@
-// RocksdbJournal::commit: every operation of a JournalBatch into one synced
+// RocksdbJournal::write (Journal::commit): every operation of a JournalBatch into one synced
 // rocksdb::WriteBatch. Nothing reaches the database before the final write,
 // so an operation that fails to encode leaves the journal untouched.
 
@@ -156,7 +156,7 @@ std::vector<std::unique_lock<std::mutex>> RocksdbJournal::lock_for(const Journal
   return locks;
 }
 
-Status RocksdbJournal::commit(const JournalBatch& batch) {
+Status RocksdbJournal::write(const JournalBatch& batch) {
   if (batch.empty()) return {};
   const auto locks = lock_for(batch);
   rocksdb::WriteBatch write_batch;

@@ -283,5 +283,7 @@ TEST_CASE("An experiment uploaded over the API is served back: curves logs a liv
   REQUIRE(metrics);
   CHECK_THAT(metrics->body, Catch::Contains("volador_experiments{state=\"COMPLETED\"} 1") &&
                                 Catch::Contains("volador_slots{agent=\"test-agent\"") &&
+                                Catch::Contains("volador_metric_reports_total{kind=\"VALIDATION\"} 24") &&
+                                Catch::Contains("volador_journal_commit_seconds_count") &&
                                 Catch::Contains("volador_http_requests_total{route=\"/api/v1/experiments/{id}\""));
 }

@@ -191,6 +191,23 @@ TEMPLATE_TEST_CASE("concurrent batches over the same trials neither deadlock nor
   CHECK(journal->checkpoints_of_trial(1)->size() == 1);
 }
 
+TEMPLATE_TEST_CASE("successful commits are counted with their reports and checkpoints and refused ones are not",
+                   "[journal][batch]", RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
+  REQUIRE(journal->commit(mixed_batch(1)));
+  REQUIRE(journal->commit(mixed_batch(2)));
+  REQUIRE(journal->commit(JournalBatch()));
+  CHECK_FALSE(journal->put_checkpoint(make_checkpoint("", 1, 1, 100)));  // an empty uuid is refused
+  const auto stats = journal->stats();
+  CHECK(stats.commits == 2);
+  CHECK(stats.training_reports == 2);
+  CHECK(stats.validation_reports == 2);
+  CHECK(stats.checkpoints == 2);
+  CHECK(stats.commits_within.back() <= 2);
+  CHECK(stats.commit_seconds >= 0);
+}
+
 TEST_CASE("every committed batch survives a kill -9 right after it", "[journal][batch][process]") {
   TempDir tmp;
   const pid_t child = spawn_child("journal child killed after committing batches", tmp.path);
