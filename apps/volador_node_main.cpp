@@ -44,6 +44,7 @@ struct Flags {
   std::string http_listen;   // up, master: the HTTP API and web UI; empty: --listen's host, the next port
   std::string http_tls = "auto";
   std::string web_dir;       // up, master: the web UI's files; empty: web/dist beside the build's bin/
+  std::vector<std::string> http_names;  // up, master: more names for the HTTPS certificate
 };
 
 // The first admin's password (used on the master's first start only).
@@ -95,6 +96,17 @@ Result<net::Endpoint> http_endpoint(const Flags& flags, const net::Endpoint& lis
 
 bool is_loopback(const std::string& host) { return host.starts_with("127.") || host == "::1" || host == "localhost"; }
 
+// The names the HTTPS certificate carries: loopback, this host's name, the
+// address served on (unless a wildcard) and --http-name.
+std::vector<std::string> web_host_names(const Flags& flags, const net::Endpoint& endpoint) {
+  std::vector<std::string> names{"localhost", "127.0.0.1", "::1"};
+  char hostname[256] = {};
+  if (gethostname(hostname, sizeof hostname - 1) == 0 && *hostname != '\0') names.emplace_back(hostname);
+  if (endpoint.host != "0.0.0.0" && endpoint.host != "::" && !is_loopback(endpoint.host)) names.push_back(endpoint.host);
+  names.insert(names.end(), flags.http_names.begin(), flags.http_names.end());
+  return names;
+}
+
 // --web-dir, else the bundle the build made beside bin/ (none: API only).
 std::filesystem::path web_dir(const Flags& flags) {
   if (!flags.web_dir.empty()) return flags.web_dir;
@@ -103,12 +115,11 @@ std::filesystem::path web_dir(const Flags& flags) {
   return !ec && std::filesystem::exists(bundled / "index.html", ec) ? bundled : std::filesystem::path();
 }
 
-// The master's HTTP API and web UI: HTTPS with the master's certificate,
-// plain HTTP only on loopback (--http-tls off, or auto there). The URL goes
+// The master's HTTP API and web UI: HTTPS with a certificate of the cluster
+// CA for this host's names (DATA/tls/web), plain HTTP only on loopback (--http-tls off, or auto there). The URL goes
 // to DATA/http.addr for scripts.
 Result<std::unique_ptr<http::HttpServer>> start_http(const Flags& flags, caf::actor_system& system,
-                                                     const node::RunningMaster& master, const node::MasterTls& tls,
-                                                     const net::Endpoint& listen) {
+                                                     const node::RunningMaster& master, const net::Endpoint& listen) {
   auto endpoint = http_endpoint(flags, listen);
   if (!endpoint) return fail(endpoint.error());
   const bool https = flags.http_tls == "on" || (flags.http_tls == "auto" && !is_loopback(endpoint->host));
@@ -116,7 +127,11 @@ Result<std::unique_ptr<http::HttpServer>> start_http(const Flags& flags, caf::ac
     return fail(Error::invalid_argument("--http-tls off on " + endpoint->host + ": plain HTTP would send passwords and "
                                         "tokens in the clear; use it only on a loopback address"));
   http::HttpOptions options{.listen = *endpoint, .web_dir = web_dir(flags), .tls = std::nullopt, .limits = {}};
-  if (https) options.tls = tls.master;
+  if (https) {
+    auto identity = node::issue_web_identity(flags.data_dir, web_host_names(flags, *endpoint));
+    if (!identity) return fail(identity.error());
+    options.tls = *identity;
+  }
   auto server = http::HttpServer::start(
       options, {.journal = master.journal, .data_dir = flags.data_dir, .system = &system, .gateway = master.gateway,
                 .pool = master.pool, .users = master.users});
@@ -179,7 +194,7 @@ int run_master(const std::string& role, const Flags& flags) {
   auto running = node::start_master(system, {flags.data_dir, *listen, *timings, admin_password_source(flags)});
   if (!running) return fail_with(running.error());
   write_text_file_atomically(std::filesystem::path(flags.data_dir) / "master.addr", running->bound.to_string());
-  auto web = start_http(flags, system, *running, *tls, *listen);
+  auto web = start_http(flags, system, *running, *listen);
   if (!web) return fail_with(web.error());
   std::vector<caf::actor> started{running->gateway, running->pool};
   if (role == "up") {
@@ -256,9 +271,12 @@ int main(int argc, char** argv) {
                     "HOST:PORT of the HTTP API and web UI (default: --listen's host, its port + 1; port 0 picks one, "
                     "written to DATA/http.addr)");
     cmd->add_option("--http-tls", flags.http_tls,
-                    "auto: HTTPS with the master's certificate except on a loopback address; on; off (loopback only)")
+                    "auto: HTTPS (a certificate of the cluster CA, DATA/tls/web) except on a loopback address; on; off (loopback only)")
         ->capture_default_str()
         ->check(CLI::IsMember({"auto", "on", "off"}));
+    cmd->add_option("--http-name", flags.http_names,
+                    "a DNS name or IP address the HTTPS certificate should also carry (repeatable; it always has "
+                    "localhost, 127.0.0.1, ::1, this host's name and --http-listen's address)");
     cmd->add_option("--web-dir", flags.web_dir, "the web UI's files (default: the bundle the build made, build/web/dist)");
   }
   for (auto* cmd : {up, master, agent})

@@ -44,6 +44,14 @@ Result<MasterTls> prepare_master_tls(const fs::path& data_dir) {
   return MasterTls{*master, root / "local-agent", admin_bundle};
 }
 
+Result<tls::IdentityFiles> issue_web_identity(const fs::path& data_dir, const std::vector<std::string>& host_names) {
+  auto ca = tls::CertificateAuthority::open_or_create(data_dir / "tls" / "ca");
+  if (!ca) return fail(ca.error());
+  auto issued = ca->issue("master", host_names);
+  if (!issued) return fail(Error{issued.error().code, "the web certificate: " + issued.error().message});
+  return tls::install_identity(*issued, data_dir / "tls" / "web");
+}
+
 Status issue_bundle(const fs::path& data_dir, const std::string& name, const fs::path& out) {
   const auto ca_dir = data_dir / "tls" / "ca";
   if (!fs::exists(ca_dir / "ca.key"))

@@ -1,5 +1,7 @@
 #include "runtime/tls/certificate_authority.hpp"
 
+#include <arpa/inet.h>
+
 #include <openssl/bn.h>
 #include <openssl/rand.h>
 #include <openssl/x509v3.h>
@@ -34,6 +36,21 @@ std::string random_hex(std::size_t bytes) {
     hex += kDigits[random[i] & 15];
   }
   return hex;
+}
+
+// "DNS:localhost,IP:127.0.0.1" for OpenSSL's subjectAltName; empty for none.
+Result<std::string> subject_alt_names(const std::vector<std::string>& host_names) {
+  std::string out;
+  for (const auto& host : host_names) {
+    unsigned char address[16];
+    const bool ip = inet_pton(AF_INET, host.c_str(), address) == 1 || inet_pton(AF_INET6, host.c_str(), address) == 1;
+    const bool dns = !host.empty() && host.size() <= 253 &&
+                     host.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") == std::string::npos;
+    if (!ip && !dns)
+      return fail(Error::invalid_argument("'" + host + "' is neither a host name nor an IP address"));
+    out += (out.empty() ? "" : ",") + std::string(ip ? "IP:" : "DNS:") + host;
+  }
+  return out;
 }
 
 bool add_extension(X509* cert, X509* issuer, int nid, const char* value) {
@@ -94,8 +111,10 @@ Result<CertificateAuthority> CertificateAuthority::open_or_create(const fs::path
   return ca;
 }
 
-Result<Identity> CertificateAuthority::issue(const std::string& name) const {
+Result<Identity> CertificateAuthority::issue(const std::string& name, const std::vector<std::string>& host_names) const {
   if (auto valid = check_node_name(name); !valid) return fail(valid.error());
+  auto alt_names = subject_alt_names(host_names);
+  if (!alt_names) return fail(alt_names.error());
   auto ca_cert = detail::read_certificate(certificate_);
   auto ca_key = detail::read_private_key(private_key_);
   KeyPtr key(EVP_EC_gen("P-256"));
@@ -106,6 +125,7 @@ Result<Identity> CertificateAuthority::issue(const std::string& name) const {
       !add_extension(cert.get(), ca_cert.get(), NID_key_usage, "critical,digitalSignature,keyAgreement") ||
       !add_extension(cert.get(), ca_cert.get(), NID_ext_key_usage, "serverAuth,clientAuth") ||
       !add_extension(cert.get(), ca_cert.get(), NID_authority_key_identifier, "keyid:always") ||
+      (!alt_names->empty() && !add_extension(cert.get(), ca_cert.get(), NID_subject_alt_name, alt_names->c_str())) ||
       X509_sign(cert.get(), ca_key.get(), EVP_sha256()) == 0)
     return fail(openssl_failure("cannot issue a certificate for " + name));
   return Identity{certificate_, detail::to_pem(cert.get()), detail::to_pem(key.get())};

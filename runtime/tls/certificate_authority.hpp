@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "runtime/core/error.hpp"
 #include "runtime/tls/identity.hpp"
@@ -21,9 +22,11 @@ class CertificateAuthority {
   static Result<CertificateAuthority> open_or_create(const std::filesystem::path& dir);
 
   // A fresh key and certificate for node `name` (its subject common name),
-  // signed by this CA, valid for both ends of a TLS connection for ten years.
-  // invalid_argument for a bad name.
-  [[nodiscard]] Result<Identity> issue(const std::string& name) const;
+  // signed by this CA, valid for both ends of a TLS connection for ten years;
+  // with `host_names` (DNS names or IP addresses) as subject alternative
+  // names, which browsers and HTTPS clients check the address against.
+  // invalid_argument for a bad name or host name.
+  [[nodiscard]] Result<Identity> issue(const std::string& name, const std::vector<std::string>& host_names = {}) const;
 
   // The CA's certificate (PEM): what every node trusts.
   [[nodiscard]] const std::string& certificate() const { return certificate_; }

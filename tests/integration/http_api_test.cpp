@@ -287,3 +287,27 @@ TEST_CASE("An experiment uploaded over the API is served back: curves logs a liv
                                 Catch::Contains("volador_journal_commit_seconds_count") &&
                                 Catch::Contains("volador_http_requests_total{route=\"/api/v1/experiments/{id}\""));
 }
+
+TEST_CASE("Over HTTPS the API presents a certificate of the cluster CA valid for the address it is reached at") {
+  TempDir dir;
+  Cluster cluster(dir.path());
+  cluster.add_node_arguments({"--http-tls", "on"});
+  cluster.start_master();
+  std::string url;
+  std::ifstream(dir.path() / "http.addr") >> url;
+  REQUIRE(url.starts_with("https://127.0.0.1:"));
+  const int port = std::stoi(url.substr(url.rfind(':') + 1));
+  for (const auto* host : {"127.0.0.1", "localhost"}) {
+    INFO(host);
+    httplib::SSLClient client(host, port);
+    client.set_ca_cert_path((dir.path() / "tls" / "ca" / "ca.crt").c_str());
+    client.enable_server_certificate_verification(true);
+    check_error(client.Get("/api/v1/me"), 401, "unauthenticated");
+  }
+  httplib::SSLClient stranger("127.0.0.1", port);  // trusts the system's CAs, not the cluster's
+  stranger.enable_server_certificate_verification(true);
+  CHECK_FALSE(stranger.Get("/api/v1/me"));
+  httplib::Client plain("127.0.0.1", port);
+  auto refused = plain.Get("/api/v1/me");
+  CHECK((!refused || refused->status != 401));
+}

@@ -84,3 +84,28 @@ TEST_CASE("A damaged CA folder is refused, not replaced") {
   CHECK_THAT(reopened.error().message, Catch::Contains("damaged"));
   CHECK(read_text_file(dir / "ca.key").value() == key_before);
 }
+
+TEST_CASE("An identity issued with host names carries them as subject alternative names") {
+  ScratchDir scratch;
+  auto ca = CertificateAuthority::open_or_create(scratch.path / "ca");
+  REQUIRE(ca);
+  auto web = ca->issue("master", {"localhost", "127.0.0.1", "::1", "gpu-a.example.org"});
+  REQUIRE(web);
+  CHECK(check_identity(*web).has_value());
+  const auto pem_file = scratch.path / "web.crt";
+  std::ofstream(pem_file) << web->certificate;
+  // The names as OpenSSL itself reads them back.
+  const std::string command = "openssl x509 -noout -ext subjectAltName -in " + pem_file.string();
+  std::string text;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char buffer[512];
+    while (fgets(buffer, sizeof buffer, pipe) != nullptr) text += buffer;
+    pclose(pipe);
+  }
+  CHECK_THAT(text, Catch::Contains("DNS:localhost") && Catch::Contains("IP Address:127.0.0.1") &&
+                       Catch::Contains("IP Address:0:0:0:0:0:0:0:1") && Catch::Contains("DNS:gpu-a.example.org"));
+
+  auto bad = ca->issue("master", {"not a host/name"});
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(bad.error().message, Catch::Contains("'not a host/name'"));
+}
