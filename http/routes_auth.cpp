@@ -23,14 +23,27 @@ Result<std::string> string_field(const nlohmann::json& body, const char* name) {
   return body[name].get<std::string>();
 }
 
-Result<ApiReply> login(const ApiRequest& request) {
+struct Credentials {
+  std::string name;
+  std::string password;
+  nlohmann::json body;  // the rest of the request's body
+};
+
+// {"username", "password", ...} from the request's body.
+Result<Credentials> credentials(const ApiRequest& request) {
   auto body = request.json_body();
   if (!body) return fail(body.error());
   auto name = string_field(*body, "username");
   auto password = string_field(*body, "password");
   if (!name) return fail(name.error());
   if (!password) return fail(password.error());
-  auto reply = request.context.services.users->login(*name, *password, request.http.remote_addr);
+  return Credentials{std::move(*name), std::move(*password), std::move(*body)};
+}
+
+Result<ApiReply> login(const ApiRequest& request) {
+  auto given = credentials(request);
+  if (!given) return fail(given.error());
+  auto reply = request.context.services.users->login(given->name, given->password, request.http.remote_addr);
   if (!reply && reply.error().code == ErrorCode::resource_exhausted)  // throttled
     return ApiReply{kTooManyRequests, error_body(kTooManyRequests, reply.error()), {}};
   if (!reply) return fail(reply.error());
@@ -53,15 +66,13 @@ Result<ApiReply> list_users(const ApiRequest& request) {
 }
 
 Result<ApiReply> create_user(const ApiRequest& request) {
-  auto body = request.json_body();
-  if (!body) return fail(body.error());
-  auto name = string_field(*body, "username");
-  auto password = string_field(*body, "password");
-  if (!name) return fail(name.error());
-  if (!password) return fail(password.error());
-  if (body->contains("admin") && !(*body)["admin"].is_boolean())
+  auto given = credentials(request);
+  if (!given) return fail(given.error());
+  const auto& body = given->body;
+  if (body.contains("admin") && !body["admin"].is_boolean())
     return fail(Error::invalid_argument("\"admin\" must be true or false"));
-  auto user = request.context.services.users->create_user(request.caller.user, *name, *password, body->value("admin", false));
+  auto user = request.context.services.users->create_user(request.caller.user, given->name, given->password,
+                                                          body.value("admin", false));
   if (!user) return fail(user.error());
   return ApiReply{.status = 201, .body = *user};
 }
