@@ -10,17 +10,17 @@
 
 using namespace volador;
 using namespace std::chrono_literals;
-namespace fs = std::filesystem;
 
 namespace {
 
 // A worker's folder as its agent prepares it, with the variables the agent
 // sets (here, in this process's environment, until the end of the test).
 struct PreparedWorker {
-  fs::path dir = fs::temp_directory_path() / ("volador-worker-launch-" + std::to_string(std::random_device{}()));
+  std::filesystem::path dir;
 
-  explicit PreparedWorker(const std::string& timings_text) {
-    fs::create_directories(dir);
+  explicit PreparedWorker(const std::string& timings_text)
+      : dir(std::filesystem::temp_directory_path() / ("volador-worker-" + std::to_string(std::random_device{}()))) {
+    std::filesystem::create_directories(dir);
     wire::LaunchSpec spec;
     spec.trial_id = 4;
     spec.hparams_json = "{}";
@@ -36,7 +36,7 @@ struct PreparedWorker {
   ~PreparedWorker() {
     for (const auto* name : {"VOLADOR_MASTER", "VOLADOR_TLS_DIR", "VOLADOR_TOKEN", "VOLADOR_TRIAL_FILE", "VOLADOR_TIMINGS_FILE"})
       ::unsetenv(name);
-    fs::remove_all(dir);
+    std::filesystem::remove_all(dir);
   }
 };
 
