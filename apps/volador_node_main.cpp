@@ -148,6 +148,8 @@ Result<std::unique_ptr<http::HttpServer>> start_http(const Flags& flags, caf::ac
 int run_agent(const Flags& flags) {
   auto endpoint = net::parse_endpoint(flags.master);
   if (!endpoint) return fail_with(endpoint.error());
+  auto timings = node_timings(flags);  // a bad file stops the agent before it writes anything
+  if (!timings) return fail_with(timings.error());
   const std::filesystem::path work_dir = flags.work_dir;
   auto identity = node::install_agent_bundle(flags.bundle, work_dir);
   if (!identity) return fail_with(identity.error());
@@ -157,8 +159,6 @@ int run_agent(const Flags& flags) {
   std::atomic<bool> agent_ended{false};  // outlives the actor system, whose shutdown may set it
   auto slots = node::offered_slots(flags.slot_type, flags.slots);
   if (!slots) return fail_with(slots.error());
-  auto timings = node_timings(flags);
-  if (!timings) return fail_with(timings.error());
   caf::actor_system_config config;
   net::configure_actor_system(config, *identity, timings->links);
   caf::actor_system system{config};
@@ -181,10 +181,10 @@ int run_agent(const Flags& flags) {
 int run_master(const std::string& role, const Flags& flags) {
   auto listen = net::parse_endpoint(flags.listen, true);
   if (!listen) return fail_with(listen.error());
+  auto timings = node_timings(flags);  // a bad file stops the master before it writes anything
+  if (!timings) return fail_with(timings.error());
   auto tls = node::prepare_master_tls(flags.data_dir);
   if (!tls) return fail_with(tls.error());
-  auto timings = node_timings(flags);
-  if (!timings) return fail_with(timings.error());
   std::atomic<bool> stopped{false};  // outlives the actor system, whose shutdown may set it
   caf::actor_system_config config;
   net::configure_actor_system(config, tls->master, timings->links);

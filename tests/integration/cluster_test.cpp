@@ -663,3 +663,19 @@ TEST_CASE("A rank waiting for its peers to report in gives up as soon as the mas
   cluster.kill_master();
   CHECK(eventually([&] { return rank_workers(work, 0).empty(); }, 15));
 }
+
+TEST_CASE("A bad timings file stops a node before it writes anything") {
+  TempDir dir;
+  write_file(dir.path() / "bad.conf", "heartbeat_interval = soon\n");
+  auto master = run_command({binary("volador-node").string(), "master", "--data", (dir.path() / "data").string(), "--listen",
+                             "127.0.0.1:0", "--timings", (dir.path() / "bad.conf").string()});
+  CHECK(master.exit_code == 1);
+  CHECK_THAT(master.out + master.err, Catch::Contains("bad.conf:1"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "data"));
+  auto agent = run_command({binary("volador-node").string(), "agent", "--master", "127.0.0.1:1", "--bundle",
+                            (dir.path() / "bad.conf").string(), "--work-dir", (dir.path() / "work").string(), "--timings",
+                            (dir.path() / "bad.conf").string()});
+  CHECK(agent.exit_code == 1);
+  CHECK_THAT(agent.out + agent.err, Catch::Contains("bad.conf:1"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "work"));
+}
