@@ -1,7 +1,9 @@
 // A uPlot line chart of several (x, y) series with optional log y-axis and
 // smoothing; hovering a line shows a tooltip that the caller describes. The
 // uPlot instance is reachable as the container element's `uplot` property
-// (the browser tests count its plotted points).
+// (the browser tests count its plotted points); after each draw the chart's
+// root carries `data-drawn-series` (how many series that draw plotted, for
+// bench/web's timing).
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
@@ -69,6 +71,10 @@ function tooltipPlugin(describe: LineChartProps["describe"]): uPlot.Plugin {
   };
 }
 
+const drawnMarker: uPlot.Plugin = {
+  hooks: { draw: (u) => { u.root.dataset.drawnSeries = String(u.series.length - 1); } },
+};
+
 function options(props: LineChartProps, width: number): uPlot.Options {
   return {
     width,
@@ -89,7 +95,7 @@ function options(props: LineChartProps, width: number): uPlot.Options {
     legend: { show: props.showLegend ?? false },
     cursor: { focus: { prox: 24 }, points: { show: false } },
     focus: { alpha: 0.25 },
-    plugins: [tooltipPlugin(props.describe)],
+    plugins: [tooltipPlugin(props.describe), drawnMarker],
   };
 }
 
