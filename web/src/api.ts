@@ -48,9 +48,8 @@ export interface ExperimentList {
 export interface ExperimentQuery {
   state?: ExperimentState | "";
   owner?: string;
-  label?: string;
   q?: string;
-  archived?: boolean;
+  archived?: "false" | "true" | "any";  // default false: archived ones left out
   sort?: string;
   offset?: number;
   limit?: number;

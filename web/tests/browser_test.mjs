@@ -114,7 +114,8 @@ async function fillGenerator(page, gatePath, project) {
     await error.waitFor({ timeout: WAIT_MS });
     await page.screenshot({ path: join(page.artifacts, "02-field-error.png"), fullPage: true });
     await page.fill("input[name=searcher-max_trials]", "2");
-    await page.locator(".validation-state", { hasText: "valid" }).filter({ hasNotText: "error" }).waitFor();
+    await page.waitForFunction(() => document.querySelector(".validation-state")?.textContent === "✓ valid", null,
+                               { timeout: WAIT_MS });
     assert.equal(await error.count(), 0);
   });
   await step("the startup-hook.sh generator exports the gate and runs a command", async () => {
@@ -214,11 +215,11 @@ async function finish(page, experimentId, gatePath) {
   await step("hovering a curve names its trial and hyperparameters", async () => {
     const at = await page.evaluate(() => {
       const u = document.querySelector(".learning-curves .line-chart").uplot;
-      const index = u.data[1].findIndex((v, i) => i > 2 && v !== null && v !== undefined);
+      const index = u.data[1].findLastIndex((v) => v !== null && v !== undefined);
       const box = u.over.getBoundingClientRect();
       return { x: box.left + u.valToPos(u.data[0][index], "x"), y: box.top + u.valToPos(u.data[1][index], "y") };
     });
-    await page.mouse.move(at.x, at.y);
+    await page.mouse.move(at.x - 3, at.y);  // just inside the plot: the last point lies on its right edge
     const tooltip = page.locator(".learning-curves .chart-tooltip");
     await tooltip.filter({ hasText: /trial \d+/ }).waitFor();
     assert.match(await tooltip.textContent(), /lr = .*width = /s);

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 
 const START_DEADLINE_MS = 60_000;
+const STOP_GRACE_MS = 15_000;  // then SIGKILL: a hung node must not hang the test
 const POLL_MS = 100;
 
 /** Waits until `path` exists and is non-empty (the node writes it once listening); returns its text. */
@@ -36,17 +37,19 @@ export async function startCluster({ nodeBinary, webDir, artifactsDir, slots = 2
     "--slots", String(slots), "--slot-type", "cpu", "--web-dir", webDir,
   ], { stdio: ["ignore", log, log] });
   const stop = async () => {
-    if (child.exitCode === null) {
+    if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
       await exited;
+      clearTimeout(timer);
     }
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const address = await waitForFile(join(dataDir, "http.addr"), child);
+    const url = await waitForFile(join(dataDir, "http.addr"), child);  // the UI's URL, http://HOST:PORT
     const password = await waitForFile(join(dataDir, "admin.password"), child);
-    return { url: `http://${address}`, username: "admin", password, dataDir, stop };
+    return { url: url.replace(/\/+$/, ""), username: "admin", password, dataDir, stop };
   } catch (error) {
     await stop();
     throw error;

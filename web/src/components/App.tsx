@@ -39,7 +39,8 @@ export function App() {
   if (user === null) {
     return <LoginPage onLogin={(u) => { setUser(u); if (route.page === "login") navigate(href.experiments()); }} />;
   }
-  const logout = () => { api.logout().finally(() => setUser(null)); };
+  // Signing out leaves the page (the next user starts at the list); an expired session keeps it.
+  const logout = () => { api.logout().finally(() => { navigate(href.experiments()); setUser(null); }); };
   return (
     <>
       <NavBar route={route} user={user} onLogout={logout} />

@@ -35,7 +35,7 @@ function columns(reload: () => void): Column<ExperimentSummary>[] {
 }
 
 export function ExperimentListPage() {
-  const [filter, setFilter] = useState<ExperimentQuery>({ state: "", owner: "", label: "", q: "", archived: false });
+  const [filter, setFilter] = useState<ExperimentQuery>({ state: "", owner: "", q: "", archived: "false" });
   const [sort, setSort] = useState<SortOrder>({ key: "id", descending: true });
   const query = { ...filter, sort: (sort.descending ? "-" : "") + sort.key, offset: 0, limit: PAGE_LIMIT };
   const list = usePoll(() => api.experiments(query), [JSON.stringify(query)]);
@@ -58,11 +58,9 @@ export function ExperimentListPage() {
         </select>
         <input class="filter-owner" placeholder="owner" value={filter.owner}
                onInput={(e) => set({ owner: e.currentTarget.value })} />
-        <input class="filter-label" placeholder="label" value={filter.label}
-               onInput={(e) => set({ label: e.currentTarget.value })} />
         <label>
-          <input type="checkbox" checked={filter.archived}
-                 onChange={(e) => set({ archived: e.currentTarget.checked })} /> archived
+          <input type="checkbox" class="filter-archived" checked={filter.archived === "any"}
+                 onChange={(e) => set({ archived: e.currentTarget.checked ? "any" : "false" })} /> include archived
         </label>
         {list.data && (
           <span class="count">

@@ -42,17 +42,33 @@ function alignedData(series: ChartSeries[], logY: boolean, smoothing: number): u
   return uPlot.join(tables);
 }
 
+const HOVER_PIXELS = 24;
+
+/** The series (1-based) whose point at data index `idx` is nearest the cursor, within HOVER_PIXELS. */
+function nearestSeries(u: uPlot, idx: number): number | null {
+  const top = u.cursor.top ?? -1;
+  let best: number | null = null;
+  let bestDistance = HOVER_PIXELS;
+  for (let i = 1; i < u.data.length; i++) {
+    const value = u.data[i][idx];
+    if (value === null || value === undefined) continue;
+    const distance = Math.abs(u.valToPos(value, "y") - top);
+    if (distance <= bestDistance) { best = i; bestDistance = distance; }
+  }
+  return best;
+}
+
 function tooltipPlugin(describe: LineChartProps["describe"]): uPlot.Plugin {
   let tip: HTMLDivElement;
-  let focused: number | null = null;
   const render = (u: uPlot) => {
     const idx = u.cursor.idx;
-    if (!describe || focused === null || idx === null || idx === undefined) {
+    const series = idx === null || idx === undefined ? null : nearestSeries(u, idx);
+    if (!describe || series === null) {
       tip.style.display = "none";
       return;
     }
-    const y = u.data[focused][idx] ?? null;
-    tip.textContent = describe(focused - 1, u.data[0][idx], y as number | null).join("\n");
+    const y = u.data[series][idx!] ?? null;
+    tip.textContent = describe(series - 1, u.data[0][idx!], y as number | null).join("\n");
     tip.style.display = "block";
     const left = u.cursor.left ?? 0;
     tip.style.left = `${Math.min(left + 12, u.over.clientWidth - tip.offsetWidth)}px`;
@@ -65,7 +81,6 @@ function tooltipPlugin(describe: LineChartProps["describe"]): uPlot.Plugin {
         tip.className = "chart-tooltip";
         u.over.appendChild(tip);
       },
-      setSeries: (u, seriesIdx) => { focused = seriesIdx; render(u); },
       setCursor: (u) => render(u),
     },
   };

@@ -21,7 +21,7 @@ export function ProjectPicker({ value, onChange }: Props) {
       <legend>Project</legend>
       <div class="field">
         <label>Project folder</label>
-        <input type="file" name="project-folder" {...{ webkitdirectory: "", directory: "" }} multiple
+        <input type="file" name="project-folder" {...{ webkitdirectory: true, directory: "" }} multiple
                onChange={(e) => pickFolder(e.currentTarget)} />
       </div>
       <div class="field">
