@@ -273,6 +273,7 @@ async function main() {
   const options = parseArgs(process.argv.slice(2));
   const artifacts = resolve(options.artifacts);
   mkdirSync(artifacts, { recursive: true });
+  for (const stale of ["failure.png", "console.log"]) rmSync(join(artifacts, stale), { force: true });
   const gateDir = mkdtempSync(join(tmpdir(), "volador-web-gate-"));
   const gatePath = join(gateDir, "gate");
   const cluster = await startCluster({ nodeBinary: options.node, webDir: options.webDir, artifactsDir: artifacts });
