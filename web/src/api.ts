@@ -152,6 +152,20 @@ export interface ConfigError {
   text: string;
 }
 
+/** What a search would do, simulated with a made-up metric (`volador preview-search --json`). */
+export interface SearchPreview {
+  searcher: string;
+  experiment_seed: number;
+  max_length_batches: number;
+  trials: number;
+  by_length: { batches: number; trials: number; stopped_early: boolean }[];
+  total_batches: number;
+  max_concurrent_trials: number;
+  brackets: { trials: number; rungs: number }[];
+  validations: number[];  // the lengths a trial validates at
+  not_simulated: string[];  // config keys the simulation ignored, e.g. searcher.goal
+}
+
 /** The project of a new experiment: one archive, or a folder's files with their relative paths. */
 export type ProjectUpload =
   | { kind: "archive"; file: File }
@@ -163,7 +177,6 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly details: string[] = [],
-    readonly retryAfterS: number | null = null,
   ) {
     super(message);
   }
@@ -183,7 +196,7 @@ async function toApiError(response: Response): Promise<ApiError> {
     const body = await response.json();
     const e = body?.error ?? {};
     return new ApiError(response.status, e.code ?? "error", e.message ?? response.statusText,
-                        Array.isArray(e.details) ? e.details : [], e.retry_after_s ?? null);
+                        Array.isArray(e.details) ? e.details : []);
   } catch {
     return new ApiError(response.status, "error", `${response.status} ${response.statusText}`);
   }
@@ -258,5 +271,5 @@ export const api = {
   users: () => request<{ users: User[] }>("GET", "/users"),
   createUser: (username: string, password: string, admin: boolean) =>
     request<User>("POST", "/users", { username, password, admin }),
-  previewSearch: (config: string) => request<unknown>("POST", "/preview", { config }),
+  previewSearch: (config: string) => request<SearchPreview>("POST", "/preview", { config }),
 };

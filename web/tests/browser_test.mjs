@@ -118,6 +118,11 @@ async function fillGenerator(page, gatePath, project) {
                                { timeout: WAIT_MS });
     assert.equal(await error.count(), 0);
   });
+  await step("the master previews the search of the generated config", async () => {
+    await page.click(".preview-button");
+    await page.locator(".preview-result").waitFor({ timeout: WAIT_MS });
+    assert.match(await page.textContent(".preview-result"), /random: 2 trials/);
+  });
   await step("the startup-hook.sh generator exports the gate and runs a command", async () => {
     await page.click(".startup-hook .add-env");
     await page.fill('.startup-hook input[name="startup_hook-exports-0"]', "VOLADOR_TEST_GATE");

@@ -18,10 +18,8 @@ export function LoginPage({ onLogin }: { onLogin: (user: User) => void }) {
       const result = await api.login(username, password);
       onLogin(result.user);
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) setError("Wrong user name or password.");
-      else if (err instanceof ApiError && err.status === 429) {
-        setError(`Too many attempts; try again in ${err.retryAfterS ?? "a few"} seconds.`);
-      } else setError((err as Error).message);
+      // 429 (throttled): the server's message says when to try again.
+      setError(err instanceof ApiError && err.status === 401 ? "Wrong user name or password." : (err as Error).message);
     } finally {
       setBusy(false);
     }

@@ -18,6 +18,7 @@ import { IdentitySection } from "./IdentitySection";
 import { ProjectPicker } from "./ProjectPicker";
 import { ResourcesSection } from "./ResourcesSection";
 import { SearcherSection } from "./SearcherSection";
+import { SearchPreviewPanel } from "./SearchPreviewPanel";
 import { StartupHookEditor } from "./StartupHookEditor";
 import { StorageSection } from "./StorageSection";
 import { TrainingSection } from "./TrainingSection";
@@ -115,6 +116,7 @@ export function NewExperimentPage() {
               </button>
             </div>
             <ErrorMessage error={validation.failure} />
+            <SearchPreviewPanel yaml={yaml} />
             <YamlPreview text={yaml} errors={validation.errors} general={byField.get(GENERAL) ?? []}
                          validating={validation.validating} />
           </aside>
