@@ -252,6 +252,18 @@ async function checkOtherPages(page, experimentId) {
     const row = page.locator(`.experiment-row-${experimentId}`);
     await row.locator(".state-completed").waitFor({ timeout: WAIT_MS });
   });
+  await step("the list filters by state and text on the server", async () => {
+    const row = page.locator(`.experiment-row-${experimentId}`);
+    await page.selectOption(".filter-state", "PAUSED");
+    await page.locator(".experiment-list .data-grid .empty").waitFor({ timeout: WAIT_MS });
+    await page.selectOption(".filter-state", "COMPLETED");
+    await page.fill(".filter-q", "browser-t");
+    await row.waitFor({ timeout: WAIT_MS });
+    await page.fill(".filter-q", "no such experiment");
+    await row.waitFor({ state: "detached", timeout: WAIT_MS });
+    await page.fill(".filter-q", "");
+    await row.waitFor({ timeout: WAIT_MS });
+  });
   await page.screenshot({ path: join(page.artifacts, "09-experiment-list.png") });
   await step("the admin adds a user on the users page", async () => {
     await page.click(".navbar >> text=Users");
