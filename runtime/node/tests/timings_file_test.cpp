@@ -123,7 +123,7 @@ TEST_CASE("Written timings read back as they were") {
   CHECK(read->hello_timeout == 30s);
 }
 
-TEST_CASE("A timings file's errors name the file; a missing or huge file is refused") {
+TEST_CASE("A timings file's errors name the file and a missing or huge file is refused") {
   const TempFile bad("reattach_grace = 2s\nreattach_grace = 1s\n");
   auto read = node::read_timings_file(bad.path);
   REQUIRE_FALSE(read.has_value());
