@@ -5,12 +5,12 @@ import { useState } from "preact/hooks";
 import { api, type ExperimentSummary } from "../api";
 import { formatMetric, formatValue } from "../format";
 import { flattenHParams } from "../hparams";
+import { pointsPerTrial } from "../point_budget";
 import { LIVE_INTERVAL_MS, usePoll } from "../use_poll";
 import { CurveControls, type CurveSettings } from "./CurveControls";
 import { ErrorMessage } from "./ErrorMessage";
 import { LineChart } from "./LineChart";
 
-const MAX_POINTS_PER_TRIAL = 500;
 // Curves this large are reloaded less often while the experiment runs.
 const LARGE_POINT_COUNT = 100_000;
 const LARGE_INTERVAL_MS = 10_000;
@@ -22,7 +22,8 @@ export function LearningCurves({ experiment, live }: { experiment: ExperimentSum
   const [pointCount, setPointCount] = useState(0);
   const interval = !live ? 0 : pointCount > LARGE_POINT_COUNT ? LARGE_INTERVAL_MS : LIVE_INTERVAL_MS;
   const metrics = usePoll(async () => {
-    const data = await api.experimentMetrics(experiment.id, settings.kind, settings.metric, MAX_POINTS_PER_TRIAL);
+    const data = await api.experimentMetrics(experiment.id, settings.kind, settings.metric,
+                                             pointsPerTrial(experiment.num_trials));
     setPointCount(data.trials.reduce((n, t) => n + t.points.length, 0));
     return data;
   }, [experiment.id, settings.kind, settings.metric], interval);

@@ -6,6 +6,7 @@ import { test } from "node:test";
 import { configYaml, emptyHParam, initialConfigForm, scalarOf } from "../../src/config_form";
 import { assignErrors, GENERAL, inputName } from "../../src/field_errors";
 import { flattenHParams, hparamColumns } from "../../src/hparams";
+import { CHART_POINT_BUDGET, MAX_POINTS_PER_TRIAL, MIN_POINTS_PER_TRIAL, pointsPerTrial } from "../../src/point_budget";
 import { parseRoute } from "../../src/router";
 import { smooth } from "../../src/smoothing";
 import { shellQuote, startupHookScript } from "../../src/startup_hook";
@@ -113,4 +114,12 @@ test("routes", () => {
   assert.deepEqual(parseRoute("#/experiments/new"), { page: "new-experiment" });
   assert.deepEqual(parseRoute("#/trials/3/"), { page: "trial", id: 3 });
   assert.equal(parseRoute("#/trials/x").page, "not-found");
+});
+
+test("the chart's point budget is shared out between trials within bounds", () => {
+  assert.equal(pointsPerTrial(0), MAX_POINTS_PER_TRIAL);
+  assert.equal(pointsPerTrial(6), MAX_POINTS_PER_TRIAL);
+  assert.equal(pointsPerTrial(1000), CHART_POINT_BUDGET / 1000);
+  assert.ok(pointsPerTrial(1000) * 1000 <= CHART_POINT_BUDGET);
+  assert.equal(pointsPerTrial(1_000_000), MIN_POINTS_PER_TRIAL);
 });
