@@ -74,8 +74,9 @@ Status set_archived(Self self, const master::User& user, std::uint64_t id, bool 
 }
 
 // The experiments `list` shows: archived ones only with `include_archived`.
-Result<wire::ExperimentList> listed_experiments(const storage::Journal& journal, bool include_archived) {
-  auto list = master::list_experiments(journal);
+Result<wire::ExperimentList> listed_experiments(const storage::Journal& journal, bool include_archived,
+                                               master::EndedTrialBests& ended) {
+  auto list = master::list_experiments(journal, &ended);
   if (list && !include_archived) std::erase_if(list->experiments, [](const auto& e) { return e.archived; });
   return list;
 }
@@ -298,9 +299,11 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context) {
         return promise;
       }),
       for_user<wire::Bytes, list_atom, bool>(
-          self, [&journal](const master::User&, bool all) { return reply(listed_experiments(journal, all)); }),
-      for_user<wire::Bytes, describe_atom, std::uint64_t>(self, [&journal](const master::User&, std::uint64_t id) {
-        return reply(master::describe_experiment(journal, id));
+          self, [&journal, self](const master::User&, bool all) {
+            return reply(listed_experiments(journal, all, self->state.trial_bests));
+          }),
+      for_user<wire::Bytes, describe_atom, std::uint64_t>(self, [&journal, self](const master::User&, std::uint64_t id) {
+        return reply(master::describe_experiment(journal, id, &self->state.trial_bests));
       }),
       for_user<wire::Bytes, trial_atom, std::uint64_t>(self, [&journal](const master::User&, std::uint64_t id) {
         return reply(master::describe_trial(journal, id));

@@ -13,6 +13,7 @@
 
 #include "actors/interfaces.hpp"
 #include "actors/master_context.hpp"
+#include "master/ended_trial_bests.hpp"
 
 namespace volador::actors {
 
@@ -20,6 +21,7 @@ struct MasterState {
   MasterContext context;
   std::map<std::uint64_t, TrialActor> trials;            // running trial actors by trial id
   std::map<std::uint64_t, ExperimentActor> experiments;  // running experiment actors by id
+  master::EndedTrialBests trial_bests;                    // for the experiment list and descriptions
   static inline const char* name = "master";
 };
 

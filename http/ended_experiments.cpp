@@ -20,7 +20,7 @@ Result<EndedExperiments::Detail> EndedExperiments::detail(const storage::Journal
     std::lock_guard lock(mutex_);
     if (auto kept = ended_.find(record.id); kept != ended_.end()) return kept->second;
   }
-  auto described = master::describe_experiment(journal, record.id);
+  auto described = master::describe_experiment(journal, record.id, &trial_bests_);
   if (!described) return fail(described.error());
   auto detail = std::make_shared<const wire::ExperimentDetail>(std::move(*described));
   if (all_ended(*detail)) {

@@ -3,7 +3,8 @@
 // metric report of every trial (for each trial's best validation): seconds
 // for 1,000 trials x 1,000 reports, on every list or page load. Once an
 // experiment and all its trials have ended, nothing in its description
-// changes but its archived flag, so the description is kept and reused.
+// changes but its archived flag, so the description is kept and reused; of
+// a running experiment, the ended trials' best validations are.
 // Thread-safe.
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <mutex>
 
+#include "master/ended_trial_bests.hpp"
 #include "runtime/wire/messages.hpp"
 #include "storage/journal/journal.hpp"
 
@@ -31,6 +33,7 @@ class EndedExperiments {
 
   std::mutex mutex_;
   std::map<std::uint64_t, Detail> ended_;
+  master::EndedTrialBests trial_bests_;  // of running experiments' ended trials
 };
 
 }  // namespace volador::http

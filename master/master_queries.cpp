@@ -55,7 +55,19 @@ struct ExperimentView {
   std::vector<wire::TrialSummary> trials;
 };
 
-Result<ExperimentView> view(const storage::Journal& journal, const storage::ExperimentRecord& e) {
+// The trial's best validation: remembered in `ended` (when given) once the trial has ended.
+Result<std::optional<double>> trial_best(const storage::Journal& journal, const storage::TrialRecord& t,
+                                         const SearchGoal& goal, EndedTrialBests* ended) {
+  if (ended != nullptr)
+    if (auto kept = ended->find(t.id)) return *kept;
+  auto metrics = journal.metrics(t.id);
+  if (!metrics) return fail(metrics.error());
+  auto best = best_validation(*metrics, goal);
+  if (ended != nullptr && is_terminal(t.state)) ended->remember(t.id, best);
+  return best;
+}
+
+Result<ExperimentView> view(const storage::Journal& journal, const storage::ExperimentRecord& e, EndedTrialBests* ended) {
   auto goal = search_goal(e);
   auto trials = journal.trials(e.id);
   if (!trials) return fail(trials.error());
@@ -75,9 +87,9 @@ Result<ExperimentView> view(const storage::Journal& journal, const storage::Expe
        .owner = owner_of(e),
        .archived = e.archived};
   for (const auto& t : *trials) {
-    auto metrics = journal.metrics(t.id);
-    if (!metrics) return fail(metrics.error());
-    auto best = best_validation(*metrics, goal);
+    auto found = trial_best(journal, t, goal, ended);
+    if (!found) return fail(found.error());
+    const auto best = *found;
     if (best && (!s.best || better(*best, s.best->metric, goal.smaller_is_better)))
       s.best = wire::BestTrial{.metric = *best, .trial_id = t.id};
     out.trials.push_back(trial_summary(t, best));
@@ -87,22 +99,23 @@ Result<ExperimentView> view(const storage::Journal& journal, const storage::Expe
 
 }  // namespace
 
-Result<wire::ExperimentList> list_experiments(const storage::Journal& journal) {
+Result<wire::ExperimentList> list_experiments(const storage::Journal& journal, EndedTrialBests* ended) {
   auto experiments = journal.experiments();
   if (!experiments) return fail(experiments.error());
   wire::ExperimentList list;
   for (const auto& e : *experiments) {
-    auto v = view(journal, e);
+    auto v = view(journal, e, ended);
     if (!v) return fail(v.error());
     list.experiments.push_back(std::move(v->summary));
   }
   return list;
 }
 
-Result<wire::ExperimentDetail> describe_experiment(const storage::Journal& journal, std::uint64_t experiment_id) {
+Result<wire::ExperimentDetail> describe_experiment(const storage::Journal& journal, std::uint64_t experiment_id,
+                                                  EndedTrialBests* ended) {
   auto e = journal.experiment(experiment_id);
   if (!e) return fail(e.error());
-  auto v = view(journal, *e);
+  auto v = view(journal, *e, ended);
   if (!v) return fail(v.error());
   auto parsed = config::parse_experiment_config(e->config_yaml, e->config_file_name);
   const auto* cfg = std::get_if<config::ExperimentConfig>(&parsed);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "master/ended_trial_bests.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/scheduling/slot_scheduler.hpp"
 #include "runtime/wire/messages.hpp"
@@ -17,9 +18,12 @@
 namespace volador::master {
 
 // Every experiment, archived ones included, each with its owner (master/users/ownership.hpp).
-Result<wire::ExperimentList> list_experiments(const storage::Journal& journal);
-// not_found when no experiment has this id.
-Result<wire::ExperimentDetail> describe_experiment(const storage::Journal& journal, std::uint64_t experiment_id);
+// `ended`, when given, remembers ended trials' best validations, so that a
+// later call reads only running trials' metric reports.
+Result<wire::ExperimentList> list_experiments(const storage::Journal& journal, EndedTrialBests* ended = nullptr);
+// not_found when no experiment has this id. `ended` as for list_experiments.
+Result<wire::ExperimentDetail> describe_experiment(const storage::Journal& journal, std::uint64_t experiment_id,
+                                                  EndedTrialBests* ended = nullptr);
 // not_found when no trial has this id.
 Result<wire::TrialDetail> describe_trial(const storage::Journal& journal, std::uint64_t trial_id);
 // At most `limit` log lines with seq > after_seq; not_found for an unknown trial.

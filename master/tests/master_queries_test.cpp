@@ -144,3 +144,31 @@ TEST_CASE("The agent list shows each agent's host, its slots as registered and t
   CHECK(list.agents[0].slot_trials == std::vector<std::uint64_t>{7, 7, 7, 0});
   CHECK(list.agents[1].slot_trials == std::vector<std::uint64_t>{0});
 }
+
+TEST_CASE("Ended trials' best validations are read once and running trials' every time") {
+  JournalFixture f;
+  REQUIRE(f.journal->put_experiment({1, "q", kConfig, "q.yaml", RunState::active, 7, 0.5, "", 1, 0}));
+  f.add_trial(1, {0.5, 0.7});  // COMPLETED
+  f.add_trial(2, {0.6});
+  auto running = f.journal->trial(2);
+  REQUIRE(running);
+  running->state = RunState::active;
+  REQUIRE(f.journal->put_trial(*running));
+
+  EndedTrialBests ended;
+  auto first = list_experiments(*f.journal, &ended);
+  REQUIRE(first);
+  CHECK(first->experiments.at(0).best->metric == 0.7);
+  CHECK(ended.find(1) == std::optional<std::optional<double>>(0.7));
+  CHECK_FALSE(ended.find(2).has_value());
+
+  // A report the ended trial cannot really get shows that its best is no longer read.
+  REQUIRE(f.journal->append_metrics({1, storage::MetricKind::validation, 50, {{"accuracy", 0.95}}, 0}));
+  REQUIRE(f.journal->append_metrics({2, storage::MetricKind::validation, 50, {{"accuracy", 0.9}}, 0}));
+  auto second = describe_experiment(*f.journal, 1, &ended);
+  REQUIRE(second);
+  CHECK(second->trials.at(0).best_validation == 0.7);
+  CHECK(second->trials.at(1).best_validation == 0.9);
+  CHECK(second->summary.best->trial_id == 2);
+  CHECK(describe_experiment(*f.journal, 1)->trials.at(0).best_validation == 0.95);  // without the memo: read
+}
