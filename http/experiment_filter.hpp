@@ -15,6 +15,7 @@ namespace volador::http {
 struct ExperimentFilter {
   std::optional<RunState> state;
   std::optional<std::string> owner;
+  std::optional<std::string> label;  // one of the experiment's labels
   std::optional<bool> archived = false;  // nullopt: archived or not
   std::string text;  // a case-insensitive part of the name, or the id; empty: any
   std::string sort = "-id";  // id, name, state, progress, created, best; a leading '-' reverses

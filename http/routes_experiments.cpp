@@ -24,6 +24,7 @@ Result<ExperimentFilter> experiment_filter(const QueryParams& query) {
       return fail(Error::invalid_argument("query parameter 'state': expected ACTIVE, PAUSED, COMPLETED, CANCELED or ERROR"));
   }
   filter.owner = query.text("owner");
+  filter.label = query.text("label");
   auto archived = query.choice("archived", {"false", "true", "any"}, "false");
   if (!archived) return fail(archived.error());
   filter.archived = *archived == "any" ? std::nullopt : std::optional<bool>(*archived == "true");
@@ -42,7 +43,7 @@ Result<ExperimentFilter> experiment_filter(const QueryParams& query) {
 }
 
 Result<ApiReply> list_experiments(const ApiRequest& request) {
-  auto query = request.query({"state", "owner", "archived", "q", "sort", "offset", "limit"});
+  auto query = request.query({"state", "owner", "label", "archived", "q", "sort", "offset", "limit"});
   if (!query) return fail(query.error());
   auto filter = experiment_filter(*query);
   if (!filter) return fail(filter.error());

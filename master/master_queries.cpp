@@ -9,28 +9,31 @@
 namespace volador::master {
 namespace {
 
-struct SearchGoal {
+// What a summary shows of an experiment's config.
+struct ConfigFacts {
   std::string searcher;
   std::string metric;
   bool smaller_is_better = true;
+  std::vector<std::string> labels;
 };
 
-// The searcher settings of a journaled experiment (its config was valid at submission).
-SearchGoal search_goal(const storage::ExperimentRecord& record) {
+// The facts of a journaled experiment's config (it was valid at submission).
+ConfigFacts config_facts(const storage::ExperimentRecord& record) {
   auto parsed = config::parse_experiment_config(record.config_yaml, record.config_file_name);
-  if (const auto* cfg = std::get_if<config::ExperimentConfig>(&parsed))
-    return {cfg->searcher.name, cfg->searcher.metric, cfg->searcher.smaller_is_better};
-  return {};
+  const auto* cfg = std::get_if<config::ExperimentConfig>(&parsed);
+  if (cfg == nullptr) return {};
+  return {cfg->searcher.name, cfg->searcher.metric, cfg->searcher.smaller_is_better,
+          cfg->labels.get<std::vector<std::string>>()};
 }
 
 bool better(double a, double b, bool smaller_is_better) { return smaller_is_better ? a < b : a > b; }
 
-std::optional<double> best_validation(const std::vector<storage::MetricRecord>& metrics, const SearchGoal& goal) {
+std::optional<double> best_validation(const std::vector<storage::MetricRecord>& metrics, const ConfigFacts& facts) {
   std::optional<double> best;
   for (const auto& m : metrics) {
     if (m.kind != storage::MetricKind::validation) continue;
-    auto it = m.metrics.find(goal.metric);
-    if (it != m.metrics.end() && (!best || better(it->second, *best, goal.smaller_is_better))) best = it->second;
+    auto it = m.metrics.find(facts.metric);
+    if (it != m.metrics.end() && (!best || better(it->second, *best, facts.smaller_is_better))) best = it->second;
   }
   return best;
 }
@@ -57,18 +60,18 @@ struct ExperimentView {
 
 // The trial's best validation: remembered in `ended` (when given) once the trial has ended.
 Result<std::optional<double>> trial_best(const storage::Journal& journal, const storage::TrialRecord& t,
-                                         const SearchGoal& goal, EndedTrialBests* ended) {
+                                         const ConfigFacts& facts, EndedTrialBests* ended) {
   if (ended != nullptr)
     if (auto kept = ended->find(t.id)) return *kept;
   auto metrics = journal.metrics(t.id);
   if (!metrics) return fail(metrics.error());
-  auto best = best_validation(*metrics, goal);
+  auto best = best_validation(*metrics, facts);
   if (ended != nullptr && is_terminal(t.state)) ended->remember(t.id, best);
   return best;
 }
 
 Result<ExperimentView> view(const storage::Journal& journal, const storage::ExperimentRecord& e, EndedTrialBests* ended) {
-  auto goal = search_goal(e);
+  auto facts = config_facts(e);
   auto trials = journal.trials(e.id);
   if (!trials) return fail(trials.error());
   ExperimentView out;
@@ -77,20 +80,21 @@ Result<ExperimentView> view(const storage::Journal& journal, const storage::Expe
        .name = e.name,
        .state = e.state,
        .progress = e.progress,
-       .searcher = goal.searcher,
-       .metric = goal.metric,
-       .smaller_is_better = goal.smaller_is_better,
+       .searcher = facts.searcher,
+       .metric = facts.metric,
+       .smaller_is_better = facts.smaller_is_better,
        .num_trials = static_cast<std::uint32_t>(trials->size()),
        .created_at_ms = e.created_at_ms,
        .ended_at_ms = e.ended_at_ms,
        .error = e.error_message,
        .owner = owner_of(e),
-       .archived = e.archived};
+       .archived = e.archived,
+       .labels = facts.labels};
   for (const auto& t : *trials) {
-    auto found = trial_best(journal, t, goal, ended);
+    auto found = trial_best(journal, t, facts, ended);
     if (!found) return fail(found.error());
     const auto best = *found;
-    if (best && (!s.best || better(*best, s.best->metric, goal.smaller_is_better)))
+    if (best && (!s.best || better(*best, s.best->metric, facts.smaller_is_better)))
       s.best = wire::BestTrial{.metric = *best, .trial_id = t.id};
     out.trials.push_back(trial_summary(t, best));
   }
@@ -132,7 +136,7 @@ Result<wire::TrialDetail> describe_trial(const storage::Journal& journal, std::u
   if (!e) return fail(e.error());
   auto metrics = journal.metrics(trial_id);
   if (!metrics) return fail(metrics.error());
-  wire::TrialDetail detail{.summary = trial_summary(*t, best_validation(*metrics, search_goal(*e)))};
+  wire::TrialDetail detail{.summary = trial_summary(*t, best_validation(*metrics, config_facts(*e)))};
   for (const auto& m : *metrics)
     detail.metrics.push_back({.kind = m.kind, .batches = m.batches, .reported_at_ms = m.reported_at_ms, .metrics = m.metrics});
   return detail;

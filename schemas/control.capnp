@@ -73,6 +73,7 @@ struct ExperimentSummary {
   error @12 :Text;           # why it ended in ERROR, else empty
   owner @13 :Text;           # the user who submitted it ("admin" for experiments from before users)
   archived @14 :Bool;        # hidden from `experiment list` unless --all
+  labels @15 :List(Text);    # the config's labels
 }
 
 # An experiment's best trial and its searcher metric.

@@ -30,6 +30,13 @@ const std::vector<wire::ExperimentSummary> kAll = {
     experiment(3, "cifar", RunState::active, {}, "alice"), experiment(4, "mnist-final", RunState::error, 0.5),
     experiment(5, "old", RunState::completed, 0.9, "alice", true)};
 
+ExperimentPage labelled(const std::string& label) {
+  auto all = kAll;
+  all[1].labels = {"mnist", "baseline"};
+  all[3].labels = {"mnist"};
+  return select_experiments(all, {.label = label});
+}
+
 }  // namespace
 
 TEST_CASE("Experiments come newest first by default") {
@@ -72,4 +79,10 @@ TEST_CASE("Sorting by best metric puts experiments without one last") {
   CHECK(ids(select_experiments(kAll, best)) == std::vector<std::uint64_t>{2, 1, 4, 3});
   ExperimentFilter name{.sort = "name"};
   CHECK(ids(select_experiments(kAll, name)) == std::vector<std::uint64_t>{3, 4, 1, 2});
+}
+
+TEST_CASE("The label filter keeps experiments that carry the label") {
+  CHECK(ids(labelled("mnist")) == std::vector<std::uint64_t>{4, 2});
+  CHECK(ids(labelled("baseline")) == std::vector<std::uint64_t>{2});
+  CHECK(ids(labelled("none")).empty());
 }

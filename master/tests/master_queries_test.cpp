@@ -8,6 +8,7 @@ using namespace volador::master;
 namespace {
 
 const char* kConfig = R"(name: q
+labels: [mnist, baseline]
 entrypoint: native:mlp_classifier
 hyperparameters:
   global_batch_size: 8
@@ -51,6 +52,7 @@ TEST_CASE("The best metric respects smaller_is_better and ignores training metri
   auto detail = describe_experiment(*f.journal, 1);
   REQUIRE(detail.has_value());
   CHECK(detail->summary.searcher == "random");
+  CHECK(detail->summary.labels == std::vector<std::string>{"mnist", "baseline"});
   REQUIRE(detail->summary.best.has_value());
   CHECK(detail->summary.best->metric == 0.8);  // larger is better; the 0.99 is a training metric
   CHECK(detail->summary.best->trial_id == 2);
