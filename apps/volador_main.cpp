@@ -12,6 +12,7 @@
 #include "runtime/cli/token_store.hpp"
 #include "runtime/cli/user_commands.hpp"
 #include "runtime/core/clock.hpp"
+#include "runtime/node/timings_file.hpp"
 
 using namespace volador;
 
@@ -69,6 +70,8 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << master.error().message << "\n";
     return 1;
   }
+  auto timings = in.timings_file.empty() ? Result<master::Timings>(master::Timings{}) : node::read_timings_file(in.timings_file);
+  if (!timings) return cli::report(timings.error());
   spdlog::set_level(spdlog::level::warn);
   const std::string master_key = master->to_string();
   auto token_file = cli::default_token_file();
@@ -78,9 +81,9 @@ int main(int argc, char** argv) {
   // connection, so that a wrong certificate or address is named first.
   const bool logging_in = in.verb == "user login";
   if (in.verb == "experiment create")
-    return cli::create_experiment(*master, in.bundle, *token, {in.config_path, in.model_dir, in.follow, in.json});
+    return cli::create_experiment(*master, in.bundle, *token, *timings, {in.config_path, in.model_dir, in.follow, in.json});
 
-  auto client = cli::MasterClient::connect(*master, in.bundle, *token);
+  auto client = cli::MasterClient::connect(*master, in.bundle, *token, *timings);
   if (!client) return cli::report(client.error());
   if ((logging_in || in.verb == "user logout") && !token_file) return cli::report(token_file.error());
   if (logging_in) return cli::login_user(*client, {master_key, *token_file, in.user_name, in.password_stdin});

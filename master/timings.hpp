@@ -16,6 +16,8 @@ struct Timings {
   net::LinkTimings links;
   // An agent or a rank worker starting up waits this long for the master to answer.
   std::chrono::milliseconds connect_patience = std::chrono::seconds(30);
+  // The client (`volador`) tries this long to reach the master before it says it cannot.
+  std::chrono::milliseconds client_connect_patience = std::chrono::seconds(3);
   // Agents keep their rank workers, and the workers keep their trial's state,
   // this long without a master; then they give up (the workers are killed).
   std::chrono::milliseconds master_outage_patience = std::chrono::seconds(60);

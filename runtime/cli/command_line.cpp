@@ -78,6 +78,10 @@ std::variant<Invocation, ParseExit> parse_command_line(int argc, const char* con
   app.add_option("--bundle", in.bundle, "the client's certificate bundle (the master writes DATA/tls/admin.bundle)")
       ->envname("VOLADOR_BUNDLE")
       ->capture_default_str();
+  app.add_option("--timings", in.timings_file,
+                 "a timings file (as volador-node's): client_connect_patience is how long the client tries to reach "
+                 "the master (default 3s)")
+      ->envname("VOLADOR_CLIENT_TIMINGS");
   app.require_subcommand(1);
   auto json_flag = [&](CLI::App* cmd) { cmd->add_flag("--json", in.json, "JSON output"); };
   auto id_arg = [&](CLI::App* cmd) { cmd->add_option("ID", in.id, "the ID")->required(); };

@@ -21,6 +21,7 @@ struct Invocation {
   std::string verb;
   std::string master = "127.0.0.1:17080";
   std::string bundle = "volador-data/tls/admin.bundle";
+  std::string timings_file;         // --timings: how long the client waits; empty: the defaults
   std::uint64_t id = 0;             // ID of describe, logs, pause, activate, kill, archive, unarchive
   std::uint64_t experiment_id = 0;  // checkpoint list, trial list (0: not given)
   std::uint64_t trial_id = 0;       // checkpoint list --trial (0: not given)

@@ -64,7 +64,7 @@ int report(const Error& error) {
 }
 
 int create_experiment(const net::Endpoint& master, const std::filesystem::path& bundle, const std::string& token,
-                      const CreateOptions& options) {
+                      const master::Timings& timings, const CreateOptions& options) {
   auto yaml = read_config_file(options.config_path);
   if (!yaml) return report(yaml.error());
   auto parsed = config::parse_experiment_config(*yaml, options.config_path);
@@ -75,7 +75,7 @@ int create_experiment(const net::Endpoint& master, const std::filesystem::path& 
   if (auto refused = unsupported_imports(std::get<config::ExperimentConfig>(parsed), options.model_dir); refused) return 1;
   auto archive = archives::pack_directory(options.model_dir);
   if (!archive) return report(archive.error());
-  auto client = MasterClient::connect(master, bundle, token);
+  auto client = MasterClient::connect(master, bundle, token, timings);
   if (!client) return report(client.error());
   auto reply = client->create_experiment({*yaml, options.config_path, std::move(*archive)});
   if (!reply) return report(reply.error());

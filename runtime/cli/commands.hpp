@@ -21,7 +21,7 @@ struct CreateOptions {
 
 // Validates the config locally first, so a bad file fails without a master.
 int create_experiment(const net::Endpoint& master, const std::filesystem::path& bundle, const std::string& token,
-                      const CreateOptions& options);
+                      const master::Timings& timings, const CreateOptions& options);
 // Archived experiments only with `all`.
 int list_experiments(MasterClient& client, bool all, bool json);
 int describe_experiment(MasterClient& client, std::uint64_t id, bool json);

@@ -12,7 +12,6 @@
 
 namespace volador::cli {
 namespace {
-constexpr auto kConnectPatience = std::chrono::seconds(3);
 constexpr auto kQueryTimeout = std::chrono::seconds(30);
 constexpr auto kCreateTimeout = std::chrono::seconds(120);  // carries the model definition
 constexpr auto kLoginTimeout = std::chrono::seconds(60);    // a password hash, maybe behind others
@@ -23,8 +22,8 @@ struct MasterClient::Runtime {
   caf::actor_system_config config;
   std::unique_ptr<caf::actor_system> system;
 
-  explicit Runtime(tls::TemporaryIdentity certificate) : identity(std::move(certificate)) {
-    net::configure_actor_system(config, identity.files());
+  Runtime(tls::TemporaryIdentity certificate, const net::LinkTimings& links) : identity(std::move(certificate)) {
+    net::configure_actor_system(config, identity.files(), links);
     system = std::make_unique<caf::actor_system>(config);
   }
 };
@@ -34,15 +33,15 @@ MasterClient::MasterClient(std::shared_ptr<Runtime> runtime, caf::actor gateway,
     : runtime_(std::move(runtime)), gateway_(std::move(gateway)), endpoint_(std::move(endpoint)), token_(std::move(token)) {}
 
 Result<MasterClient> MasterClient::connect(const net::Endpoint& master, const std::filesystem::path& bundle,
-                                           std::string token) {
+                                           std::string token, const master::Timings& timings) {
   auto identity = tls::TemporaryIdentity::from_bundle(bundle);
   if (!identity)
     return fail(Error{identity.error().code, "the client's certificate: " + identity.error().message +
                                                  " (set --bundle or VOLADOR_BUNDLE to the master's DATA/tls/admin.bundle)"});
-  auto runtime = std::make_shared<Runtime>(std::move(*identity));
+  auto runtime = std::make_shared<Runtime>(std::move(*identity), timings.links);
   auto& system = *runtime->system;
   // A loaded master may miss one attempt: try for a few seconds before giving up.
-  auto gateway = net::await_master(system, master, std::chrono::steady_clock::now() + kConnectPatience);
+  auto gateway = net::await_master(system, master, std::chrono::steady_clock::now() + timings.client_connect_patience);
   if (!gateway)
     return fail(Error::unavailable(gateway.error().message + " (is `volador-node up` running? set -m HOST:PORT or VOLADOR_MASTER; a master of "
                                    "another cluster refuses this client's certificate: set --bundle or VOLADOR_BUNDLE)"));

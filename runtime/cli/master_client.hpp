@@ -12,6 +12,7 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
+#include "master/timings.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/net/endpoint.hpp"
 #include "runtime/wire/messages.hpp"
@@ -26,10 +27,11 @@ class MasterClient {
  public:
   // Presents the client certificate in `bundle` (mutual TLS) and connects to
   // the master's gateway. Errors: the bundle is missing or damaged (naming
-  // it), or unavailable naming the address. `token`: the login token sent
-  // with every call (empty before a login).
+  // it), or unavailable naming the address once `timings`'
+  // client_connect_patience has passed. `token`: the login token sent with
+  // every call (empty before a login).
   static Result<MasterClient> connect(const net::Endpoint& master, const std::filesystem::path& bundle,
-                                      std::string token);
+                                      std::string token, const master::Timings& timings = {});
 
   // The token and its user; wrong credentials: unauthenticated "wrong user name or password".
   Result<wire::LoginReply> login(const std::string& name, const std::string& password);

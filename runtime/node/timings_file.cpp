@@ -23,6 +23,7 @@ constexpr std::array kKeys{
     TimingKey{"connection_timeout", [](master::Timings& t) -> milliseconds& { return t.links.connection_timeout; }},
     TimingKey{"handshake_timeout", [](master::Timings& t) -> milliseconds& { return t.links.handshake_timeout; }},
     TimingKey{"connect_patience", [](master::Timings& t) -> milliseconds& { return t.connect_patience; }},
+    TimingKey{"client_connect_patience", [](master::Timings& t) -> milliseconds& { return t.client_connect_patience; }},
     TimingKey{"master_outage_patience", [](master::Timings& t) -> milliseconds& { return t.master_outage_patience; }},
     TimingKey{"reattach_grace", [](master::Timings& t) -> milliseconds& { return t.reattach_grace; }},
     TimingKey{"launch_timeout", [](master::Timings& t) -> milliseconds& { return t.launch_timeout; }},

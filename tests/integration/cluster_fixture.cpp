@@ -305,4 +305,10 @@ CommandResult Cluster::cli_with(const std::map<std::string, std::string>& env, s
   return run_command(std::move(args), timeout_s, env);
 }
 
+fs::path short_client_timings(const fs::path& dir) {
+  const auto file = dir / "client-timings.conf";
+  write_file(file, "client_connect_patience = 500ms\n");
+  return file;
+}
+
 }  // namespace volador::testing

@@ -156,6 +156,10 @@ void check_same_validations(const std::vector<nlohmann::json>& run, const std::v
 // Processes whose working folder lies under `dir` (rank workers and their commands).
 std::size_t processes_under(const std::filesystem::path& dir);
 
+// A timings file in `dir` with which the client gives up on a master it
+// cannot reach after 500 ms (`volador --timings FILE`), not 3 s.
+std::filesystem::path short_client_timings(const std::filesystem::path& dir);
+
 // Polls `condition` every 100 ms for up to `timeout_s`; true once it holds.
 bool eventually(const std::function<bool()>& condition, int timeout_s = 30);
 

@@ -272,10 +272,11 @@ TEST_CASE("Clients that disconnect or fail the TLS handshake leave the master's 
   TempDir dir;
   Cluster cluster(dir.path() / "data", 1);
   const auto foreign = issue_test_bundle(dir.path() / "other-cluster", "admin");
+  const auto timings = short_client_timings(dir.path());
   for (int round = 0; round < 3; ++round) {
     CHECK(cluster.cli({"agent", "list"}).exit_code == 0);
-    CHECK(run_command({binary("volador").string(), "-m", cluster.master_address(), "--bundle", foreign.string(), "agent",
-                       "list"}).exit_code == 1);
+    CHECK(run_command({binary("volador").string(), "-m", cluster.master_address(), "--bundle", foreign.string(), "--timings",
+                       timings.string(), "agent", "list"}).exit_code == 1);
   }
   write_file(dir.path() / "project/distributed.yaml", example_config("native:mlp_classifier", 1, 1));
   CHECK(create_and_follow(cluster, dir.path() / "project").exit_code == 0);
@@ -303,7 +304,8 @@ TEST_CASE("A Keras trial is refused by the client before anything is uploaded") 
 TEST_CASE("The CLI says which master it cannot reach and exits non-zero") {
   TempDir dir;
   auto result = run_command({binary("volador").string(), "-m", "127.0.0.1:1", "--bundle",
-                             issue_test_bundle(dir.path(), "client").string(), "experiment", "list"});
+                             issue_test_bundle(dir.path(), "client").string(), "--timings",
+                             short_client_timings(dir.path()).string(), "experiment", "list"});
   CHECK(result.exit_code == 1);
   CHECK(result.err.find("cannot reach the master at 127.0.0.1:1") != std::string::npos);
 }
