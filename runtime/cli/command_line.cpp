@@ -94,6 +94,7 @@ std::variant<Invocation, ParseExit> parse_command_line(int argc, const char* con
   json_flag(create);
   auto* experiment_list = experiment->add_subcommand("list", "list experiments (not archived ones)");
   experiment_list->add_flag("-a,--all", in.all, "archived experiments too");
+  experiment_list->add_option("-l,--label", in.label, "only experiments whose config has this label");
   json_flag(experiment_list);
   auto* describe = experiment->add_subcommand("describe", "an experiment and its trials");
   id_arg(describe);

@@ -28,6 +28,7 @@ struct Invocation {
   bool json = false;
   bool follow = false;
   bool all = false;             // experiment list --all: archived ones too
+  std::string label;            // experiment list --label: only experiments with this label
   std::string user_name;        // user create, user login
   bool admin = false;           // user create --admin
   bool password_stdin = false;  // user create, user login: the password is stdin's first line

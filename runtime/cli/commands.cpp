@@ -88,9 +88,11 @@ int create_experiment(const net::Endpoint& master, const std::filesystem::path& 
   return options.follow ? follow_experiment(*client, reply->experiment_id, options.json) : 0;
 }
 
-int list_experiments(MasterClient& client, bool all, bool json) {
+int list_experiments(MasterClient& client, bool all, const std::string& label, bool json) {
   auto list = client.list_experiments(all);
   if (!list) return report(list.error());
+  if (!label.empty())
+    std::erase_if(list->experiments, [&](const wire::ExperimentSummary& e) { return std::ranges::find(e.labels, label) == e.labels.end(); });
   std::cout << (json ? nlohmann::json(list->experiments).dump(2) + "\n" : render_table(*list));
   return 0;
 }

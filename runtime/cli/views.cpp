@@ -1,6 +1,7 @@
 #include "runtime/cli/views.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -179,6 +180,7 @@ std::string render_table(const wire::ExperimentDetail& detail) {
                                 e.id, e.name, e.owner, to_string(e.state), e.archived ? " (archived)" : "",
                                 percent(e.progress), e.searcher, e.metric,
                                 e.smaller_is_better ? "smaller is better" : "larger is better");
+  if (!e.labels.empty()) out += fmt::format("Labels: {}\n", fmt::join(e.labels, ", "));
   if (!e.error.empty()) out += "Error: " + e.error + "\n";
   if (e.best) out += fmt::format("Best: {} = {:.6g} (trial {})\n", e.metric, e.best->metric, e.best->trial_id);
   std::vector<Row> rows;

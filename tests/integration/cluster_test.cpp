@@ -681,3 +681,16 @@ TEST_CASE("A bad timings file stops a node before it writes anything") {
   CHECK_THAT(agent.out + agent.err, Catch::Contains("bad.conf:1"));
   CHECK_FALSE(std::filesystem::exists(dir.path() / "work"));
 }
+
+TEST_CASE("Experiments show their config's labels and the list filters by label") {
+  TempDir dir;
+  Cluster cluster(dir.path() / "data", 1);
+  const auto id = submit(cluster, dir.path() / "project",
+                         "labels: [mnist, baseline]\n" + example_config("native:mlp_classifier", 1, 1));
+  auto labelled = cluster.cli({"experiment", "list", "--label", "baseline", "--json"});
+  REQUIRE(labelled.exit_code == 0);
+  REQUIRE(labelled.json().size() == 1);
+  CHECK(labelled.json()[0]["labels"] == nlohmann::json::array({"mnist", "baseline"}));
+  CHECK(cluster.cli({"experiment", "list", "--label", "cifar", "--json"}).json().empty());
+  CHECK_THAT(cluster.cli({"experiment", "describe", id}).out, Catch::Contains("Labels: mnist, baseline"));
+}

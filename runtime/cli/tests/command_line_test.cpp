@@ -52,6 +52,7 @@ TEST_CASE("The command line names the verb and its arguments") {
   CHECK(parsed({"experiment", "kill", "4"}).verb == "experiment kill");
   CHECK(parsed({"checkpoint", "list", "--trial", "9"}).trial_id == 9);
   CHECK(parsed({"preview-search", "c.yaml"}).config_path == "c.yaml");
+  CHECK(parsed({"experiment", "list", "--label", "mnist"}).label == "mnist");
 }
 
 TEST_CASE("The user verbs and archive and list --all parse") {

@@ -54,7 +54,10 @@ TEST_CASE("A record's JSON carries state names, nulls for missing values, and pa
 }
 
 TEST_CASE("The experiment table aligns columns and leaves out global_batch_size") {
-  auto text = render_table(sample_detail());
+  auto detail = sample_detail();
+  detail.summary.labels = {"mnist", "baseline"};
+  auto text = render_table(detail);
+  CHECK(text.find("Labels: mnist, baseline\n") != std::string::npos);
   CHECK(text.find("Best: accuracy = 0.87 (trial 5)") != std::string::npos);
   CHECK(text.find("TRIAL  STATE      BATCHES") != std::string::npos);
   CHECK(text.find("lr=0.01") != std::string::npos);
