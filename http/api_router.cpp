@@ -88,7 +88,8 @@ bool ApiRouter::refuse_early(const httplib::Request& request, httplib::Response&
                 response);
     return true;
   }
-  if (public_paths_.contains(request.path)) return false;
+  // Without a body the route's own check (wrap) comes as early: checking here too would do it twice.
+  if (length == 0 || public_paths_.contains(request.path)) return false;
   auto caller = caller_of(request);
   if (caller) return false;
   write_reply(error_reply(caller.error()), response);

@@ -66,8 +66,8 @@ class ApiRouter {
   [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& routes() const { return routes_; }
 
   // Refuses, before its body is read, a request the API would refuse anyway:
-  // no valid token for a route that needs one (401), a body over the limit
-  // (413) or of unknown length (411). True when it answered.
+  // a body without a valid token for a route that needs one (401), over the
+  // limit (413) or of unknown length (411). True when it answered.
   bool refuse_early(const httplib::Request& request, httplib::Response& response) const;
 
  private:

@@ -9,12 +9,13 @@
 namespace volador::master {
 namespace {
 
-// What a summary shows of an experiment's config.
+// What a summary and a description show of an experiment's config.
 struct ConfigFacts {
   std::string searcher;
   std::string metric;
   bool smaller_is_better = true;
   std::vector<std::string> labels;
+  std::string description;
 };
 
 // The facts of a journaled experiment's config (it was valid at submission).
@@ -23,7 +24,7 @@ ConfigFacts config_facts(const storage::ExperimentRecord& record) {
   const auto* cfg = std::get_if<config::ExperimentConfig>(&parsed);
   if (cfg == nullptr) return {};
   return {cfg->searcher.name, cfg->searcher.metric, cfg->searcher.smaller_is_better,
-          cfg->labels.get<std::vector<std::string>>()};
+          cfg->labels.get<std::vector<std::string>>(), cfg->description};
 }
 
 bool better(double a, double b, bool smaller_is_better) { return smaller_is_better ? a < b : a > b; }
@@ -56,6 +57,7 @@ wire::TrialSummary trial_summary(const storage::TrialRecord& t, std::optional<do
 struct ExperimentView {
   wire::ExperimentSummary summary;
   std::vector<wire::TrialSummary> trials;
+  std::string description;
 };
 
 // The trial's best validation: remembered in `ended` (when given) once the trial has ended.
@@ -74,7 +76,7 @@ Result<ExperimentView> view(const storage::Journal& journal, const storage::Expe
   auto facts = config_facts(e);
   auto trials = journal.trials(e.id);
   if (!trials) return fail(trials.error());
-  ExperimentView out;
+  ExperimentView out{.summary = {}, .trials = {}, .description = facts.description};
   auto& s = out.summary;
   s = {.id = e.id,
        .name = e.name,
@@ -89,7 +91,7 @@ Result<ExperimentView> view(const storage::Journal& journal, const storage::Expe
        .error = e.error_message,
        .owner = owner_of(e),
        .archived = e.archived,
-       .labels = facts.labels};
+       .labels = std::move(facts.labels)};
   for (const auto& t : *trials) {
     auto found = trial_best(journal, t, facts, ended);
     if (!found) return fail(found.error());
@@ -121,10 +123,8 @@ Result<wire::ExperimentDetail> describe_experiment(const storage::Journal& journ
   if (!e) return fail(e.error());
   auto v = view(journal, *e, ended);
   if (!v) return fail(v.error());
-  auto parsed = config::parse_experiment_config(e->config_yaml, e->config_file_name);
-  const auto* cfg = std::get_if<config::ExperimentConfig>(&parsed);
   return wire::ExperimentDetail{.summary = std::move(v->summary),
-                                .description = cfg ? cfg->description : "",
+                                .description = std::move(v->description),
                                 .config = e->config_yaml,
                                 .trials = std::move(v->trials)};
 }
