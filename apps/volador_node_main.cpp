@@ -193,9 +193,10 @@ int run_master(const std::string& role, const Flags& flags) {
   if (!slots) return fail_with(slots.error());
   auto running = node::start_master(system, {flags.data_dir, *listen, *timings, admin_password_source(flags)});
   if (!running) return fail_with(running.error());
-  write_text_file_atomically(std::filesystem::path(flags.data_dir) / "master.addr", running->bound.to_string());
   auto web = start_http(flags, system, *running, *listen);
   if (!web) return fail_with(web.error());
+  // Last: scripts and tests take DATA/master.addr to mean the master is up, its HTTP server included.
+  write_text_file_atomically(std::filesystem::path(flags.data_dir) / "master.addr", running->bound.to_string());
   std::vector<caf::actor> started{running->gateway, running->pool};
   if (role == "up") {
     auto agent = node::start_agent(system,
