@@ -25,6 +25,3 @@ if(CMAKE_CUDA_COMPILER)
 endif()
 message(STATUS "volador: CUDA support ${VOLADOR_HAVE_CUDA}")
 
-# Benchmark peers for bench/allreduce, optional: OpenMPI (libopenmpi-dev) and Gloo (libgloo-dev).
-find_package(MPI QUIET COMPONENTS CXX)
-find_package(Gloo QUIET CONFIG)

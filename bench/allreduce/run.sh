@@ -37,7 +37,7 @@ done
 out=${out:-$build/allreduce-results.txt}
 
 build_all() {
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVOLADOR_BENCH_PEERS=ON >/dev/null
   ninja -C "$build" -j2 volador-allreduce-bench mpi-allreduce-bench gloo-allreduce-bench
 }
 
