@@ -1,8 +1,13 @@
 #include "storage/journal/journal.hpp"
 
 #include <chrono>
-
 #include <utility>
+
+#include "storage/journal/journal_codec.hpp"
+#include "storage/journal/journal_keys.hpp"
+#include "storage/journal/journal_validation.hpp"
+#include "storage/journal/memory_store.hpp"
+#include "storage/journal/rocksdb_store.hpp"
 
 namespace volador::storage {
 
@@ -31,6 +36,18 @@ JournalBatch& JournalBatch::put_user(UserRecord record) { return add(std::move(r
 
 JournalBatch& JournalBatch::put_token(TokenRecord record) { return add(std::move(record)); }
 
+Result<std::unique_ptr<Journal>> Journal::open(const std::filesystem::path& dir) {
+  auto store = RocksdbStore::open(dir);
+  if (!store) return fail(store.error());
+  return std::make_unique<Journal>(std::move(*store));
+}
+
+std::unique_ptr<Journal> Journal::in_memory() { return std::make_unique<Journal>(std::make_unique<MemoryStore>()); }
+
+Journal::Journal(std::unique_ptr<KeyValueStore> store) : store_(std::move(store)) {}
+
+Journal::~Journal() = default;
+
 Status Journal::commit(const JournalBatch& batch) {
   const auto started = std::chrono::steady_clock::now();
   auto written = write(batch);
@@ -51,6 +68,66 @@ Status Journal::delete_metrics_after(std::uint64_t trial_id, std::uint64_t batch
 
 Status Journal::put_searcher_state(std::uint64_t experiment_id, const nlohmann::json& state) {
   return commit(JournalBatch().put_searcher_state(experiment_id, state));
+}
+
+Result<std::uint64_t> Journal::next_id(std::string_view counter) {
+  if (auto valid = validation::check_counter_name(counter); !valid) return fail(valid.error());
+  const std::string key = keys::counter(counter);
+  std::lock_guard lock(counters_mutex_);
+  auto cached = counters_.find(counter);
+  if (cached == counters_.end()) {
+    auto stored = get(key);
+    if (!stored) return fail(stored.error());
+    auto last = *stored ? codec::decode<CounterRecord>(key, **stored) : Result<CounterRecord>(CounterRecord{});
+    if (!last) return fail(last.error());
+    cached = counters_.emplace(std::string(counter), last->value).first;
+  }
+  const std::uint64_t next = cached->second + 1;
+  auto value = codec::encode(CounterRecord{.value = next});
+  if (!value) return fail(value.error());
+  KeyValueBatch batch;
+  batch.put(key, std::string(codec::bytes_of(*value)));
+  if (auto written = store_->write(batch); !written) return fail(written.error());
+  cached->second = next;
+  return next;
+}
+
+Journal::TrialAppends& Journal::appends_of(std::uint64_t trial_id) {
+  std::lock_guard lock(appends_mutex_);
+  auto& slot = appends_[trial_id];
+  if (!slot) slot = std::make_unique<TrialAppends>();
+  return *slot;
+}
+
+Result<std::uint64_t> Journal::append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) {
+  TrialAppends& appends = appends_of(trial_id);
+  std::lock_guard lock(appends.mutex);
+  if (!appends.last_log_seq) {
+    auto last = last_id_under(keys::logs_prefix(trial_id));
+    if (!last) return fail(last.error());
+    appends.last_log_seq = *last;
+  }
+  std::uint64_t seq = *appends.last_log_seq;
+  if (lines.empty()) return seq;
+  KeyValueBatch batch;
+  for (LogLine& line : lines) {
+    line.trial_id = trial_id;
+    line.seq = ++seq;
+    auto value = codec::encode(line);
+    if (!value) return fail(value.error());
+    batch.put(keys::log(trial_id, seq), std::string(codec::bytes_of(*value)));
+  }
+  if (auto written = store_->write(batch); !written) return fail(written.error());
+  appends.last_log_seq = seq;
+  return seq;
+}
+
+Status Journal::put_archive(std::uint64_t experiment_id, std::string_view bytes) {
+  auto value = codec::encode(ArchiveRecord{.bytes = std::string(bytes)});
+  if (!value) return fail(value.error());
+  KeyValueBatch batch;
+  batch.put(keys::archive(experiment_id), std::string(codec::bytes_of(*value)));
+  return store_->write(batch);
 }
 
 }  // namespace volador::storage

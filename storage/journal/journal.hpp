@@ -1,19 +1,23 @@
 #pragma once
-// The master's journal: every record a user would miss after a crash, in an
-// embedded RocksDB (Journal::open), or in memory for tests (Journal::in_memory,
-// not durable). Durability contract of the RocksDB journal: a call that
-// returns success has written its records with sync = true (one synced write
-// batch per call), so they survive a kill -9 of the master and a power loss.
-// Both: commit() writes several records all or nothing. Thread-safe: actors on
-// any thread may call any method concurrently.
+// The master's journal: every record a user would miss after a crash, kept
+// in an ordered key-value store (key_value_store.hpp) under the layout of
+// journal_keys.hpp, as Cap'n Proto values (journal_codec.hpp). Over RocksDB
+// (Journal::open) it is durable: a call that returns success has written its
+// records with one synced write, so they survive a kill -9 of the master and
+// a power loss. In memory (Journal::in_memory, for tests) it keeps the same
+// contract but dies with the process. commit() writes several records all or
+// nothing. Thread-safe: actors on any thread may call any method concurrently.
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -24,6 +28,7 @@
 #include "runtime/core/states.hpp"
 #include "schemas/journal.records.hpp"
 #include "storage/journal/journal_stats.hpp"
+#include "storage/journal/key_value_store.hpp"
 
 namespace volador::storage {
 
@@ -71,20 +76,29 @@ class JournalBatch {
 
 class Journal {
  public:
-  // Opens (creating if needed) the journal in `dir`. Error io/corruption when
-  // RocksDB cannot open it (including when another process holds its lock).
+  // Opens (creating if needed) the journal in `dir` (rocksdb_store.hpp). Error
+  // io/corruption when RocksDB cannot open it (including when another process
+  // holds its lock).
   [[nodiscard]] static Result<std::unique_ptr<Journal>> open(const std::filesystem::path& dir);
-  // An empty journal in memory (memory_journal.hpp): for tests of actors and
+  // An empty journal in memory (memory_store.hpp): for tests of actors and
   // services that need no disk. Not durable: its records die with it.
   [[nodiscard]] static std::unique_ptr<Journal> in_memory();
-  virtual ~Journal() = default;
+  // The journal whose records `store` holds (empty: none yet).
+  explicit Journal(std::unique_ptr<KeyValueStore> store);
+  ~Journal();
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
 
   // Next value of a named durable counter ("experiment", "trial"): 1, 2, ...
-  // Never repeats, even across restarts.
-  [[nodiscard]] virtual Result<std::uint64_t> next_id(std::string_view counter) = 0;
+  // Never repeats, even across restarts. invalid_argument for an empty name.
+  [[nodiscard]] Result<std::uint64_t> next_id(std::string_view counter);
 
   // Writes every operation of `batch` at once (RocksDB: in one synced
-  // write), or none of them.
+  // write), or none of them. Holds, from its first read to its write, the
+  // locks of the trials whose metrics it appends or deletes (so their seqs and
+  // deletions are serialised with other commits and append_logs) and, with
+  // checkpoints, the checkpoint lock (a replace moves the old record's index
+  // entries).
   // A record that cannot be encoded (invalid_argument: e.g. JSON that is not
   // UTF-8, an empty checkpoint uuid) fails the commit before anything is
   // written. An empty batch writes nothing.
@@ -109,46 +123,79 @@ class Journal {
   // Inserts or replaces the token with the same hash (invalid_argument for an empty hash).
   [[nodiscard]] Status put_token(const TokenRecord& record);
 
-  // Appends lines, assigning their seq; returns the seq of the last one.
-  [[nodiscard]] virtual Result<std::uint64_t> append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) = 0;
+  // Appends lines, assigning their seq; returns the seq of the last one (with
+  // no lines: the trial's last seq, 0 if none; nothing is written).
+  [[nodiscard]] Result<std::uint64_t> append_logs(std::uint64_t trial_id, std::vector<LogLine> lines);
   // The packed model definition of an experiment (see storage/archives).
-  [[nodiscard]] virtual Status put_archive(std::uint64_t experiment_id, std::string_view bytes) = 0;
+  [[nodiscard]] Status put_archive(std::uint64_t experiment_id, std::string_view bytes);
 
   // Reads. not_found for an unknown id or uuid.
-  [[nodiscard]] virtual Result<ExperimentRecord> experiment(std::uint64_t id) const = 0;
-  [[nodiscard]] virtual Result<std::vector<ExperimentRecord>> experiments() const = 0;  // by id
-  [[nodiscard]] virtual Result<TrialRecord> trial(std::uint64_t id) const = 0;
+  [[nodiscard]] Result<ExperimentRecord> experiment(std::uint64_t id) const;
+  [[nodiscard]] Result<std::vector<ExperimentRecord>> experiments() const;  // by id
+  [[nodiscard]] Result<TrialRecord> trial(std::uint64_t id) const;
   // By id.
-  [[nodiscard]] virtual Result<std::vector<TrialRecord>> trials(std::uint64_t experiment_id) const = 0;
-  [[nodiscard]] virtual Result<std::vector<MetricRecord>> metrics(std::uint64_t trial_id) const = 0;
+  [[nodiscard]] Result<std::vector<TrialRecord>> trials(std::uint64_t experiment_id) const;
+  [[nodiscard]] Result<std::vector<MetricRecord>> metrics(std::uint64_t trial_id) const;
   // Lines with seq > after_seq, at most `limit` of them, by seq.
-  [[nodiscard]] virtual Result<std::vector<LogLine>> logs(std::uint64_t trial_id, std::uint64_t after_seq,
-                                                          std::size_t limit) const = 0;
-  [[nodiscard]] virtual Result<std::string> archive(std::uint64_t experiment_id) const = 0;
+  [[nodiscard]] Result<std::vector<LogLine>> logs(std::uint64_t trial_id, std::uint64_t after_seq,
+                                                  std::size_t limit) const;
+  [[nodiscard]] Result<std::string> archive(std::uint64_t experiment_id) const;
   // nullopt when none was stored yet.
-  [[nodiscard]] virtual Result<std::optional<nlohmann::json>> searcher_state(
-      std::uint64_t experiment_id) const = 0;
-  [[nodiscard]] virtual Result<CheckpointRecord> checkpoint(std::string_view uuid) const = 0;
+  [[nodiscard]] Result<std::optional<nlohmann::json>> searcher_state(std::uint64_t experiment_id) const;
+  [[nodiscard]] Result<CheckpointRecord> checkpoint(std::string_view uuid) const;
   // Deleted ones included; ordered by (trial_id, batches, uuid). Empty when none.
-  [[nodiscard]] virtual Result<std::vector<CheckpointRecord>> checkpoints_of_experiment(
-      std::uint64_t experiment_id) const = 0;
-  [[nodiscard]] virtual Result<std::vector<CheckpointRecord>> checkpoints_of_trial(std::uint64_t trial_id) const = 0;
+  [[nodiscard]] Result<std::vector<CheckpointRecord>> checkpoints_of_experiment(std::uint64_t experiment_id) const;
+  [[nodiscard]] Result<std::vector<CheckpointRecord>> checkpoints_of_trial(std::uint64_t trial_id) const;
   // not_found for an unknown name.
-  [[nodiscard]] virtual Result<UserRecord> user(std::string_view name) const = 0;
+  [[nodiscard]] Result<UserRecord> user(std::string_view name) const;
   // Every user, by name. Empty when none.
-  [[nodiscard]] virtual Result<std::vector<UserRecord>> users() const = 0;
+  [[nodiscard]] Result<std::vector<UserRecord>> users() const;
   // not_found for an unknown hash.
-  [[nodiscard]] virtual Result<TokenRecord> token(std::string_view token_hash) const = 0;
+  [[nodiscard]] Result<TokenRecord> token(std::string_view token_hash) const;
 
   // What this journal has written since it was opened.
   [[nodiscard]] JournalStats::Snapshot stats() const { return stats_.snapshot(); }
 
- protected:
-  // commit()'s work, without the counting: the implementation's own.
-  [[nodiscard]] virtual Status write(const JournalBatch& batch) = 0;
-
  private:
+  // Serialises the metric and log writes of one trial; caches its last log seq once known.
+  struct TrialAppends {
+    std::mutex mutex;
+    std::optional<std::uint64_t> last_log_seq;
+  };
+  // Turns a commit's operations into key-value writes (journal_commit.cpp).
+  class BatchBuilder;
+
+  // commit()'s work, without the counting.
+  [[nodiscard]] Status write(const JournalBatch& batch);
+  // The locks write() holds for `batch`, taken in one global order (the
+  // checkpoint lock, then trials by id) so that concurrent commits never deadlock.
+  std::vector<std::unique_lock<std::mutex>> lock_for(const JournalBatch& batch);
+  TrialAppends& appends_of(std::uint64_t trial_id);
+
+  // The value under `key`, nullopt when absent; a store error names the key.
+  Result<std::optional<std::string>> get(const std::string& key) const;
+  // The record under `key`; not_found "WHAT not found" when absent.
+  template <class Record>
+  Result<Record> record_at(const std::string& key, std::string_view what) const;
+  // Every record under `prefix`, in key order.
+  template <class Record>
+  Result<std::vector<Record>> records_under(const std::string& prefix) const;
+  // The trailing id of the last key starting with `prefix`, 0 if none.
+  Result<std::uint64_t> last_id_under(const std::string& prefix) const;
+  // The records that the index keys under `prefix` point to, in key order;
+  // lookup(index_key) reads one. An index key whose record is missing is corruption.
+  template <class Record, class Lookup>
+  Result<std::vector<Record>> indexed(const std::string& prefix, Lookup lookup) const;
+  Result<std::vector<CheckpointRecord>> indexed_checkpoints(const std::string& prefix) const;
+
+  std::unique_ptr<KeyValueStore> store_;
   JournalStats stats_;
+  std::mutex counters_mutex_;
+  std::map<std::string, std::uint64_t, std::less<>> counters_;  // last value handed out
+  std::mutex checkpoints_mutex_;
+  std::mutex appends_mutex_;
+  // Entries are never erased: a few bytes per trial the master has seen.
+  std::unordered_map<std::uint64_t, std::unique_ptr<TrialAppends>> appends_;
 };
 
 }  // namespace volador::storage

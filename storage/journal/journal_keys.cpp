@@ -1,5 +1,7 @@
 #include "storage/journal/journal_keys.hpp"
 
+#include "storage/journal/key_value_store.hpp"
+
 #include <algorithm>
 #include <limits>
 
@@ -86,12 +88,6 @@ std::string checkpoint_trial_index(const CheckpointRecord& record) {
 std::string user(std::string_view name) { return users_prefix() + std::string(name); }
 std::string users_prefix() { return "u/"; }
 std::string token(std::string_view token_hash) { return "tk/" + std::string(token_hash); }
-
-std::string prefix_end(std::string prefix) {
-  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff) prefix.pop_back();
-  if (!prefix.empty()) prefix.back() = static_cast<char>(prefix.back() + 1);
-  return prefix;
-}
 
 KeyRange metrics_after(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches) {
   std::string end = prefix_end(metric_kind_prefix(trial_id, kind));

@@ -1,5 +1,5 @@
 #pragma once
-// Key layout of the journal in RocksDB (one default column family). Ids are
+// Key layout of the journal in its key-value store (key_value_store.hpp). Ids are
 // 8-byte big-endian, so a prefix scan returns records in id order:
 //   e/<exp>                            experiment
 //   t/<trial>                          trial
@@ -48,9 +48,6 @@ std::string logs_prefix(std::uint64_t trial_id);
 std::string checkpoint_experiment_index_prefix(std::uint64_t experiment_id);
 std::string checkpoint_trial_index_prefix(std::uint64_t trial_id);
 std::string users_prefix();
-
-// The smallest key greater than every key starting with `prefix`.
-std::string prefix_end(std::string prefix);
 
 // Keys from `begin` (included) to `end` (excluded); empty when begin >= end.
 struct KeyRange {

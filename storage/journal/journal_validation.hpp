@@ -1,10 +1,8 @@
 #pragma once
-// What every Journal refuses, with invalid_argument and before writing
+// What the Journal refuses, with invalid_argument and before writing
 // anything: JSON that cannot be dumped (e.g. a string that is not UTF-8), a
 // checkpoint with an empty uuid, an empty counter name, a user with an empty
-// name, a token with an empty hash. Shared by the RocksDB
-// codec and the memory journal, so that both refuse the same records with the
-// same messages. Pure functions.
+// name, a token with an empty hash. Pure functions.
 
 #include <cstdint>
 #include <string>

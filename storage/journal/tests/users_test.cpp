@@ -1,5 +1,5 @@
 // Users and login tokens in the journal: the same contract for the RocksDB
-// and the memory journal.
+// and the in-memory journal.
 #include <catch2/catch.hpp>
 
 #include "storage/journal/journal.hpp"

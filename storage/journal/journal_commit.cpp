@@ -1,6 +1,6 @@
-// RocksdbJournal::write (Journal::commit): every operation of a JournalBatch into one synced
-// rocksdb::WriteBatch. Nothing reaches the database before the final write,
-// so an operation that fails to encode leaves the journal untouched.
+// Journal::write (Journal::commit): every operation of a JournalBatch into
+// one KeyValueBatch, written at once. Nothing reaches the store before that
+// write, so an operation that fails to encode leaves the journal untouched.
 
 #include <map>
 #include <optional>
@@ -8,31 +8,25 @@
 #include <utility>
 #include <variant>
 
-#include <rocksdb/db.h>
-#include <rocksdb/write_batch.h>
-
+#include "storage/journal/journal.hpp"
 #include "storage/journal/journal_codec.hpp"
 #include "storage/journal/journal_keys.hpp"
 #include "storage/journal/journal_validation.hpp"
-#include "storage/journal/rocksdb_journal.hpp"
 
 namespace volador::storage {
 
-// Adds operations in order. Reads the database for what they build on (the
+// Adds operations in order. Reads the store for what they build on (the
 // last metric seq of a step, a replaced checkpoint's index entries) and
 // remembers what earlier operations of the same batch added, which the
-// database does not show yet. The caller holds lock_for(batch).
-class RocksdbJournal::BatchBuilder {
+// store does not show yet. The caller holds lock_for(batch).
+class Journal::BatchBuilder {
  public:
-  BatchBuilder(const RocksdbJournal& journal, rocksdb::WriteBatch& batch) : journal_(journal), batch_(batch) {}
+  BatchBuilder(const Journal& journal, KeyValueBatch& batch) : journal_(journal), batch_(batch) {}
 
-  // What every journal refuses (journal_validation.hpp), encoding and read
-  // errors, or the WriteBatch refusing an entry (over RocksDB's size limits).
+  // What the journal refuses (journal_validation.hpp), encoding and read errors.
   Status add(const JournalBatch::Operation& operation) {
     if (auto valid = validation::check_operation(operation); !valid) return valid;
-    if (auto added = std::visit(*this, operation); !added) return added;
-    if (refusal_) return fail(*refusal_);
-    return {};
+    return std::visit(*this, operation);
   }
 
   Status operator()(const ExperimentRecord& record) { return put_record(keys::experiment(record.id), record); }
@@ -64,7 +58,7 @@ class RocksdbJournal::BatchBuilder {
   Status operator()(const JournalBatch::MetricsDeletion& deletion) {
     for (MetricKind kind : {MetricKind::training, MetricKind::validation}) {
       const keys::KeyRange range = keys::metrics_after(deletion.trial_id, kind, deletion.after_batches);
-      if (range.begin < range.end) check(batch_.DeleteRange(range.begin, range.end), range.begin);
+      if (range.begin < range.end) batch_.erase_range(range.begin, range.end);
     }
     return {};
   }
@@ -79,8 +73,8 @@ class RocksdbJournal::BatchBuilder {
     if (!previous) return fail(previous.error());
     IndexKeys index{keys::checkpoint_experiment_index(record), keys::checkpoint_trial_index(record)};
     if (*previous && **previous != index) {
-      check(batch_.Delete((*previous)->of_experiment), (*previous)->of_experiment);
-      check(batch_.Delete((*previous)->of_trial), (*previous)->of_trial);
+      batch_.erase((*previous)->of_experiment);
+      batch_.erase((*previous)->of_trial);
     }
     put(keys::checkpoint(record.uuid), codec::bytes_of(*value));
     put(index.of_experiment, {});
@@ -96,7 +90,7 @@ class RocksdbJournal::BatchBuilder {
     bool operator==(const IndexKeys&) const = default;
   };
 
-  void put(const std::string& key, std::string_view value) { check(batch_.Put(key, value), key); }
+  void put(const std::string& key, std::string_view value) { batch_.put(key, std::string(value)); }
 
   // Puts the encoded `record` under `key` alone (no index).
   template <class Record>
@@ -105,11 +99,6 @@ class RocksdbJournal::BatchBuilder {
     if (!value) return fail(value.error());
     put(key, codec::bytes_of(*value));
     return {};
-  }
-
-  // Keeps the first refusal for add() to report.
-  void check(const rocksdb::Status& status, std::string_view key) {
-    if (!status.ok() && !refusal_) refusal_ = journal_.io_error("add " + keys::describe(key) + " to a write", status);
   }
 
   // 1 + the last seq under the step, counting the ones this batch added.
@@ -135,14 +124,13 @@ class RocksdbJournal::BatchBuilder {
     return IndexKeys{keys::checkpoint_experiment_index(*record), keys::checkpoint_trial_index(*record)};
   }
 
-  const RocksdbJournal& journal_;
-  rocksdb::WriteBatch& batch_;
-  std::optional<Error> refusal_;
+  const Journal& journal_;
+  KeyValueBatch& batch_;
   std::map<std::string, std::uint64_t> last_metric_seq_;  // by step prefix
   std::map<std::string, IndexKeys> checkpoints_;           // by uuid
 };
 
-std::vector<std::unique_lock<std::mutex>> RocksdbJournal::lock_for(const JournalBatch& batch) {
+std::vector<std::unique_lock<std::mutex>> Journal::lock_for(const JournalBatch& batch) {
   bool checkpoints = false;
   std::set<std::uint64_t> trials;
   for (const JournalBatch::Operation& operation : batch.operations()) {
@@ -156,15 +144,15 @@ std::vector<std::unique_lock<std::mutex>> RocksdbJournal::lock_for(const Journal
   return locks;
 }
 
-Status RocksdbJournal::write(const JournalBatch& batch) {
+Status Journal::write(const JournalBatch& batch) {
   if (batch.empty()) return {};
   const auto locks = lock_for(batch);
-  rocksdb::WriteBatch write_batch;
-  BatchBuilder builder(*this, write_batch);
+  KeyValueBatch writes;
+  BatchBuilder builder(*this, writes);
   for (const JournalBatch::Operation& operation : batch.operations()) {
     if (auto added = builder.add(operation); !added) return added;
   }
-  return write(write_batch);
+  return store_->write(writes);
 }
 
 }  // namespace volador::storage

@@ -1,0 +1,133 @@
+#include "storage/journal/rocksdb_store.hpp"
+
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/write_batch.h>
+
+#include <utility>
+
+#include "runtime/core/overloaded.hpp"
+
+namespace volador::storage {
+namespace {
+
+namespace fs = std::filesystem;
+
+// RocksDB reports a held LOCK file as an IO error with one of these texts.
+bool is_lock_conflict(const rocksdb::Status& status) {
+  const std::string message = status.ToString();
+  return status.IsIOError() && (message.find("While lock file") != std::string::npos ||
+                                message.find("lock hold by current process") != std::string::npos);
+}
+
+rocksdb::Options database_options() {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.keep_log_file_num = 4;
+  // Archives (up to ~100 MiB) go to blob files instead of being rewritten by
+  // compactions.
+  options.enable_blob_files = true;
+  options.min_blob_size = 64 << 10;
+  return options;
+}
+
+rocksdb::Slice slice_of(std::string_view bytes) { return {bytes.data(), bytes.size()}; }
+
+// The first refusal of `batch`'s writes by the WriteBatch (over RocksDB's size
+// limits), if any.
+rocksdb::Status fill(rocksdb::WriteBatch& into, const KeyValueBatch& batch) {
+  for (const KeyValueBatch::Write& write : batch.writes()) {
+    const rocksdb::Status added = std::visit(
+        Overloaded{
+            [&](const KeyValueBatch::Put& put) { return into.Put(put.key, put.value); },
+            [&](const KeyValueBatch::Erase& erase) { return into.Delete(erase.key); },
+            [&](const KeyValueBatch::EraseRange& range) {
+              return range.begin < range.end ? into.DeleteRange(range.begin, range.end) : rocksdb::Status::OK();
+            },
+        },
+        write);
+    if (!added.ok()) return added;
+  }
+  return rocksdb::Status::OK();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RocksdbStore>> RocksdbStore::open(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return fail(Error::io("cannot create journal folder " + dir.string() + ": " + ec.message()));
+  rocksdb::DB* db = nullptr;
+  const rocksdb::Status status = rocksdb::DB::Open(database_options(), dir.string(), &db);
+  if (is_lock_conflict(status)) {
+    return fail(Error::io("journal at " + dir.string() + " is in use by another process (" + status.ToString() + ")"));
+  }
+  if (!status.ok()) {
+    const std::string message = "cannot open journal at " + dir.string() + ": " + status.ToString();
+    return fail(status.IsCorruption() ? Error::corruption(message) : Error::io(message));
+  }
+  return std::unique_ptr<RocksdbStore>(new RocksdbStore(dir, std::unique_ptr<rocksdb::DB>(db)));
+}
+
+RocksdbStore::RocksdbStore(fs::path dir, std::unique_ptr<rocksdb::DB> db) : dir_(std::move(dir)), db_(std::move(db)) {}
+
+RocksdbStore::~RocksdbStore() = default;
+
+Error RocksdbStore::error_of(std::string_view operation, const rocksdb::Status& status) const {
+  std::string message = "journal at " + dir_.string() + ": " + std::string(operation) + ": " + status.ToString();
+  return status.IsCorruption() ? Error::corruption(std::move(message)) : Error::io(std::move(message));
+}
+
+Result<std::optional<std::string>> RocksdbStore::get(std::string_view key) const {
+  std::string value;
+  const rocksdb::Status status = db_->Get(rocksdb::ReadOptions(), slice_of(key), &value);
+  if (status.IsNotFound()) return std::nullopt;
+  if (!status.ok()) return fail(error_of("read", status));
+  return value;
+}
+
+Result<std::optional<std::string>> RocksdbStore::last_key_with(std::string_view prefix) const {
+  const std::string end = prefix_end(std::string(prefix));
+  const rocksdb::Slice lower = slice_of(prefix);
+  rocksdb::ReadOptions options;
+  options.iterate_lower_bound = &lower;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options));
+  if (end.empty()) {
+    it->SeekToLast();
+  } else {
+    it->SeekForPrev(end);
+    if (it->Valid() && it->key() == rocksdb::Slice(end)) it->Prev();
+  }
+  if (!it->status().ok()) return fail(error_of("seek", it->status()));
+  if (!it->Valid() || !it->key().starts_with(slice_of(prefix))) return std::nullopt;
+  return it->key().ToString();
+}
+
+Status RocksdbStore::scan(std::string_view prefix, std::string_view start, const Visitor& visit) const {
+  const std::string end = prefix_end(std::string(prefix));
+  const rocksdb::Slice upper(end);
+  rocksdb::ReadOptions options;
+  if (!end.empty()) options.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options));
+  for (it->Seek(slice_of(start.empty() ? prefix : start)); it->Valid(); it->Next()) {
+    if (!it->key().starts_with(slice_of(prefix))) break;
+    Result<bool> more = visit(it->key().ToStringView(), it->value().ToStringView());
+    if (!more) return fail(more.error());
+    if (!*more) return {};
+  }
+  if (!it->status().ok()) return fail(error_of("scan", it->status()));
+  return {};
+}
+
+Status RocksdbStore::write(const KeyValueBatch& batch) {
+  rocksdb::WriteBatch write_batch;
+  if (const rocksdb::Status added = fill(write_batch, batch); !added.ok())
+    return fail(error_of("add to a write", added));
+  rocksdb::WriteOptions options;
+  options.sync = true;
+  const rocksdb::Status status = db_->Write(options, &write_batch);
+  if (!status.ok()) return fail(error_of("write", status));
+  return {};
+}
+
+}  // namespace volador::storage
