@@ -15,13 +15,19 @@ namespace volador::archives {
 
 // Determined's limit on a model definition: data sets are mounted, not uploaded.
 inline constexpr std::uint64_t kMaxArchiveBytes = 96ull << 20;
+// The most a model definition may unpack to (its files' sizes in total): an
+// archive within kMaxArchiveBytes can still compress far more than that.
+inline constexpr std::uint64_t kMaxUnpackedBytes = 4 * kMaxArchiveBytes;
 
 // Packs every regular file and folder under `dir` (paths relative to it).
 // Errors: not_found if dir is missing; invalid_argument naming the path of a
 // symlink or special file; resource_exhausted when the packed size exceeds
-// `max_bytes` (the message names the limit and the largest files).
+// `max_bytes` or the files add up to more than `max_unpacked_bytes`, what
+// unpack_archive would refuse at launch (the message names the limit and the
+// largest files).
 Result<std::string> pack_directory(const std::filesystem::path& dir,
-                                   std::uint64_t max_bytes = kMaxArchiveBytes);
+                                   std::uint64_t max_bytes = kMaxArchiveBytes,
+                                   std::uint64_t max_unpacked_bytes = kMaxUnpackedBytes);
 
 // Takes the next chunk of an archive being written; false stops the writing.
 using ChunkWriter = std::function<bool(std::string_view chunk)>;
@@ -36,6 +42,6 @@ Status stream_directory(const std::filesystem::path& dir, const ChunkWriter& wri
 // outside `dest`, entries that are absolute, contain "..", or are neither a
 // regular file nor a folder; refuses more than `max_unpacked_bytes` in total.
 Status unpack_archive(std::string_view archive, const std::filesystem::path& dest,
-                      std::uint64_t max_unpacked_bytes = 4 * kMaxArchiveBytes);
+                      std::uint64_t max_unpacked_bytes = kMaxUnpackedBytes);
 
 }  // namespace volador::archives

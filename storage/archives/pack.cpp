@@ -91,16 +91,23 @@ Status walk(const fs::path& root, const std::string& relative_dir, const IgnoreR
   return {};
 }
 
-Error too_large(const fs::path& dir, std::uint64_t max_bytes, std::vector<Item> items) {
+// `what` says which limit was passed, e.g. "packs to more than the 96.0 MiB limit".
+Error too_large(const fs::path& dir, const std::string& what, std::vector<Item> items) {
   std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.size > b.size; });
   std::string largest;
   for (std::size_t i = 0; i < std::min<std::size_t>(3, items.size()) && !items[i].directory; ++i) {
     largest += (i ? ", " : "") + items[i].relative + " (" + mib(items[i].size) + ")";
   }
   return Error::resource_exhausted(
-      "the model definition in " + dir.string() + " packs to more than the " + mib(max_bytes) +
-      " limit; largest files: " + largest + ". Move data sets out of the folder and mount them into the trial "
-      "(bind_mounts), or list them in " + std::string(IgnoreRules::kFileName));
+      "the model definition in " + dir.string() + " " + what + "; largest files: " + largest +
+      ". Move data sets out of the folder and mount them into the trial (bind_mounts), or list them in " +
+      std::string(IgnoreRules::kFileName));
+}
+
+std::uint64_t unpacked_size(const std::vector<Item>& items) {
+  std::uint64_t total = 0;
+  for (const Item& item : items) total += item.size;
+  return total;
 }
 
 Status write_entry(archive* a, const Item& item) {
@@ -170,13 +177,19 @@ Status stream_directory(const std::filesystem::path& dir, const ChunkWriter& wri
   return write_archive(*items, write);
 }
 
-Result<std::string> pack_directory(const std::filesystem::path& dir, std::uint64_t max_bytes) {
+Result<std::string> pack_directory(const std::filesystem::path& dir, std::uint64_t max_bytes,
+                                   std::uint64_t max_unpacked_bytes) {
   auto items = collect(dir);
   if (!items) {
     if (items.error().code == ErrorCode::not_found)
       return fail(Error::not_found("model definition folder " + dir.string() + " does not exist"));
     return fail(items.error());
   }
+  if (const auto unpacked = unpacked_size(*items); unpacked > max_unpacked_bytes)
+    return fail(too_large(dir,
+                          "holds " + mib(unpacked) + " of files, more than the " + mib(max_unpacked_bytes) +
+                              " a trial's copy may unpack to",
+                          std::move(*items)));
   std::string bytes;
   bool exceeded = false;
   auto written = write_archive(*items, [&](std::string_view chunk) {
@@ -184,7 +197,7 @@ Result<std::string> pack_directory(const std::filesystem::path& dir, std::uint64
     if (!exceeded) bytes.append(chunk);
     return !exceeded;
   });
-  if (exceeded) return fail(too_large(dir, max_bytes, std::move(*items)));
+  if (exceeded) return fail(too_large(dir, "packs to more than the " + mib(max_bytes) + " limit", std::move(*items)));
   if (!written) return fail(written.error());
   return bytes;
 }

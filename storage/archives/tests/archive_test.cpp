@@ -213,6 +213,27 @@ TEST_CASE("a folder that packs over the limit is refused, naming the limit and t
   CHECK(pack_directory(tmp.path / "src", 1 << 20));
 }
 
+TEST_CASE("a folder that packs small but unpacks over the limit is refused when packing and not at launch",
+          "[archives]") {
+  TempDir tmp;
+  write_file(tmp.path / "src" / "model_def.py", "pass\n");
+  write_file(tmp.path / "src" / "zeros.bin", std::string(700 << 10, '\0'));  // compresses to a few KiB
+  write_file(tmp.path / "src" / "more_zeros.bin", std::string(500 << 10, '\0'));
+
+  auto packed = pack_directory(tmp.path / "src", 1 << 20, 1 << 20);
+  REQUIRE_FALSE(packed);
+  CHECK(packed.error().code == ErrorCode::resource_exhausted);
+  CHECK_THAT(packed.error().message, Catch::Contains("holds 1.2 MiB of files, more than the 1.0 MiB a trial's copy "
+                                                     "may unpack to"));
+  CHECK_THAT(packed.error().message, Catch::Contains("zeros.bin (0.7 MiB), more_zeros.bin (0.5 MiB)"));
+
+  // What packing accepts, unpacking accepts too.
+  auto accepted = pack_directory(tmp.path / "src", 1 << 20, 2 << 20);
+  REQUIRE(accepted);
+  CHECK(accepted->size() < (64 << 10));
+  CHECK(unpack_archive(*accepted, tmp.path / "dest", 2 << 20));
+}
+
 TEST_CASE("symlinks in the folder are refused with their path unless ignored", "[archives]") {
   TempDir tmp;
   write_file(tmp.path / "src" / "model_def.py", "pass\n");
