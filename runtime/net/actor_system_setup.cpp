@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "runtime/net/descriptor_limit.hpp"
+
 namespace volador::net {
 namespace detail {
 void set_handshake_limit(std::chrono::milliseconds limit);  // openssl_interposers.cpp
@@ -17,6 +19,7 @@ void configure_actor_system(caf::actor_system_config& config, const tls::Identit
   config.load<caf::io::middleman>();
   config.load<caf::openssl::manager>();
   detail::set_handshake_limit(links.handshake_timeout);
+  raise_descriptor_limit();  // a master at the common 1,024 spins and locks clients out
   // With these set CAF requires a certificate chain to the CA from both ends
   // and refuses anonymous ciphers (caf/openssl/session.cpp).
   config.openssl_certificate = identity.certificate.string();

@@ -15,7 +15,8 @@ namespace volador::net {
 // Loads the middleman and the OpenSSL module, presenting `identity` and
 // trusting only its CA, with `links`' heartbeats, connection timeout and
 // handshake limit (the handshake limit is the process's: the last call sets
-// it). Every connection goes through net/remote.hpp.
+// it), and raises the process's descriptor limit (descriptor_limit.hpp).
+// Every connection goes through net/remote.hpp.
 void configure_actor_system(caf::actor_system_config& config, const tls::IdentityFiles& identity,
                             const LinkTimings& links = {});
 

@@ -1,11 +1,12 @@
 #pragma once
-// Connections accepted on a node port must finish their TLS handshake within
-// a deadline or be cut: a peer that connects and stays silent (or trickles
-// bytes) would otherwise hold a descriptor and a TLS session for good, and a
-// thousand of them would exhaust the master's descriptors. The bookkeeping
-// only; openssl_interposers.cpp feeds it from the TLS calls CAF makes, and a
-// watchdog thread cuts the overdue ones (shutdown(2): CAF then sees the
-// connection fail and closes it itself). Thread-safe.
+// Connections accepted on a node port must finish their handshakes (TLS, then
+// the peer's first CAF message) within a deadline or be cut: a peer that
+// connects and stays silent (or trickles bytes) would otherwise hold a
+// descriptor and a TLS session for good, and a thousand of them would exhaust
+// the master's descriptors. The bookkeeping only; openssl_interposers.cpp
+// feeds it from the TLS calls CAF makes, and a watchdog thread cuts the
+// overdue ones (shutdown(2): CAF then sees the connection fail and closes it
+// itself). Thread-safe.
 
 #include <chrono>
 #include <functional>

@@ -1,4 +1,4 @@
-// Two things CAF 0.17's OpenSSL session does not do, added by interposing the
+// Three things CAF 0.17's OpenSSL session does not do, added by interposing the
 // libssl functions it calls. These definitions take the place of libssl's for
 // CAF (the executables export them, see volador_net's link options; the
 // Python module exports them from its own scope) and call the real ones.
@@ -11,21 +11,35 @@
 //    queue, and the next read on any healthy connection that would merely
 //    block was taken as fatal: each client disconnecting from the master
 //    dropped its agents. CAF 1.x clears the queue itself.
-// 2. Cut accepted connections whose handshake is not done within the limit
-//    configure_actor_system sets (handshake_deadlines.hpp): a peer that
-//    connects and stays silent no longer holds a descriptor and a session
-//    for good.
+// 2. Cut accepted connections whose handshakes are not done within the limit
+//    configure_actor_system sets (handshake_deadlines.hpp): the TLS handshake
+//    and then the peer's first BASP frame (its CAF handshake), which CAF
+//    itself never times out. A peer that connects and stays silent, with or
+//    without a certificate, no longer holds a descriptor and a session for good.
+// 3. Refuse an oversized frame before CAF allocates it: every decrypted read
+//    goes through a BaspFrameGuard (basp_frame_guard.hpp), and the read that
+//    would complete a header announcing more than kMaxBaspPayloadBytes fails
+//    instead (and the socket is shut down), so CAF closes the connection. An
+//    authenticated peer, buggy or compromised, could otherwise make a node
+//    allocate and zero-fill 4 GiB on its only network thread with 32 bytes.
+//    Volador nodes speak BASP only over TLS, so this covers every node port.
 #include <dlfcn.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <sys/socket.h>
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
+#include <cstddef>
 #include <mutex>
+#include <span>
 #include <thread>
 
+#include "runtime/net/basp_frame_guard.hpp"
 #include "runtime/net/handshake_deadlines.hpp"
 #include "runtime/net/link_timings.hpp"
+#include "runtime/wire/codec.hpp"
 
 #define VOLADOR_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -33,6 +47,13 @@ namespace {
 
 using namespace std::chrono_literals;
 constexpr auto kWatchInterval = 500ms;
+
+// The largest BASP payload a node accepts from a peer. Volador's largest
+// message is a control message of wire::kMaxMessageBytes (a 96 MiB project
+// archive and its framing; decode() refuses anything larger); twice that
+// leaves room for CAF's envelope around it. Bulk data never goes through CAF.
+constexpr std::uint32_t kMaxBaspPayloadBytes = 2 * volador::wire::kMaxMessageBytes;
+static_assert(kMaxBaspPayloadBytes / 2 == volador::wire::kMaxMessageBytes, "the cap must fit in payload_len");
 
 template <class Function>
 Function real(const char* name) {
@@ -59,12 +80,44 @@ void watch_handshakes() {
   });
 }
 
+// The session's frame guard, made on its first read and deleted with the
+// session (OpenSSL calls the free function from SSL_free).
+volador::net::BaspFrameGuard& frame_guard(SSL* ssl) {
+  static const int index = SSL_get_ex_new_index(
+      0, nullptr, nullptr, nullptr, [](void*, void* guard, CRYPTO_EX_DATA*, int, long, void*) {
+        delete static_cast<volador::net::BaspFrameGuard*>(guard);
+      });
+  auto* guard = static_cast<volador::net::BaspFrameGuard*>(SSL_get_ex_data(ssl, index));
+  if (guard == nullptr) {
+    guard = new volador::net::BaspFrameGuard(kMaxBaspPayloadBytes);
+    SSL_set_ex_data(ssl, index, guard);
+  }
+  return *guard;
+}
+
+// Fails a read whose bytes complete an oversized frame header: the socket is
+// shut down and SSL_get_error() says SSL_ERROR_SSL, so CAF drops the connection.
+int refuse_oversized_frame(SSL* ssl, std::uint32_t announced) {
+  spdlog::warn("closing a node connection: a peer announced a {} byte frame, over the {} byte limit", announced,
+               kMaxBaspPayloadBytes);
+  ::shutdown(SSL_get_fd(ssl), SHUT_RDWR);
+  ERR_raise(ERR_LIB_SSL, SSL_R_EXCESSIVE_MESSAGE_SIZE);
+  return -1;
+}
+
 }  // namespace
 
 VOLADOR_EXPORT int SSL_read(SSL* ssl, void* buffer, int size) {
   static const auto next = real<int (*)(SSL*, void*, int)>("SSL_read");
   ERR_clear_error();
-  return next(ssl, buffer, size);
+  const int read = next(ssl, buffer, size);
+  if (read <= 0) return read;
+  auto& guard = frame_guard(ssl);
+  const bool first_frame_pending = guard.complete_frames() == 0;
+  const auto bytes = std::span(static_cast<const std::byte*>(buffer), static_cast<std::size_t>(read));
+  if (!guard.admit(bytes)) return refuse_oversized_frame(ssl, guard.refused_payload());
+  if (first_frame_pending && guard.complete_frames() > 0) handshakes().ended(ssl);
+  return read;
 }
 
 VOLADOR_EXPORT int SSL_write(SSL* ssl, const void* buffer, int size) {
@@ -73,16 +126,14 @@ VOLADOR_EXPORT int SSL_write(SSL* ssl, const void* buffer, int size) {
   return next(ssl, buffer, size);
 }
 
+// The clock of an accepted session starts at its first TLS handshake step and
+// stops at the peer's first complete BASP frame (its CAF handshake, SSL_read).
 VOLADOR_EXPORT int SSL_accept(SSL* ssl) {
   static const auto next = real<int (*)(SSL*)>("SSL_accept");
   ERR_clear_error();
   const int done = next(ssl);
-  if (done == 1) {
-    handshakes().ended(ssl);
-  } else {
-    watch_handshakes();
-    handshakes().begun(ssl, SSL_get_fd(ssl), volador::net::HandshakeDeadlines::Clock::now());
-  }
+  watch_handshakes();
+  handshakes().begun(ssl, SSL_get_fd(ssl), volador::net::HandshakeDeadlines::Clock::now());
   return done;
 }
 
