@@ -60,12 +60,13 @@ std::optional<bool> read_bool(Diagnostics& diag, const YAML::Node& node, const s
   return std::nullopt;
 }
 
-std::optional<std::int64_t> read_int(Diagnostics& diag, const YAML::Node& node,
-                                     const std::string& field) {
-  if (auto integer = plain_integer(node)) {
-    if (auto value = to_int64(*integer)) return value;
-  }
-  diag.report(node, field, expected("a 64-bit integer", node));
+std::optional<std::int64_t> read_exact_int(Diagnostics& diag, const YAML::Node& node,
+                                           const std::string& field) {
+  if (auto integer = plain_integer(node); integer && integer->magnitude <= kMaxExactInteger) return to_int64(*integer);
+  const std::string bound = std::to_string(kMaxExactInteger);
+  diag.report(node, field,
+              expected("an integer between -" + bound + " and " + bound + " (2^53, beyond which doubles skip integers)",
+                       node));
   return std::nullopt;
 }
 

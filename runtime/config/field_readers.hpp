@@ -26,7 +26,12 @@ std::optional<std::string> read_nonempty_string(Diagnostics&, const YAML::Node&,
 std::optional<std::string> read_absolute_path(Diagnostics&, const YAML::Node&,
                                               const std::string& field);
 std::optional<bool> read_bool(Diagnostics&, const YAML::Node&, const std::string& field);
-std::optional<std::int64_t> read_int(Diagnostics&, const YAML::Node&, const std::string& field);
+// The largest magnitude read_exact_int accepts, 2^53: every integer up to it
+// is exact in a double, which JSON readers (the web UI, scripts) and the
+// model-based searchers (tpe, bayesian) turn numbers into.
+inline constexpr std::uint64_t kMaxExactInteger = std::uint64_t{1} << 53;
+// An integer in [-kMaxExactInteger, kMaxExactInteger]; the error names the range.
+std::optional<std::int64_t> read_exact_int(Diagnostics&, const YAML::Node&, const std::string& field);
 std::optional<double> read_number(Diagnostics&, const YAML::Node&, const std::string& field);
 // Any value (free-form); never fails.
 std::optional<nlohmann::json> read_json(Diagnostics&, const YAML::Node&, const std::string& field);

@@ -79,7 +79,7 @@ Hyperparameter read_typed(const Section& section, std::string_view type) {
     section.read_required("val", param.val, read_json);
     return {param};
   }
-  if (type == "int") return {read_range<hparams::IntParam>(section, read_int)};
+  if (type == "int") return {read_range<hparams::IntParam>(section, read_exact_int)};
   if (type == "double") return {read_range<hparams::DoubleParam>(section, read_number)};
   if (type == "log") {
     auto param = read_range<hparams::LogParam>(section, read_number);
@@ -135,13 +135,14 @@ std::optional<std::uint64_t> read_global_batch_size(Diagnostics& diag, const hpa
     return std::nullopt;
   }
   const auto* constant = std::get_if<hparams::ConstParam>(&it->second.param);
-  if (constant && constant->val.is_number_unsigned() && constant->val.get<std::uint64_t>() > 0) {
-    return constant->val.get<std::uint64_t>();
-  }
+  const bool positive = constant && constant->val.is_number_unsigned() && constant->val.get<std::uint64_t>() > 0;
+  if (positive && constant->val.get<std::uint64_t>() <= kMaxExactInteger) return constant->val.get<std::uint64_t>();
   const std::string got =
       constant ? constant->val.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
                : "a hyperparameter to search";
-  diag.report(diag.where(gbs_field), gbs_field, "expected a constant positive integer, got " + got);
+  const std::string expected = positive ? "an integer between 1 and " + std::to_string(kMaxExactInteger) + " (2^53)"
+                                        : "a constant positive integer";
+  diag.report(diag.where(gbs_field), gbs_field, "expected " + expected + ", got " + got);
   return std::nullopt;
 }
 

@@ -216,7 +216,21 @@ TEST_CASE("hyperparameter entries", "[config][rules][hparams]") {
       {hparams("  global_batch_size: 8\n  n: {type: int, minval: 3, maxval: 1}\n"),
        "distributed.yaml:5:37: hyperparameters.n.maxval: maxval must not be less than minval"},
       {hparams("  global_batch_size: 8\n  n: {type: int, minval: 0.5, maxval: 1}\n"),
-       "distributed.yaml:5:26: hyperparameters.n.minval: expected a 64-bit integer, got 0.5"},
+       "distributed.yaml:5:26: hyperparameters.n.minval: expected an integer between -9007199254740992 and "
+       "9007199254740992 (2^53, beyond which doubles skip integers), got 0.5"},
+      // Beyond what a double holds exactly: tpe and bayesian model ints as doubles (the int64 range overflowed there).
+      {hparams("  global_batch_size: 8\n  n: {type: int, minval: 0, maxval: 9223372036854775807}\n"),
+       "distributed.yaml:5:37: hyperparameters.n.maxval: expected an integer between -9007199254740992 and "
+       "9007199254740992 (2^53, beyond which doubles skip integers), got 9223372036854775807"},
+      {hparams("  global_batch_size: 8\n  n: {type: int, minval: -9007199254740993, maxval: 0}\n"),
+       "distributed.yaml:5:26: hyperparameters.n.minval: expected an integer between -9007199254740992 and "
+       "9007199254740992 (2^53, beyond which doubles skip integers), got -9007199254740993"},
+      {hparams("  global_batch_size: 18446744073709551615\n"),
+       "distributed.yaml:4:22: hyperparameters.global_batch_size: expected an integer between 1 and 9007199254740992 "
+       "(2^53), got 18446744073709551615"},
+      {hparams("  global_batch_size: 9007199254740993\n"),
+       "distributed.yaml:4:22: hyperparameters.global_batch_size: expected an integer between 1 and 9007199254740992 "
+       "(2^53), got 9007199254740993"},
       {hparams("  global_batch_size: 8\n  n: {type: int, minval: 1, maxval: 2, step: 1}\n"),
        "distributed.yaml:5:40: hyperparameters.n.step: unknown field"},
       {hparams("  global_batch_size: 8\n  x: {type: double, minval: abc, maxval: 1}\n"),
@@ -240,6 +254,16 @@ TEST_CASE("hyperparameter entries", "[config][rules][hparams]") {
       {"name: t\nentrypoint: e\nhyperparameters: [1]\nsearcher: {name: single, metric: m, max_length: {batches: 1}}\n",
        "distributed.yaml:3:18: hyperparameters: expected a map of hyperparameters, got a list"},
   });
+}
+
+TEST_CASE("the widest int range and global batch a double holds exactly are accepted", "[config][hparams]") {
+  const ExperimentConfig config = parse_ok(hparams(
+      "  global_batch_size: 9007199254740992\n"
+      "  n: {type: int, minval: -9007199254740992, maxval: 9007199254740992}\n"));
+  CHECK(config.global_batch_size == 9007199254740992u);
+  const auto& n = std::get<volador::hparams::IntParam>(config.hyperparameters.at("n").param);
+  CHECK(n.minval == -9007199254740992);
+  CHECK(n.maxval == 9007199254740992);
 }
 
 TEST_CASE("hyperparameter types are read", "[config][hparams]") {
