@@ -56,23 +56,29 @@ void deliver_replies(Self self, const Reply& reply) {
     if (rank.reply) std::exchange(rank.reply, std::nullopt)->deliver(reply);
 }
 
+// Sends workload number `workload` (an encoded WorkloadRequest) to `rank`; its answer is fed back.
+void request_workload(Self self, std::uint64_t workload, const wire::Bytes& request, std::uint32_t rank) {
+  if (rank >= self->state.ranks.size()) return;
+  self->request(self->state.ranks[rank].worker, self->state.context.timings.workload_timeout, workload_atom::value,
+                request)
+      .then(
+          [=](const wire::Bytes& bytes) {
+            auto result = wire::decode<wire::WorkloadResult>(bytes);
+            if (!result) result = wire::WorkloadResult{.error_message = "an unreadable answer: " + result.error().message};
+            feed(self, master::WorkloadAnswered{workload, rank, std::move(*result)});
+          },
+          [=](const caf::error& error) {
+            // A rank that died is reported by its agent with the exit status,
+            // one whose link dropped rejoins.
+            if (self->state.run->phase() == master::TrialRun::Phase::running)
+              spdlog::warn("trial {}: workload failed on rank {}: {}", trial_id(self), rank,
+                           from_caf_error(error).message);
+          });
+}
+
 void send_workload(Self self, const master::SendWorkload& send) {
   const auto request = wire::encode(send.request);
-  for (std::uint32_t rank = 0; rank < send.ranks && rank < self->state.ranks.size(); ++rank)
-    self->request(self->state.ranks[rank].worker, self->state.context.timings.workload_timeout, workload_atom::value,
-                  request)
-        .then(
-            [=](const wire::Bytes& bytes) {
-              auto result = wire::decode<wire::WorkloadResult>(bytes);
-              if (!result) result = wire::WorkloadResult{.error_message = "an unreadable answer: " + result.error().message};
-              feed(self, master::WorkloadAnswered{send.workload, rank, std::move(*result)});
-            },
-            [=](const caf::error& error) {
-              // A rank that died is reported by its agent with the exit status.
-              if (self->state.run->phase() == master::TrialRun::Phase::running)
-                spdlog::warn("trial {}: workload failed on rank {}: {}", trial_id(self), rank,
-                             from_caf_error(error).message);
-            });
+  for (std::uint32_t rank = 0; rank < send.ranks; ++rank) request_workload(self, send.workload, request, rank);
 }
 
 void launch_rank(Self self, const master::LaunchRank& launch) {
@@ -123,6 +129,7 @@ void admit_rank(Self self, std::uint32_t rank) {
 
 void shutdown_ranks(Self self) {
   for (auto& rank : self->state.ranks) {
+    if (!rank.worker) continue;  // told already
     caf::anon_send(rank.worker, shutdown_atom::value);
     rank.worker = nullptr;  // lets the worker's actor system shut down without waiting for us
   }
@@ -158,6 +165,7 @@ void carry_out(Self self, master::TrialEffects effects) {
               else deliver_replies(self, to_caf_error(Error::invalid_argument(e.message)));
             },
             [&](const master::SendWorkload& e) { send_workload(self, e); },
+            [&](const master::ResendWorkload& e) { request_workload(self, e.workload, wire::encode(e.request), e.rank); },
             [&](const master::ShutdownRanks&) { shutdown_ranks(self); },
             [&](const master::AdoptRun& e) { adopt_run(self, e); },
             [&](const master::ClaimWorkers& e) {

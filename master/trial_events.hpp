@@ -49,7 +49,8 @@ struct LaunchFailed {
 struct RankHelloed {
   wire::RankHello hello;
 };
-// A rank of the run a restarted master found live reports in again.
+// A rank of the current run reports in again: to a restarted master that
+// found the run live, or after its own link to the master dropped.
 struct RankRejoined {
   wire::RankRejoin rejoin;
 };
@@ -145,6 +146,14 @@ struct SendWorkload {
   std::uint32_t ranks = 0;
   bool operator==(const SendWorkload&) const = default;
 };
+// Send workload `workload` again, to `rank` alone: its link to the master
+// dropped before the workload reached it. Its answer is WorkloadAnswered.
+struct ResendWorkload {
+  std::uint64_t workload = 0;
+  wire::WorkloadRequest request;
+  std::uint32_t rank = 0;
+  bool operator==(const ResendWorkload&) const = default;
+};
 // Tell every rank to shut down; their clean exits (WorkerExited) complete the stop.
 struct ShutdownRanks {
   bool operator==(const ShutdownRanks&) const = default;
@@ -187,8 +196,8 @@ struct ReportEnded {
 };
 
 using TrialEffect = std::variant<RequestSlots, ReleaseSlots, WatchAgents, ForgetRun, LaunchRank, AdmitRank, RefuseRank,
-                                 AnswerHellos, AnswerRejoins, SendWorkload, ShutdownRanks, AdoptRun, ClaimWorkers,
-                                 StartReattachTimer, ReportValidation, ReportCheckpoint, ReportEnded>;
+                                 AnswerHellos, AnswerRejoins, SendWorkload, ResendWorkload, ShutdownRanks, AdoptRun,
+                                 ClaimWorkers, StartReattachTimer, ReportValidation, ReportCheckpoint, ReportEnded>;
 using TrialEffects = std::vector<TrialEffect>;
 
 }  // namespace volador::master

@@ -128,6 +128,7 @@ void TrialRun::forget_run() {
   effects_.emplace_back(ForgetRun{});
   agent_ids_.clear();
   ranks_.clear();
+  group_.reset();
   in_flight_.reset();
   setup_.spec.record.run_agents.clear();  // no live run: a restarted master will not look for one
   setup_.spec.record.run_token.clear();
@@ -217,9 +218,12 @@ bool TrialRun::run_is_live() const {
   return phase_ == Phase::launching || phase_ == Phase::running || phase_ == Phase::stopping;
 }
 
+bool TrialRun::is_current_rank(std::uint32_t run_id, std::uint32_t rank, const std::string& token) const {
+  return run_id == setup_.spec.record.run_id && token == token_ && rank < ranks_.size();
+}
+
 bool TrialRun::expects_report(Phase phase, std::uint32_t run_id, std::uint32_t rank, const std::string& token) const {
-  return phase_ == phase && run_id == setup_.spec.record.run_id && token == token_ && rank < ranks_.size() &&
-         !ranks_[rank].reported;
+  return phase_ == phase && is_current_rank(run_id, rank, token) && !ranks_[rank].reported;
 }
 
 bool TrialRun::admit_rank(Phase phase, std::uint32_t run_id, std::uint32_t rank, const std::string& token) {

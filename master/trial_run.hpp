@@ -32,8 +32,16 @@
 // restarts from its checkpoint (not counted as a restart). Command trials
 // always restart: their reports during the outage are lost.
 //
+// A rank whose own link to the master dropped while the master ran on (a
+// loaded host, a stalled worker) rejoins the running run the same way: it is
+// given the workload in flight again, or its answer to it counts. One whose
+// link dropped while it waited for its group says hello again: the repeat
+// replaces its first hello, or is answered with the group if the run started.
+//
 // Every event that belongs to another run than the current one (or comes
-// while the run is not in the phase that expects it) is ignored.
+// while the run is not in the phase that expects it) is ignored: answers are
+// matched by workload number, which no other run reuses, hellos and rejoins
+// by run number and token, so a superseded run never reports.
 
 #include <cstdint>
 #include <functional>
@@ -130,6 +138,7 @@ class TrialRun {
   void restart(const std::string& why, bool counts_as_restart);
   void on_rank_stopped();
   [[nodiscard]] bool run_is_live() const;
+  [[nodiscard]] bool is_current_rank(std::uint32_t run_id, std::uint32_t rank, const std::string& token) const;
   [[nodiscard]] bool expects_report(Phase phase, std::uint32_t run_id, std::uint32_t rank, const std::string& token) const;
   bool admit_rank(Phase phase, std::uint32_t run_id, std::uint32_t rank, const std::string& token);
 
@@ -164,6 +173,8 @@ class TrialRun {
 
   // trial_run_reattach.cpp: taking a live run back after a master restart
   void handle(const RankRejoined& event);
+  void relink_rank(std::uint32_t run_id, std::uint32_t rank, const std::string& token,
+                   const std::optional<wire::FinishedWorkload>& last, bool hello);
   void handle(const RunAdopted& event);
   void handle(const AdoptFailed& event);
   void handle(const ReattachTimedOut& event);
@@ -185,6 +196,7 @@ class TrialRun {
   std::vector<std::string> agent_ids_;  // of the current run, watched, node by node
   std::vector<Rank> ranks_;             // of the current run, index = rank
   std::string token_;                   // the current run's secret
+  std::optional<wire::RankGroup> group_;  // the current run's, once its ranks have it
   std::string restore_uuid_;            // checkpoint the current run resumed from ("" = fresh)
   // Batches at the trial's newest checkpoint, the plan's or one taken where a
   // pausing trial stood (progress.last_checkpoint_at counts the plan's only); -1: none.

@@ -78,8 +78,14 @@ void TrialRun::handle(const LaunchFailed& event) {
 }
 
 // A rank's hello: answered with the group once every rank has reported in.
+// A rank says hello again when its link dropped while it waited: the repeat
+// replaces its first hello, or gets the group of a run that started meanwhile.
 void TrialRun::handle(const RankHelloed& event) {
   const auto& hello = event.hello;
+  if (phase_ == Phase::running || phase_ == Phase::stopping)
+    return relink_rank(hello.run_id, hello.rank, hello.token, std::nullopt, true);
+  if (phase_ == Phase::launching && is_current_rank(hello.run_id, hello.rank, hello.token))
+    ranks_[hello.rank].reported = false;
   if (!admit_rank(Phase::launching, hello.run_id, hello.rank, hello.token)) return;
   ranks_[hello.rank].address = hello.address;
   start_when_all_reported();
@@ -96,6 +102,7 @@ void TrialRun::start_when_all_reported() {
     rank.reported = false;
   }
   group.shm_limit_bytes = setup_.spec.config->resources.shm_size;
+  group_ = group;
   effects_.emplace_back(AnswerHellos{std::move(group)});
   phase_ = Phase::running;
   drive();

@@ -1,4 +1,5 @@
-// Taking a live run back after a master restart (see trial_run.hpp).
+// Taking a live run back after a master restart, and a rank of a running run
+// back after its own link to the master dropped (see trial_run.hpp).
 #include <fmt/format.h>
 
 #include "master/trial_resume.hpp"
@@ -53,9 +54,39 @@ void TrialRun::handle(const ReattachTimedOut& event) {
 
 void TrialRun::handle(const RankRejoined& event) {
   const auto& rejoin = event.rejoin;
+  if (phase_ == Phase::running || phase_ == Phase::stopping)
+    return relink_rank(rejoin.run_id, rejoin.rank, rejoin.token, rejoin.last, false);
   if (!admit_rank(Phase::reattaching, rejoin.run_id, rejoin.rank, rejoin.token)) return;
   ranks_[rejoin.rank].last = rejoin.last;
   finish_reattach();
+}
+
+// A rank of the running (or stopping) run whose link dropped while the master
+// ran on, back with a rejoin, or with a `hello` when the group never reached
+// it: its new handle is taken and it is answered. It gets the workload in
+// flight again unless the last workload it finished is that one, whose
+// answer counts; a stopping run tells it again to stop. Each link may drop
+// many times.
+void TrialRun::relink_rank(std::uint32_t run_id, std::uint32_t rank, const std::string& token,
+                           const std::optional<wire::FinishedWorkload>& last, bool hello) {
+  if (hello && !group_) {  // a reattached run: its ranks had their group before the master restarted
+    effects_.emplace_back(
+        RefuseRank{fmt::format("run {} started before the master restarted: it takes rejoins, not hellos", run_id)});
+    return;
+  }
+  if (!admit_rank(phase_, run_id, rank, token)) return;
+  ranks_[rank].reported = false;
+  if (hello) effects_.emplace_back(AnswerHellos{*group_});
+  else effects_.emplace_back(AnswerRejoins{true, ""});
+  system_log(fmt::format("rank {} of run {} reconnected to the master", rank, run_id));
+  if (phase_ == Phase::stopping) {
+    effects_.emplace_back(ShutdownRanks{});
+    return;
+  }
+  if (!in_flight_ || rank >= in_flight_->results.size() || in_flight_->results[rank]) return;
+  if (last && last->request == in_flight_->request)
+    return handle(WorkloadAnswered{in_flight_->number, rank, last->result});
+  effects_.emplace_back(ResendWorkload{in_flight_->number, in_flight_->request, rank});
 }
 
 // Gives the run up: its rejoined ranks are told, and the trial restarts (uncounted).

@@ -30,7 +30,7 @@ const std::string kConfig =
 
 constexpr std::array kEffectNames{"RequestSlots", "ReleaseSlots",  "WatchAgents",      "ForgetRun",
                                   "LaunchRank",   "AdmitRank",     "RefuseRank",       "AnswerHellos",
-                                  "AnswerRejoins", "SendWorkload", "ShutdownRanks",    "AdoptRun",
+                                  "AnswerRejoins", "SendWorkload", "ResendWorkload",   "ShutdownRanks", "AdoptRun",
                                   "ClaimWorkers", "StartReattachTimer", "ReportValidation", "ReportCheckpoint",
                                   "ReportEnded"};
 static_assert(kEffectNames.size() == std::variant_size_v<TrialEffect>);
@@ -109,6 +109,22 @@ struct Harness {
     for (std::uint32_t rank = 0; rank < sent.ranks; ++rank) effects = on(WorkloadAnswered{sent.workload, rank, result});
     return effects;
   }
+  // Answers each workload as a healthy run would (checkpoints written to
+  // their folders) until the one in flight trains from `batches` on; that one.
+  SendWorkload train_to(SendWorkload sent, std::uint64_t batches) {
+    while (sent.request.kind != wire::WorkloadKind::train || sent.request.start_batch < batches) {
+      if (sent.request.kind == wire::WorkloadKind::checkpoint)
+        std::ofstream(fs::path(sent.request.path) / "weights.bin") << "weights";
+      const bool train = sent.request.kind == wire::WorkloadKind::train;
+      const auto trained = sent.request.start_batch + (train ? sent.request.batches : 0);
+      sent = only<SendWorkload>(answer_all(sent, answer(trained)));
+    }
+    return sent;
+  }
+  TrialEffects rejoin(std::uint32_t rank, std::optional<wire::FinishedWorkload> last, std::uint32_t run_id = 1,
+                      const std::string& token = "secret") {
+    return on(RankRejoined{{.trial_id = 7, .run_id = run_id, .rank = rank, .token = token, .last = std::move(last)}});
+  }
   TrialEffects exit(std::uint32_t rank, std::int32_t code, std::int32_t signal = 0, std::uint32_t run_id = 1) {
     return on(WorkerExited{{.trial_id = 7, .run_id = run_id, .rank = rank, .exit_code = code, .signal = signal}});
   }
@@ -156,7 +172,7 @@ TEST_CASE("The ranks' hellos are held until every rank reported, then answered w
   CHECK(h.phase() == Phase::running);
 }
 
-TEST_CASE("A hello of another run, with a bad token, sent twice or outside the rendezvous is refused") {
+TEST_CASE("A hello of another run or with a bad token is refused and a repeated one replaces the first") {
   struct Row {
     const char* what;
     std::uint32_t rank, run_id;
@@ -172,12 +188,29 @@ TEST_CASE("A hello of another run, with a bad token, sent twice or outside the r
     CHECK(names(h.hello(row.rank, row.run_id, row.token)) == std::vector<std::string>{"RefuseRank"});
     CHECK(h.phase() == Phase::launching);
   }
+  // Rank 0's link dropped while it waited for its group: it says hello again.
   Harness h;
   (void)h.launch();
   (void)h.hello(0);
-  CHECK(names(h.hello(0)) == std::vector<std::string>{"RefuseRank"});  // a second hello
-  (void)h.hello(1);
-  CHECK(names(h.hello(1)) == std::vector<std::string>{"RefuseRank"});  // running: the rendezvous is over
+  CHECK(names(h.hello(0)) == std::vector<std::string>{"AdmitRank"});
+  CHECK(h.phase() == Phase::launching);
+  const auto started = h.hello(1);
+  CHECK(names(started) == std::vector<std::string>{"AdmitRank", "AnswerHellos", "SendWorkload"});
+  // Rank 1's group never reached it: the same group again, and the workload in flight.
+  const auto again = h.hello(1);
+  CHECK(names(again) == std::vector<std::string>{"AdmitRank", "AnswerHellos", "ResendWorkload"});
+  CHECK(std::get<AnswerHellos>(again[1]).group == std::get<AnswerHellos>(started[1]).group);
+  CHECK(std::get<ResendWorkload>(again[2]).rank == 1);
+}
+
+TEST_CASE("A hello to a run taken back after a master restart is refused: its ranks rejoin") {
+  Harness h("", live_run_record());
+  (void)h.run->start();
+  (void)h.on(RunAdopted{3, {{"agent-a", {0, 1}}}});
+  (void)h.rejoin(0, std::nullopt, 3);
+  (void)h.rejoin(1, std::nullopt, 3);
+  REQUIRE(h.phase() == Phase::running);
+  CHECK(names(h.hello(0, 3)) == std::vector<std::string>{"RefuseRank"});
 }
 
 TEST_CASE("A workload is done when every rank answered and its metrics are journaled once") {
@@ -383,4 +416,97 @@ TEST_CASE("A command trial's live run is given up after a master restart") {
                               .make_secret = [] { return std::string("secret"); }});
   CHECK(names(command.start()) == std::vector<std::string>{"ForgetRun", "ReleaseSlots"});
   CHECK(h.journaled().run_agents.empty());
+}
+
+TEST_CASE("A rank whose link dropped mid-workload rejoins the running run and its answer counts once") {
+  Harness h;
+  const auto first = h.start_running();
+  CHECK(h.on(WorkloadAnswered{first.workload, 0, answer(10)}).empty());
+  // Rank 1 finished the workload, but its answer died with its link.
+  const auto effects = h.rejoin(1, wire::FinishedWorkload{first.request, answer(10)});
+  CHECK(names(effects) == std::vector<std::string>{"AdmitRank", "AnswerRejoins", "SendWorkload"});
+  CHECK(std::get<AnswerRejoins>(effects[1]).accepted);
+  CHECK(std::get<SendWorkload>(effects[2]).request.start_batch == 10);
+  CHECK(h.on(WorkloadAnswered{first.workload, 1, answer(10)}).empty());  // its old answer, late: done already
+  REQUIRE(h.metrics().size() == 1);
+  CHECK(h.metrics()[0].batches == 10);
+  CHECK(h.phase() == Phase::running);
+}
+
+TEST_CASE("A rank that rejoins without the workload in flight is sent it alone again as often as its link drops") {
+  Harness h;
+  const auto first = h.start_running();
+  for (int drop = 0; drop < 2; ++drop) {
+    INFO("drop " << drop);
+    const auto effects = h.rejoin(1, std::nullopt);
+    CHECK(names(effects) == std::vector<std::string>{"AdmitRank", "AnswerRejoins", "ResendWorkload"});
+    const auto resent = std::get<ResendWorkload>(effects[2]);
+    CHECK((resent.workload == first.workload && resent.request == first.request && resent.rank == 1));
+  }
+  (void)h.on(WorkloadAnswered{first.workload, 0, answer(10)});
+  const auto next = only<SendWorkload>(h.on(WorkloadAnswered{first.workload, 1, answer(10)}));
+  // Its last workload is an older one than the workload in flight: sent again.
+  const auto effects = h.rejoin(1, wire::FinishedWorkload{first.request, answer(10)});
+  CHECK(names(effects) == std::vector<std::string>{"AdmitRank", "AnswerRejoins", "ResendWorkload"});
+  CHECK(std::get<ResendWorkload>(effects[2]).workload == next.workload);
+  // Having answered, it rejoins again: nothing to send it.
+  (void)h.on(WorkloadAnswered{next.workload, 1, answer(20)});
+  CHECK(names(h.rejoin(1, wire::FinishedWorkload{next.request, answer(20)})) ==
+        std::vector<std::string>{"AdmitRank", "AnswerRejoins"});
+  CHECK(h.metrics().size() == 1);
+}
+
+TEST_CASE("A stopping run tells a rank that rejoins to stop again and a rejoin of another run or token is refused") {
+  Harness h;
+  const auto first = h.start_running();
+  CHECK(names(h.rejoin(1, std::nullopt, 1, "guess")) == std::vector<std::string>{"RefuseRank"});
+  CHECK(names(h.rejoin(1, std::nullopt, 2)) == std::vector<std::string>{"RefuseRank"});
+  CHECK(names(h.rejoin(2, std::nullopt)) == std::vector<std::string>{"RefuseRank"});
+  (void)h.on(Close{});
+  const auto checkpoint = only<SendWorkload>(h.answer_all(first, answer(10)));
+  std::ofstream(fs::path(checkpoint.request.path) / "weights.bin") << "weights";
+  (void)h.on(WorkloadAnswered{checkpoint.workload, 0, answer(10)});
+  REQUIRE(h.phase() == Phase::stopping);
+  CHECK(names(h.rejoin(1, std::nullopt)) == std::vector<std::string>{"AdmitRank", "AnswerRejoins", "ShutdownRanks"});
+  CHECK(h.exit(0, 0).empty());
+  CHECK(names(h.exit(1, 0)) == std::vector<std::string>{"ForgetRun", "ReleaseSlots", "ReportEnded"});
+}
+
+// Issue 17's fault: after a stall, a report the old run made at batch 70 was
+// journaled although the trial had restarted from its checkpoint at 40.
+TEST_CASE("After a restart from an earlier checkpoint the superseded run never reports in any phase of the new run") {
+  using Reach = std::function<void(Harness&)>;
+  const std::vector<std::pair<const char*, Reach>> phases{
+      {"waiting for slots", [](Harness&) {}},
+      {"launching", [](Harness& h) { (void)h.on(SlotsGranted{{{"agent-a", {0, 1}}}}); }},
+      {"running",
+       [](Harness& h) {
+         (void)h.on(SlotsGranted{{{"agent-a", {0, 1}}}});
+         (void)h.hello(0, 2);
+         (void)h.hello(1, 2);
+       }},
+  };
+  for (const auto& [name, reach] : phases) {
+    INFO(name);
+    Harness h;
+    const auto stale = h.train_to(h.start_running(), 60);  // run 1 trains 60 -> 70
+    REQUIRE(h.journal->checkpoints_of_trial(7).value().size() == 1);
+    // The master dropped the run's agent (its link silent past the timeout):
+    // run 2 starts from the checkpoint at 40 (the same token: only the run number tells them apart).
+    (void)h.on(AgentLost{"agent-a"});
+    reach(h);
+    const auto phase = h.phase();
+    const auto trained = h.run->progress().batches_trained;
+    CHECK(trained == 40);
+    CHECK(h.on(WorkloadAnswered{stale.workload, 0, answer(70)}).empty());
+    CHECK(h.on(WorkloadAnswered{stale.workload, 1, answer(70)}).empty());
+    const wire::FinishedWorkload last{stale.request, answer(70)};
+    CHECK(names(h.rejoin(0, last)) == std::vector<std::string>{"RefuseRank"});
+    CHECK(names(h.rejoin(1, std::nullopt)) == std::vector<std::string>{"RefuseRank"});
+    CHECK(names(h.hello(0)) == std::vector<std::string>{"RefuseRank"});
+    CHECK(h.exit(0, 1).empty());
+    CHECK(h.phase() == phase);
+    CHECK(h.run->progress().batches_trained == trained);
+    for (const auto& metric : h.metrics()) CHECK(metric.batches <= 40);
+  }
 }
