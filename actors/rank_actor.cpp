@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "actors/caf_error.hpp"
+#include "runtime/net/remote.hpp"
 
 namespace volador::actors {
 namespace {
@@ -23,18 +24,22 @@ void refuse(Self self, Error error) {
 
 void say_hello(Self self, const wire::Bytes& hello) {
   // A rank that never comes makes the trial restart and kill us; a lost
-  // master ends the wait at once (a down message).
-  self->request(self->state.master, self->state.timings.hello_timeout, hello_atom::value, self->state.trial_id, hello,
+  // master ends the wait at once (a down message). Answers through a
+  // gateway given up since do not count.
+  const auto master = self->state.master;
+  self->request(master, self->state.timings.hello_timeout, hello_atom::value, self->state.trial_id, hello,
                 caf::actor_cast<caf::actor>(self))
       .then(
           [=](const wire::Bytes& bytes) {
-            if (!self->state.reporting) return;
+            if (!self->state.reporting || !net::same_object(self->state.master, master)) return;
             self->state.reporting = false;
             auto group = wire::decode<wire::RankGroup>(bytes);
             if (group) self->state.inbox->push(GroupReceived{std::move(*group)});
             else self->state.inbox->push(ReportRefused{group.error()});
           },
-          [=](const caf::error& error) { refuse(self, from_caf_error(error)); });
+          [=](const caf::error& error) {
+            if (net::same_object(self->state.master, master)) refuse(self, from_caf_error(error));
+          });
 }
 
 void say_rejoin(Self self, const wire::Bytes& rejoin) {
@@ -43,12 +48,12 @@ void say_rejoin(Self self, const wire::Bytes& rejoin) {
                 caf::actor_cast<caf::actor>(self))
       .then(
           [=](bool) {
-            if (!self->state.reporting || self->state.master != master) return;
+            if (!self->state.reporting || !net::same_object(self->state.master, master)) return;
             self->state.reporting = false;
             self->state.inbox->push(Rejoined{});
           },
           [=](const caf::error& error) {
-            if (self->state.master == master) refuse(self, from_caf_error(error));
+            if (net::same_object(self->state.master, master)) refuse(self, from_caf_error(error));
           });
 }
 
@@ -94,6 +99,10 @@ RankActor::behavior_type rank_actor(Self self, std::shared_ptr<RankInbox> inbox,
       [=](rejoin_atom, const wire::Bytes& rejoin, caf::actor gateway) {
         watch_master(self, std::move(gateway));
         say_rejoin(self, rejoin);
+      },
+      [=](hello_atom, const wire::Bytes& hello, caf::actor gateway) {
+        watch_master(self, std::move(gateway));
+        say_hello(self, hello);
       },
   };
 }

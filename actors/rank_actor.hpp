@@ -32,8 +32,12 @@ using RankActor = caf::typed_actor<
     caf::reacts_to<complete_atom, wire::Bytes>,
     // the trial thread: metrics a command printed (MetricReport), for the trial of the pending workload
     caf::reacts_to<report_atom, wire::Bytes>,
-    // the trial thread: present this rank (RankRejoin) to a restarted master's gateway
-    caf::reacts_to<rejoin_atom, wire::Bytes, caf::actor>>;
+    // the trial thread: present this rank (RankRejoin) to a restarted master's
+    // gateway, or to the same master's once the link that dropped is back
+    caf::reacts_to<rejoin_atom, wire::Bytes, caf::actor>,
+    // the trial thread: say the hello (RankHello) again through this gateway:
+    // the link dropped before the trial answered it
+    caf::reacts_to<hello_atom, wire::Bytes, caf::actor>>;
 
 struct RankActorState {
   std::shared_ptr<RankInbox> inbox;

@@ -33,10 +33,18 @@ struct RankSession::Impl {
   // the answer may have been lost with the master.
   std::optional<wire::FinishedWorkload> last;
 
-  // The master went away: reconnects and reports in again to the restarted
-  // trial, for up to the master outage patience. Error: the trial did not take
-  // this rank back (the run was given up, or the master stayed away).
+  // The link to the master dropped (the master went away, or the link alone
+  // under load): reconnects to the master, restarted or the same, and reports
+  // in again to the trial, for up to the master outage patience. Error: the
+  // trial did not take this rank back (the run was given up, or the master
+  // stayed away).
   Status rejoin();
+  // Waits for the trial's answer to the hello. When the link drops meanwhile
+  // (unavailable), says hello again if the master answers within half a
+  // connection timeout: a live master does, and a run whose master died
+  // before it started is restarted anyway, so its ranks give up within
+  // seconds. Error: the trial refused the hello, or the master is gone.
+  Result<wire::RankGroup> await_group();
 
   Impl(const tls::IdentityFiles& identity, const master::Timings& timings) : timings(timings) {
     net::configure_actor_system(config, identity, timings.links);
@@ -60,10 +68,24 @@ Result<std::unique_ptr<RankSession>> RankSession::connect(const net::Endpoint& m
   if (!gateway) return fail(gateway.error());
   impl->master = *gateway;
   impl->rank = impl->system->spawn(rank_actor, impl->inbox, *gateway, hello, timings);
-  auto answer = impl->inbox->wait_for<GroupReceived, ReportRefused>();
-  if (auto* refused = std::get_if<ReportRefused>(&answer)) return fail(refused->error);
-  impl->group = std::move(std::get<GroupReceived>(answer).group);
+  auto group = impl->await_group();
+  if (!group) return fail(group.error());
+  impl->group = std::move(*group);
   return std::unique_ptr<RankSession>(new RankSession(std::move(impl)));
+}
+
+Result<wire::RankGroup> RankSession::Impl::await_group() {
+  for (;;) {
+    auto answer = inbox->wait_for<GroupReceived, ReportRefused>();
+    if (auto* received = std::get_if<GroupReceived>(&answer)) return std::move(received->group);
+    const auto& error = std::get<ReportRefused>(answer).error;
+    if (error.code != ErrorCode::unavailable) return fail(error);
+    const auto deadline = std::chrono::steady_clock::now() + timings.links.connection_timeout / 2;
+    auto gateway = net::await_master(*system, endpoint, deadline, master);
+    if (!gateway) return fail(Error::unavailable(error.message + "; " + gateway.error().message));
+    master = *gateway;
+    caf::anon_send(rank, hello_atom::value, wire::encode(hello), master);
+  }
 }
 
 Status RankSession::Impl::rejoin() {
@@ -79,9 +101,10 @@ Status RankSession::Impl::rejoin() {
     auto answer = inbox->wait_for<Rejoined, ReportRefused>();
     auto* refused = std::get_if<ReportRefused>(&answer);
     if (refused == nullptr) return {};
-    // not_found: the restarted master has not recovered the trial yet.
-    if (refused->error.code != ErrorCode::not_found || std::chrono::steady_clock::now() >= deadline)
-      return fail(refused->error);
+    // not_found: the restarted master has not recovered the trial yet;
+    // unavailable: the new link dropped too (a loaded host). Both pass.
+    const bool passing = refused->error.code == ErrorCode::not_found || refused->error.code == ErrorCode::unavailable;
+    if (!passing || std::chrono::steady_clock::now() >= deadline) return fail(refused->error);
     std::this_thread::sleep_for(kRejoinRetry);
   }
 }

@@ -24,9 +24,10 @@ namespace volador::actors {
 class RankSession {
  public:
   // Starts an actor system, connects to the master and presents `hello`;
-  // returns once every rank of the trial has reported in. Errors: unavailable
-  // (master unreachable), invalid_argument (refused: stale run or bad token),
-  // each with the master's reason.
+  // returns once every rank of the trial has reported in. A link that drops
+  // meanwhile is made again and the hello repeated, while the master answers.
+  // Errors: unavailable (master unreachable or gone), invalid_argument
+  // (refused: stale run or bad token), each with the master's reason.
   // `tls_dir` holds the identity presented to the master (tls/identity_files.hpp);
   // `timings`, from its agent, bound the waits for the master and the trial.
   static Result<std::unique_ptr<RankSession>> connect(const net::Endpoint& master, const std::filesystem::path& tls_dir,
@@ -37,8 +38,11 @@ class RankSession {
   [[nodiscard]] const wire::RankGroup& group() const;
 
   // Blocks until the trial sends the next workload. nullopt when the trial is
-  // done with this rank; unavailable when the master went away. The previous
-  // workload must have been answered with complete().
+  // done with this rank. When the link to the master drops (a master restart,
+  // a stall, a loaded host) it reconnects and rejoins the trial, which sends
+  // the workload again if its answer was lost; unavailable when the master
+  // stayed away for the outage patience or the trial gave the run up. The
+  // previous workload must have been answered with complete().
   Result<std::optional<wire::WorkloadRequest>> next_workload();
 
   // Answers the workload last returned by next_workload().

@@ -3,16 +3,11 @@
 #include <caf/openssl/publish.hpp>
 #include <caf/openssl/remote_actor.hpp>
 
+#include <algorithm>
 #include <thread>
 
 namespace volador::net {
 namespace {
-
-// Whether two handles are one object. Not ==, which takes a new proxy of the
-// same node and actor id (a node back from a partition) for the stale one.
-bool same_object(const caf::actor& a, const caf::actor& b) {
-  return caf::actor_cast<caf::abstract_actor*>(a) == caf::actor_cast<caf::abstract_actor*>(b);
-}
 
 // The actor published at `endpoint`; unavailable with CAF's reason.
 Result<caf::actor> remote_actor(caf::actor_system& system, const Endpoint& endpoint) {
@@ -21,7 +16,17 @@ Result<caf::actor> remote_actor(caf::actor_system& system, const Endpoint& endpo
   return *actor;
 }
 
+// The wait before the next try at the master after waiting `delay`: twice as long, at most 1 s.
+std::chrono::milliseconds next_retry_delay(std::chrono::milliseconds delay) {
+  constexpr auto kLongest = std::chrono::milliseconds(1'000);
+  return std::min(delay * 2, kLongest);
+}
+
 }  // namespace
+
+bool same_object(const caf::actor& a, const caf::actor& b) {
+  return caf::actor_cast<caf::abstract_actor*>(a) == caf::actor_cast<caf::abstract_actor*>(b);
+}
 
 Result<std::uint16_t> publish(caf::actor_system& system, const caf::actor& actor, const Endpoint& listen) {
   // reuse_addr: a restarted master gets its port back at once.
@@ -32,13 +37,17 @@ Result<std::uint16_t> publish(caf::actor_system& system, const caf::actor& actor
 
 Result<caf::actor> await_master(caf::actor_system& system, const Endpoint& master,
                                 std::chrono::steady_clock::time_point deadline, const caf::actor& stale) {
+  auto delay = std::chrono::milliseconds(100);
   for (;;) {
     auto actor = remote_actor(system, master);
     if (actor && !same_object(*actor, stale)) return actor;
-    if (std::chrono::steady_clock::now() >= deadline)
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline)
       return fail(Error::unavailable("cannot reach the master at " + master.to_string() + ": " +
                                      (actor ? "it did not come back" : actor.error().message)));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    // The last try falls on the deadline.
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(delay, deadline - now));
+    delay = next_retry_delay(delay);
   }
 }
 

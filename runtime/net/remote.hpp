@@ -18,14 +18,21 @@ namespace volador::net {
 // bound port; unavailable with the reason when it cannot be bound.
 Result<std::uint16_t> publish(caf::actor_system& system, const caf::actor& actor, const Endpoint& listen);
 
-// The master's gateway published at `master`, tried every 200 ms until
-// `deadline` while the master (re)starts or the network comes back. `stale`
-// is the handle of a connection that died: CAF's cache may hand it out again
-// for a moment, so it does not count (a master back from a partition answers
-// with a new handle, though its node id is the same). Once the deadline has
-// passed: unavailable, "cannot reach the master at HOST:PORT: " and CAF's
-// last reason (unreachable, or one side refused the other's certificate).
-// Blocks the calling thread.
+// Whether two handles are one object: the same connection's proxy of a
+// remote actor. Not ==, which takes a new proxy of the same node and actor id
+// (the same master reached again after a stall or a partition) for the old one.
+bool same_object(const caf::actor& a, const caf::actor& b);
+
+// The master's gateway published at `master`, tried until `deadline` while
+// the master (re)starts, wakes from a stall or the network comes back: again
+// after 100 ms, then after twice as long each time, up to 1 s, the last try at
+// the deadline. `stale` is the handle of a connection that died: CAF's cache
+// may hand it out again for a moment, so it does not count (the same master
+// reached again, after a stall or a partition, answers with a new handle,
+// though its node id is the same). Once the deadline has passed: unavailable,
+// "cannot reach the master at HOST:PORT: " and CAF's last reason
+// (unreachable, or one side refused the other's certificate). Blocks the
+// calling thread.
 Result<caf::actor> await_master(caf::actor_system& system, const Endpoint& master,
                                 std::chrono::steady_clock::time_point deadline, const caf::actor& stale = {});
 
