@@ -21,9 +21,11 @@ struct MasterClient::Runtime {
   tls::TemporaryIdentity identity;
   caf::actor_system_config config;
   std::unique_ptr<caf::actor_system> system;
+  std::chrono::milliseconds connect_patience;  // how long it tries to reach the master
 
-  Runtime(tls::TemporaryIdentity certificate, const net::LinkTimings& links) : identity(std::move(certificate)) {
-    net::configure_actor_system(config, identity.files(), links);
+  Runtime(tls::TemporaryIdentity certificate, const master::Timings& timings)
+      : identity(std::move(certificate)), connect_patience(timings.client_connect_patience) {
+    net::configure_actor_system(config, identity.files(), timings.links);
     system = std::make_unique<caf::actor_system>(config);
   }
 };
@@ -38,10 +40,10 @@ Result<MasterClient> MasterClient::connect(const net::Endpoint& master, const st
   if (!identity)
     return fail(Error{identity.error().code, "the client's certificate: " + identity.error().message +
                                                  " (set --bundle or VOLADOR_BUNDLE to the master's DATA/tls/admin.bundle)"});
-  auto runtime = std::make_shared<Runtime>(std::move(*identity), timings.links);
+  auto runtime = std::make_shared<Runtime>(std::move(*identity), timings);
   auto& system = *runtime->system;
   // A loaded master may miss one attempt: try for a few seconds before giving up.
-  auto gateway = net::await_master(system, master, std::chrono::steady_clock::now() + timings.client_connect_patience);
+  auto gateway = net::await_master(system, master, std::chrono::steady_clock::now() + runtime->connect_patience);
   if (!gateway)
     return fail(Error::unavailable(gateway.error().message + " (is `volador-node up` running? set -m HOST:PORT or VOLADOR_MASTER; a master of "
                                    "another cluster refuses this client's certificate: set --bundle or VOLADOR_BUNDLE)"));
@@ -61,6 +63,18 @@ Result<Reply> MasterClient::call(std::chrono::seconds timeout, Atom atom, Args&&
   return out;
 }
 
+template <class Reply, class Atom, class... Args>
+Result<Reply> MasterClient::query(Atom atom, Args&&... args) {
+  auto out = call<Reply>(kQueryTimeout, atom, args...);
+  if (out || out.error().code != ErrorCode::unavailable) return out;
+  // The link may have dropped under load: a new one, and the question again.
+  auto gateway = net::await_master(*runtime_->system, endpoint_,
+                                   std::chrono::steady_clock::now() + runtime_->connect_patience, gateway_);
+  if (!gateway) return fail(Error::unavailable(out.error().message + "; " + gateway.error().message));
+  gateway_ = *gateway;
+  return call<Reply>(kQueryTimeout, atom, std::forward<Args>(args)...);
+}
+
 template <class Atom, class... Args>
 Status MasterClient::command(Atom atom, Args&&... args) {
   auto done = call<bool>(kQueryTimeout, atom, std::forward<Args>(args)...);
@@ -73,8 +87,8 @@ Result<wire::LoginReply> MasterClient::login(const std::string& name, const std:
 }
 
 Status MasterClient::logout() { return command(actors::logout_atom::value); }
-Result<wire::UserInfo> MasterClient::whoami() { return call<wire::UserInfo>(kQueryTimeout, actors::whoami_atom::value); }
-Result<wire::UserList> MasterClient::users() { return call<wire::UserList>(kQueryTimeout, actors::users_atom::value); }
+Result<wire::UserInfo> MasterClient::whoami() { return query<wire::UserInfo>(actors::whoami_atom::value); }
+Result<wire::UserList> MasterClient::users() { return query<wire::UserList>(actors::users_atom::value); }
 
 Result<wire::UserInfo> MasterClient::create_user(const std::string& name, const std::string& password, bool admin) {
   return call<wire::UserInfo>(kLoginTimeout, actors::create_user_atom::value, name, password, admin);
@@ -89,11 +103,11 @@ Status MasterClient::archive_experiment(std::uint64_t id, bool archived) {
 }
 
 Result<wire::CheckpointList> MasterClient::checkpoints(std::uint64_t experiment_id, std::uint64_t trial_id) {
-  return call<wire::CheckpointList>(kQueryTimeout, actors::checkpoints_atom::value, experiment_id, trial_id);
+  return query<wire::CheckpointList>(actors::checkpoints_atom::value, experiment_id, trial_id);
 }
 
 Result<wire::CheckpointList> MasterClient::checkpoint(const std::string& uuid) {
-  return call<wire::CheckpointList>(kQueryTimeout, actors::checkpoints_atom::value, uuid);
+  return query<wire::CheckpointList>(actors::checkpoints_atom::value, uuid);
 }
 
 Result<wire::CreateExperimentReply> MasterClient::create_experiment(const wire::CreateExperimentRequest& request) {
@@ -101,22 +115,22 @@ Result<wire::CreateExperimentReply> MasterClient::create_experiment(const wire::
 }
 
 Result<wire::ExperimentList> MasterClient::list_experiments(bool include_archived) {
-  return call<wire::ExperimentList>(kQueryTimeout, actors::list_atom::value, include_archived);
+  return query<wire::ExperimentList>(actors::list_atom::value, include_archived);
 }
 
 Result<wire::ExperimentDetail> MasterClient::describe_experiment(std::uint64_t id) {
-  return call<wire::ExperimentDetail>(kQueryTimeout, actors::describe_atom::value, id);
+  return query<wire::ExperimentDetail>(actors::describe_atom::value, id);
 }
 
 Result<wire::TrialDetail> MasterClient::describe_trial(std::uint64_t id) {
-  return call<wire::TrialDetail>(kQueryTimeout, actors::trial_atom::value, id);
+  return query<wire::TrialDetail>(actors::trial_atom::value, id);
 }
 
 Result<wire::LogBatch> MasterClient::trial_logs(std::uint64_t id, std::uint64_t after_seq) {
-  return call<wire::LogBatch>(kQueryTimeout, actors::logs_atom::value, id, after_seq);
+  return query<wire::LogBatch>(actors::logs_atom::value, id, after_seq);
 }
 
-Result<wire::AgentList> MasterClient::agents() { return call<wire::AgentList>(kQueryTimeout, actors::agents_atom::value); }
+Result<wire::AgentList> MasterClient::agents() { return query<wire::AgentList>(actors::agents_atom::value); }
 
 std::string not_logged_in(const std::string& master) {
   return "not logged in to " + master + ": run 'volador user login NAME'";

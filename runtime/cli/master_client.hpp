@@ -67,6 +67,11 @@ class MasterClient {
   // (atom, token, args...): the decoded reply, or (Reply = bool) the acknowledgement.
   template <class Reply, class Atom, class... Args>
   Result<Reply> call(std::chrono::seconds timeout, Atom atom, Args&&... args);
+  // call() for a question that changes nothing: asked again, once, over a new
+  // connection when the first answer did not come (unavailable: the link may
+  // have dropped under load). Commands are never sent twice.
+  template <class Reply, class Atom, class... Args>
+  Result<Reply> query(Atom atom, Args&&... args);
   template <class Atom, class... Args>
   Status command(Atom atom, Args&&... args);
 
