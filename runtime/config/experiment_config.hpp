@@ -3,6 +3,7 @@
 // defaults of the user manual. Produced only by parse_experiment_config(),
 // which guarantees every invariant stated in the comments below.
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -74,6 +75,8 @@ struct Resources {
   std::uint32_t slots_per_trial = 1;
   std::uint64_t shm_size = 4ull << 30;  // bytes > 0; `128M`, `1.5G`, `4Gi` accepted
   std::string resource_pool;            // empty = the default pool
+  // A stopped or killed trial's processes get SIGTERM, then SIGKILL after this; `30s`, `500ms`, `2min`.
+  std::chrono::milliseconds kill_grace_period{10000};
 };
 
 struct BindMount {

@@ -6,13 +6,14 @@
 #include <cmath>
 
 #include "runtime/config/field_readers.hpp"
+#include "runtime/core/duration.hpp"
 #include "runtime/config/scalars.hpp"
 #include "runtime/config/section.hpp"
 
 namespace volador::config {
 namespace {
 
-constexpr std::array<std::string_view, 3> kKeys{"slots_per_trial", "shm_size", "resource_pool"};
+constexpr std::array<std::string_view, 4> kKeys{"slots_per_trial", "shm_size", "resource_pool", "kill_grace_period"};
 
 std::string lowercase(std::string_view text) {
   std::string out(text);
@@ -42,6 +43,18 @@ std::optional<std::uint64_t> read_byte_size(Diagnostics& diag, const YAML::Node&
   return std::nullopt;
 }
 
+std::optional<std::chrono::milliseconds> read_duration(Diagnostics& diag, const YAML::Node& node,
+                                                       const std::string& field) {
+  if (node.IsScalar()) {
+    auto duration = parse_duration(node.Scalar());
+    if (duration) return *duration;
+    diag.report(node, field, duration.error().message);
+  } else {
+    diag.report(node, field, "expected a duration such as 30s, 500ms or 2min, got " + describe(node));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
@@ -65,6 +78,7 @@ Resources read_resources(Diagnostics& diag, const YAML::Node& node, const std::s
   section.read("slots_per_trial", resources.slots_per_trial, read_positive_u32);
   section.read("shm_size", resources.shm_size, read_byte_size);
   section.read("resource_pool", resources.resource_pool, read_string);
+  section.read("kill_grace_period", resources.kill_grace_period, read_duration);
   return resources;
 }
 

@@ -18,7 +18,7 @@ namespace volador::config {
 // Docker reads them), `i` and `B`. Fractions are rounded down.
 std::optional<std::uint64_t> parse_byte_size(std::string_view text);
 
-// slots_per_trial (> 0), shm_size (> 0 bytes), resource_pool.
+// slots_per_trial (> 0), shm_size (> 0 bytes), resource_pool, kill_grace_period (a duration, > 0).
 Resources read_resources(Diagnostics& diag, const YAML::Node& node, const std::string& field);
 
 }  // namespace volador::config

@@ -435,3 +435,23 @@ TEST_CASE("cross-field rules", "[config][rules]") {
            "l: {type: log, base: 2, minval: 0, maxval: 3, count: 4}}\n"
            "searcher: {name: grid, metric: m, max_length: {batches: 1}}\nresources: {slots_per_trial: 8}\n");
 }
+
+TEST_CASE("resources.kill_grace_period", "[config][rules]") {
+  CHECK(parse_ok(with("resources: {slots_per_trial: 1}\n")).resources.kill_grace_period == std::chrono::seconds(10));
+  const std::vector<std::pair<std::string, std::chrono::milliseconds>> durations{
+      {"500ms", std::chrono::milliseconds(500)}, {"30s", std::chrono::seconds(30)}, {"2min", std::chrono::minutes(2)},
+      {"1h", std::chrono::hours(1)}};
+  for (const auto& [text, duration] : durations) {
+    CAPTURE(text);
+    CHECK(parse_ok(with("resources: {kill_grace_period: " + text + "}\n")).resources.kill_grace_period == duration);
+  }
+  check_bad_cases({
+      {with("resources: {kill_grace_period: 10}\n"),
+       "distributed.yaml:10:32: resources.kill_grace_period: '10' is not a duration: a whole number and a unit (ms, s, "
+       "min, h), e.g. 500ms"},
+      {with("resources: {kill_grace_period: 0s}\n"),
+       "distributed.yaml:10:32: resources.kill_grace_period: must be more than 0"},
+      {with("resources: {kill_grace_period: [1s]}\n"),
+       "distributed.yaml:10:32: resources.kill_grace_period: expected a duration such as 30s, 500ms or 2min, got a list"},
+  });
+}
