@@ -2,12 +2,16 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 extern char** environ;
 
@@ -15,6 +19,61 @@ namespace volador::process {
 namespace {
 
 constexpr std::size_t kMaxLine = 64 * 1024;
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// poll()'s timeout in ms until the earliest of `deadlines_ns` that is set (non-zero); -1 when none is.
+int poll_timeout(std::initializer_list<std::int64_t> deadlines_ns) {
+  std::optional<std::int64_t> earliest;
+  for (auto deadline : deadlines_ns)
+    if (deadline != 0) earliest = std::min(earliest.value_or(deadline), deadline);
+  if (!earliest) return -1;
+  return static_cast<int>(std::clamp<std::int64_t>((*earliest - steady_ns()) / 1'000'000 + 1, 0, 60'000));
+}
+
+// One of the child's output pipes, read line by line.
+struct Stream {
+  int fd;
+  std::string_view name;
+  std::string pending;  // the start of a line whose end has not come yet
+};
+
+// Reads what `stream` has and hands over its complete lines; at the end (or an error) the last
+// unterminated one, and closes it.
+void read_lines(Stream& stream, const ChildProcess::LineHandler& on_line) {
+  char buffer[64 * 1024];
+  auto n = read(stream.fd, buffer, sizeof buffer);
+  if (n < 0 && errno == EINTR) return;
+  if (n <= 0) {
+    if (!stream.pending.empty()) on_line(stream.name, std::exchange(stream.pending, {}));
+    close(stream.fd);
+    stream.fd = -1;
+    return;
+  }
+  auto& pending = stream.pending;
+  pending.append(buffer, static_cast<std::size_t>(n));
+  std::size_t start = 0, nl;
+  while ((nl = pending.find('\n', start)) != std::string::npos) {
+    on_line(stream.name, pending.substr(start, nl - start));
+    start = nl + 1;
+  }
+  pending.erase(0, start);
+  while (pending.size() > kMaxLine) {
+    on_line(stream.name, pending.substr(0, kMaxLine));
+    pending.erase(0, kMaxLine);
+  }
+}
+
+// Ends a stream that is still open, handing over its unterminated line.
+void abandon(Stream& stream, const ChildProcess::LineHandler& on_line) {
+  if (stream.fd < 0) return;
+  if (!stream.pending.empty()) on_line(stream.name, std::exchange(stream.pending, {}));
+  close(stream.fd);
+  stream.fd = -1;
+}
 
 // The parent's environment with `overrides` applied, as "NAME=VALUE" strings.
 std::vector<std::string> merged_environment(const std::map<std::string, std::string>& overrides) {
@@ -41,6 +100,12 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 [[noreturn]] void exec_child(const ProcessSpec& spec, char** argv, char** envp, int out_w, int err_w, int status_w) {
   setpgid(0, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  sigset_t none;  // the parent's blocked and ignored signals are not the program's
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  for (int signal : {SIGPIPE, SIGTERM, SIGINT, SIGHUP}) sigaction(signal, &default_action, nullptr);
   dup2(out_w, STDOUT_FILENO);
   dup2(err_w, STDERR_FILENO);
   int devnull = open("/dev/null", O_RDONLY);
@@ -86,50 +151,62 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ProcessSpec& spe
                           std::strerror(child_errno)));
   }
   return std::unique_ptr<ChildProcess>(
-      new ChildProcess(pid, out[0], err[0], std::move(on_line), std::move(on_exit)));
+      new ChildProcess(pid, out[0], err[0], spec.stop_grace, std::move(on_line), std::move(on_exit)));
 }
 
-ChildProcess::ChildProcess(pid_t pid, int out_fd, int err_fd, LineHandler on_line, ExitHandler on_exit)
-    : pid_(pid), out_fd_(out_fd), err_fd_(err_fd), on_line_(std::move(on_line)), on_exit_(std::move(on_exit)) {
+ChildProcess::ChildProcess(pid_t pid, int out_fd, int err_fd, std::chrono::milliseconds stop_grace,
+                           LineHandler on_line, ExitHandler on_exit)
+    : pid_(pid),
+      out_fd_(out_fd),
+      err_fd_(err_fd),
+      wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+      stop_grace_(stop_grace),
+      on_line_(std::move(on_line)),
+      on_exit_(std::move(on_exit)) {
   reader_ = std::thread([this] { pump(); });
 }
 
+// Reads both streams until they end, or until kDrainAfterExit after the
+// child's exit (seen through a pidfd; without one, streams are read to
+// their end) once they are quiet, firing a pending SIGKILL on time; then
+// reports the exit.
 void ChildProcess::pump() {
-  struct Stream {
-    int fd;
-    std::string_view name;
-    std::string pending;
-  };
   Stream streams[2] = {{out_fd_, "stdout", {}}, {err_fd_, "stderr", {}}};
-  int open_streams = 2;
-  char buffer[8192];
-  while (open_streams > 0) {
-    pollfd fds[2] = {{streams[0].fd, POLLIN, 0}, {streams[1].fd, POLLIN, 0}};
-    if (poll(fds, 2, -1) < 0 && errno != EINTR) break;
+  const int exit_fd = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
+  std::optional<ProcessExit> exit;
+  std::int64_t exited_at_ns = 0, last_output_ns = 0, drain_until_ns = 0;
+  while ((streams[0].fd >= 0 || streams[1].fd >= 0) && !(exit && steady_ns() >= drain_until_ns)) {
+    pollfd fds[4] = {{streams[0].fd, POLLIN, 0}, {streams[1].fd, POLLIN, 0}, {exit ? -1 : exit_fd, POLLIN, 0},
+                     {wake_fd_, POLLIN, 0}};
+    const auto kill_at_ns = kill_at_ns_.load();
+    if (poll(fds, 4, poll_timeout({exit ? 0 : kill_at_ns, drain_until_ns})) < 0 && errno != EINTR) break;
+    if (fds[3].revents != 0) {
+      std::uint64_t count = 0;
+      (void)!read(wake_fd_, &count, sizeof count);
+    }
+    if (!exit && kill_at_ns != 0 && steady_ns() >= kill_at_ns) {
+      ::kill(-pid_, SIGKILL);
+      kill_at_ns_ = 0;
+    }
+    if (fds[2].revents != 0) {
+      exit = reap();
+      exited_at_ns = last_output_ns = steady_ns();
+    }
     for (int i = 0; i < 2; ++i) {
       if (streams[i].fd < 0 || fds[i].revents == 0) continue;
-      auto n = read(streams[i].fd, buffer, sizeof buffer);
-      if (n <= 0) {
-        if (!streams[i].pending.empty()) on_line_(streams[i].name, std::move(streams[i].pending));
-        close(streams[i].fd);
-        streams[i].fd = -1;
-        --open_streams;
-        continue;
-      }
-      auto& pending = streams[i].pending;
-      pending.append(buffer, static_cast<std::size_t>(n));
-      std::size_t start = 0, nl;
-      while ((nl = pending.find('\n', start)) != std::string::npos) {
-        on_line_(streams[i].name, pending.substr(start, nl - start));
-        start = nl + 1;
-      }
-      pending.erase(0, start);
-      while (pending.size() > kMaxLine) {
-        on_line_(streams[i].name, pending.substr(0, kMaxLine));
-        pending.erase(0, kMaxLine);
-      }
+      read_lines(streams[i], on_line_);
+      last_output_ns = steady_ns();
     }
+    if (exit)
+      drain_until_ns = std::min(exited_at_ns + std::chrono::nanoseconds(kDrainAfterExit).count(),
+                                last_output_ns + std::chrono::nanoseconds(kQuietAfterExit).count());
   }
+  for (auto& stream : streams) abandon(stream, on_line_);
+  if (exit_fd >= 0) close(exit_fd);
+  on_exit_(exit ? *exit : reap());
+}
+
+ProcessExit ChildProcess::reap() {
   int status = 0;
   while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
@@ -141,16 +218,25 @@ void ChildProcess::pump() {
   } else {
     exit.exit_code = WEXITSTATUS(status);
   }
-  on_exit_(exit);
+  return exit;
 }
 
 void ChildProcess::kill(int signal) {
   if (!exited_) ::kill(-pid_, signal);
 }
 
+void ChildProcess::terminate() {
+  if (exited_) return;
+  if (kill_at_ns_ == 0) kill_at_ns_ = steady_ns() + std::chrono::nanoseconds(stop_grace_).count();
+  ::kill(-pid_, SIGTERM);
+  const std::uint64_t one = 1;
+  (void)!write(wake_fd_, &one, sizeof one);
+}
+
 ChildProcess::~ChildProcess() {
   kill(SIGKILL);
   if (reader_.joinable()) reader_.join();
+  if (wake_fd_ >= 0) close(wake_fd_);
 }
 
 }  // namespace volador::process

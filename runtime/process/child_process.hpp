@@ -1,11 +1,15 @@
 #pragma once
 // A child process with its stdout and stderr captured line by line. The child
-// runs in its own process group (kill() reaches everything it started) and
-// dies with its parent (PR_SET_PDEATHSIG). Handlers run on the object's
+// runs in its own process group (kill() reaches everything it started there)
+// and dies with its parent (PR_SET_PDEATHSIG). Handlers run on the object's
 // reader thread: keep them short (e.g. send a message to an actor).
+// Processes it started that outlive it cannot hold its end back: once it has
+// exited, its output is read for a bounded time (kDrainAfterExit).
 
 #include <sys/types.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <functional>
@@ -20,10 +24,17 @@
 
 namespace volador::process {
 
+// How long a child's output is still read after it exited, for what its
+// leftover processes (which may hold the pipes forever) write: until the
+// pipes are quiet for kQuietAfterExit, kDrainAfterExit at most.
+inline constexpr std::chrono::milliseconds kDrainAfterExit{2000};
+inline constexpr std::chrono::milliseconds kQuietAfterExit{200};
+
 struct ProcessSpec {
   std::vector<std::string> argv;               // argv[0] is the program (PATH is searched)
   std::map<std::string, std::string> env;      // added to (or replacing in) the parent's environment
   std::filesystem::path working_dir;           // empty: the parent's
+  std::chrono::milliseconds stop_grace{10000};  // terminate(): from SIGTERM to SIGKILL
 };
 
 struct ProcessExit {
@@ -38,13 +49,17 @@ class ChildProcess {
 
   // Starts the process. `on_line` gets each line of "stdout"/"stderr" (a
   // final unterminated line too; lines over 64 KiB are split); `on_exit` is
-  // called once, after both streams are drained. Error io when the program
-  // cannot be started (the message names it and errno's text).
+  // called once, after both streams are drained (or kDrainAfterExit after
+  // the exit). Error io when the program cannot be started (the message
+  // names it and errno's text).
   static Result<std::unique_ptr<ChildProcess>> spawn(const ProcessSpec& spec, LineHandler on_line,
                                                      ExitHandler on_exit);
 
   // Kills the whole process group, if still running. Safe to call repeatedly.
   void kill(int signal = SIGKILL);
+  // SIGTERM to the process group now, SIGKILL once the spec's stop_grace has
+  // passed, if the child is still running then. Returns at once.
+  void terminate();
 
   [[nodiscard]] pid_t pid() const { return pid_; }
 
@@ -55,14 +70,19 @@ class ChildProcess {
   ChildProcess& operator=(const ChildProcess&) = delete;
 
  private:
-  ChildProcess(pid_t pid, int out_fd, int err_fd, LineHandler on_line, ExitHandler on_exit);
+  ChildProcess(pid_t pid, int out_fd, int err_fd, std::chrono::milliseconds stop_grace, LineHandler on_line,
+               ExitHandler on_exit);
   void pump();
+  ProcessExit reap();
 
   pid_t pid_;
   int out_fd_, err_fd_;
+  int wake_fd_;  // an eventfd: terminate() wakes the reader thread to arm the SIGKILL
+  std::chrono::milliseconds stop_grace_;
   LineHandler on_line_;
   ExitHandler on_exit_;
   std::atomic<bool> exited_{false};
+  std::atomic<std::int64_t> kill_at_ns_{0};  // steady clock; 0: no SIGKILL pending
   std::thread reader_;
 };
 

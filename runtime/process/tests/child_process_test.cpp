@@ -2,6 +2,7 @@
 
 #include <future>
 #include <mutex>
+#include <thread>
 
 #include "runtime/process/child_process.hpp"
 
@@ -24,6 +25,18 @@ Result<std::unique_ptr<ChildProcess>> run(Captured& c, ProcessSpec spec) {
         c.lines.emplace_back(std::string(stream), std::move(line));
       },
       [&c](ProcessExit e) { c.exit.set_value(e); });
+}
+
+// Waits until the child printed `line` on stdout (the test's timeout bounds it).
+bool eventually_printed(Captured& c, const std::string& line) {
+  for (;;) {
+    {
+      std::lock_guard lock(c.mutex);
+      for (const auto& [stream, text] : c.lines)
+        if (text == line) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 }  // namespace
@@ -65,4 +78,38 @@ TEST_CASE("A missing working folder is an error naming it") {
   auto child = run(c, {{"true"}, {}, "/nonexistent-dir"});
   REQUIRE_FALSE(child.has_value());
   CHECK(child.error().message.find("/nonexistent-dir") != std::string::npos);
+}
+
+TEST_CASE("A child that exits while a process it started holds its output is reported all the same") {
+  Captured c;
+  auto child = run(c, {{"sh", "-c", "sleep 300 & echo $!; echo done"}, {}, {}});
+  REQUIRE(child.has_value());
+  auto exit = c.exit.get_future().get();  // before the fix: only once the sleep ended, 300 s later
+  CHECK(exit.exit_code == 0);
+  std::lock_guard lock(c.mutex);
+  REQUIRE(c.lines.size() == 2);
+  CHECK(c.lines[1] == std::pair<std::string, std::string>{"stdout", "done"});
+  ::kill(std::stoi(c.lines[0].second), SIGKILL);
+}
+
+TEST_CASE("terminate asks with SIGTERM first") {
+  Captured c;
+  auto child = run(c, {{"sh", "-c", "echo ready; exec sleep 300"}, {}, {}});
+  REQUIRE(child.has_value());
+  REQUIRE(eventually_printed(c, "ready"));
+  (*child)->terminate();
+  auto exit = c.exit.get_future().get();
+  CHECK(exit.signal == SIGTERM);
+}
+
+TEST_CASE("terminate kills a child that ignores SIGTERM once the grace has passed") {
+  Captured c;
+  ProcessSpec spec{{"sh", "-c", "trap '' TERM; echo ready; exec sleep 300"}, {}, {}};
+  spec.stop_grace = std::chrono::milliseconds(50);
+  auto child = run(c, spec);
+  REQUIRE(child.has_value());
+  REQUIRE(eventually_printed(c, "ready"));
+  (*child)->terminate();
+  auto exit = c.exit.get_future().get();
+  CHECK(exit.signal == SIGKILL);
 }

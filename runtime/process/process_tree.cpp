@@ -1,0 +1,111 @@
+#include "runtime/process/process_tree.hpp"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+
+namespace volador::process {
+namespace {
+
+// How often a waiting terminate_descendants looks again.
+constexpr auto kPollInterval = std::chrono::milliseconds(20);
+
+struct ProcessStat {
+  pid_t parent = 0;
+  char state = '?';
+};
+
+// The parent and state of `pid` from /proc/PID/stat; nullopt when it is gone.
+std::optional<ProcessStat> read_stat(pid_t pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(file, text)) return std::nullopt;
+  const auto name_end = text.rfind(')');  // the command name may hold spaces and parentheses
+  if (name_end == std::string::npos || name_end + 4 >= text.size()) return std::nullopt;
+  ProcessStat stat;
+  stat.state = text[name_end + 2];
+  const char* first = text.data() + name_end + 4;
+  if (std::from_chars(first, text.data() + text.size(), stat.parent).ec != std::errc()) return std::nullopt;
+  return stat;
+}
+
+// Every process's children, from one pass over /proc.
+std::multimap<pid_t, std::pair<pid_t, char>> children_by_parent() {
+  std::multimap<pid_t, std::pair<pid_t, char>> children;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const auto name = entry.path().filename().string();
+    pid_t pid = 0;
+    if (std::from_chars(name.data(), name.data() + name.size(), pid).ec != std::errc()) continue;
+    if (auto stat = read_stat(pid)) children.emplace(stat->parent, std::pair(pid, stat->state));
+  }
+  return children;
+}
+
+// Reaps the zombies among this process's children, but `reaped_elsewhere`.
+void reap_children(pid_t reaped_elsewhere) {
+  const auto children = children_by_parent();
+  auto [first, last] = children.equal_range(getpid());
+  for (auto it = first; it != last; ++it)
+    if (it->second.second == 'Z' && it->second.first != reaped_elsewhere) waitpid(it->second.first, nullptr, WNOHANG);
+}
+
+void signal_all(const std::vector<pid_t>& pids, int signal) {
+  for (pid_t pid : pids) ::kill(pid, signal);
+}
+
+}  // namespace
+
+Status become_subreaper() {
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+    return fail(Error::io(std::string("cannot become a subreaper: ") + std::strerror(errno)));
+  return {};
+}
+
+std::vector<pid_t> live_descendants(pid_t root) {
+  const auto children = children_by_parent();
+  std::vector<pid_t> found, pending{root};
+  while (!pending.empty()) {
+    const pid_t parent = pending.back();
+    pending.pop_back();
+    auto [first, last] = children.equal_range(parent);
+    for (auto it = first; it != last; ++it) {
+      const auto [pid, state] = it->second;
+      pending.push_back(pid);  // a zombie's children are still alive
+      if (state != 'Z' && state != 'X') found.push_back(pid);
+    }
+  }
+  return found;
+}
+
+void terminate_descendants(std::chrono::milliseconds grace, pid_t reaped_elsewhere) {
+  const pid_t self = getpid();
+  auto alive = live_descendants(self);
+  signal_all(alive, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (!alive.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(kPollInterval);
+    reap_children(reaped_elsewhere);
+    alive = live_descendants(self);
+  }
+  while (!alive.empty()) {  // SIGKILL until none is left, children forked meanwhile included
+    signal_all(alive, SIGKILL);
+    std::this_thread::sleep_for(kPollInterval);
+    reap_children(reaped_elsewhere);
+    alive = live_descendants(self);
+  }
+  reap_children(reaped_elsewhere);
+}
+
+}  // namespace volador::process

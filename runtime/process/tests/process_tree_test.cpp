@@ -1,0 +1,76 @@
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <future>
+#include <mutex>
+#include <thread>
+
+#include "runtime/process/child_process.hpp"
+#include "runtime/process/process_tree.hpp"
+
+using namespace volador;
+using namespace volador::process;
+
+namespace {
+
+// A child whose stdout lines are kept, and its exit.
+struct Watched {
+  std::mutex mutex;
+  std::vector<std::string> lines;
+  std::promise<ProcessExit> exit;
+  std::unique_ptr<ChildProcess> child;
+
+  explicit Watched(std::vector<std::string> argv) {
+    auto spawned = ChildProcess::spawn(
+        {std::move(argv), {}, {}},
+        [this](std::string_view, std::string line) {
+          std::lock_guard lock(mutex);
+          lines.push_back(std::move(line));
+        },
+        [this](ProcessExit e) { exit.set_value(e); });
+    REQUIRE(spawned.has_value());
+    child = std::move(*spawned);
+  }
+  // The first line it printed, once there is one.
+  std::string first_line() {
+    for (;;) {
+      {
+        std::lock_guard lock(mutex);
+        if (!lines.empty()) return lines.front();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+};
+
+bool contains(const std::vector<pid_t>& pids, pid_t pid) { return std::ranges::find(pids, pid) != pids.end(); }
+
+}  // namespace
+
+TEST_CASE("A subreaper finds and ends a descendant that left its process group and session") {
+  REQUIRE(become_subreaper());
+  Watched shell({"sh", "-c", "setsid sleep 300 & echo $!; wait"});
+  const pid_t escaped = std::stoi(shell.first_line());
+  CHECK(contains(live_descendants(getpid()), escaped));
+  shell.child->kill(SIGKILL);  // the group: the sleep is not in it
+  CHECK(shell.exit.get_future().get().signal == SIGKILL);
+  REQUIRE(contains(live_descendants(getpid()), escaped));  // now this process's child
+  terminate_descendants(std::chrono::seconds(30));
+  CHECK_FALSE(std::filesystem::exists("/proc/" + std::to_string(escaped)));  // ended and reaped
+  CHECK(live_descendants(getpid()).empty());
+}
+
+TEST_CASE("A descendant that ignores SIGTERM is killed once the grace has passed") {
+  Watched stubborn({"sh", "-c", "trap '' TERM; echo ready; exec sleep 300"});
+  REQUIRE(stubborn.first_line() == "ready");
+  terminate_descendants(std::chrono::milliseconds(50), stubborn.child->pid());
+  CHECK(stubborn.exit.get_future().get().signal == SIGKILL);
+}
+
+TEST_CASE("A process without children has no descendants") {
+  CHECK(live_descendants(getpid()).empty());
+  CHECK(live_descendants(999'999'999).empty());
+}
