@@ -27,6 +27,14 @@ using Self = AgentActor::stateful_pointer<AgentState>;
 namespace fs = std::filesystem;
 
 constexpr auto kFlushInterval = std::chrono::milliseconds(100);
+// A worker's output: what its trial's log may take, what the agent holds
+// while the master is away or slow, and what one message carries at most.
+constexpr trial_output::OutputLimits kOutputLimits{};
+constexpr std::uint64_t kMaxBufferedOutput = 16ull << 20;
+constexpr std::uint64_t kMaxShippedOutput = 1ull << 20;
+// After a worker's SIGTERM, the grace its trial allows its processes and this
+// long for the worker to end them, before the agent SIGKILLs the worker.
+constexpr auto kWorkerStopMargin = std::chrono::seconds(5);
 // The worker's timings, beside its trial file.
 constexpr const char* kTimingsFileName = "volador-timings.conf";
 
@@ -124,17 +132,16 @@ caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) 
   if (!dir) return to_caf_error(dir.error());
   const std::uint64_t trial_id = spec->trial_id;
   const std::uint32_t run_id = spec->run_id, rank = spec->rank;
-  auto output = std::make_shared<LineBuffer>();
-  auto on_line = [output](std::string_view stream, std::string line) {
-    std::lock_guard lock(output->mutex);
-    output->lines.push_back({0, system_now_ms(), std::string(stream), std::move(line)});
-  };
+  auto output = std::make_shared<trial_output::WorkerOutput>(kOutputLimits, kMaxBufferedOutput, system_now_ms);
+  auto on_line = [output](std::string_view stream, std::string line) { output->add(stream, std::move(line)); };
   auto agent = AgentActor(self);
   auto on_exit = [agent, trial_id, run_id, rank](process::ProcessExit exit) {
     wire::WorkerExit report{trial_id, run_id, rank, exit.exit_code, exit.signal, ""};
     caf::anon_send(agent, exited_atom::value, wire::encode(report));
   };
-  auto child = process::ChildProcess::spawn({worker_command(self->state.options, *spec), worker_environment(self->state.options, *spec), *dir},
+  const auto stop_grace = std::chrono::milliseconds(spec->kill_grace_period_ms) + kWorkerStopMargin;
+  auto child = process::ChildProcess::spawn({worker_command(self->state.options, *spec), worker_environment(self->state.options, *spec), *dir,
+                                             stop_grace},
                                             on_line, on_exit);
   if (!child) return to_caf_error(child.error());
   const auto& slot = self->state.options.slots[spec->slot];
@@ -147,12 +154,14 @@ caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) 
 
 using WorkerKey = std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>;
 
-void ship_output(Self self, const WorkerKey& key, AgentState::Worker& worker) {
-  if (!worker.trial) return;  // kept until a trial adopts the worker
-  auto lines = worker.output->take();
-  if (lines.empty()) return;
+// Ships up to kMaxShippedOutput of the worker's output (one message); false when nothing was shipped.
+bool ship_output(Self self, const WorkerKey& key, AgentState::Worker& worker) {
+  if (!worker.trial) return false;  // kept until a trial adopts the worker
+  auto lines = worker.output->take(kMaxShippedOutput);
+  if (lines.empty()) return false;
   wire::LogLines logs{std::get<0>(key), std::get<1>(key), std::move(lines)};
   self->send(worker.trial, log_atom::value, wire::encode(logs));
+  return true;
 }
 
 void ship_all_output(Self self) {
@@ -168,15 +177,18 @@ void on_worker_exit(Self self, const wire::Bytes& bytes) {
     it->second.exit_report = bytes;  // for the trial that adopts it, if any
     return;
   }
-  ship_output(self, it->first, it->second);  // the last lines go before the exit report
+  // The last lines go before the exit report.
+  it->second.output->finish();
+  while (ship_output(self, it->first, it->second)) {
+  }
   self->send(it->second.trial, exited_atom::value, bytes);
   self->state.workers.erase(it);  // joins the reader thread, which has finished
 }
 
-// Kills the workers of `trial_id` whose run matches `run` (every run: nullopt).
+// Stops the workers of `trial_id` whose run matches `run` (every run: nullopt): SIGTERM, SIGKILL after their grace.
 void kill_trial(Self self, std::uint64_t trial_id, std::optional<std::uint32_t> run) {
   for (auto& [key, worker] : self->state.workers)
-    if (std::get<0>(key) == trial_id && (!run || std::get<1>(key) == *run)) worker.process->kill();
+    if (std::get<0>(key) == trial_id && (!run || std::get<1>(key) == *run)) worker.process->terminate();
 }
 
 // A restarted trial took the run's workers back: they report to it now,
@@ -264,11 +276,6 @@ void on_orphaned(Self self, std::uint32_t outage) {
 }
 
 }  // namespace
-
-std::vector<wire::LogEntry> LineBuffer::take() {
-  std::lock_guard lock(mutex);
-  return std::exchange(lines, {});
-}
 
 AgentActor::behavior_type agent_actor(Self self, AgentOptions options, caf::actor master) {
   self->state.options = std::move(options);

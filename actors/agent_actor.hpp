@@ -18,7 +18,6 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 #include <string>
@@ -32,6 +31,7 @@
 #include "master/timings.hpp"
 #include "runtime/net/endpoint.hpp"
 #include "runtime/process/child_process.hpp"
+#include "runtime/trial_output/worker_output.hpp"
 #include "runtime/wire/codec.hpp"
 #include "runtime/wire/messages.hpp"
 
@@ -57,19 +57,12 @@ struct AgentOptions {
   master::Timings timings;
 };
 
-// Output lines of one worker, filled by its reader thread and shipped to the
-// trial in batches by the agent (one journal write per batch, not per line).
-struct LineBuffer {
-  std::mutex mutex;
-  std::vector<wire::LogEntry> lines;
-  // Everything buffered so far, leaving the buffer empty.
-  std::vector<wire::LogEntry> take();
-};
-
 struct AgentState {
   struct Worker {
     TrialActor trial;  // null while the master is away: output and exit wait for a trial to adopt it
-    std::shared_ptr<LineBuffer> output;
+    // Filled by the worker's reader thread within its output budget, shipped to the
+    // trial in batches (one journal write per batch, not per line).
+    std::shared_ptr<trial_output::WorkerOutput> output;
     std::unique_ptr<process::ChildProcess> process;
     std::optional<wire::Bytes> exit_report;  // it ended while the master was away
     std::uint32_t slot = 0;                  // the agent's slot it runs on

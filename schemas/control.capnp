@@ -185,6 +185,7 @@ struct LaunchSpec {
   nodeIndex @18 :UInt32;     # this agent's index among the trial's agents
   nodeCount @19 :UInt32 = 1;     # agents the trial spans
   slot @20 :UInt32;          # the agent's slot the rank is bound to (its GPU, for GPU slots)
+  killGracePeriodMs @21 :UInt64 = 10000;  # resources.kill_grace_period: from SIGTERM to SIGKILL when stopped
 }
 
 struct WorkerExit {

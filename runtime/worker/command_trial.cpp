@@ -1,17 +1,26 @@
 #include "runtime/worker/command_trial.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <condition_variable>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <optional>
 #include <span>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "runtime/collective/tcp_listener.hpp"
 #include "runtime/process/child_process.hpp"
+#include "runtime/process/process_tree.hpp"
 #include "runtime/command/distributed_environment.hpp"
 #include "runtime/command/hparam_passing.hpp"
 #include "runtime/command/metric_pattern.hpp"
@@ -30,27 +39,89 @@ struct CommandEvent {
   process::ProcessExit exit;
 };
 
+// Output the reader thread may queue before it waits for the session thread
+// (and the command for it): a flood costs bounded memory.
+constexpr std::size_t kMaxQueuedBytes = 8 << 20;
+
 // Filled by the reader thread, drained by the session thread.
 class EventQueue {
  public:
+  // Waits while kMaxQueuedBytes are queued; after close(), drops the event.
   void push(CommandEvent event) {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
+    room_.wait(lock, [&] { return closed_ || bytes_ < kMaxQueuedBytes; });
+    if (closed_) return;
+    bytes_ += event.line.size();
     events_.push_back(std::move(event));
   }
   std::deque<CommandEvent> take() {
     std::lock_guard lock(mutex_);
+    bytes_ = 0;
+    room_.notify_all();
     return std::exchange(events_, {});
+  }
+  // No one takes events any more: push() returns at once.
+  void close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    room_.notify_all();
   }
 
  private:
   std::mutex mutex_;
+  std::condition_variable room_;
   std::deque<CommandEvent> events_;
+  std::size_t bytes_ = 0;
+  bool closed_ = false;
+};
+
+// Closes the queue when the session thread stops taking from it, so that
+// the reader thread, which it then joins, never waits for room.
+struct CloseWhenDone {
+  std::shared_ptr<EventQueue> events;
+  ~CloseWhenDone() { events->close(); }
 };
 
 void print_line(std::FILE* stream, const std::string& line) {
   std::fwrite(line.data(), 1, line.size(), stream);
   std::fputc('\n', stream);
   std::fflush(stream);
+}
+
+// Written by the SIGTERM handler, read by the thread that ends the command's tree.
+int sigterm_pipe[2] = {-1, -1};
+
+void on_sigterm(int) {
+  const char byte = 1;
+  (void)!write(sigterm_pipe[1], &byte, 1);
+}
+
+// On SIGTERM (its agent stopping it) the worker ends every process the
+// command started, SIGTERM first and SIGKILL after `grace`, then exits.
+void end_tree_on_sigterm(std::chrono::milliseconds grace) {
+  if (pipe2(sigterm_pipe, O_CLOEXEC) != 0) return;  // then SIGTERM ends the worker alone, as before
+  std::thread([grace] {
+    char byte = 0;
+    while (read(sigterm_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    print_line(stderr, fmt::format("volador-worker: stopped: ending the command's processes (SIGKILL after {} ms)",
+                                   grace.count()));
+    process::terminate_descendants(grace);
+    std::_Exit(128 + SIGTERM);
+  }).detach();
+  struct sigaction action {};
+  action.sa_handler = on_sigterm;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+// Ends what the command left running (which may hold its output open) before its run is answered.
+void end_leftovers(std::chrono::milliseconds grace) {
+  const auto left = process::live_descendants(getpid()).size();
+  if (left == 0) return;
+  print_line(stdout, fmt::format("volador-worker: the command exited; ending the {} process(es) it left running", left));
+  process::terminate_descendants(grace);
 }
 
 // Rank 0 picks a free port on its data-plane address and every rank learns it.
@@ -150,6 +221,7 @@ RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch,
         wake();
       });
   if (!child) return failed("cannot start the command `" + describe(argv) + "`: " + child.error().message);
+  const CloseWhenDone close_events{events};  // destroyed before `child`
   print_line(stdout, "volador-worker: running `" + describe(argv) + "`");
 
   std::string last_error_line;
@@ -157,6 +229,7 @@ RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch,
     for (auto& event : events->take()) {
       if (event.exited) {
         child->reset();  // joins the reader thread, which has finished
+        end_leftovers(launch.kill_grace);
         const auto& exit = event.exit;
         if (exit.signal == 0 && exit.exit_code == 0) return std::optional(wire::WorkloadResult{{}, request.start_batch, ""});
         auto why = exit.signal != 0 ? fmt::format("the command was killed by signal {}", exit.signal)
@@ -177,14 +250,14 @@ RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch,
     if (!stop) return fail(stop.error());  // the child dies with this object
     if (*stop) {
       print_line(stdout, "volador-worker: stopped by the trial; ending the command");
+      process::terminate_descendants(launch.kill_grace, (*child)->pid());
       return std::optional<wire::WorkloadResult>();
     }
   }
 }
 
-}  // namespace
-
-Status serve_command(const WorkerLaunch& launch, JoinedTrial& joined, const std::vector<std::string>& argv) {
+// Runs each `run` workload until the trial is done with this rank or the master is lost.
+Status serve_runs(const WorkerLaunch& launch, JoinedTrial& joined, const std::vector<std::string>& argv) {
   std::uint16_t master_port = 0;
   if (launch.world_size > 1) {
     auto port = agree_on_master_port(joined, launch.hello.rank);
@@ -205,6 +278,17 @@ Status serve_command(const WorkerLaunch& launch, JoinedTrial& joined, const std:
     if (!*outcome) return {};  // stopped
     session.complete(**outcome);
   }
+}
+
+}  // namespace
+
+Status serve_command(const WorkerLaunch& launch, JoinedTrial& joined, const std::vector<std::string>& argv) {
+  // Orphans of the command's tree become the worker's children, however they detach, so all can be ended.
+  if (auto reaper = process::become_subreaper(); !reaper) print_line(stderr, "volador-worker: " + reaper.error().message);
+  end_tree_on_sigterm(launch.kill_grace);
+  auto served = serve_runs(launch, joined, argv);
+  process::terminate_descendants(launch.kill_grace);  // nothing the command started outlives the worker
+  return served;
 }
 
 }  // namespace volador::worker

@@ -8,7 +8,12 @@
 // worker's stdout/stderr (the agent logs them); reports each metric line
 // (reporting API first, then the experiment's stdout pattern) to the trial
 // from rank 0; and answers when the command exits: an error naming the exit
-// code or signal when it failed. A stop from the trial kills the command.
+// code or signal when it failed. A stop from the trial, or SIGTERM from the
+// agent, ends every process the command started, however it detached (the
+// worker is their subreaper): SIGTERM, then SIGKILL after the trial's
+// resources.kill_grace_period. A command that exits while processes it
+// left hold its output open is answered once the output is quiet (a
+// bounded time, process/child_process.hpp), and those processes are ended.
 
 #include <string>
 #include <vector>

@@ -50,6 +50,7 @@ Result<WorkerLaunch> read_worker_launch() {
   launch.seed = trial->seed;
   launch.global_batch_size = trial->global_batch_size;
   launch.restore_path = trial->restore_path;
+  launch.kill_grace = std::chrono::milliseconds(trial->kill_grace_period_ms);
   launch.timings = *timings;
   return launch;
 }

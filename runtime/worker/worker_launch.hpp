@@ -2,6 +2,7 @@
 // What a rank worker learns at start from its environment (set by the agent)
 // and the trial file in its working folder.
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -31,6 +32,7 @@ struct WorkerLaunch {
   std::uint32_t seed = 0;
   std::uint64_t global_batch_size = 0;
   std::string restore_path;   // checkpoint folder to resume from; empty: fresh start
+  std::chrono::milliseconds kill_grace{10000};  // a command's processes get this long between SIGTERM and SIGKILL
   master::Timings timings;    // its agent's: how long it waits for the master and the trial
 
   // The trial's context on this rank of `group`.
