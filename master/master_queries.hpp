@@ -26,7 +26,9 @@ Result<wire::ExperimentDetail> describe_experiment(const storage::Journal& journ
                                                   EndedTrialBests* ended = nullptr);
 // not_found when no trial has this id.
 Result<wire::TrialDetail> describe_trial(const storage::Journal& journal, std::uint64_t trial_id);
-// At most `limit` log lines with seq > after_seq; not_found for an unknown trial.
+// At most `limit` log lines with seq > after_seq, and the seq of the trial's
+// newest line (a trial's lines are numbered 1, 2, ... without gaps);
+// not_found for an unknown trial.
 Result<wire::LogBatch> trial_logs(const storage::Journal& journal, std::uint64_t trial_id, std::uint64_t after_seq,
                                   std::size_t limit);
 

@@ -107,6 +107,7 @@ struct TrialDetail {
 
 struct LogBatch {
   lines @0 :List(LogEntry);
+  lastSeq @1 :UInt64;  # the seq of the trial's newest line when read (0: none yet)
 }
 
 struct CheckpointInfo {

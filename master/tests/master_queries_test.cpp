@@ -126,6 +126,26 @@ TEST_CASE("Logs page from a sequence number") {
   REQUIRE(page->lines.size() == 2);
   CHECK(page->lines[0].text == "line 2");
   CHECK(page->lines[0].seq == 3);
+  CHECK(page->last_seq == 5);
+}
+
+TEST_CASE("A log page names the trial's newest line, however many lines it has") {
+  JournalFixture f;
+  f.add_trial(5, {});
+  f.add_trial(6, {});
+  CHECK(trial_logs(*f.journal, 5, 0, 10)->last_seq == 0);
+  std::uint64_t appended = 0;
+  for (std::uint64_t count : {1u, 1u, 2u, 509u, 1024u, 3000u}) {
+    std::vector<storage::LogLine> lines(count, storage::LogLine{5, 0, 0, "stdout", "x"});
+    REQUIRE(f.journal->append_logs(5, lines));
+    appended += count;
+    CAPTURE(appended);
+    auto page = trial_logs(*f.journal, 5, 0, 1);
+    REQUIRE(page.has_value());
+    CHECK(page->last_seq == appended);
+    CHECK(page->lines.size() == 1);
+  }
+  CHECK(trial_logs(*f.journal, 6, 0, 10)->last_seq == 0);
 }
 
 TEST_CASE("The agent list shows each agent's host, its slots as registered and the trial on each") {

@@ -114,6 +114,8 @@ std::variant<Invocation, ParseExit> parse_command_line(int argc, const char* con
   auto* logs = trial->add_subcommand("logs", "a trial's output (with --json: seq, time_ms, stream, text per line)");
   id_arg(logs);
   logs->add_flag("-f,--follow", in.follow, "keep printing until the trial ends");
+  auto* tail = logs->add_option("--tail", in.tail, "the last N lines (default " + std::to_string(kDefaultLogTail) + "), then with -f what comes");
+  logs->add_flag("--all", in.all, "every line, from the first")->excludes(tail);
   json_flag(logs);
   id_arg(trial->add_subcommand("kill", "kill a trial"));
 

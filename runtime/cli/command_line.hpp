@@ -16,6 +16,9 @@
 
 namespace volador::cli {
 
+// The lines `trial logs` shows without --tail or --all: the last page.
+inline constexpr std::uint64_t kDefaultLogTail = 1000;
+
 struct Invocation {
   // The verb's words, e.g. "experiment create", "trial logs", "agent list", "preview-search".
   std::string verb;
@@ -27,7 +30,8 @@ struct Invocation {
   std::uint64_t trial_id = 0;       // checkpoint list --trial (0: not given)
   bool json = false;
   bool follow = false;
-  bool all = false;             // experiment list --all: archived ones too
+  std::uint64_t tail = kDefaultLogTail;  // trial logs --tail N: the last N lines first (--all: every line)
+  bool all = false;             // experiment list --all: archived ones too; trial logs --all: every line
   std::string label;            // experiment list --label: only experiments with this label
   std::string user_name;        // user create, user login
   bool admin = false;           // user create --admin

@@ -27,6 +27,34 @@ void print_best(const wire::ExperimentDetail& detail) {
                                t.hparams);
 }
 
+// Prints log lines as they come: as text; with json, as one JSON array
+// (written element by element, so a long log is never held whole) or, when
+// following, as one JSON object per line.
+class LogPrinter {
+ public:
+  LogPrinter(bool json, bool follow) : json_(json), array_(json && !follow) {}
+
+  void print(const wire::LogEntry& line) {
+    if (!array_) {
+      std::cout << (json_ ? nlohmann::json(line).dump() : render_line(line)) << "\n";
+      return;
+    }
+    // As nlohmann::json's dump(2) of the whole array writes it.
+    auto element = nlohmann::json(line).dump(2);
+    for (std::size_t at = 0; (at = element.find('\n', at)) != std::string::npos; at += 3) element.replace(at, 1, "\n  ");
+    std::cout << (printed_any_ ? ",\n  " : "[\n  ") << element;
+    printed_any_ = true;
+  }
+  // Closes the array, if any.
+  void finish() {
+    if (array_) std::cout << (printed_any_ ? "\n]" : "[]") << "\n";
+  }
+
+ private:
+  bool json_, array_;
+  bool printed_any_ = false;
+};
+
 // Polls until the experiment ends, printing a line whenever progress changes.
 int follow_experiment(MasterClient& client, std::uint64_t id, bool json) {
   std::string last;
@@ -154,18 +182,23 @@ int download_checkpoint(MasterClient& client, const std::string& uuid, const std
   return 0;
 }
 
-int trial_logs(MasterClient& client, std::uint64_t id, bool follow, bool json) {
-  std::uint64_t after = 0;
-  auto collected = nlohmann::json::array();  // json without follow: printed at the end
-  // Prints (or collects) every line after `after`, page by page.
+int trial_logs(MasterClient& client, std::uint64_t id, const LogsOptions& options) {
+  auto newest = client.trial_logs(id, 0);
+  if (!newest) return report(newest.error());
+  const std::uint64_t total = newest->last_seq;
+  std::uint64_t after = options.all || total <= options.tail ? 0 : total - options.tail;
+  if (after > 0)
+    std::cerr << fmt::format("volador: the last {} of trial {}'s {} lines (--tail N for more, --all for every line)\n",
+                             options.tail, id, total);
+  LogPrinter printer(options.json, options.follow);
+  // Prints every line after `after`, page by page.
   auto drain = [&]() -> Status {
     for (;;) {
       auto batch = client.trial_logs(id, after);
       if (!batch) return fail(batch.error());
       if (batch->lines.empty()) return {};
       for (const auto& line : batch->lines) {
-        if (json && !follow) collected.push_back(line);
-        else std::cout << (json ? nlohmann::json(line).dump() : render_line(line)) << "\n";
+        printer.print(line);
         after = line.seq;
       }
       std::cout.flush();
@@ -173,7 +206,7 @@ int trial_logs(MasterClient& client, std::uint64_t id, bool follow, bool json) {
   };
   for (;;) {
     if (auto drained = drain(); !drained) return report(drained.error());
-    if (!follow) break;
+    if (!options.follow) break;
     auto trial = client.describe_trial(id);
     if (!trial) return report(trial.error());
     if (is_terminal(trial->summary.state)) {
@@ -183,7 +216,7 @@ int trial_logs(MasterClient& client, std::uint64_t id, bool follow, bool json) {
     }
     std::this_thread::sleep_for(kPollInterval);
   }
-  if (json && !follow) std::cout << collected.dump(2) << "\n";
+  printer.finish();
   return 0;
 }
 

@@ -37,10 +37,17 @@ int change_state(MasterClient& client, const std::string& verb, const std::strin
 int list_checkpoints(MasterClient& client, std::uint64_t experiment_id, std::uint64_t trial_id, bool json);
 // Copies a checkpoint from the shared file system into `dir`, verifying every byte.
 int download_checkpoint(MasterClient& client, const std::string& uuid, const std::string& dir);
-// Prints the trial's log; with `follow`, keeps printing until the trial ends.
-// With `json`: one JSON array of the lines, or with `follow` one JSON object
-// per line as they come (JSON Lines).
-int trial_logs(MasterClient& client, std::uint64_t id, bool follow, bool json);
+struct LogsOptions {
+  std::uint64_t tail = 0;  // the last lines shown first
+  bool all = false;        // every line from the first instead
+  bool follow = false;     // then keep printing until the trial ends
+  bool json = false;       // one JSON array of the lines, or with `follow` one JSON object per line (JSON Lines)
+};
+
+// Prints the trial's last `tail` lines (or `all`), saying on stderr how to
+// see more when there are more; with `follow`, keeps printing what comes
+// until the trial ends. Constant memory whatever the log's length.
+int trial_logs(MasterClient& client, std::uint64_t id, const LogsOptions& options);
 
 // Prints `error` as the verbs do (one line on stderr) and returns 1.
 int report(const Error& error);

@@ -76,6 +76,14 @@ TEST_CASE("The user verbs and archive and list --all parse") {
   CHECK(refused({"user", "create", "bob", "--root"}) == "volador: user create: unexpected argument '--root'\n");
 }
 
+TEST_CASE("trial logs shows the last page unless --tail or --all says otherwise") {
+  CHECK(parsed({"trial", "logs", "7"}).tail == kDefaultLogTail);
+  CHECK_FALSE(parsed({"trial", "logs", "7"}).all);
+  CHECK(parsed({"trial", "logs", "7", "--tail", "20", "-f"}).tail == 20);
+  CHECK(parsed({"trial", "logs", "7", "--all"}).all);
+  CHECK(refused({"trial", "logs", "7", "--tail", "5", "--all"}).starts_with("volador: trial logs: --tail excludes --all"));
+}
+
 TEST_CASE("The master option -m is taken before or after the verb") {
   CHECK(parsed({"-m", "10.0.0.1:1", "experiment", "list"}).master == "10.0.0.1:1");
   CHECK(parsed({"experiment", "-m", "10.0.0.2:2", "list"}).master == "10.0.0.2:2");
