@@ -1,0 +1,192 @@
+// End to end: a stalled process (SIGSTOP past the connection timeout, then
+// SIGCONT) must cost no trial and no metric. The nodes run with short
+// timings (a silent peer dropped after 2 s), and each stall lasts until the
+// stalled process's peers have closed their connections to it: the kernel's
+// view of its sockets, not a sleep.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "tests/integration/cluster_fixture.hpp"
+
+using namespace volador;
+using namespace volador::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Nodes drop a peer silent for 2 s (20 heartbeats); the rest keep their defaults.
+std::vector<std::string> short_link_timings(const fs::path& dir) {
+  const auto file = dir / "timings.conf";
+  write_file(file, "heartbeat_interval = 100ms\nconnection_timeout = 2s\n");
+  return {"--timings", file.string()};
+}
+
+// One trial of the native example, long enough to be mid-training at a stall,
+// with no restart to spare: a stall must never cost one.
+std::string stall_config() {
+  return "name: stall\n"
+         "entrypoint: native:mlp_classifier\n"
+         "data: {train_records: 2000, validation_records: 500}\n"
+         "hyperparameters:\n"
+         "  global_batch_size: 32\n"
+         "  learning_rate: 0.05\n"
+         "  hidden_units: 32\n"
+         "records_per_epoch: 2000\n"
+         "scheduling_unit: 20\n"
+         "min_validation_period: {epochs: 20}\n"
+         "min_checkpoint_period: {epochs: 20}\n"
+         "max_restarts: 0\n"
+         "experiment_seed: 5\n"
+         "searcher:\n"
+         "  name: single\n"
+         "  metric: accuracy\n"
+         "  smaller_is_better: false\n"
+         "  max_length: {epochs: 400}\n";
+}
+
+// Socket inodes of process `pid`.
+std::set<std::string> socket_inodes(pid_t pid) {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (const auto& fd : fs::directory_iterator(fs::path("/proc") / std::to_string(pid) / "fd", ec)) {
+    const auto target = fs::read_symlink(fd.path(), ec).string();
+    if (!ec && target.starts_with("socket:[")) out.insert(target.substr(8, target.size() - 9));
+  }
+  return out;
+}
+
+// The TCP states (as /proc/net/tcp numbers them) of `pid`'s connections with
+// `port` at either end, listening sockets left out.
+std::vector<int> tcp_states(pid_t pid, std::uint16_t port) {
+  constexpr int kListen = 0x0A;
+  const auto inodes = socket_inodes(pid);
+  std::vector<int> states;
+  for (const char* table : {"tcp", "tcp6"}) {
+    std::ifstream in(fs::path("/proc") / std::to_string(pid) / "net" / table);
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode;
+      auto port_of = [](const std::string& address) {
+        return std::stoul(address.substr(address.rfind(':') + 1), nullptr, 16);
+      };
+      const int st = static_cast<int>(std::stoul(state, nullptr, 16));
+      if (inodes.contains(inode) && st != kListen && (port_of(local) == port || port_of(remote) == port))
+        states.push_back(st);
+    }
+  }
+  return states;
+}
+
+// True once every peer of stopped process `pid` has closed its connections
+// with `port` at one end (at least `at_least` of them): they dropped it.
+bool peers_dropped(pid_t pid, std::uint16_t port, std::size_t at_least) {
+  constexpr int kCloseWait = 0x08;
+  const auto states = tcp_states(pid, port);
+  return states.size() >= at_least && std::ranges::all_of(states, [](int st) { return st == kCloseWait; });
+}
+
+std::uint16_t port_of(const std::string& address) {
+  return static_cast<std::uint16_t>(std::stoul(address.substr(address.rfind(':') + 1)));
+}
+
+// The pid of the worker the agent started for `trial_id` (from the nodes' log), or 0.
+pid_t worker_pid(const fs::path& nodes_log, const std::string& trial_id) {
+  std::ifstream in(nodes_log);
+  const std::regex started("trial " + trial_id + " run \\d+ rank 0: worker pid (\\d+)");
+  pid_t pid = 0;
+  std::smatch match;
+  for (std::string line; std::getline(in, line);)
+    if (std::regex_search(line, match, started)) pid = std::stoi(match[1]);
+  return pid;
+}
+
+struct StallCluster {
+  TempDir dir;
+  fs::path project = dir.path() / "project";
+  Cluster cluster{dir.path() / "data"};
+  MetricHistory expected;
+
+  // A master and an agent with short link timings, and the metrics of the trial run undisturbed.
+  StallCluster() {
+    write_file(project / "distributed.yaml", stall_config());
+    cluster.add_node_arguments(short_link_timings(dir.path()));
+    cluster.start_master();
+    cluster.start_agent(1);
+    const auto reference = submit(cluster, project);
+    REQUIRE(ended(reference));
+    expected = metric_history(cluster, first_trial(reference)["id"].dump());
+  }
+  nlohmann::json first_trial(const std::string& id) const { return describe_experiment(cluster, id)["trials"][0]; }
+  bool ended(const std::string& id) const {
+    return eventually([&] { return describe_experiment(cluster, id)["state"] != "ACTIVE"; }, 90);
+  }
+  // Submits the trial and waits until it is mid-training (a checkpoint taken).
+  std::string submit_and_train() const {
+    const auto id = submit(cluster, project);
+    REQUIRE(eventually([&] { return !checkpoints(cluster, id).empty(); }, 60));
+    return id;
+  }
+  // The trial ended COMPLETED, without a restart, with the undisturbed run's metrics.
+  void check_undisturbed(const std::string& id) const {
+    REQUIRE(ended(id));
+    const auto trial = first_trial(id);
+    const auto logs = cluster.cli({"trial", "logs", trial["id"].dump(), "--all"}).out;
+    INFO(logs);
+    CHECK(trial["state"] == "COMPLETED");
+    CHECK(trial["restarts"] == 0);
+    CHECK(metric_history(cluster, trial["id"].dump()) == expected);
+  }
+  fs::path nodes_log() const { return dir.path() / "data" / "nodes.log"; }
+};
+
+}  // namespace
+
+TEST_CASE("A master stalled past the connection timeout keeps its agent and its trial reports exact metrics") {
+  StallCluster stall;
+  const auto id = stall.submit_and_train();
+  const auto master = stall.cluster.master_pid();
+  const auto port = port_of(stall.cluster.master_address());
+  REQUIRE(::kill(master, SIGSTOP) == 0);
+  // The agent and the rank worker both gave the master up.
+  const bool dropped = eventually([&] { return peers_dropped(master, port, 2); }, 30);
+  REQUIRE(::kill(master, SIGCONT) == 0);
+  REQUIRE(dropped);
+  stall.check_undisturbed(id);
+  // The old run's worker is gone.
+  CHECK(eventually([&] { return processes_under(stall.dir.path() / "data" / "agent-work") == 0; }, 30));
+  // The agent came back to the same master and still serves it.
+  const auto agents = stall.cluster.cli({"agent", "list", "--json"});
+  INFO(agents.err);
+  REQUIRE(agents.exit_code == 0);
+  CHECK(agents.out.find("test-agent") != std::string::npos);
+  const auto again = stall.submit_and_train();
+  stall.check_undisturbed(again);
+}
+
+TEST_CASE("A rank worker stalled past the connection timeout rejoins its running trial and the trial reports exact metrics") {
+  StallCluster stall;
+  const auto id = stall.submit_and_train();
+  const auto trial_id = stall.first_trial(id)["id"].dump();
+  const auto worker = worker_pid(stall.nodes_log(), trial_id);
+  REQUIRE(worker != 0);
+  const auto port = port_of(stall.cluster.master_address());
+  REQUIRE(::kill(worker, SIGSTOP) == 0);
+  // The master dropped the silent worker's link.
+  const bool dropped = eventually([&] { return peers_dropped(worker, port, 1); }, 30);
+  REQUIRE(::kill(worker, SIGCONT) == 0);
+  REQUIRE(dropped);
+  stall.check_undisturbed(id);
+  const auto logs = stall.cluster.cli({"trial", "logs", trial_id, "--all"}).out;
+  INFO(logs);
+  CHECK(logs.find("rank 0 of run 1 reconnected to the master") != std::string::npos);
+  CHECK(logs.find("run 2 launching") == std::string::npos);  // the run went on
+}
