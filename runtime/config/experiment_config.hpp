@@ -111,8 +111,8 @@ struct ExperimentConfig {
   std::string workspace, project;                   // both or neither
   Entrypoint entrypoint;                            // "file:Class", "native:name" or a command
 
-  hparams::Space hyperparameters;                   // always has global_batch_size
-  std::uint64_t global_batch_size = 0;              // > 0, divisible by slots_per_trial
+  hparams::Space hyperparameters;                   // always has global_batch_size; int bounds within ±2^53
+  std::uint64_t global_batch_size = 0;              // 1 .. 2^53, divisible by slots_per_trial
 
   SearcherConfig searcher;
   MetricsCollector metrics_collector;               // command entrypoints only
