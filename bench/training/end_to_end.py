@@ -163,7 +163,7 @@ def cluster_round(cluster: LocalCluster, args) -> Dict[str, float]:
     best = experiment.get("best")
     trial_id = str(best["trial_id"] if best else experiment["trials"][0]["id"])
     trial = cluster.cli_json("trial", "describe", trial_id)
-    logs = subprocess.run([cluster.cli, "trial", "logs", trial_id], env=cluster.env, capture_output=True,
+    logs = subprocess.run([cluster.cli, "trial", "logs", "--all", trial_id], env=cluster.env, capture_output=True,
                           text=True).stdout
     if trial.get("state") != "COMPLETED":
         print(logs[-4000:], file=sys.stderr)

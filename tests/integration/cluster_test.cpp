@@ -150,13 +150,13 @@ TEST_CASE("A trial whose worker crashes is marked ERROR and its log is kept") {
   CHECK(trial["state"] == "ERROR");
   CHECK(trial["error"].get<std::string>().find("killed by signal 9") != std::string::npos);
 
-  auto logs = cluster.cli({"trial", "logs", trial["id"].dump()});
+  auto logs = cluster.cli({"trial", "logs", "--all", trial["id"].dump()});
   REQUIRE(logs.exit_code == 0);
   CHECK(logs.out.find("hook-ran") != std::string::npos);
   CHECK(logs.out.find("killed by signal 9") != std::string::npos);
 
   // The same lines as JSON: seq, time_ms, stream and text each.
-  auto json_logs = cluster.cli({"trial", "logs", trial["id"].dump(), "--json"});
+  auto json_logs = cluster.cli({"trial", "logs", "--all", trial["id"].dump(), "--json"});
   INFO(json_logs.err);
   REQUIRE(json_logs.exit_code == 0);
   const auto lines = json_logs.json();
@@ -174,7 +174,7 @@ TEST_CASE("A trial whose worker crashes is marked ERROR and its log is kept") {
   CHECK(killed);
   // Every line of the text output is one JSON line.
   CHECK(static_cast<std::size_t>(std::count(logs.out.begin(), logs.out.end(), '\n')) == lines.size());
-  auto followed = cluster.cli({"trial", "logs", trial["id"].dump(), "-f", "--json"});  // the trial ended: returns
+  auto followed = cluster.cli({"trial", "logs", "--all", trial["id"].dump(), "-f", "--json"});  // the trial ended: returns
   REQUIRE(followed.exit_code == 0);
   std::istringstream json_lines(followed.out);
   std::size_t count = 0;
@@ -202,7 +202,7 @@ TEST_CASE("A lost agent's trial resumes from its checkpoint on the next agent, w
   cluster.kill_agent();
   const auto trial_id = describe()["trials"][0]["id"].dump();
   REQUIRE(eventually([&] {
-    return cluster.cli({"trial", "logs", trial_id}).out.find("lost an agent running this trial") != std::string::npos;
+    return cluster.cli({"trial", "logs", "--all", trial_id}).out.find("lost an agent running this trial") != std::string::npos;
   }));
   CHECK(describe()["state"] == "ACTIVE");  // waiting for slots, not failed
 
@@ -211,7 +211,7 @@ TEST_CASE("A lost agent's trial resumes from its checkpoint on the next agent, w
   auto trial = describe()["trials"][0];
   CHECK(trial["restarts"] == 0);
   CHECK(trial["batches_trained"] == 3750);  // 60 epochs of 62 batches (2000 records / 32), rounded down
-  auto logs = cluster.cli({"trial", "logs", trial_id}).out;
+  auto logs = cluster.cli({"trial", "logs", "--all", trial_id}).out;
   CHECK(logs.find("from checkpoint") != std::string::npos);
 }
 
@@ -223,7 +223,7 @@ TEST_CASE("A trial whose code cannot be built fails with the reason in its log")
   auto created = create_and_follow(cluster, dir.path() / "project");
   CHECK(created.exit_code == 2);
   const auto trial_id = created.json()["trials"][0]["id"].dump();
-  auto logs = cluster.cli({"trial", "logs", trial_id});
+  auto logs = cluster.cli({"trial", "logs", "--all", trial_id});
   CHECK(logs.out.find("no native trial named 'no_such_trial'") != std::string::npos);
   CHECK(logs.out.find("exited with code 1") != std::string::npos);
 }
@@ -353,7 +353,7 @@ TEST_CASE("The example trial on 2 and 4 slots of one host reports the metrics of
     const auto id = submit(cluster, project);
     REQUIRE(eventually([&] { return describe_experiment(cluster, id)["state"] == "COMPLETED"; }, 90));
     const auto trial_id = describe_experiment(cluster, id)["trials"][0]["id"].dump();
-    return std::pair{validations(cluster, trial_id), cluster.cli({"trial", "logs", trial_id}).out};
+    return std::pair{validations(cluster, trial_id), cluster.cli({"trial", "logs", "--all", trial_id}).out};
   };
   const auto [single, single_log] = run_with_slots(1);
   REQUIRE(single.size() >= 3);  // at least one per epoch
@@ -404,7 +404,7 @@ TEST_CASE("Paused-and-activated and crashed-and-restarted trials report exactly 
     auto trial = describe(id)["trials"][0];
     CHECK(trial["restarts"] == 1);
     CHECK(metric_history(cluster, trial["id"].dump()) == expected);
-    auto logs = cluster.cli({"trial", "logs", trial["id"].dump()}).out;
+    auto logs = cluster.cli({"trial", "logs", "--all", trial["id"].dump()}).out;
     CHECK(logs.find("killed by signal 9; restarting (restart 1 of 1) from") != std::string::npos);
   }
 }
@@ -439,7 +439,7 @@ TEST_CASE("A master killed with SIGKILL several times loses no metric and the se
   CHECK(experiment["trials"].size() == 4);
   int reattached = 0;
   for (const auto& t : experiment["trials"]) {
-    const auto logs = cluster.cli({"trial", "logs", t["id"].dump()}).out;
+    const auto logs = cluster.cli({"trial", "logs", "--all", t["id"].dump()}).out;
     INFO("trial " << t["id"] << ": " << t.value("error", "") << "\n" << logs);
     CHECK(t["state"] == "COMPLETED");
     reattached += logs.find("reattached after a master restart") != std::string::npos;
@@ -468,7 +468,7 @@ TEST_CASE("A 2-slot trial keeps running across a master SIGKILL and reports the 
   cluster.start_master();
   REQUIRE(ended(id));
   const auto trial = trial_of(id);
-  const auto logs = cluster.cli({"trial", "logs", trial["id"].dump()}).out;
+  const auto logs = cluster.cli({"trial", "logs", "--all", trial["id"].dump()}).out;
   INFO(logs);
   CHECK(trial["state"] == "COMPLETED");
   CHECK(trial["restarts"] == 0);
@@ -491,7 +491,7 @@ TEST_CASE("A run whose agent died with the master restarts from its checkpoint a
   cluster.start_agent(1);
   REQUIRE(eventually([&] { return describe_experiment(cluster, id)["state"] == "COMPLETED"; }, 90));
   const auto trial = describe_experiment(cluster, id)["trials"][0];
-  const auto logs = cluster.cli({"trial", "logs", trial["id"].dump()}).out;
+  const auto logs = cluster.cli({"trial", "logs", "--all", trial["id"].dump()}).out;
   INFO(logs);
   CHECK(trial["restarts"] == 0);
   // Refused when the agent registered without the run's worker, not after the grace period.
@@ -550,7 +550,7 @@ TEST_CASE("When one rank of a 2-slot trial dies its peer is stopped and the tria
                                kill_once_config(marker, dir.path() / "killed"));
     REQUIRE(ended(id));
     auto trial = describe(id)["trials"][0];
-    const auto logs = cluster.cli({"trial", "logs", trial["id"].dump()}).out;
+    const auto logs = cluster.cli({"trial", "logs", "--all", trial["id"].dump()}).out;
     INFO(logs);
     CHECK(trial["state"] == "COMPLETED");
     CHECK(trial["restarts"] == 1);

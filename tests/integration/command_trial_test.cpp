@@ -55,7 +55,7 @@ nlohmann::json trial_detail(const Cluster& cluster, const nlohmann::json& trial)
 }
 
 std::string trial_logs(const Cluster& cluster, const nlohmann::json& trial) {
-  return cluster.cli({"trial", "logs", trial["id"].dump()}).out;
+  return cluster.cli({"trial", "logs", "--all", trial["id"].dump()}).out;
 }
 
 // A single-trial experiment followed to its end: the experiment, its trial and the trial's log.

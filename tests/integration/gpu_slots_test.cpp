@@ -34,7 +34,7 @@ void write_device_probe(const fs::path& project, int slots) {
 // What each rank of the experiment's trial printed: the device list it saw.
 std::vector<std::string> devices_seen(const Cluster& cluster, const std::string& experiment_id) {
   const auto trial = describe_experiment(cluster, experiment_id)["trials"][0]["id"].dump();
-  const auto logs = cluster.cli({"trial", "logs", trial}).out;
+  const auto logs = cluster.cli({"trial", "logs", "--all", trial}).out;
   std::vector<std::string> seen;
   const std::regex line(R"(rank \d+ slot-type (\w+) sees \[([^\]]*)\])");
   for (auto it = std::sregex_iterator(logs.begin(), logs.end(), line); it != std::sregex_iterator(); ++it)
@@ -75,7 +75,7 @@ TEST_CASE("With fake GPUs an agent offers one slot per device and every rank see
   std::set<std::string> devices;
   for (const auto& id : {first, second}) {
     const auto seen = devices_seen(cluster, id);
-    INFO(cluster.cli({"trial", "logs", describe_experiment(cluster, id)["trials"][0]["id"].dump()}).out);
+    INFO(cluster.cli({"trial", "logs", "--all", describe_experiment(cluster, id)["trials"][0]["id"].dump()}).out);
     REQUIRE(seen.size() == 2);
     for (const auto& s : seen) {
       CHECK(s.starts_with("gpu GPU-fake-"));

@@ -110,7 +110,7 @@ TEST_CASE("A 4-rank trial across two hosts trains over the TCP ring with the met
     REQUIRE(ends(cluster, id, 120));
     const auto trial = trial_of(cluster, id);
     CHECK(trial["state"] == "COMPLETED");
-    return std::pair{validations(cluster, trial["id"].dump()), cluster.cli({"trial", "logs", trial["id"].dump()}).out};
+    return std::pair{validations(cluster, trial["id"].dump()), cluster.cli({"trial", "logs", "--all", trial["id"].dump()}).out};
   };
   const auto [single, single_log] = run_with_slots(1);
   const auto [spread, log] = run_with_slots(4);
@@ -153,7 +153,7 @@ TEST_CASE("A partitioned host is detected and its trial restarts from the checkp
   CHECK(detected < std::chrono::seconds(15));
   // The surviving ranks on host 1 are killed; the trial waits for 4 slots.
   REQUIRE(eventually([&] { return processes_under(dir.path() / "data" / "work-agent-1") == 0; }, 20));
-  CHECK(cluster.cli({"trial", "logs", trial_id()}).out.find("lost an agent running this trial") != std::string::npos);
+  CHECK(cluster.cli({"trial", "logs", "--all", trial_id()}).out.find("lost an agent running this trial") != std::string::npos);
   CHECK(describe_experiment(cluster, id)["state"] == "ACTIVE");
 
   // The host comes back: its agent registers again, the old run's workers are
@@ -161,7 +161,7 @@ TEST_CASE("A partitioned host is detected and its trial restarts from the checkp
   REQUIRE(lab->reconnect(2).has_value());
   REQUIRE(eventually([&] { return agent_names(cluster).size() == 2; }, 60));
   REQUIRE(ends(cluster, id, 180));
-  const auto logs = cluster.cli({"trial", "logs", trial_id()}).out;
+  const auto logs = cluster.cli({"trial", "logs", "--all", trial_id()}).out;
   INFO(logs);
   CHECK(trial_of(cluster, id)["state"] == "COMPLETED");
   CHECK(logs.find("from checkpoint") != std::string::npos);

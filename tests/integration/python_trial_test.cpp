@@ -73,7 +73,7 @@ FinishedTrial run_mnist(const Cluster& cluster, const TempDir& dir, int slots) {
       mnist_project(dir, mnist_config("resources: {slots_per_trial: " + std::to_string(slots) + "}\n"));
   auto created = create_and_follow(cluster, project, 90);
   const auto trial_id = created.json()["trials"][0]["id"].dump();
-  auto log = cluster.cli({"trial", "logs", trial_id}).out;
+  auto log = cluster.cli({"trial", "logs", "--all", trial_id}).out;
   INFO(slots << " slots; stderr:\n" << created.err << "\nlog:\n" << log);
   REQUIRE(created.exit_code == 0);
   CHECK(created.json()["state"] == "COMPLETED");
@@ -130,7 +130,7 @@ TEST_CASE("A model_def.py that raises on import ends its trial in ERROR with the
   CHECK(experiment["state"] == "ERROR");
   REQUIRE(experiment["trials"].size() == 1);
   CHECK(experiment["trials"][0]["state"] == "ERROR");
-  auto logs = cluster.cli({"trial", "logs", experiment["trials"][0]["id"].dump()});
+  auto logs = cluster.cli({"trial", "logs", "--all", experiment["trials"][0]["id"].dump()});
   INFO(logs.out);
   CHECK(logs.out.find("Traceback (most recent call last)") != std::string::npos);
   CHECK(logs.out.find("ValueError: model_def is broken on purpose") != std::string::npos);
@@ -164,7 +164,7 @@ TEST_CASE("A paused-and-activated and a SIGKILLed-and-restarted Python trial rep
   // the trial ends: one client polling once a second rather than many.
   auto finish = [&](const std::string& id) {
     REQUIRE(eventually([&] { return !describe(id)["trials"].empty(); }));
-    auto log = cluster.cli({"trial", "logs", first_trial(id)["id"].dump(), "--follow"}, 180).out;
+    auto log = cluster.cli({"trial", "logs", "--all", first_trial(id)["id"].dump(), "--follow"}, 180).out;
     CHECK(eventually([&] { return describe(id)["state"] == "COMPLETED"; }));
     return std::pair{first_trial(id), log};
   };
