@@ -7,7 +7,9 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -75,11 +77,11 @@ std::vector<int> tcp_states(pid_t pid, std::uint16_t port) {
       std::istringstream fields(line);
       std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
       fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode;
-      auto port_of = [](const std::string& address) {
+      auto hex_port = [](const std::string& address) {
         return std::stoul(address.substr(address.rfind(':') + 1), nullptr, 16);
       };
       const int st = static_cast<int>(std::stoul(state, nullptr, 16));
-      if (inodes.contains(inode) && st != kListen && (port_of(local) == port || port_of(remote) == port))
+      if (inodes.contains(inode) && st != kListen && (hex_port(local) == port || hex_port(remote) == port))
         states.push_back(st);
     }
   }
@@ -107,6 +109,18 @@ pid_t worker_pid(const fs::path& nodes_log, const std::string& trial_id) {
   for (std::string line; std::getline(in, line);)
     if (std::regex_search(line, match, started)) pid = std::stoi(match[1]);
   return pid;
+}
+
+// The pid of the agent whose work folder is `work_dir` (from its command line), or 0.
+pid_t agent_pid(const fs::path& work_dir) {
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ranges::replace(cmdline, '\0', ' ');
+    if (cmdline.find(" agent ") != std::string::npos && cmdline.find(" " + work_dir.string() + " ") != std::string::npos)
+      return std::stoi(entry.path().filename().string());
+  }
+  return 0;
 }
 
 struct StallCluster {
@@ -146,6 +160,15 @@ struct StallCluster {
     CHECK(metric_history(cluster, trial["id"].dump()) == expected);
   }
   fs::path nodes_log() const { return dir.path() / "data" / "nodes.log"; }
+  // Stops process `pid` until `peers` of its peers dropped their connections
+  // with the master's port (the stall outlasted their connection timeout), then resumes it.
+  void stall(pid_t pid, std::size_t peers) const {
+    const auto port = port_of(cluster.master_address());
+    REQUIRE(::kill(pid, SIGSTOP) == 0);
+    const bool dropped = eventually([&] { return peers_dropped(pid, port, peers); }, 30);
+    REQUIRE(::kill(pid, SIGCONT) == 0);
+    REQUIRE(dropped);
+  }
 };
 
 }  // namespace
@@ -153,13 +176,7 @@ struct StallCluster {
 TEST_CASE("A master stalled past the connection timeout keeps its agent and its trial reports exact metrics") {
   StallCluster stall;
   const auto id = stall.submit_and_train();
-  const auto master = stall.cluster.master_pid();
-  const auto port = port_of(stall.cluster.master_address());
-  REQUIRE(::kill(master, SIGSTOP) == 0);
-  // The agent and the rank worker both gave the master up.
-  const bool dropped = eventually([&] { return peers_dropped(master, port, 2); }, 30);
-  REQUIRE(::kill(master, SIGCONT) == 0);
-  REQUIRE(dropped);
+  stall.stall(stall.cluster.master_pid(), 2);  // until the agent and the rank worker gave the master up
   stall.check_undisturbed(id);
   // The old run's worker is gone.
   CHECK(eventually([&] { return processes_under(stall.dir.path() / "data" / "agent-work") == 0; }, 30));
@@ -178,15 +195,26 @@ TEST_CASE("A rank worker stalled past the connection timeout rejoins its running
   const auto trial_id = stall.first_trial(id)["id"].dump();
   const auto worker = worker_pid(stall.nodes_log(), trial_id);
   REQUIRE(worker != 0);
-  const auto port = port_of(stall.cluster.master_address());
-  REQUIRE(::kill(worker, SIGSTOP) == 0);
-  // The master dropped the silent worker's link.
-  const bool dropped = eventually([&] { return peers_dropped(worker, port, 1); }, 30);
-  REQUIRE(::kill(worker, SIGCONT) == 0);
-  REQUIRE(dropped);
+  stall.stall(worker, 1);  // until the master dropped the silent worker's link
   stall.check_undisturbed(id);
   const auto logs = stall.cluster.cli({"trial", "logs", trial_id, "--all"}).out;
   INFO(logs);
   CHECK(logs.find("rank 0 of run 1 reconnected to the master") != std::string::npos);
   CHECK(logs.find("run 2 launching") == std::string::npos);  // the run went on
+}
+
+// The master drops the silent agent and restarts the trial from its checkpoint
+// while the old run's worker, still connected, trains on and answers: those
+// answers must never be journaled (issue 17's report from a superseded run).
+TEST_CASE("An agent stalled past the connection timeout comes back and its trial reports exact metrics") {
+  StallCluster stall;
+  const auto id = stall.submit_and_train();
+  const auto agent = agent_pid(stall.dir.path() / "data" / "agent-work");
+  REQUIRE(agent != 0);
+  stall.stall(agent, 1);  // until the master dropped the silent agent's link
+  stall.check_undisturbed(id);
+  const auto trial_id = stall.first_trial(id)["id"].dump();
+  const auto logs = stall.cluster.cli({"trial", "logs", trial_id, "--all"}).out;
+  INFO(logs);
+  CHECK(logs.find("lost an agent running this trial; restarting (not counted as a restart)") != std::string::npos);
 }
