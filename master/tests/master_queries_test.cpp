@@ -129,7 +129,7 @@ TEST_CASE("Logs page from a sequence number") {
   CHECK(page->last_seq == 5);
 }
 
-TEST_CASE("A log page names the trial's newest line, however many lines it has") {
+TEST_CASE("A log page names the trial's newest line however many lines it has") {
   JournalFixture f;
   f.add_trial(5, {});
   f.add_trial(6, {});

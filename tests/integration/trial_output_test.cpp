@@ -124,7 +124,7 @@ TEST_CASE("A trial printing 1 GiB leaves its agent and master answering with bou
   CHECK(markers >= 1);
 }
 
-TEST_CASE("Killing a command trial ends every process its command started, in any process group or session") {
+TEST_CASE("Killing a command trial ends every process its command started in any process group or session") {
   TempDir dir;
   const auto project = dir.path() / "project";
   // A child in the command's group, one in a session of its own, and a grandchild of a shell that exited.

@@ -38,7 +38,7 @@ TEST_CASE("A worker's lines come out in order with their stream and time") {
   CHECK(output.take(1 << 20).empty());
 }
 
-TEST_CASE("take hands out at most the bytes asked for, but always a line") {
+TEST_CASE("take hands out at most the bytes asked for but always a line") {
   Fixture f;
   WorkerOutput output({}, 1 << 20, f.clock);
   for (const auto* text : {"aaaa", "bbbb", "cccc"}) output.add("stdout", text);
@@ -46,7 +46,7 @@ TEST_CASE("take hands out at most the bytes asked for, but always a line") {
   CHECK(texts(output.take(1)) == std::vector<std::string>{"stdout: cccc"});
 }
 
-TEST_CASE("A full buffer drops lines until it is emptied, then says how many it dropped") {
+TEST_CASE("A full buffer drops lines until it is emptied and then says how many it dropped") {
   Fixture f;
   WorkerOutput output({}, 10, f.clock);
   output.add("stdout", "aaaa");  // 5 bytes
