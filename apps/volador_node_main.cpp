@@ -45,6 +45,7 @@ struct Flags {
   std::string http_tls = "auto";
   std::string web_dir;       // up, master: the web UI's files; empty: web/dist beside the build's bin/
   std::vector<std::string> http_names;  // up, master: more names for the HTTPS certificate
+  bool accept_journal_loss = false;     // up, master: open a journal whose log lost acknowledged writes
 };
 
 // The first admin's password (used on the master's first start only).
@@ -191,7 +192,8 @@ int run_master(const std::string& role, const Flags& flags) {
   caf::actor_system system{config};
   auto slots = role == "up" ? node::offered_slots(flags.slot_type, flags.slots) : std::vector<wire::SlotSpec>{};
   if (!slots) return fail_with(slots.error());
-  auto running = node::start_master(system, {flags.data_dir, *listen, *timings, admin_password_source(flags)});
+  auto running = node::start_master(
+      system, {flags.data_dir, *listen, *timings, admin_password_source(flags), flags.accept_journal_loss});
   if (!running) return fail_with(running.error());
   auto web = start_http(flags, system, *running, *listen);
   if (!web) return fail_with(web.error());
@@ -245,6 +247,10 @@ int main(int argc, char** argv) {
     cmd->add_option("--data", flags.data_dir, "the master's data folder (journal, certificates, trial folders)")->capture_default_str();
   for (auto* cmd : {up, master})
     cmd->add_option("--listen", flags.listen, "HOST:PORT to listen on (0.0.0.0: every interface; port 0 picks one)")->capture_default_str();
+  for (auto* cmd : {up, master})
+    cmd->add_flag("--accept-journal-loss", flags.accept_journal_loss,
+                  "open a journal whose write-ahead log is damaged at its last consistent point, losing the "
+                  "acknowledged writes after it (the log says how many); without it such a journal is refused");
   for (auto* cmd : {up, master})
     cmd->add_option("--admin-password-file", flags.admin_password_file,
                     "first start: the password of user 'admin' (first line; else VOLADOR_ADMIN_PASSWORD, else a random "

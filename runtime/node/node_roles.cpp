@@ -1,6 +1,8 @@
 #include "runtime/node/node_roles.hpp"
 
 #include <cstdlib>
+#include <sstream>
+#include <string>
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -20,8 +22,12 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   std::error_code ec;
   fs::create_directories(options.data_dir, ec);
   if (ec) return fail(Error::io("cannot create data folder " + options.data_dir.string() + ": " + ec.message()));
-  auto journal = storage::Journal::open(options.data_dir / "journal");
+  auto journal = storage::Journal::open(options.data_dir / "journal", options.accept_journal_loss);
   if (!journal) return fail(journal.error());
+  if (const auto& damage = (*journal)->damage_report()) {
+    std::istringstream lines(*damage);
+    for (std::string line; std::getline(lines, line);) spdlog::error("{}", line);
+  }
   actors::MasterContext context;
   context.journal = std::move(*journal);
   context.users = std::make_shared<master::UserDirectory>(context.journal);

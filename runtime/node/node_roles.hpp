@@ -26,6 +26,7 @@ struct MasterOptions {
   net::Endpoint listen;            // any address of this host (0.0.0.0: all); port 0 picks one
   master::Timings timings;         // the trials' and the pool's waits
   master::AdminPasswordSource admin_password;  // the first admin's, on the first start
+  bool accept_journal_loss = false;  // open a journal whose damaged log lost acknowledged writes (Journal::open)
 };
 
 struct RunningMaster {
@@ -40,7 +41,9 @@ struct RunningMaster {
 // the gateway at `listen` (mutual TLS: the actor system presents the master's
 // identity). On the first start, creates the first admin
 // (master/users/first_admin.hpp). Errors: the journal cannot be opened (in use,
-// unreadable), the first admin cannot be made, or the port cannot be bound.
+// unreadable, damaged so that acknowledged writes are lost and the loss not
+// accepted), the first admin cannot be made, or the port cannot be bound. A
+// damage report is logged as an error, line by line.
 Result<RunningMaster> start_master(caf::actor_system& system, const MasterOptions& options);
 
 struct AgentNodeOptions {

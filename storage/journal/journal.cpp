@@ -36,10 +36,32 @@ JournalBatch& JournalBatch::put_user(UserRecord record) { return add(std::move(r
 
 JournalBatch& JournalBatch::put_token(TokenRecord record) { return add(std::move(record)); }
 
-Result<std::unique_ptr<Journal>> Journal::open(const std::filesystem::path& dir) {
-  auto store = RocksdbStore::open(dir);
+namespace {
+
+// The report of what a damaged store lost.
+std::string report_of(const std::filesystem::path& dir, const StoreDamage& damage) {
+  std::string report = "journal at " + dir.string() + " was damaged: " + damage.reason + "\n";
+  report += "opened at write " + std::to_string(damage.recovered_sequence) + "; writes up to " +
+            std::to_string(damage.committed_sequence) + " had been acknowledged: " +
+            std::to_string(damage.lost_writes()) + " acknowledged write(s) lost";
+  if (damage.lost_writes() > 0) {
+    report += " (writes " + std::to_string(damage.recovered_sequence + 1) + " to " +
+              std::to_string(damage.committed_sequence) +
+              "; each write is one stored record or index entry, and these went with the damaged log)";
+  }
+  return report + "\n";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Journal>> Journal::open(const std::filesystem::path& dir, bool accept_loss) {
+  auto store = RocksdbStore::open(dir, accept_loss);
   if (!store) return fail(store.error());
-  return std::make_unique<Journal>(std::move(*store));
+  std::optional<std::string> report;
+  if ((*store)->damage()) report = report_of(dir, *(*store)->damage());
+  auto journal = std::make_unique<Journal>(std::move(*store));
+  journal->damage_report_ = std::move(report);
+  return journal;
 }
 
 std::unique_ptr<Journal> Journal::in_memory() { return std::make_unique<Journal>(std::make_unique<MemoryStore>()); }

@@ -78,8 +78,11 @@ class Journal {
  public:
   // Opens (creating if needed) the journal in `dir` (rocksdb_store.hpp). Error
   // io/corruption when RocksDB cannot open it (including when another process
-  // holds its lock).
-  [[nodiscard]] static Result<std::unique_ptr<Journal>> open(const std::filesystem::path& dir);
+  // holds its lock), and corruption when its log is damaged so that
+  // acknowledged writes are lost, unless `accept_loss` (then it opens at the
+  // last consistent point and damage_report() says what was lost).
+  [[nodiscard]] static Result<std::unique_ptr<Journal>> open(const std::filesystem::path& dir,
+                                                             bool accept_loss = false);
   // An empty journal in memory (memory_store.hpp): for tests of actors and
   // services that need no disk. Not durable: its records die with it.
   [[nodiscard]] static std::unique_ptr<Journal> in_memory();
@@ -153,6 +156,10 @@ class Journal {
   // not_found for an unknown hash.
   [[nodiscard]] Result<TokenRecord> token(std::string_view token_hash) const;
 
+  // What opening found damaged and which acknowledged writes it lost;
+  // nullopt when it was whole.
+  [[nodiscard]] const std::optional<std::string>& damage_report() const { return damage_report_; }
+
   // What this journal has written since it was opened.
   [[nodiscard]] JournalStats::Snapshot stats() const { return stats_.snapshot(); }
 
@@ -189,6 +196,7 @@ class Journal {
   Result<std::vector<CheckpointRecord>> indexed_checkpoints(const std::string& prefix) const;
 
   std::unique_ptr<KeyValueStore> store_;
+  std::optional<std::string> damage_report_;
   JournalStats stats_;
   std::mutex counters_mutex_;
   std::map<std::string, std::uint64_t, std::less<>> counters_;  // last value handed out

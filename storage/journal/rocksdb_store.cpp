@@ -1,12 +1,18 @@
 #include "storage/journal/rocksdb_store.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/write_batch.h>
 
-#include <utility>
-
 #include "runtime/core/overloaded.hpp"
+#include "storage/journal/rocksdb_recovery.hpp"
 
 namespace volador::storage {
 namespace {
@@ -51,14 +57,31 @@ rocksdb::Status fill(rocksdb::WriteBatch& into, const KeyValueBatch& batch) {
   return rocksdb::Status::OK();
 }
 
+// The refusal of a log whose damage loses acknowledged writes.
+Error refusal_of(const fs::path& dir, const StoreDamage& damage) {
+  std::string message = "journal at " + dir.string() + " is damaged: " + damage.reason + ". It holds writes up to " +
+                        std::to_string(damage.recovered_sequence) + ", but writes up to " +
+                        std::to_string(damage.committed_sequence) + " were acknowledged: " +
+                        std::to_string(damage.lost_writes()) + " acknowledged write(s) would be lost";
+  return Error::corruption(message +
+                           ". Nothing was changed. Restore the folder from a backup, or accept the loss to open it "
+                           "at its last consistent point (volador-node --accept-journal-loss).");
+}
+
 }  // namespace
 
-Result<std::unique_ptr<RocksdbStore>> RocksdbStore::open(const fs::path& dir) {
+Result<std::unique_ptr<RocksdbStore>> RocksdbStore::open(const fs::path& dir, bool accept_loss) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return fail(Error::io("cannot create journal folder " + dir.string() + ": " + ec.message()));
+  rocksdb::Options options = database_options();
+  auto damage = recovery::inspect(dir, options);
+  if (!damage) return fail(damage.error());
+  if (*damage && (*damage)->lost_writes() > 0 && !accept_loss) return fail(refusal_of(dir, **damage));
+  options.wal_recovery_mode = *damage ? rocksdb::WALRecoveryMode::kPointInTimeRecovery
+                                      : rocksdb::WALRecoveryMode::kAbsoluteConsistency;
   rocksdb::DB* db = nullptr;
-  const rocksdb::Status status = rocksdb::DB::Open(database_options(), dir.string(), &db);
+  const rocksdb::Status status = rocksdb::DB::Open(options, dir.string(), &db);
   if (is_lock_conflict(status)) {
     return fail(Error::io("journal at " + dir.string() + " is in use by another process (" + status.ToString() + ")"));
   }
@@ -66,12 +89,33 @@ Result<std::unique_ptr<RocksdbStore>> RocksdbStore::open(const fs::path& dir) {
     const std::string message = "cannot open journal at " + dir.string() + ": " + status.ToString();
     return fail(status.IsCorruption() ? Error::corruption(message) : Error::io(message));
   }
-  return std::unique_ptr<RocksdbStore>(new RocksdbStore(dir, std::unique_ptr<rocksdb::DB>(db)));
+  std::unique_ptr<RocksdbStore> store(new RocksdbStore(dir, std::unique_ptr<rocksdb::DB>(db), std::move(*damage)));
+  store->committed_fd_ = ::open(recovery::committed_file(dir).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (store->committed_fd_ < 0) {
+    return fail(Error::io("cannot open " + recovery::committed_file(dir).string() + ": " + std::strerror(errno)));
+  }
+  store->note_committed(store->db_->GetLatestSequenceNumber(), /*even_if_lower=*/true);
+  return store;
 }
 
-RocksdbStore::RocksdbStore(fs::path dir, std::unique_ptr<rocksdb::DB> db) : dir_(std::move(dir)), db_(std::move(db)) {}
+RocksdbStore::RocksdbStore(fs::path dir, std::unique_ptr<rocksdb::DB> db, std::optional<StoreDamage> damage)
+    : dir_(std::move(dir)), db_(std::move(db)), damage_(std::move(damage)) {}
 
-RocksdbStore::~RocksdbStore() = default;
+RocksdbStore::~RocksdbStore() {
+  if (committed_fd_ >= 0) ::close(committed_fd_);
+}
+
+void RocksdbStore::note_committed(std::uint64_t sequence, bool even_if_lower) {
+  std::lock_guard lock(committed_mutex_);
+  if (sequence <= committed_ && !even_if_lower) return;
+  committed_ = sequence;
+  const std::string text = recovery::committed_text(sequence);
+  // Not synced: the page cache survives the master's own crash, and after a
+  // power loss a lagging value only weakens the check, never fakes a loss.
+  if (::pwrite(committed_fd_, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) {
+    committed_ = 0;  // unknown: the next write tries again
+  }
+}
 
 Error RocksdbStore::error_of(std::string_view operation, const rocksdb::Status& status) const {
   std::string message = "journal at " + dir_.string() + ": " + std::string(operation) + ": " + status.ToString();
@@ -127,6 +171,7 @@ Status RocksdbStore::write(const KeyValueBatch& batch) {
   options.sync = true;
   const rocksdb::Status status = db_->Write(options, &write_batch);
   if (!status.ok()) return fail(error_of("write", status));
+  note_committed(db_->GetLatestSequenceNumber());
   return {};
 }
 

@@ -694,3 +694,35 @@ TEST_CASE("Experiments show their config's labels and the list filters by label"
   CHECK(cluster.cli({"experiment", "list", "--label", "cifar", "--json"}).json().empty());
   CHECK_THAT(cluster.cli({"experiment", "describe", id}).out, Catch::Contains("Labels: mnist, baseline"));
 }
+
+TEST_CASE("A master whose journal lost acknowledged writes refuses to start until told to accept the loss") {
+  TempDir dir;
+  const auto data = dir.path() / "data";
+  const std::string id = [&] {
+    Cluster cluster(data);
+    cluster.start_master();
+    const auto submitted = submit(cluster, dir.path() / "project", example_config("native:mlp_classifier", 1, 1));
+    cluster.kill_master();  // the experiment is only in the write-ahead log now
+    return submitted;
+  }();
+  fs::path log;
+  for (const auto& entry : fs::directory_iterator(data / "journal")) {
+    if (entry.path().extension() == ".log" && fs::file_size(entry.path()) > 0) log = entry.path();
+  }
+  REQUIRE(!log.empty());
+  fs::resize_file(log, fs::file_size(log) / 2);
+
+  auto refused = run_command({binary("volador-node").string(), "master", "--data", data.string(), "--listen",
+                              "127.0.0.1:0"});
+  CHECK(refused.exit_code == 1);
+  CHECK_THAT(refused.out + refused.err, Catch::Contains("acknowledged write(s) would be lost") &&
+                                            Catch::Contains("--accept-journal-loss"));
+
+  Cluster cluster(data);
+  cluster.add_node_arguments({"--accept-journal-loss"});
+  cluster.start_master();
+  CHECK(cluster.cli({"experiment", "list"}).exit_code == 0);
+  std::ifstream nodes_log(data / "nodes.log");
+  const std::string logged((std::istreambuf_iterator<char>(nodes_log)), {});
+  CHECK_THAT(logged, Catch::Contains("acknowledged write(s) lost (writes "));
+}
