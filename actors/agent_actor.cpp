@@ -216,7 +216,7 @@ void register_with_master(Self self) {
   self->request(master, st.options.timings.register_timeout, register_atom::value, wire::encode(info), caf::actor_cast<caf::actor>(self))
       .then([=](bool) { spdlog::info("agent {} registered with {} slots", self->state.options.agent_id, self->state.options.slots.size()); },
             [=](const caf::error& error) {
-              if (self->state.master != master) return;
+              if (!net::same_object(self->state.master, master)) return;  // a gateway given up since
               const auto why = from_caf_error(error);
               if (why.code != ErrorCode::already_exists) return register_with_master(self);
               spdlog::error("agent {}: registration refused: {}", self->state.options.agent_id, why.message);

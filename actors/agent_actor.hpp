@@ -8,8 +8,10 @@
 // (log_atom, Bytes LogLines), (exited_atom, Bytes WorkerExit).
 //
 // When the master goes away, an agent that knows the master's address keeps
-// its workers running, buffering their output, and reconnects; it registers
-// again listing them, so the restarted master can adopt them. Workers still
+// its workers running, buffering their output, and reconnects, to a restarted
+// master or to the same one (back from a stall or a partition); it registers
+// again listing them, so the master can adopt them (or kill those of runs
+// that moved on). Workers still
 // unclaimed after the master outage patience are killed, and an agent that
 // cannot reach the master for the reconnect patience quits (both in its
 // options' timings). An agent without the address (in the master's own
