@@ -1,5 +1,6 @@
 #include "runtime/process/process_tree.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -7,6 +8,8 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -65,6 +68,14 @@ void signal_all(const std::vector<pid_t>& pids, int signal) {
   for (pid_t pid : pids) ::kill(pid, signal);
 }
 
+// Written by the SIGTERM handler, read by the thread that ends the tree.
+int sigterm_pipe[2] = {-1, -1};
+
+void on_sigterm(int) {
+  const char byte = 1;
+  (void)!write(sigterm_pipe[1], &byte, 1);
+}
+
 }  // namespace
 
 Status become_subreaper() {
@@ -106,6 +117,27 @@ void terminate_descendants(std::chrono::milliseconds grace, pid_t reaped_elsewhe
     alive = live_descendants(self);
   }
   reap_children(reaped_elsewhere);
+}
+
+Status end_descendants_on_sigterm(std::chrono::milliseconds grace, std::string notice) {
+  if (pipe2(sigterm_pipe, O_CLOEXEC) != 0)
+    return fail(Error::io(std::string("cannot watch for SIGTERM: ") + std::strerror(errno)));
+  std::thread([grace, notice = std::move(notice)] {
+    char byte = 0;
+    while (read(sigterm_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    std::fprintf(stderr, "%s\n", notice.c_str());
+    std::fflush(stderr);
+    terminate_descendants(grace);
+    std::_Exit(128 + SIGTERM);
+  }).detach();
+  struct sigaction action {};
+  action.sa_handler = on_sigterm;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  if (sigaction(SIGTERM, &action, nullptr) != 0)
+    return fail(Error::io(std::string("cannot handle SIGTERM: ") + std::strerror(errno)));
+  return {};
 }
 
 }  // namespace volador::process

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <string>
 #include <vector>
 
 #include "runtime/core/error.hpp"
@@ -27,5 +28,10 @@ std::vector<pid_t> live_descendants(pid_t root);
 // children are reaped, except `reaped_elsewhere` (a child whose exit status
 // another thread waits for, e.g. a ChildProcess's).
 void terminate_descendants(std::chrono::milliseconds grace, pid_t reaped_elsewhere = 0);
+
+// From now on, SIGTERM makes the calling process write `notice` (a line) to
+// stderr, end every descendant as terminate_descendants(grace) does, and
+// exit with status 128 + SIGTERM. Error io when it cannot be set up.
+Status end_descendants_on_sigterm(std::chrono::milliseconds grace, std::string notice);
 
 }  // namespace volador::process

@@ -1,12 +1,8 @@
 #include "runtime/worker/command_trial.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
@@ -14,7 +10,6 @@
 #include <mutex>
 #include <optional>
 #include <span>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -86,34 +81,6 @@ void print_line(std::FILE* stream, const std::string& line) {
   std::fwrite(line.data(), 1, line.size(), stream);
   std::fputc('\n', stream);
   std::fflush(stream);
-}
-
-// Written by the SIGTERM handler, read by the thread that ends the command's tree.
-int sigterm_pipe[2] = {-1, -1};
-
-void on_sigterm(int) {
-  const char byte = 1;
-  (void)!write(sigterm_pipe[1], &byte, 1);
-}
-
-// On SIGTERM (its agent stopping it) the worker ends every process the
-// command started, SIGTERM first and SIGKILL after `grace`, then exits.
-void end_tree_on_sigterm(std::chrono::milliseconds grace) {
-  if (pipe2(sigterm_pipe, O_CLOEXEC) != 0) return;  // then SIGTERM ends the worker alone, as before
-  std::thread([grace] {
-    char byte = 0;
-    while (read(sigterm_pipe[0], &byte, 1) < 0 && errno == EINTR) {
-    }
-    print_line(stderr, fmt::format("volador-worker: stopped: ending the command's processes (SIGKILL after {} ms)",
-                                   grace.count()));
-    process::terminate_descendants(grace);
-    std::_Exit(128 + SIGTERM);
-  }).detach();
-  struct sigaction action {};
-  action.sa_handler = on_sigterm;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;
-  sigaction(SIGTERM, &action, nullptr);
 }
 
 // Ends what the command left running (which may hold its output open) before its run is answered.
@@ -285,7 +252,11 @@ Status serve_runs(const WorkerLaunch& launch, JoinedTrial& joined, const std::ve
 Status serve_command(const WorkerLaunch& launch, JoinedTrial& joined, const std::vector<std::string>& argv) {
   // Orphans of the command's tree become the worker's children, however they detach, so all can be ended.
   if (auto reaper = process::become_subreaper(); !reaper) print_line(stderr, "volador-worker: " + reaper.error().message);
-  end_tree_on_sigterm(launch.kill_grace);
+  // On SIGTERM (its agent stopping it) every process the command started ends too, then the worker.
+  auto notice = fmt::format("volador-worker: stopped: ending the command's processes (SIGKILL after {} ms)",
+                            launch.kill_grace.count());
+  if (auto watched = process::end_descendants_on_sigterm(launch.kill_grace, std::move(notice)); !watched)
+    print_line(stderr, "volador-worker: " + watched.error().message);
   auto served = serve_runs(launch, joined, argv);
   process::terminate_descendants(launch.kill_grace);  // nothing the command started outlives the worker
   return served;

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -68,6 +69,35 @@ TEST_CASE("A descendant that ignores SIGTERM is killed once the grace has passed
   REQUIRE(stubborn.first_line() == "ready");
   terminate_descendants(std::chrono::milliseconds(50), stubborn.child->pid());
   CHECK(stubborn.exit.get_future().get().signal == SIGKILL);
+}
+
+TEST_CASE("On SIGTERM a subreaper ends the descendants that left its session and exits") {
+  int pids[2];
+  REQUIRE(pipe(pids) == 0);
+  const pid_t worker = fork();  // stands in for a command's worker
+  REQUIRE(worker >= 0);
+  if (worker == 0) {
+    if (!become_subreaper()) _exit(1);
+    const pid_t escaped = fork();
+    if (escaped == 0) {
+      setsid();
+      execlp("sleep", "sleep", "300", nullptr);
+      _exit(127);
+    }
+    if (!end_descendants_on_sigterm(std::chrono::seconds(30), "stopping")) _exit(2);
+    (void)!write(pids[1], &escaped, sizeof escaped);  // only now: SIGTERM is handled
+    for (;;) pause();
+  }
+  close(pids[1]);
+  pid_t escaped = 0;
+  REQUIRE(read(pids[0], &escaped, sizeof escaped) == sizeof escaped);
+  close(pids[0]);
+  REQUIRE(kill(worker, SIGTERM) == 0);
+  int status = 0;
+  REQUIRE(waitpid(worker, &status, 0) == worker);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 128 + SIGTERM);
+  CHECK_FALSE(std::filesystem::exists("/proc/" + std::to_string(escaped)));  // ended and reaped by the worker
 }
 
 TEST_CASE("A process without children has no descendants") {
