@@ -105,8 +105,15 @@ caf::result<bool> register_agent(Self self, const wire::Bytes& bytes, caf::actor
   auto info = wire::decode<wire::AgentInfo>(bytes);
   if (!info) return to_caf_error(info.error());
   auto& st = self->state;
-  if (auto old = st.agents.find(info->agent_id); old != st.agents.end() && old->second.address() != agent.address())
-    return to_caf_error(Error::already_exists("an agent named '" + info->agent_id + "' is already registered"));
+  if (auto old = st.agents.find(info->agent_id); old != st.agents.end()) {
+    if (old->second.address() != agent.address())
+      return to_caf_error(Error::already_exists("an agent named '" + info->agent_id + "' is already registered"));
+    // The same agent again: a registration it repeated because the answer
+    // came late (a loaded master), or one over a new link whose drop the
+    // master never saw. Its workers' runs are as the pool has them: holding
+    // them again would kill those already claimed.
+    return true;
+  }
   spdlog::info("agent {} on {} registered with {} slots", info->agent_id, info->hostname, info->slots.size());
   st.agents[info->agent_id] = caf::actor_cast<AgentActor>(agent);
   std::vector<std::string> kinds;

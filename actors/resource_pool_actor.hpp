@@ -4,7 +4,9 @@
 //
 // Its messages: PoolActor (actors/interfaces.hpp). A trial's request is
 // answered with (granted_atom, vector<GrantedAgent>) once its slots fit. A
-// lost agent (down message) is removed with its allocations.
+// lost agent (down message) is removed with its allocations; it may register
+// again (back from a stall or a partition). A registration repeated by an
+// agent still registered changes nothing.
 //
 // Across a master restart: an agent that kept rank workers running reports
 // them when it registers, and their slots are held for their trial. The

@@ -1,0 +1,67 @@
+// The resource-pool actor in a real actor system, its agent a scoped actor
+// that receives what the pool sends an agent.
+#include <catch2/catch.hpp>
+
+#include <caf/all.hpp>
+
+#include "actors/resource_pool_actor.hpp"
+#include "runtime/wire/codec.hpp"
+
+using namespace volador;
+using namespace volador::actors;
+
+namespace {
+
+// Longer than any test: held workers never expire here.
+constexpr auto kReattachGrace = std::chrono::hours(1);
+
+// `agent`'s registration; the pool's answer (true) is required.
+void register_agent(caf::scoped_actor& agent, const PoolActor& pool, const wire::AgentInfo& info) {
+  agent->request(pool, caf::infinite, register_atom::value, wire::encode(info), caf::actor(agent))
+      .receive([](bool registered) { CHECK(registered); }, [](const caf::error& error) { FAIL(caf::to_string(error)); });
+}
+
+// Whether the pool told `agent` to kill a run's workers before it answered
+// the question asked now: its messages to the agent arrive in order.
+bool told_to_kill(caf::scoped_actor& agent, const PoolActor& pool) {
+  agent->request(pool, caf::infinite, capacity_atom::value)
+      .receive([](std::uint32_t) {}, [](const caf::error& error) { FAIL(caf::to_string(error)); });
+  bool killed = false;
+  agent->receive([&](kill_atom, std::uint64_t, std::uint32_t) { killed = true; },
+                 caf::after(std::chrono::seconds(0)) >> [] {});
+  return killed;
+}
+
+}  // namespace
+
+TEST_CASE("A registration an agent repeats changes nothing: the workers of its claimed run live on") {
+  caf::actor_system_config config;
+  caf::actor_system system{config};
+  auto pool = system.spawn(resource_pool_actor, std::chrono::duration_cast<std::chrono::milliseconds>(kReattachGrace));
+  caf::scoped_actor agent{system};
+  // Back from a master restart, it kept a worker of trial 7's run 3.
+  const wire::AgentInfo info{"agent-a", "host", {wire::SlotSpec{}}, {{7, 3, 0, 0}}};
+  register_agent(agent, pool, info);
+  agent->request(pool, caf::infinite, adopt_atom::value, std::uint64_t{7}, std::uint32_t{3},
+                 std::vector<std::string>{"agent-a"}, std::uint32_t{1})
+      .receive([](const std::vector<GrantedAgent>& grant) { CHECK(grant.size() == 1); },
+               [](const caf::error& error) { FAIL(caf::to_string(error)); });
+  CHECK_FALSE(told_to_kill(agent, pool));
+  // The first answer came late: the agent registers again, listing the same worker.
+  register_agent(agent, pool, info);
+  CHECK_FALSE(told_to_kill(agent, pool));
+  anon_send_exit(pool, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("Another agent under a registered agent's name is refused") {
+  caf::actor_system_config config;
+  caf::actor_system system{config};
+  auto pool = system.spawn(resource_pool_actor, std::chrono::milliseconds(50));
+  caf::scoped_actor first{system};
+  caf::scoped_actor second{system};
+  const wire::AgentInfo info{"agent-a", "host", {wire::SlotSpec{}}, {}};
+  register_agent(first, pool, info);
+  second->request(pool, caf::infinite, register_atom::value, wire::encode(info), caf::actor(second))
+      .receive([](bool) { FAIL("registered twice"); }, [](const caf::error& error) { CHECK(error); });
+  anon_send_exit(pool, caf::exit_reason::user_shutdown);
+}
