@@ -106,7 +106,10 @@ void read_environment_seed(const Section& top, ExperimentConfig& config) {
   Diagnostics& diag = top.diagnostics();
   const std::string field = "environment.experiment_seed";
   if (config.experiment_seed) {
-    diag.report(*seed, field, "experiment_seed is also set at the top level; keep one");
+    const YAML::Mark top_level = diag.where("experiment_seed");
+    diag.report(*seed, field,
+                "experiment_seed is also set at the top level (line " + std::to_string(top_level.line + 1) +
+                    ", column " + std::to_string(top_level.column + 1) + "); keep one");
     return;
   }
   config.experiment_seed = read_seed(diag, *seed, field);

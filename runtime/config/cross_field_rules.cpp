@@ -83,6 +83,16 @@ void check_command_fields(Diagnostics& diag, const ExperimentConfig& config) {
                   "likes; remove it (or write a Python or native trial)");
 }
 
+// A trial class reports its metrics through the trial API; the stdout
+// pattern would never be read.
+void check_metrics_collector(Diagnostics& diag, const ExperimentConfig& config) {
+  const std::string field = "metrics_collector";
+  if (std::holds_alternative<command::CommandEntrypoint>(config.entrypoint.kind) || !present(diag, field)) return;
+  diag.report(diag.where(field), field,
+              "applies only to a command entrypoint, whose metrics are read from its output; a Python or native "
+              "trial reports its metrics through the trial API: remove it");
+}
+
 void check_pair(Diagnostics& diag, const std::string& field, const std::string& partner) {
   if (present(diag, field) && !present(diag, partner) && !diag.misspelled(partner)) {
     diag.report(diag.where(field), partner, "missing; " + field + " and " + partner + " come together");
@@ -126,6 +136,7 @@ void check_cross_field_rules(Diagnostics& diag, const ExperimentConfig& config) 
   check_records_per_epoch(diag, config);
   check_length_sizes(diag, config);
   check_command_fields(diag, config);
+  check_metrics_collector(diag, config);
   check_pair(diag, "workspace", "project");
   check_pair(diag, "project", "workspace");
   check_space(diag, config.searcher.name, config.hyperparameters, "hyperparameters");

@@ -10,6 +10,8 @@ namespace volador::config {
 // - global_batch_size divides by resources.slots_per_trial;
 // - records_per_epoch is present when any length is in epochs (unless an
 //   unknown key was already reported as its misspelling);
+// - a command entrypoint has none of the workload plan's fields, and only a
+//   command entrypoint has metrics_collector;
 // - workspace and project come together;
 // - single needs constant hyperparameters, grid a count on every int,
 //   double and log one.

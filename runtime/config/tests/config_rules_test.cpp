@@ -383,7 +383,8 @@ TEST_CASE("experiment_seed may stand under environment, as the manual lists it, 
   CHECK(parse_ok(with("experiment_seed: 7\n")).experiment_seed == 7u);
   check_bad_cases({
       {with("experiment_seed: 7\nenvironment: {experiment_seed: 42}\n"),
-       "distributed.yaml:11:32: environment.experiment_seed: experiment_seed is also set at the top level; keep one"},
+       "distributed.yaml:11:32: environment.experiment_seed: experiment_seed is also set at the top level (line 10, "
+       "column 18); keep one"},
       {with("environment: {experiment_seed: -1}\n"),
        "distributed.yaml:10:32: environment.experiment_seed: expected an integer between 0 and 2147483647, got -1"},
   });

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/config/config_parser.hpp"
@@ -24,6 +25,14 @@ inline const std::string kBase =
 
 // kBase followed by `lines`.
 inline std::string with(const std::string& lines) { return kBase + lines; }
+
+// kBase with a command entrypoint (same lines), followed by `lines`.
+inline std::string with_command(const std::string& lines) {
+  std::string base = kBase;
+  const std::string_view trial_class = "model_def:T";
+  base.replace(base.find(trial_class), trial_class.size(), "python3 train.py");
+  return base + lines;
+}
 
 // The config a valid document parses to (fails the test otherwise).
 inline ExperimentConfig parse_ok(const std::string& yaml) {
