@@ -56,6 +56,8 @@ void read_location(const Section& section, CheckpointStorage& storage) {
 
 }  // namespace
 
+std::vector<Keys> checkpoint_storage_key_sets() { return {kSharedFsKeys, kS3Keys, kGcsKeys, kAzureKeys}; }
+
 CheckpointStorage read_checkpoint_storage(Diagnostics& diag, const YAML::Node& node,
                                           const std::string& field) {
   CheckpointStorage storage;

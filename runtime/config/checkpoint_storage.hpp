@@ -2,13 +2,18 @@
 // Internal to volador_config: the `checkpoint_storage:` section.
 
 #include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
 #include "runtime/config/diagnostics.hpp"
 #include "runtime/config/experiment_config.hpp"
+#include "runtime/config/section.hpp"
 
 namespace volador::config {
+
+// The keys of each storage type.
+std::vector<Keys> checkpoint_storage_key_sets();
 
 // `type` (default shared_fs) decides the known keys:
 //   shared_fs: host_path (required, absolute), storage_path

@@ -135,6 +135,8 @@ ExperimentConfig read_experiment(Diagnostics& diag, const YAML::Node& root) {
 
 }  // namespace
 
+std::span<const std::string_view> top_level_keys() { return kTopLevelKeys; }
+
 std::string ConfigError::to_string() const {
   std::string out = file + ":";
   if (line > 0) out += std::to_string(line) + ":" + std::to_string(column) + ":";

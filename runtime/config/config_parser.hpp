@@ -1,6 +1,7 @@
 #pragma once
 // distributed.yaml -> ExperimentConfig, with every error reported at once.
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -35,6 +36,9 @@ using ParseOutcome = std::variant<ExperimentConfig, std::vector<ConfigError>>;
 // Never throws; bounded in time and memory for hostile input: files over
 // 1 MiB, documents over 100000 values once aliases are expanded (alias
 // bombs) or nested over 64 levels are refused.
+// The keys a config may have at its top level, as the parser checks them.
+std::span<const std::string_view> top_level_keys();
+
 ParseOutcome parse_experiment_config(std::string_view yaml_text, std::string_view file_name);
 
 // All errors joined by newlines, for printing.

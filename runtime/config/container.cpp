@@ -47,6 +47,12 @@ std::optional<std::string> read_assignment(Diagnostics& diag, const YAML::Node& 
 
 }  // namespace
 
+Keys bind_mount_keys() { return kMountKeys; }
+
+Keys environment_keys() { return kEnvironmentKeys; }
+
+Keys registry_auth_keys() { return kAuthKeys; }
+
 std::optional<BindMount> read_bind_mount(Diagnostics& diag, const YAML::Node& node,
                                          const std::string& field) {
   BindMount mount;

@@ -10,8 +10,14 @@
 
 #include "runtime/config/diagnostics.hpp"
 #include "runtime/config/experiment_config.hpp"
+#include "runtime/config/section.hpp"
 
 namespace volador::config {
+
+// The keys of a bind mount, of `environment:` and of its registry_auth.
+Keys bind_mount_keys();
+Keys environment_keys();
+Keys registry_auth_keys();
 
 // {host_path (absolute), container_path, read_only}; both paths required.
 std::optional<BindMount> read_bind_mount(Diagnostics& diag, const YAML::Node& node,

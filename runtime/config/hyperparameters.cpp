@@ -119,6 +119,8 @@ hparams::Space read_space(Diagnostics& diag, const YAML::Node& node, const std::
 
 }  // namespace
 
+std::vector<Keys> hyperparameter_key_sets() { return {kConstKeys, kRangeKeys, kLogKeys, kCategoricalKeys}; }
+
 hparams::Space read_hyperparameters(Diagnostics& diag, const YAML::Node& node,
                                     const std::string& field) {
   if (node.IsMap()) return read_space(diag, node, field);

@@ -4,13 +4,18 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
 #include "runtime/config/diagnostics.hpp"
+#include "runtime/config/section.hpp"
 #include "runtime/hparams/space.hpp"
 
 namespace volador::config {
+
+// The keys of a typed entry, one set per type.
+std::vector<Keys> hyperparameter_key_sets();
 
 // A map of name -> entry. Scalars and lists are constants; a map with a
 // `type` key is a typed entry (const, int, double, log, categorical); any

@@ -13,6 +13,8 @@ constexpr std::array<std::string_view, 3> kUnits{"batches", "records", "epochs"}
 
 }  // namespace
 
+Keys length_units() { return kUnits; }
+
 std::optional<Length> read_length(Diagnostics& diag, const YAML::Node& node, const std::string& field) {
   Section section(diag, node, field, kUnits);
   if (!section.is_map()) return std::nullopt;

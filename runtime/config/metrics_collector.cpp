@@ -23,6 +23,8 @@ std::optional<std::string> read_format(Diagnostics& diag, const YAML::Node& node
 
 }  // namespace
 
+Keys metrics_collector_keys() { return kKeys; }
+
 MetricsCollector read_metrics_collector(Diagnostics& diag, const YAML::Node& node,
                                         const std::string& field) {
   MetricsCollector collector;

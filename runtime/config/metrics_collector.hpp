@@ -7,8 +7,12 @@
 
 #include "runtime/config/diagnostics.hpp"
 #include "runtime/config/experiment_config.hpp"
+#include "runtime/config/section.hpp"
 
 namespace volador::config {
+
+// The keys of `metrics_collector:`.
+Keys metrics_collector_keys();
 
 // `format`: a non-empty regular expression that command::MetricPattern
 // accepts (ECMAScript syntax, at least 2 capture groups); a bad one is

@@ -72,6 +72,8 @@ std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
   return static_cast<std::uint64_t>(bytes);
 }
 
+Keys resources_keys() { return kKeys; }
+
 Resources read_resources(Diagnostics& diag, const YAML::Node& node, const std::string& field) {
   Resources resources;
   const Section section(diag, node, field, kKeys);

@@ -10,6 +10,7 @@
 
 #include "runtime/config/diagnostics.hpp"
 #include "runtime/config/experiment_config.hpp"
+#include "runtime/config/section.hpp"
 
 namespace volador::config {
 
@@ -17,6 +18,9 @@ namespace volador::config {
 // number, then optionally K, M, G, T or P (any case, powers of 1024 as
 // Docker reads them), `i` and `B`. Fractions are rounded down.
 std::optional<std::uint64_t> parse_byte_size(std::string_view text);
+
+// The keys of `resources:`.
+Keys resources_keys();
 
 // slots_per_trial (> 0), shm_size (> 0 bytes), resource_pool, kill_grace_period (a duration, > 0).
 Resources read_resources(Diagnostics& diag, const YAML::Node& node, const std::string& field);

@@ -141,6 +141,10 @@ void read_asha_options(const Section& section, SearcherConfig& searcher) {
 
 }  // namespace
 
+Keys searcher_keys() { return kAllKeys; }
+
+Keys early_stopping_keys() { return kStoppingKeys; }
+
 SearcherConfig read_searcher(Diagnostics& diag, const YAML::Node& node, const std::string& field) {
   SearcherConfig searcher;
   searcher.name = read_name(diag, node, field);

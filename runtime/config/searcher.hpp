@@ -7,8 +7,13 @@
 
 #include "runtime/config/diagnostics.hpp"
 #include "runtime/config/experiment_config.hpp"
+#include "runtime/config/section.hpp"
 
 namespace volador::config {
+
+// Every key some searcher knows, and the keys of an early_stopping map.
+Keys searcher_keys();
+Keys early_stopping_keys();
 
 // Reads the searcher; which keys are known depends on its name:
 //   single:        name, metric, smaller_is_better, max_length
