@@ -16,6 +16,7 @@ struct ConfigFacts {
   bool smaller_is_better = true;
   std::vector<std::string> labels;
   std::string description;
+  std::string workspace, project;
 };
 
 // The facts of a journaled experiment's config (it was valid at submission).
@@ -24,7 +25,7 @@ ConfigFacts config_facts(const storage::ExperimentRecord& record) {
   const auto* cfg = std::get_if<config::ExperimentConfig>(&parsed);
   if (cfg == nullptr) return {};
   return {cfg->searcher.name, cfg->searcher.metric, cfg->searcher.smaller_is_better,
-          cfg->labels.get<std::vector<std::string>>(), cfg->description};
+          cfg->labels.get<std::vector<std::string>>(), cfg->description, cfg->workspace, cfg->project};
 }
 
 bool better(double a, double b, bool smaller_is_better) { return smaller_is_better ? a < b : a > b; }
@@ -91,7 +92,9 @@ Result<ExperimentView> view(const storage::Journal& journal, const storage::Expe
        .error = e.error_message,
        .owner = owner_of(e),
        .archived = e.archived,
-       .labels = std::move(facts.labels)};
+       .labels = std::move(facts.labels),
+       .workspace = std::move(facts.workspace),
+       .project = std::move(facts.project)};
   for (const auto& t : *trials) {
     auto found = trial_best(journal, t, facts, ended);
     if (!found) return fail(found.error());

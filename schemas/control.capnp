@@ -74,6 +74,8 @@ struct ExperimentSummary {
   owner @13 :Text;           # the user who submitted it ("admin" for experiments from before users)
   archived @14 :Bool;        # hidden from `experiment list` unless --all
   labels @15 :List(Text);    # the config's labels
+  workspace @16 :Text;       # the config's workspace and project (both empty when it names none)
+  project @17 :Text;
 }
 
 # An experiment's best trial and its searcher metric.

@@ -8,6 +8,9 @@ using namespace volador::master;
 namespace {
 
 const char* kConfig = R"(name: q
+description: a baseline
+workspace: research
+project: resnets
 labels: [mnist, baseline]
 entrypoint: native:mlp_classifier
 hyperparameters:
@@ -64,6 +67,20 @@ TEST_CASE("The best metric respects smaller_is_better and ignores training metri
   REQUIRE(list.has_value());
   REQUIRE(list->experiments.size() == 1);
   CHECK(list->experiments[0].num_trials == 2);
+}
+
+TEST_CASE("Summaries show the config's workspace and project and the detail its description") {
+  JournalFixture f;
+  REQUIRE(f.journal->put_experiment({1, "q", kConfig, "q.yaml", RunState::active, 7, 0.5, "", 1, 0}));
+  auto list = list_experiments(*f.journal);
+  REQUIRE(list.has_value());
+  REQUIRE(list->experiments.size() == 1);
+  CHECK(list->experiments[0].workspace == "research");
+  CHECK(list->experiments[0].project == "resnets");
+  auto detail = describe_experiment(*f.journal, 1);
+  REQUIRE(detail.has_value());
+  CHECK(detail->description == "a baseline");
+  CHECK(nlohmann::json(*detail)["workspace"] == "research");
 }
 
 TEST_CASE("Summaries show the owner (admin for experiments from before users) and the archived flag") {

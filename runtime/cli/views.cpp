@@ -180,6 +180,8 @@ std::string render_table(const wire::ExperimentDetail& detail) {
                                 e.id, e.name, e.owner, to_string(e.state), e.archived ? " (archived)" : "",
                                 percent(e.progress), e.searcher, e.metric,
                                 e.smaller_is_better ? "smaller is better" : "larger is better");
+  if (!e.workspace.empty()) out += fmt::format("Workspace: {}  Project: {}\n", e.workspace, e.project);
+  if (!detail.description.empty()) out += "Description: " + detail.description + "\n";
   if (!e.labels.empty()) out += fmt::format("Labels: {}\n", fmt::join(e.labels, ", "));
   if (!e.error.empty()) out += "Error: " + e.error + "\n";
   if (e.best) out += fmt::format("Best: {} = {:.6g} (trial {})\n", e.metric, e.best->metric, e.best->trial_id);

@@ -64,6 +64,17 @@ TEST_CASE("The experiment table aligns columns and leaves out global_batch_size"
   CHECK(text.find("global_batch_size") == std::string::npos);
 }
 
+TEST_CASE("experiment describe shows the workspace and project and the description when the config has them") {
+  auto detail = sample_detail();
+  CHECK(render_table(detail).find("Workspace:") == std::string::npos);
+  detail.summary.workspace = "research";
+  detail.summary.project = "resnets";
+  detail.description = "a baseline";
+  const auto text = render_table(detail);
+  CHECK(text.find("Workspace: research  Project: resnets\n") != std::string::npos);
+  CHECK(text.find("Description: a baseline\n") != std::string::npos);
+}
+
 TEST_CASE("Log lines as JSON carry seq, time, stream and text, and as text mark other streams") {
   const std::vector<wire::LogEntry> lines{{1, 1000, "stdout", "hello"}, {2, 1001, "stderr", "oops"}};
   const nlohmann::json json = lines;
