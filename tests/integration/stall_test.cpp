@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <regex>
 #include <set>
@@ -111,13 +112,13 @@ pid_t worker_pid(const fs::path& nodes_log, const std::string& trial_id) {
   return pid;
 }
 
-// The pid of the agent whose work folder is `work_dir` (from its command line), or 0.
-pid_t agent_pid(const fs::path& work_dir) {
+// The pid of a process whose command line has every one of `arguments`, or 0.
+pid_t pid_with_arguments(const std::vector<std::string>& arguments) {
   for (const auto& entry : fs::directory_iterator("/proc")) {
     std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::ranges::replace(cmdline, '\0', ' ');
-    if (cmdline.find(" agent ") != std::string::npos && cmdline.find(" " + work_dir.string() + " ") != std::string::npos)
+    std::set<std::string> words;
+    for (std::string word; std::getline(in, word, '\0');) words.insert(word);
+    if (!words.empty() && std::ranges::all_of(arguments, [&](const auto& a) { return words.contains(a); }))
       return std::stoi(entry.path().filename().string());
   }
   return 0;
@@ -209,7 +210,7 @@ TEST_CASE("A rank worker stalled past the connection timeout rejoins its running
 TEST_CASE("An agent stalled past the connection timeout comes back and its trial reports exact metrics") {
   StallCluster stall;
   const auto id = stall.submit_and_train();
-  const auto agent = agent_pid(stall.dir.path() / "data" / "agent-work");
+  const auto agent = pid_with_arguments({"agent", (stall.dir.path() / "data" / "agent-work").string()});
   REQUIRE(agent != 0);
   stall.stall(agent, 1);  // until the master dropped the silent agent's link
   stall.check_undisturbed(id);
@@ -217,4 +218,22 @@ TEST_CASE("An agent stalled past the connection timeout comes back and its trial
   const auto logs = stall.cluster.cli({"trial", "logs", trial_id, "--all"}).out;
   INFO(logs);
   CHECK(logs.find("lost an agent running this trial; restarting (not counted as a restart)") != std::string::npos);
+}
+
+TEST_CASE("A client following an experiment through a stall of its own reconnects and follows it to the end") {
+  StallCluster stall;
+  auto follow = std::async(std::launch::async, [&] { return create_and_follow(stall.cluster, stall.project); });
+  const std::string id = "2";  // the reference experiment is 1
+  auto checkpointed = [&] {  // the experiment may not exist yet
+    const auto listed = stall.cluster.cli({"checkpoint", "list", id, "--json"});
+    return listed.exit_code == 0 && !listed.json().empty();
+  };
+  REQUIRE(eventually(checkpointed, 60));
+  const auto client = pid_with_arguments({"--follow", stall.project.string()});
+  REQUIRE(client != 0);
+  stall.stall(client, 1);  // until the master dropped the silent client's link
+  const auto followed = follow.get();
+  INFO(followed.err);
+  CHECK(followed.exit_code == 0);
+  stall.check_undisturbed(id);
 }
