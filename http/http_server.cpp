@@ -8,6 +8,7 @@
 #include "http/api_context.hpp"
 #include "http/cluster_metrics.hpp"
 #include "http/routes.hpp"
+#include "runtime/net/node_link_guards.hpp"
 
 namespace volador::http {
 namespace {
@@ -16,7 +17,11 @@ constexpr auto kPoolTimeout = std::chrono::seconds(5);
 
 std::unique_ptr<httplib::Server> make_server(const HttpOptions& options) {
   if (!options.tls) return std::make_unique<httplib::Server>();
-  return std::make_unique<httplib::SSLServer>(options.tls->certificate.c_str(), options.tls->private_key.c_str());
+  auto server =
+      std::make_unique<httplib::SSLServer>(options.tls->certificate.c_str(), options.tls->private_key.c_str());
+  // HTTPS is not a node link: no BASP frame guard nor handshake deadline on its sessions.
+  if (server->is_valid()) net::exempt_from_node_link_guards(server->ssl_context());
+  return server;
 }
 
 void apply_limits(httplib::Server& server, const HttpLimits& limits) {

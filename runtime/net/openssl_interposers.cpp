@@ -23,6 +23,9 @@
 //    authenticated peer, buggy or compromised, could otherwise make a node
 //    allocate and zero-fill 4 GiB on its only network thread with 32 bytes.
 //    Volador nodes speak BASP only over TLS, so this covers every node port.
+// 2 and 3 hold for node links only: sessions of a context exempted by
+// exempt_from_node_link_guards (node_link_guards.hpp; the master's HTTPS
+// server) speak another protocol and get 1 alone.
 #include <dlfcn.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -39,6 +42,7 @@
 #include "runtime/net/basp_frame_guard.hpp"
 #include "runtime/net/handshake_deadlines.hpp"
 #include "runtime/net/link_timings.hpp"
+#include "runtime/net/node_link_guards.hpp"
 #include "runtime/wire/codec.hpp"
 
 #define VOLADOR_EXPORT extern "C" __attribute__((visibility("default")))
@@ -80,6 +84,16 @@ void watch_handshakes() {
   });
 }
 
+// The index of the ex data that marks an SSL_CTX whose sessions are not node links.
+int exemption_index() {
+  static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
+bool is_node_link(const SSL* ssl) {
+  return SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), exemption_index()) == nullptr;
+}
+
 // The session's frame guard, made on its first read and deleted with the
 // session (OpenSSL calls the free function from SSL_free).
 volador::net::BaspFrameGuard& frame_guard(SSL* ssl) {
@@ -111,7 +125,7 @@ VOLADOR_EXPORT int SSL_read(SSL* ssl, void* buffer, int size) {
   static const auto next = real<int (*)(SSL*, void*, int)>("SSL_read");
   ERR_clear_error();
   const int read = next(ssl, buffer, size);
-  if (read <= 0) return read;
+  if (read <= 0 || !is_node_link(ssl)) return read;
   auto& guard = frame_guard(ssl);
   const bool first_frame_pending = guard.complete_frames() == 0;
   const auto bytes = std::span(static_cast<const std::byte*>(buffer), static_cast<std::size_t>(read));
@@ -132,6 +146,7 @@ VOLADOR_EXPORT int SSL_accept(SSL* ssl) {
   static const auto next = real<int (*)(SSL*)>("SSL_accept");
   ERR_clear_error();
   const int done = next(ssl);
+  if (!is_node_link(ssl)) return done;
   watch_handshakes();
   handshakes().begun(ssl, SSL_get_fd(ssl), volador::net::HandshakeDeadlines::Clock::now());
   return done;
@@ -149,6 +164,13 @@ VOLADOR_EXPORT void SSL_free(SSL* ssl) {
   if (ssl != nullptr) handshakes().ended(ssl);
   next(ssl);
 }
+
+namespace volador::net {
+void exempt_from_node_link_guards(SSL_CTX* context) {
+  static int exempt = 1;  // any non-null value
+  SSL_CTX_set_ex_data(context, exemption_index(), &exempt);
+}
+}  // namespace volador::net
 
 namespace volador::net::detail {
 // Called by configure_actor_system, which also makes every program setting
