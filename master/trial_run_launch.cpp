@@ -61,6 +61,7 @@ wire::LaunchSpec TrialRun::launch_spec(const AgentShare& share, std::uint32_t ra
   spec.hparams_json = r.hparams.dump();
   spec.seed = r.seed;
   spec.global_batch_size = config.global_batch_size;
+  spec.kill_grace_period_ms = static_cast<std::uint64_t>(config.resources.kill_grace_period.count());
   spec.data_json = config.data.dump();
   spec.environment_variables = config.environment.environment_variables;
   spec.archive = *setup_.spec.archive;

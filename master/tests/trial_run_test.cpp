@@ -26,7 +26,7 @@ const std::string kConfig =
     "min_checkpoint_period: {batches: 40}\n"
     "checkpoint_policy: none\n"
     "searcher: {name: single, metric: accuracy, smaller_is_better: false, max_length: {batches: 100}}\n"
-    "resources: {slots_per_trial: 2}\n";
+    "resources: {slots_per_trial: 2, kill_grace_period: 2500ms}\n";
 
 constexpr std::array kEffectNames{"RequestSlots", "ReleaseSlots",  "WatchAgents",      "ForgetRun",
                                   "LaunchRank",   "AdmitRank",     "RefuseRank",       "AnswerHellos",
@@ -153,6 +153,7 @@ TEST_CASE("A trial asks for its slots once given a target and launches one rank 
   CHECK(second.agent_id == "agent-b");
   CHECK((second.spec.rank == 1 && second.spec.slot == 0 && second.spec.node_index == 1 && second.spec.world_size == 2));
   CHECK((first.spec.run_id == 1 && first.spec.token == "secret" && first.spec.master_host == "master"));
+  CHECK(first.spec.kill_grace_period_ms == 2500);  // resources.kill_grace_period reaches the agents
   CHECK(h.phase() == Phase::launching);
   CHECK(h.journaled().run_id == 1);
 }
