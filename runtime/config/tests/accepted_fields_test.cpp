@@ -103,6 +103,9 @@ const std::map<std::string_view, Coverage> kCoverage{
     {"checkpoint_storage.account_url", {"", kObjectStores}},
     {"checkpoint_storage.credential", {"", kObjectStores}},
     {"resources.slots_per_trial", {"The example trial on 2 and 4 slots of one host reports the metrics of 1 slot", ""}},
+    // The master's launch hands it to the agents (LaunchSpec.killGracePeriodMs).
+    {"resources.kill_grace_period",
+     {"A trial asks for its slots once given a target and launches one rank per granted slot", ""}},
     {"environment.environment_variables",
      {"Paused-and-activated and crashed-and-restarted trials report exactly the metrics of an uninterrupted one", ""}},
     {"environment.experiment_seed",
@@ -123,7 +126,6 @@ const std::map<std::string_view, std::string_view> kNotYetCovered{
     {"searcher.n_candidates", "no test shows bayesian's candidate count changing its suggestions"},
     {"resources.shm_size", "the sandbox's field (its own issue): no test shows the limit applied"},
     {"resources.resource_pool", "accepted and ignored: resource pools belong with scheduling"},
-    {"resources.kill_grace_period", "parsed, but the master does not hand it to the agents (LaunchSpec.killGracePeriodMs)"},
     {"bind_mounts[].host_path", "the sandbox's field (its own issue)"},
     {"bind_mounts[].container_path", "the sandbox's field (its own issue)"},
     {"bind_mounts[].read_only", "the sandbox's field (its own issue)"},
