@@ -41,7 +41,7 @@ std::vector<NestedSection> nested_sections() {
       // global_batch_size: the one hyperparameter the parser itself reads (read_global_batch_size).
       {"hyperparameters", {"global_batch_size", kAnyName}},
       {"hyperparameters.<name>", unite(hyperparameter_key_sets())},
-      {"searcher", unite({searcher_keys()})},
+      {"searcher", unite(searcher_key_sets())},
       {"searcher.max_length", units},
       {"searcher.early_stopping", unite({early_stopping_keys()})},
       {"metrics_collector", unite({metrics_collector_keys()})},

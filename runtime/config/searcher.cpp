@@ -141,7 +141,9 @@ void read_asha_options(const Section& section, SearcherConfig& searcher) {
 
 }  // namespace
 
-Keys searcher_keys() { return kAllKeys; }
+std::vector<Keys> searcher_key_sets() {
+  return {kSingleKeys, kGridKeys, kRandomKeys, kTpeKeys, kBayesianKeys, kAshaKeys};
+}
 
 Keys early_stopping_keys() { return kStoppingKeys; }
 

@@ -2,6 +2,7 @@
 // Internal to volador_config: the `searcher:` section.
 
 #include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -11,8 +12,8 @@
 
 namespace volador::config {
 
-// Every key some searcher knows, and the keys of an early_stopping map.
-Keys searcher_keys();
+// The keys of each searcher, and the keys of an early_stopping map.
+std::vector<Keys> searcher_key_sets();
 Keys early_stopping_keys();
 
 // Reads the searcher; which keys are known depends on its name:
