@@ -183,6 +183,17 @@ CommandResult create_and_follow(const Cluster& cluster, const fs::path& config, 
   return cluster.cli({"experiment", "create", config.string(), project.string(), "--follow", "--json"}, timeout_s);
 }
 
+std::string native_trial_config(const std::string& name, const std::string& rest) {
+  return "name: " + name + "\n"
+         "entrypoint: native:mlp_classifier\n"
+         "data: {train_records: 2000, validation_records: 500}\n"
+         "hyperparameters: {global_batch_size: 32, learning_rate: 0.05, hidden_units: 32}\n"
+         "records_per_epoch: 2000\n"
+         "scheduling_unit: 20\n"
+         "experiment_seed: 5\n" +
+         rest;
+}
+
 std::string submit(const Cluster& cluster, const fs::path& project) {
   auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--json"});
   INFO(created.err);

@@ -114,6 +114,11 @@ std::filesystem::path binary(const std::string& name);
 // A bundle for `node` from a cluster CA made in `data_dir` (as a master's first start makes it).
 std::filesystem::path issue_test_bundle(const std::filesystem::path& data_dir, const std::string& node);
 
+// The native example (examples/native_mlp) as one trial of fixed
+// hyperparameters, seeded; `rest` adds what each test sets (periods,
+// restarts, the searcher and its length, resources).
+std::string native_trial_config(const std::string& name, const std::string& rest);
+
 // Submits PROJECT (with its distributed.yaml) and follows it to the end:
 // the CLI's `experiment create --follow --json`.
 CommandResult create_and_follow(const Cluster& cluster, const std::filesystem::path& project, int timeout_s = 120);

@@ -24,22 +24,12 @@ namespace {
 // The example experiment: one trial of 4 ranks (2 on each agent host) when
 // `slots` is 4, checkpointing every 2 epochs.
 std::string example_config(int slots, int epochs, int max_restarts = 1) {
-  return "name: multihost\n"
-         "entrypoint: native:mlp_classifier\n"
-         "data: {train_records: 2000, validation_records: 500}\n"
-         "hyperparameters:\n"
-         "  global_batch_size: 32\n"
-         "  learning_rate: 0.05\n"
-         "  hidden_units: 32\n"
-         "records_per_epoch: 2000\n"
-         "scheduling_unit: 20\n"
-         "min_validation_period: {epochs: 1}\n"
-         "min_checkpoint_period: {epochs: 2}\n"
-         "max_restarts: " + std::to_string(max_restarts) + "\n"
-         "experiment_seed: 5\n"
-         "searcher: {name: single, metric: accuracy, smaller_is_better: false, max_length: {epochs: " +
-         std::to_string(epochs) + "}}\n"
-         "resources: {slots_per_trial: " + std::to_string(slots) + "}\n";
+  return native_trial_config("multihost", "min_validation_period: {epochs: 1}\n"
+                                          "min_checkpoint_period: {epochs: 2}\n"
+                                          "max_restarts: " + std::to_string(max_restarts) + "\n"
+                                          "searcher: {name: single, metric: accuracy, smaller_is_better: false, "
+                                          "max_length: {epochs: " + std::to_string(epochs) + "}}\n"
+                                          "resources: {slots_per_trial: " + std::to_string(slots) + "}\n");
 }
 
 // A lab of three hosts, or nullptr (with a warning) where namespaces cannot be made.

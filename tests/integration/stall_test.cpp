@@ -33,24 +33,12 @@ std::vector<std::string> short_link_timings(const fs::path& dir) {
 // One trial of the native example, long enough to be mid-training at a stall,
 // with no restart to spare: a stall must never cost one.
 std::string stall_config() {
-  return "name: stall\n"
-         "entrypoint: native:mlp_classifier\n"
-         "data: {train_records: 2000, validation_records: 500}\n"
-         "hyperparameters:\n"
-         "  global_batch_size: 32\n"
-         "  learning_rate: 0.05\n"
-         "  hidden_units: 32\n"
-         "records_per_epoch: 2000\n"
-         "scheduling_unit: 20\n"
-         "min_validation_period: {epochs: 20}\n"
-         "min_checkpoint_period: {epochs: 20}\n"
-         "max_restarts: 0\n"
-         "experiment_seed: 5\n"
-         "searcher:\n"
-         "  name: single\n"
-         "  metric: accuracy\n"
-         "  smaller_is_better: false\n"
-         "  max_length: {epochs: 400}\n";
+  return native_trial_config("stall",
+                             "min_validation_period: {epochs: 20}\n"
+                             "min_checkpoint_period: {epochs: 20}\n"
+                             "max_restarts: 0\n"
+                             "searcher: {name: single, metric: accuracy, smaller_is_better: false, "
+                             "max_length: {epochs: 400}}\n");
 }
 
 // Socket inodes of process `pid`.
