@@ -1,6 +1,9 @@
 #include "examples/native_mlp/synthetic_data.hpp"
 
+#include <limits>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace volador::examples {
@@ -34,16 +37,36 @@ class SyntheticDataset : public trial_api::Dataset {
   std::size_t features_;
 };
 
+// data.KEY as an integer from `least` to `most`; `fallback` when absent.
+// Throws std::invalid_argument naming the field and the range otherwise
+// (a wrapped 2^64-1 would have become 4 billion records to allocate).
+std::uint32_t bounded(const nlohmann::json& data_config, const char* key, std::uint32_t fallback, std::uint32_t least,
+                      std::uint32_t most) {
+  const auto found = data_config.find(key);
+  if (found == data_config.end()) return fallback;
+  const bool in_range = (found->is_number_unsigned() && found->get<std::uint64_t>() >= least &&
+                         found->get<std::uint64_t>() <= most) ||
+                        (found->is_number_integer() && found->get<std::int64_t>() >= least &&
+                         found->get<std::int64_t>() <= static_cast<std::int64_t>(most));
+  if (!in_range) {
+    throw std::invalid_argument("data." + std::string(key) + ": " + found->dump() + " is not an integer from " +
+                                std::to_string(least) + " to " + std::to_string(most));
+  }
+  return static_cast<std::uint32_t>(found->get<std::uint64_t>());
+}
+
 }  // namespace
 
 SyntheticSpec synthetic_spec_from(const nlohmann::json& data_config) {
   SyntheticSpec spec;
   if (!data_config.is_object()) return spec;
-  spec.seed = data_config.value("seed", spec.seed);
-  spec.classes = data_config.value("classes", spec.classes);
-  spec.features = data_config.value("features", spec.features);
-  spec.train_records = data_config.value("train_records", spec.train_records);
-  spec.validation_records = data_config.value("validation_records", spec.validation_records);
+  const std::uint32_t kAnySeed = std::numeric_limits<std::uint32_t>::max();
+  spec.seed = bounded(data_config, "seed", spec.seed, 0, kAnySeed);
+  spec.classes = bounded(data_config, "classes", spec.classes, 2, SyntheticSpec::kMaxClasses);
+  spec.features = bounded(data_config, "features", spec.features, 1, SyntheticSpec::kMaxFeatures);
+  spec.train_records = bounded(data_config, "train_records", spec.train_records, 1, SyntheticSpec::kMaxRecords);
+  spec.validation_records =
+      bounded(data_config, "validation_records", spec.validation_records, 1, SyntheticSpec::kMaxRecords);
   spec.noise = data_config.value("noise", spec.noise);
   return spec;
 }

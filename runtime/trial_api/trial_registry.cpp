@@ -1,5 +1,7 @@
 #include "runtime/trial_api/trial_registry.hpp"
 
+#include <exception>
+
 namespace volador::trial_api {
 
 void TrialRegistry::add(std::string name, TrialFactory factory) {
@@ -17,7 +19,11 @@ Result<std::unique_ptr<Trial>> TrialRegistry::create(const std::string& entrypoi
     for (const auto& n : names()) known += (known.empty() ? "" : ", ") + n;
     return fail(Error::not_found("no native trial named '" + name + "' in this worker (known: " + known + ")"));
   }
-  return it->second(context);
+  try {
+    return it->second(context);
+  } catch (const std::exception& e) {
+    return fail(Error::invalid_argument("creating native trial '" + name + "' raised: " + e.what()));
+  }
 }
 
 std::vector<std::string> TrialRegistry::names() const {

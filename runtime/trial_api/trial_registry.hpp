@@ -22,7 +22,8 @@ class TrialRegistry {
   // Registers `factory` under `name`; a second registration of a name replaces the first.
   void add(std::string name, TrialFactory factory);
   // The trial named by an entrypoint "native:<name>". Errors: invalid_argument
-  // when the entrypoint is not native, not_found listing the known names.
+  // when the entrypoint is not native or the factory throws (its message
+  // kept), not_found listing the known names.
   [[nodiscard]] Result<std::unique_ptr<Trial>> create(const std::string& entrypoint,
                                                       const TrialContext& context) const;
   [[nodiscard]] std::vector<std::string> names() const;

@@ -5,6 +5,7 @@
 
 #include "examples/native_mlp/mlp_model.hpp"
 #include "examples/native_mlp/mlp_trial.hpp"
+#include "examples/native_mlp/synthetic_data.hpp"
 #include "runtime/collective/shm_communicator.hpp"
 #include "runtime/collective/tests/group_harness.hpp"
 #include "runtime/trial_api/trial_runner.hpp"
@@ -118,4 +119,25 @@ TEST_CASE("The example trial on 2 and 4 ranks learns as on 1 rank with the same 
       CHECK(metrics.at("validation_loss") == Approx(single.at("validation_loss")).epsilon(1e-4));
     }
   }
+}
+
+TEST_CASE("The example's data section refuses sizes it cannot hold, naming the field and its range") {
+  using volador::examples::synthetic_spec_from;
+  CHECK(synthetic_spec_from(nlohmann::json{{"train_records", 2000}, {"features", 8}}).train_records == 2000);
+  CHECK_THROWS_WITH(synthetic_spec_from(nlohmann::json{{"train_records", 18446744073709551615ull}}),
+                    "data.train_records: 18446744073709551615 is not an integer from 1 to 1000000");
+  CHECK_THROWS_WITH(synthetic_spec_from(nlohmann::json{{"validation_records", -1}}),
+                    Catch::Contains("data.validation_records: -1"));
+  CHECK_THROWS_WITH(synthetic_spec_from(nlohmann::json{{"features", 4294967296ull}}),
+                    Catch::Contains("data.features"));
+  CHECK_THROWS_WITH(synthetic_spec_from(nlohmann::json{{"classes", "ten"}}), Catch::Contains("data.classes: \"ten\""));
+
+  // The trial then fails at its start with that message.
+  trial_api::TrialRegistry registry;
+  register_example_trials(registry);
+  trial_api::TrialContext ctx(nlohmann::json{{"learning_rate", 0.05}, {"hidden_units", 8}},
+                              nlohmann::json{{"train_records", 18446744073709551615ull}}, 1, 32);
+  auto trial = registry.create("native:mlp_classifier", ctx);
+  REQUIRE_FALSE(trial.has_value());
+  CHECK_THAT(trial.error().message, Catch::Contains("data.train_records"));
 }
