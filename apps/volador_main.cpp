@@ -21,7 +21,9 @@ namespace {
 // A verb that asks the master a question or tells it what to do.
 int run_on_master(cli::MasterClient& client, const cli::Invocation& in) {
   const auto& verb = in.verb;
-  if (verb == "experiment list") return cli::list_experiments(client, in.all, in.label, in.json);
+  if (verb == "experiment list")
+    return cli::list_experiments(client, {.all = in.all, .label = in.label, .workspace = in.workspace, .project = in.project},
+                                 in.json);
   if (verb == "experiment describe") return cli::describe_experiment(client, in.id, in.json);
   if (verb == "trial list") return cli::list_trials(client, in.experiment_id, in.json);
   if (verb == "trial describe") return cli::describe_trial(client, in.id, in.json);

@@ -16,6 +16,8 @@ bool matches(const wire::ExperimentSummary& e, const ExperimentFilter& filter, c
   if (filter.state && e.state != *filter.state) return false;
   if (filter.owner && e.owner != *filter.owner) return false;
   if (filter.label && std::ranges::find(e.labels, *filter.label) == e.labels.end()) return false;
+  if (filter.workspace && e.workspace != *filter.workspace) return false;
+  if (filter.project && e.project != *filter.project) return false;
   if (filter.archived && e.archived != *filter.archived) return false;
   if (text.empty()) return true;
   return lowercase(e.name).find(text) != std::string::npos || std::to_string(e.id) == text;

@@ -15,7 +15,9 @@ namespace volador::http {
 struct ExperimentFilter {
   std::optional<RunState> state;
   std::optional<std::string> owner;
-  std::optional<std::string> label;  // one of the experiment's labels
+  std::optional<std::string> label;      // one of the experiment's labels
+  std::optional<std::string> workspace;  // the config's workspace, exactly
+  std::optional<std::string> project;    // the config's project, exactly
   std::optional<bool> archived = false;  // nullopt: archived or not
   std::string text;  // a case-insensitive part of the name, or the id; empty: any
   std::string sort = "-id";  // id, name, state, progress, created, best; a leading '-' reverses

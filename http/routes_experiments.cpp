@@ -25,6 +25,8 @@ Result<ExperimentFilter> experiment_filter(const QueryParams& query) {
   }
   filter.owner = query.text("owner");
   filter.label = query.text("label");
+  filter.workspace = query.text("workspace");
+  filter.project = query.text("project");
   auto archived = query.choice("archived", {"false", "true", "any"}, "false");
   if (!archived) return fail(archived.error());
   filter.archived = *archived == "any" ? std::nullopt : std::optional<bool>(*archived == "true");
@@ -43,7 +45,8 @@ Result<ExperimentFilter> experiment_filter(const QueryParams& query) {
 }
 
 Result<ApiReply> list_experiments(const ApiRequest& request) {
-  auto query = request.query({"state", "owner", "label", "archived", "q", "sort", "offset", "limit"});
+  auto query = request.query(
+      {"state", "owner", "label", "workspace", "project", "archived", "q", "sort", "offset", "limit"});
   if (!query) return fail(query.error());
   auto filter = experiment_filter(*query);
   if (!filter) return fail(filter.error());

@@ -86,3 +86,16 @@ TEST_CASE("The label filter keeps experiments that carry the label") {
   CHECK(ids(labelled("baseline")) == std::vector<std::uint64_t>{2});
   CHECK(ids(labelled("none")).empty());
 }
+
+TEST_CASE("The workspace and project filters keep experiments of exactly that workspace and project") {
+  auto all = kAll;
+  all[0].workspace = "vision";
+  all[0].project = "mnist";
+  all[1].workspace = "vision";
+  all[1].project = "digits";
+  all[2].workspace = "speech";
+  CHECK(ids(select_experiments(all, {.workspace = "vision"})) == std::vector<std::uint64_t>{2, 1});
+  CHECK(ids(select_experiments(all, {.workspace = "vision", .project = "mnist"})) == std::vector<std::uint64_t>{1});
+  CHECK(ids(select_experiments(all, {.project = "digits"})) == std::vector<std::uint64_t>{2});
+  CHECK(ids(select_experiments(all, {.workspace = "visio"})).empty());
+}

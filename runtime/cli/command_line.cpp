@@ -95,6 +95,8 @@ std::variant<Invocation, ParseExit> parse_command_line(int argc, const char* con
   auto* experiment_list = experiment->add_subcommand("list", "list experiments (not archived ones)");
   experiment_list->add_flag("-a,--all", in.all, "archived experiments too");
   experiment_list->add_option("-l,--label", in.label, "only experiments whose config has this label");
+  experiment_list->add_option("--workspace", in.workspace, "only experiments of this workspace");
+  experiment_list->add_option("--project", in.project, "only experiments of this project");
   json_flag(experiment_list);
   auto* describe = experiment->add_subcommand("describe", "an experiment and its trials");
   id_arg(describe);

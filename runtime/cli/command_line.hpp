@@ -33,6 +33,8 @@ struct Invocation {
   std::uint64_t tail = kDefaultLogTail;  // trial logs --tail N: the last N lines first (--all: every line)
   bool all = false;             // experiment list --all: archived ones too; trial logs --all: every line
   std::string label;            // experiment list --label: only experiments with this label
+  std::string workspace;        // experiment list --workspace: only experiments of this workspace
+  std::string project;          // experiment list --project: only experiments of this project
   std::string user_name;        // user create, user login
   bool admin = false;           // user create --admin
   bool password_stdin = false;  // user create, user login: the password is stdin's first line

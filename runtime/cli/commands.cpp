@@ -116,11 +116,15 @@ int create_experiment(const net::Endpoint& master, const std::filesystem::path& 
   return options.follow ? follow_experiment(*client, reply->experiment_id, options.json) : 0;
 }
 
-int list_experiments(MasterClient& client, bool all, const std::string& label, bool json) {
-  auto list = client.list_experiments(all);
+bool ExperimentSelection::keeps(const wire::ExperimentSummary& experiment) const {
+  return (label.empty() || std::ranges::find(experiment.labels, label) != experiment.labels.end()) &&
+         (workspace.empty() || experiment.workspace == workspace) && (project.empty() || experiment.project == project);
+}
+
+int list_experiments(MasterClient& client, const ExperimentSelection& selection, bool json) {
+  auto list = client.list_experiments(selection.all);
   if (!list) return report(list.error());
-  if (!label.empty())
-    std::erase_if(list->experiments, [&](const wire::ExperimentSummary& e) { return std::ranges::find(e.labels, label) == e.labels.end(); });
+  std::erase_if(list->experiments, [&](const wire::ExperimentSummary& e) { return !selection.keeps(e); });
   std::cout << (json ? nlohmann::json(list->experiments).dump(2) + "\n" : render_table(*list));
   return 0;
 }

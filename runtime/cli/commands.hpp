@@ -22,8 +22,16 @@ struct CreateOptions {
 // Validates the config locally first, so a bad file fails without a master.
 int create_experiment(const net::Endpoint& master, const std::filesystem::path& bundle, const std::string& token,
                       const master::Timings& timings, const CreateOptions& options);
-// Archived experiments only with `all`; only those labelled `label` unless it is empty.
-int list_experiments(MasterClient& client, bool all, const std::string& label, bool json);
+// Which experiments `experiment list` shows: archived ones only with `all`;
+// an empty label, workspace or project selects any.
+struct ExperimentSelection {
+  bool all = false;
+  std::string label;
+  std::string workspace;
+  std::string project;
+  [[nodiscard]] bool keeps(const wire::ExperimentSummary& experiment) const;
+};
+int list_experiments(MasterClient& client, const ExperimentSelection& selection, bool json);
 int describe_experiment(MasterClient& client, std::uint64_t id, bool json);
 int describe_trial(MasterClient& client, std::uint64_t id, bool json);
 // Trials of one experiment, or of every experiment (experiment_id 0).

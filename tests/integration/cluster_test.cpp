@@ -695,6 +695,21 @@ TEST_CASE("Experiments show their config's labels and the list filters by label"
   CHECK_THAT(cluster.cli({"experiment", "describe", id}).out, Catch::Contains("Labels: mnist, baseline"));
 }
 
+TEST_CASE("Experiments show their config's workspace and project and the list filters by them") {
+  TempDir dir;
+  Cluster cluster(dir.path() / "data", 1);
+  const auto id = submit(cluster, dir.path() / "project",
+                         "workspace: vision\nproject: digits\n" + example_config("native:mlp_classifier", 1, 1));
+  submit(cluster, dir.path() / "other", example_config("native:mlp_classifier", 1, 1));
+  auto chosen = cluster.cli({"experiment", "list", "--workspace", "vision", "--project", "digits", "--json"});
+  REQUIRE(chosen.exit_code == 0);
+  REQUIRE(chosen.json().size() == 1);
+  CHECK(chosen.json()[0]["id"].dump() == id);
+  CHECK((chosen.json()[0]["workspace"] == "vision" && chosen.json()[0]["project"] == "digits"));
+  CHECK(cluster.cli({"experiment", "list", "--project", "cifar", "--json"}).json().empty());
+  CHECK(cluster.cli({"experiment", "list", "--json"}).json().size() == 2);
+}
+
 TEST_CASE("A master whose journal lost acknowledged writes refuses to start until told to accept the loss") {
   TempDir dir;
   const auto data = dir.path() / "data";

@@ -35,12 +35,13 @@ constexpr std::string_view kBestMetric = "The best metric respects smaller_is_be
 constexpr std::string_view kMedianStopping =
     "Median early stopping: trials validate on the ladder and stop when worse than the median";
 constexpr std::string_view kShown = "Summaries show the config's workspace and project and the detail its description";
+constexpr std::string_view kFiltered = "Experiments show their config's workspace and project and the list filters by them";
 constexpr std::string_view kGcPolicy = "GcPolicy::of takes the experiment's numbers and searcher direction";
 
 const std::map<std::string_view, Coverage> kCoverage{
     {"description", {kShown, ""}},
-    {"workspace", {kShown, "cross-field rules"}},
-    {"project", {kShown, "cross-field rules"}},
+    {"workspace", {kFiltered, "cross-field rules"}},
+    {"project", {kFiltered, "cross-field rules"}},
     {"labels", {"Experiments show their config's labels and the list filters by label", ""}},
     {"data", {"A worker reads back every field of the trial file its agent wrote, and nothing else", ""}},
     {"entrypoint", {"A plain script's stdout metrics are journaled, its trials complete and the best one is chosen", ""}},
