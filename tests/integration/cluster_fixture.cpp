@@ -5,12 +5,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <future>
 #include <mutex>
 #include <iostream>
 #include <random>
+#include <set>
 #include <thread>
 
 namespace volador::testing {
@@ -271,6 +273,23 @@ std::size_t processes_under(const fs::path& dir) {
     if (!ec && cwd.string().starts_with(dir.string())) ++count;
   }
   return count;
+}
+
+std::vector<std::string> short_link_timings(const fs::path& dir) {
+  const auto file = dir / "timings.conf";
+  write_file(file, "heartbeat_interval = 100ms\nconnection_timeout = 2s\n");
+  return {"--timings", file.string()};
+}
+
+pid_t pid_with_arguments(const std::vector<std::string>& arguments) {
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "cmdline");
+    std::set<std::string> words;
+    for (std::string word; std::getline(in, word, '\0');) words.insert(word);
+    if (!words.empty() && std::ranges::all_of(arguments, [&](const auto& a) { return words.contains(a); }))
+      return std::stoi(entry.path().filename().string());
+  }
+  return 0;
 }
 
 bool eventually(const std::function<bool()>& condition, int timeout_s) {

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/types.h>
+
 #include <nlohmann/json.hpp>
 
 #include "runtime/process/child_process.hpp"
@@ -164,6 +166,13 @@ std::size_t processes_under(const std::filesystem::path& dir);
 // A timings file in `dir` with which the client gives up on a master it
 // cannot reach after 500 ms (`volador --timings FILE`), not 3 s.
 std::filesystem::path short_client_timings(const std::filesystem::path& dir);
+
+// Node arguments with which nodes drop a peer silent for 2 s (heartbeats
+// every 100 ms), the rest of their timings the defaults; the file goes in `dir`.
+std::vector<std::string> short_link_timings(const std::filesystem::path& dir);
+
+// The pid of a process whose command line has every one of `arguments`, or 0.
+pid_t pid_with_arguments(const std::vector<std::string>& arguments);
 
 // Polls `condition` every 100 ms for up to `timeout_s`; true once it holds.
 bool eventually(const std::function<bool()>& condition, int timeout_s = 30);

@@ -23,13 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Nodes drop a peer silent for 2 s (20 heartbeats); the rest keep their defaults.
-std::vector<std::string> short_link_timings(const fs::path& dir) {
-  const auto file = dir / "timings.conf";
-  write_file(file, "heartbeat_interval = 100ms\nconnection_timeout = 2s\n");
-  return {"--timings", file.string()};
-}
-
 // One trial of the native example, long enough to be mid-training at a stall,
 // with no restart to spare: a stall must never cost one.
 std::string stall_config() {
@@ -98,18 +91,6 @@ pid_t worker_pid(const fs::path& nodes_log, const std::string& trial_id) {
   for (std::string line; std::getline(in, line);)
     if (std::regex_search(line, match, started)) pid = std::stoi(match[1]);
   return pid;
-}
-
-// The pid of a process whose command line has every one of `arguments`, or 0.
-pid_t pid_with_arguments(const std::vector<std::string>& arguments) {
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    std::ifstream in(entry.path() / "cmdline");
-    std::set<std::string> words;
-    for (std::string word; std::getline(in, word, '\0');) words.insert(word);
-    if (!words.empty() && std::ranges::all_of(arguments, [&](const auto& a) { return words.contains(a); }))
-      return std::stoi(entry.path().filename().string());
-  }
-  return 0;
 }
 
 struct StallCluster {
