@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -163,6 +164,13 @@ class Journal {
   // What this journal has written since it was opened.
   [[nodiscard]] JournalStats::Snapshot stats() const { return stats_.snapshot(); }
 
+  // Called with each batch once commit() has written it, on the committing
+  // thread, holding the locks of the batch's trials (so one trial's batches
+  // reach it in the order they were written): it may read the journal, never
+  // commit. Set it before anything commits (not thread-safe with commits).
+  using CommitObserver = std::function<void(const JournalBatch&)>;
+  void observe_commits(CommitObserver observer) { observer_ = std::move(observer); }
+
  private:
   // Serialises the metric and log writes of one trial; caches its last log seq once known.
   struct TrialAppends {
@@ -196,6 +204,7 @@ class Journal {
   Result<std::vector<CheckpointRecord>> indexed_checkpoints(const std::string& prefix) const;
 
   std::unique_ptr<KeyValueStore> store_;
+  CommitObserver observer_;
   std::optional<std::string> damage_report_;
   JournalStats stats_;
   std::mutex counters_mutex_;

@@ -152,7 +152,9 @@ Status Journal::write(const JournalBatch& batch) {
   for (const JournalBatch::Operation& operation : batch.operations()) {
     if (auto added = builder.add(operation); !added) return added;
   }
-  return store_->write(writes);
+  auto written = store_->write(writes);
+  if (written && observer_) observer_(batch);
+  return written;
 }
 
 }  // namespace volador::storage
