@@ -67,6 +67,16 @@ void read_lines(Stream& stream, const ChildProcess::LineHandler& on_line) {
   }
 }
 
+// Reads everything `stream` holds now, without waiting for more.
+void drain(Stream& stream, const ChildProcess::LineHandler& on_line) {
+  for (;;) {
+    if (stream.fd < 0) return;
+    pollfd fd{stream.fd, POLLIN, 0};
+    if (poll(&fd, 1, 0) <= 0 || fd.revents == 0) return;
+    read_lines(stream, on_line);
+  }
+}
+
 // Ends a stream that is still open, handing over its unterminated line.
 void abandon(Stream& stream, const ChildProcess::LineHandler& on_line) {
   if (stream.fd < 0) return;
@@ -97,8 +107,11 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 }
 
 // In the child after fork: only async-signal-safe calls until exec.
-[[noreturn]] void exec_child(const ProcessSpec& spec, char** argv, char** envp, int out_w, int err_w, int status_w) {
+[[noreturn]] void exec_child(const ProcessSpec& spec, char** argv, char** envp, int out_w, int err_w, int status_w,
+                             std::initializer_list<int> inherited) {
   setpgid(0, 0);
+  for (int fd : inherited)
+    if (fd >= 0) fcntl(fd, F_SETFD, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   sigset_t none;  // the parent's blocked and ignored signals are not the program's
   sigemptyset(&none);
@@ -124,34 +137,47 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 }  // namespace
 
 Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ProcessSpec& spec, LineHandler on_line,
-                                                          ExitHandler on_exit) {
+                                                          ExitHandler on_exit, MessageHandler on_message) {
   if (spec.argv.empty()) return fail(Error::invalid_argument("no program to run"));
   int out[2], err[2], status[2];
+  int to_child[2] = {-1, -1}, from_child[2] = {-1, -1};
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(status, O_CLOEXEC) != 0)
     return fail(Error::io(std::string("pipe: ") + std::strerror(errno)));
+  auto overrides = spec.env;
+  if (!spec.channel_variable.empty()) {
+    if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0)
+      return fail(Error::io(std::string("pipe: ") + std::strerror(errno)));
+    overrides[spec.channel_variable] = std::to_string(to_child[0]) + "," + std::to_string(from_child[1]);
+  }
   auto args = spec.argv;
-  auto env = merged_environment(spec.env);
+  auto env = merged_environment(overrides);
   auto argv = c_strings(args);
   auto envp = c_strings(env);
   pid_t pid = fork();
   if (pid < 0) return fail(Error::io(std::string("fork: ") + std::strerror(errno)));
-  if (pid == 0) exec_child(spec, argv.data(), envp.data(), out[1], err[1], status[1]);
-  close(out[1]);
-  close(err[1]);
-  close(status[1]);
+  if (pid == 0) exec_child(spec, argv.data(), envp.data(), out[1], err[1], status[1], {to_child[0], from_child[1]});
+  for (int fd : {out[1], err[1], status[1], to_child[0], from_child[1]})
+    if (fd >= 0) close(fd);
+  for (int fd : {to_child[1], from_child[0]})  // neither the actor sending nor the reader thread ever waits on it
+    if (fd >= 0) fcntl(fd, F_SETFL, O_NONBLOCK);
   int child_errno = 0;
   const bool exec_failed = read(status[0], &child_errno, sizeof child_errno) == sizeof child_errno;
   close(status[0]);
   if (exec_failed) {
-    close(out[0]);
-    close(err[0]);
+    for (int fd : {out[0], err[0], to_child[1], from_child[0]})
+      if (fd >= 0) close(fd);
     waitpid(pid, nullptr, 0);
     return fail(Error::io("cannot start '" + spec.argv[0] + "'" +
                           (spec.working_dir.empty() ? "" : " in " + spec.working_dir.string()) + ": " +
                           std::strerror(child_errno)));
   }
-  return std::unique_ptr<ChildProcess>(
+  auto child = std::unique_ptr<ChildProcess>(
       new ChildProcess(pid, out[0], err[0], spec.stop_grace, std::move(on_line), std::move(on_exit)));
+  child->on_message_ = std::move(on_message);
+  child->channel_in_fd_ = from_child[0];
+  child->channel_out_fd_ = to_child[1];
+  child->reader_ = std::thread([raw = child.get()] { raw->pump(); });
+  return child;
 }
 
 ChildProcess::ChildProcess(pid_t pid, int out_fd, int err_fd, std::chrono::milliseconds stop_grace,
@@ -162,9 +188,7 @@ ChildProcess::ChildProcess(pid_t pid, int out_fd, int err_fd, std::chrono::milli
       wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
       stop_grace_(stop_grace),
       on_line_(std::move(on_line)),
-      on_exit_(std::move(on_exit)) {
-  reader_ = std::thread([this] { pump(); });
-}
+      on_exit_(std::move(on_exit)) {}
 
 // Reads both streams until they end, or until kDrainAfterExit after the
 // child's exit (seen through a pidfd; without one, streams are read to
@@ -176,10 +200,10 @@ void ChildProcess::pump() {
   std::optional<ProcessExit> exit;
   std::int64_t exited_at_ns = 0, last_output_ns = 0, drain_until_ns = 0;
   while ((streams[0].fd >= 0 || streams[1].fd >= 0) && !(exit && steady_ns() >= drain_until_ns)) {
-    pollfd fds[4] = {{streams[0].fd, POLLIN, 0}, {streams[1].fd, POLLIN, 0}, {exit ? -1 : exit_fd, POLLIN, 0},
-                     {wake_fd_, POLLIN, 0}};
+    pollfd fds[5] = {{streams[0].fd, POLLIN, 0}, {streams[1].fd, POLLIN, 0}, {exit ? -1 : exit_fd, POLLIN, 0},
+                     {wake_fd_, POLLIN, 0}, {channel_in_fd_, POLLIN, 0}};
     const auto kill_at_ns = kill_at_ns_.load();
-    if (poll(fds, 4, poll_timeout({exit ? 0 : kill_at_ns, drain_until_ns})) < 0 && errno != EINTR) break;
+    if (poll(fds, 5, poll_timeout({exit ? 0 : kill_at_ns, drain_until_ns})) < 0 && errno != EINTR) break;
     if (fds[3].revents != 0) {
       std::uint64_t count = 0;
       (void)!read(wake_fd_, &count, sizeof count);
@@ -197,13 +221,47 @@ void ChildProcess::pump() {
       read_lines(streams[i], on_line_);
       last_output_ns = steady_ns();
     }
+    if (fds[4].revents != 0) {
+      for (auto& stream : streams) drain(stream, on_line_);  // what the child wrote before its message
+      read_messages();
+    }
     if (exit)
       drain_until_ns = std::min(exited_at_ns + std::chrono::nanoseconds(kDrainAfterExit).count(),
                                 last_output_ns + std::chrono::nanoseconds(kQuietAfterExit).count());
   }
   for (auto& stream : streams) abandon(stream, on_line_);
+  if (channel_in_fd_ >= 0) read_messages();  // what it sent before its end
   if (exit_fd >= 0) close(exit_fd);
   on_exit_(exit ? *exit : reap());
+}
+
+void ChildProcess::read_messages() {
+  char buffer[64 * 1024];
+  const auto n = read(channel_in_fd_, buffer, sizeof buffer);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  if (n > 0) frames_.append(buffer, static_cast<std::size_t>(n));
+  bool broken = n <= 0;  // the child closed its end, or the stream broke
+  for (;;) {
+    auto message = frames_.next();
+    if (!message) broken = true;
+    if (!message || !*message) break;
+    if (on_message_) on_message_(std::move(**message));
+  }
+  if (broken) {  // no more messages
+    close(channel_in_fd_);
+    channel_in_fd_ = -1;
+  }
+}
+
+Status ChildProcess::send_message(const Message& message) {
+  if (channel_out_fd_ < 0) return fail(Error::unavailable("the child has no open message channel"));
+  const auto framed = frame_message(message);
+  const auto n = write(channel_out_fd_, framed.data(), framed.size());
+  if (n == static_cast<ssize_t>(framed.size())) return {};
+  const auto why = n < 0 ? std::string(std::strerror(errno)) : "its end took " + std::to_string(n) + " bytes of " +
+                                                                     std::to_string(framed.size());
+  close(std::exchange(channel_out_fd_, -1));
+  return fail(Error::unavailable("the child does not take messages now: " + why));
 }
 
 ProcessExit ChildProcess::reap() {
@@ -237,6 +295,8 @@ ChildProcess::~ChildProcess() {
   kill(SIGKILL);
   if (reader_.joinable()) reader_.join();
   if (wake_fd_ >= 0) close(wake_fd_);
+  for (int fd : {channel_in_fd_, channel_out_fd_})
+    if (fd >= 0) close(fd);
 }
 
 }  // namespace volador::process

@@ -5,6 +5,7 @@
 // reader thread: keep them short (e.g. send a message to an actor).
 // Processes it started that outlive it cannot hold its end back: once it has
 // exited, its output is read for a bounded time (kDrainAfterExit).
+// On request the child also gets a message channel (message_channel.hpp).
 
 #include <sys/types.h>
 
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "runtime/core/error.hpp"
+#include "runtime/process/message_channel.hpp"
 
 namespace volador::process {
 
@@ -35,6 +37,9 @@ struct ProcessSpec {
   std::map<std::string, std::string> env;      // added to (or replacing in) the parent's environment
   std::filesystem::path working_dir;           // empty: the parent's
   std::chrono::milliseconds stop_grace{10000};  // terminate(): from SIGTERM to SIGKILL
+  // Non-empty: the child gets a message channel, its descriptors named in
+  // this environment variable (MessageChannel::from_environment).
+  std::string channel_variable;
 };
 
 struct ProcessExit {
@@ -46,14 +51,21 @@ class ChildProcess {
  public:
   using LineHandler = std::function<void(std::string_view stream, std::string line)>;
   using ExitHandler = std::function<void(ProcessExit)>;
+  using MessageHandler = std::function<void(Message)>;
 
   // Starts the process. `on_line` gets each line of "stdout"/"stderr" (a
   // final unterminated line too; lines over 64 KiB are split); `on_exit` is
   // called once, after both streams are drained (or kDrainAfterExit after
   // the exit). Error io when the program cannot be started (the message
-  // names it and errno's text).
+  // names it and errno's text). With a channel, `on_message` gets each
+  // message the child sends, after every line the child wrote before it.
   static Result<std::unique_ptr<ChildProcess>> spawn(const ProcessSpec& spec, LineHandler on_line,
-                                                     ExitHandler on_exit);
+                                                     ExitHandler on_exit, MessageHandler on_message = {});
+
+  // Sends `message` over the channel without waiting. Error unavailable when
+  // there is no channel or the child does not take it now (its end is full or
+  // closed); the channel is then closed, as the message may have been cut.
+  Status send_message(const Message& message);
 
   // Kills the whole process group, if still running. Safe to call repeatedly.
   void kill(int signal = SIGKILL);
@@ -73,6 +85,8 @@ class ChildProcess {
   ChildProcess(pid_t pid, int out_fd, int err_fd, std::chrono::milliseconds stop_grace, LineHandler on_line,
                ExitHandler on_exit);
   void pump();
+  // Reads what the channel has and hands over its whole messages (the output streams drained first).
+  void read_messages();
   ProcessExit reap();
 
   pid_t pid_;
@@ -81,6 +95,10 @@ class ChildProcess {
   std::chrono::milliseconds stop_grace_;
   LineHandler on_line_;
   ExitHandler on_exit_;
+  MessageHandler on_message_;
+  int channel_in_fd_ = -1;   // the child's messages
+  int channel_out_fd_ = -1;  // to the child, non-blocking
+  FrameReader frames_;
   std::atomic<bool> exited_{false};
   std::atomic<std::int64_t> kill_at_ns_{0};  // steady clock; 0: no SIGKILL pending
   std::thread reader_;
