@@ -12,6 +12,7 @@ using create_atom = caf::atom_constant<caf::atom("create")>;
 using list_atom = caf::atom_constant<caf::atom("list")>;
 using describe_atom = caf::atom_constant<caf::atom("describe")>;
 using trial_atom = caf::atom_constant<caf::atom("trial")>;
+using trials_atom = caf::atom_constant<caf::atom("trials")>;
 using kill_trial_atom = caf::atom_constant<caf::atom("killtrial")>;
 using logs_atom = caf::atom_constant<caf::atom("logs")>;
 using agents_atom = caf::atom_constant<caf::atom("agents")>;

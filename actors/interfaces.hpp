@@ -101,6 +101,32 @@ using PoolActor = caf::typed_actor<
     caf::reacts_to<hold_expired_atom, std::uint64_t, std::uint32_t>>;
 
 // The gateway's password work (master_actor.cpp), on a thread of its own so
+// The master's answers to clients' questions (query_actors.hpp), each kind
+// on a thread of its own, so that neither the gateway (which routes rank
+// workers to their trials) nor a quick question waits behind a long one. The
+// gateway checks the token and hands the question on; the answer goes to the
+// client. Errors as the gateway's (not_found for an unknown id).
+//
+// From the read model (master/read_model.hpp), reading no metric history:
+using SummaryQueryActor = caf::typed_actor<
+    // the experiments (ExperimentList; archived ones only when the flag is set)
+    caf::replies_to<list_atom, bool>::with<wire::Bytes>,
+    // one experiment and its trials (ExperimentDetail)
+    caf::replies_to<describe_atom, std::uint64_t>::with<wire::Bytes>,
+    // the trials of an experiment, or of every experiment for 0 (TrialList); one trial (TrialSummary)
+    caf::replies_to<trials_atom, std::uint64_t>::with<wire::Bytes>,
+    caf::replies_to<trial_atom, std::uint64_t>::with<wire::Bytes>>;
+
+// From the journal's histories:
+using HistoryQueryActor = caf::typed_actor<
+    // one trial and its metric reports, each series cut to at most N points, 0: all (TrialDetail)
+    caf::replies_to<trial_atom, std::uint64_t, std::uint32_t>::with<wire::Bytes>,
+    // a trial's log lines after a sequence number (LogBatch)
+    caf::replies_to<logs_atom, std::uint64_t, std::uint64_t>::with<wire::Bytes>,
+    // checkpoints of an experiment and trial (0 = any), or the one with a uuid (CheckpointList)
+    caf::replies_to<checkpoints_atom, std::uint64_t, std::uint64_t>::with<wire::Bytes>,
+    caf::replies_to<checkpoints_atom, std::string>::with<wire::Bytes>>;
+
 // that Argon2id's ~0.1 s per hash never holds up the gateway: a login
 // (name, password -> LoginReply) and creating a user (the caller's name and
 // admin flag, the new user's name, password, admin flag -> UserInfo).
@@ -119,11 +145,15 @@ using GatewayActor = caf::typed_actor<
     // a client: submit an experiment, owned by the token's user (CreateExperimentRequest -> CreateExperimentReply)
     caf::replies_to<create_atom, std::string, wire::Bytes>::with<wire::Bytes>,
     // a client: the experiments (ExperimentList; archived ones only when the flag is set),
-    // one experiment (ExperimentDetail), one trial (TrialDetail)
+    // one experiment (ExperimentDetail), the trials of one or (0) all (TrialList), one trial's
+    // summary (TrialSummary), one trial with each metric series cut to at most N points, 0: all
+    // (TrialDetail); SummaryQueryActor and HistoryQueryActor answer them
     caf::replies_to<list_atom, std::string, bool>::with<wire::Bytes>,
     caf::replies_to<describe_atom, std::string, std::uint64_t>::with<wire::Bytes>,
     caf::replies_to<trial_atom, std::string, std::uint64_t>::with<wire::Bytes>,
+    caf::replies_to<trials_atom, std::string, std::uint64_t>::with<wire::Bytes>,
     // a client: a trial's log lines after a sequence number (LogBatch)
+    caf::replies_to<trial_atom, std::string, std::uint64_t, std::uint32_t>::with<wire::Bytes>,
     caf::replies_to<logs_atom, std::string, std::uint64_t, std::uint64_t>::with<wire::Bytes>,
     // a client: agents and their slots (AgentList, from the pool)
     caf::replies_to<agents_atom, std::string>::with<wire::Bytes>,

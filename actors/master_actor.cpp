@@ -7,9 +7,10 @@
 
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
+#include "actors/encoded_reply.hpp"
 #include "actors/experiment_actor.hpp"
+#include "actors/query_actors.hpp"
 #include "master/experiment_store.hpp"
-#include "master/master_queries.hpp"
 #include "master/users/ownership.hpp"
 #include "runtime/config/config_parser.hpp"
 #include "runtime/core/clock.hpp"
@@ -21,7 +22,6 @@ namespace {
 
 using Self = GatewayActor::stateful_pointer<MasterState>;
 
-constexpr std::size_t kLogPage = 1000;
 constexpr auto kPoolTimeout = std::chrono::seconds(10);
 #ifdef VOLADOR_HAVE_PYTHON
 constexpr bool kPythonTrialsBuilt = true;
@@ -29,12 +29,6 @@ constexpr bool kPythonTrialsBuilt = true;
 constexpr bool kPythonTrialsBuilt = false;
 #endif
 
-
-template <class Message>
-caf::result<wire::Bytes> reply(Result<Message> message) {
-  if (!message) return to_caf_error(message.error());
-  return wire::encode(*message);
-}
 
 caf::result<bool> acknowledge(Status status) {
   if (!status) return to_caf_error(status.error());
@@ -73,23 +67,23 @@ Status set_archived(Self self, const master::User& user, std::uint64_t id, bool 
   return self->state.context.journal->put_experiment(*experiment);
 }
 
-// The experiments `list` shows: archived ones only with `include_archived`.
-Result<wire::ExperimentList> listed_experiments(const storage::Journal& journal, bool include_archived,
-                                               master::EndedTrialBests& ended) {
-  auto list = master::list_experiments(journal, &ended);
-  if (list && !include_archived) std::erase_if(list->experiments, [](const auto& e) { return e.archived; });
-  return list;
+// Hands a client's question to a query actor, which answers the client.
+template <class Queries, class... Args>
+caf::typed_response_promise<wire::Bytes> ask(Self self, const Queries& queries, Args... args) {
+  auto promise = self->make_response_promise<wire::Bytes>();
+  promise.delegate(queries, std::move(args)...);
+  return promise;
 }
 
 // Hashes passwords on a thread of its own, for the gateway.
 PasswordActor::behavior_type password_actor(std::shared_ptr<master::UserDirectory> users) {
   return {
       [users](login_atom, const std::string& name, const std::string& password) {
-        return reply(users->login(name, password, ""));
+        return encoded_reply(users->login(name, password, ""));
       },
       [users](create_user_atom, const std::string& by_name, bool by_admin, const std::string& name,
               const std::string& password, bool admin) {
-        return reply(users->create_user(master::User{.name = by_name, .admin = by_admin}, name, password, admin));
+        return encoded_reply(users->create_user(master::User{.name = by_name, .admin = by_admin}, name, password, admin));
       },
   };
 }
@@ -266,7 +260,8 @@ wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExper
 }  // namespace
 
 
-GatewayActor::behavior_type master_actor(Self self, MasterContext context) {
+GatewayActor::behavior_type master_actor(Self self, MasterContext context,
+                                         std::shared_ptr<const master::ReadModel> summaries) {
   self->state.context = std::move(context);
   self->state.context.gateway = GatewayActor(self);
   self->set_down_handler([=](const caf::down_msg& down) {
@@ -281,8 +276,9 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context) {
     self->quit(exit.reason);
   });
   auto passwords = self->spawn<caf::detached + caf::linked>(password_actor, self->state.context.users);
-  auto& journal = *self->state.context.journal;
-  const auto& data_dir = self->state.context.data_dir;
+  auto summary_queries = self->spawn<caf::detached + caf::linked>(summary_query_actor, summaries);
+  auto history_queries = self->spawn<caf::detached + caf::linked>(history_query_actor, self->state.context.journal,
+                                                                  summaries, self->state.context.data_dir);
   return {
       for_user<wire::Bytes, create_atom, wire::Bytes>(self, [=](const master::User& user, const wire::Bytes& bytes) {
         auto promise = self->make_response_promise<wire::Bytes>();
@@ -298,19 +294,25 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context) {
                   [=](const caf::error& error) mutable { promise.deliver(error); });
         return promise;
       }),
-      for_user<wire::Bytes, list_atom, bool>(
-          self, [&journal, self](const master::User&, bool all) {
-            return reply(listed_experiments(journal, all, self->state.trial_bests));
+      for_user<wire::Bytes, list_atom, bool>(self, [=](const master::User&, bool all) {
+        return ask(self, summary_queries, list_atom::value, all);
+      }),
+      for_user<wire::Bytes, describe_atom, std::uint64_t>(self, [=](const master::User&, std::uint64_t id) {
+        return ask(self, summary_queries, describe_atom::value, id);
+      }),
+      for_user<wire::Bytes, trials_atom, std::uint64_t>(self, [=](const master::User&, std::uint64_t experiment_id) {
+        return ask(self, summary_queries, trials_atom::value, experiment_id);
+      }),
+      for_user<wire::Bytes, trial_atom, std::uint64_t>(self, [=](const master::User&, std::uint64_t id) {
+        return ask(self, summary_queries, trial_atom::value, id);
+      }),
+      for_user<wire::Bytes, trial_atom, std::uint64_t, std::uint32_t>(
+          self, [=](const master::User&, std::uint64_t id, std::uint32_t max_points) {
+            return ask(self, history_queries, trial_atom::value, id, max_points);
           }),
-      for_user<wire::Bytes, describe_atom, std::uint64_t>(self, [&journal, self](const master::User&, std::uint64_t id) {
-        return reply(master::describe_experiment(journal, id, &self->state.trial_bests));
-      }),
-      for_user<wire::Bytes, trial_atom, std::uint64_t>(self, [&journal](const master::User&, std::uint64_t id) {
-        return reply(master::describe_trial(journal, id));
-      }),
       for_user<wire::Bytes, logs_atom, std::uint64_t, std::uint64_t>(
-          self, [&journal](const master::User&, std::uint64_t id, std::uint64_t after_seq) {
-            return reply(master::trial_logs(journal, id, after_seq, kLogPage));
+          self, [=](const master::User&, std::uint64_t id, std::uint64_t after_seq) {
+            return ask(self, history_queries, logs_atom::value, id, after_seq);
           }),
       for_user<wire::Bytes, agents_atom>(self, [=](const master::User&) {
         auto promise = self->make_response_promise<wire::Bytes>();
@@ -333,13 +335,12 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context) {
         return acknowledge(set_archived(self, user, id, archived));
       }),
       for_user<wire::Bytes, checkpoints_atom, std::uint64_t, std::uint64_t>(
-          self, [&journal, &data_dir](const master::User&, std::uint64_t experiment_id, std::uint64_t trial_id) {
-            return reply(master::list_checkpoints(journal, data_dir, experiment_id, trial_id));
+          self, [=](const master::User&, std::uint64_t experiment_id, std::uint64_t trial_id) {
+            return ask(self, history_queries, checkpoints_atom::value, experiment_id, trial_id);
           }),
-      for_user<wire::Bytes, checkpoints_atom, std::string>(
-          self, [&journal, &data_dir](const master::User&, const std::string& uuid) {
-            return reply(master::find_checkpoint(journal, data_dir, uuid));
-          }),
+      for_user<wire::Bytes, checkpoints_atom, std::string>(self, [=](const master::User&, const std::string& uuid) {
+        return ask(self, history_queries, checkpoints_atom::value, uuid);
+      }),
       [=](login_atom, std::string& name, std::string& password) {
         auto promise = self->make_response_promise<wire::Bytes>();
         promise.delegate(passwords, login_atom::value, std::move(name), std::move(password));
@@ -348,7 +349,7 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context) {
       [=](logout_atom, const std::string& token) { return acknowledge(self->state.context.users->logout(token)); },
       for_user<wire::Bytes, whoami_atom>(self, [](const master::User& user) { return wire::encode(user); }),
       for_user<wire::Bytes, users_atom>(
-          self, [=](const master::User& user) { return reply(self->state.context.users->list_users(user)); }),
+          self, [=](const master::User& user) { return encoded_reply(self->state.context.users->list_users(user)); }),
       for_user<wire::Bytes, create_user_atom, std::string, std::string, bool>(
           self, [=](const master::User& user, std::string name, std::string password, bool admin) {
             auto promise = self->make_response_promise<wire::Bytes>();

@@ -4,7 +4,9 @@
 // one experiment actor per submitted experiment and routes rank workers to
 // their trial actor. Clients log in through it and present their token on
 // every other message; it checks the token (context.users) and, for
-// changes to an experiment, that the user owns it or is an admin.
+// changes to an experiment, that the user owns it or is an admin. It hands
+// questions on to query actors of its own (query_actors.hpp), so that
+// routing rank workers never waits behind a query.
 //
 // Its messages: GatewayActor (actors/interfaces.hpp).
 
@@ -13,7 +15,7 @@
 
 #include "actors/interfaces.hpp"
 #include "actors/master_context.hpp"
-#include "master/ended_trial_bests.hpp"
+#include "master/read_model.hpp"
 
 namespace volador::actors {
 
@@ -21,11 +23,12 @@ struct MasterState {
   MasterContext context;
   std::map<std::uint64_t, TrialActor> trials;            // running trial actors by trial id
   std::map<std::uint64_t, ExperimentActor> experiments;  // running experiment actors by id
-  master::EndedTrialBests trial_bests;                    // for the experiment list and descriptions
   static inline const char* name = "master";
 };
 
-// `context.gateway` is filled in with the actor itself; `context.users` must be set.
-GatewayActor::behavior_type master_actor(GatewayActor::stateful_pointer<MasterState> self, MasterContext context);
+// `context.gateway` is filled in with the actor itself; `context.users` must be
+// set. `summaries`: the read model that follows context.journal (master::follow_journal).
+GatewayActor::behavior_type master_actor(GatewayActor::stateful_pointer<MasterState> self, MasterContext context,
+                                         std::shared_ptr<const master::ReadModel> summaries);
 
 }  // namespace volador::actors

@@ -26,7 +26,7 @@ int run_on_master(cli::MasterClient& client, const cli::Invocation& in) {
                                  in.json);
   if (verb == "experiment describe") return cli::describe_experiment(client, in.id, in.json);
   if (verb == "trial list") return cli::list_trials(client, in.experiment_id, in.json);
-  if (verb == "trial describe") return cli::describe_trial(client, in.id, in.json);
+  if (verb == "trial describe") return cli::describe_trial(client, in.id, in.all ? 0 : in.max_points, in.json);
   if (verb == "trial logs") return cli::trial_logs(client, in.id, {in.tail, in.all, in.follow, in.json});
   if (verb == "checkpoint list") return cli::list_checkpoints(client, in.experiment_id, in.trial_id, in.json);
   if (verb == "checkpoint download") return cli::download_checkpoint(client, in.uuid, in.dir);

@@ -134,8 +134,8 @@ Result<std::unique_ptr<http::HttpServer>> start_http(const Flags& flags, caf::ac
     options.tls = *identity;
   }
   auto server = http::HttpServer::start(
-      options, {.journal = master.journal, .data_dir = flags.data_dir, .system = &system, .gateway = master.gateway,
-                .pool = master.pool, .users = master.users});
+      options, {.journal = master.journal, .summaries = master.summaries, .data_dir = flags.data_dir,
+                .system = &system, .gateway = master.gateway, .pool = master.pool, .users = master.users});
   if (!server) return fail(server.error());
   write_text_file_atomically(std::filesystem::path(flags.data_dir) / "http.addr", (*server)->url());
   spdlog::info("web UI and HTTP API at {}{}", (*server)->url(),

@@ -1,13 +1,12 @@
 #pragma once
 // What every API route shares while the server runs: the master's services,
-// the server's limits, its request counters and what it keeps of ended
-// experiments.
+// the server's limits, its request counters and the curves it keeps of ended
+// trials.
 
 #include <atomic>
 #include <cstddef>
 
 #include "http/api_services.hpp"
-#include "http/ended_experiments.hpp"
 #include "http/ended_trial_curves.hpp"
 #include "http/http_limits.hpp"
 #include "http/request_metrics.hpp"
@@ -18,7 +17,6 @@ struct ApiContext {
   ApiServices services;
   HttpLimits limits;
   RequestMetrics requests;
-  EndedExperiments ended_experiments;
   EndedTrialCurves ended_trial_curves;
   std::atomic<std::size_t> event_streams{0};  // live log streams now
   std::atomic<bool> stopping{false};          // the server is stopping: live streams end

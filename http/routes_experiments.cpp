@@ -1,6 +1,7 @@
-// /api/v1/experiments...: the experiment list, one experiment, its trials'
-// curves and checkpoints (read from the journal), and the commands that go
-// through the gateway (create, pause, activate, kill).
+// /api/v1/experiments...: the experiment list, one experiment and its trials
+// (from the read model), its trials' curves and checkpoints (read from the
+// journal), and the commands that go through the gateway (create, pause,
+// activate, kill).
 
 #include <fmt/format.h>
 
@@ -9,6 +10,7 @@
 #include "http/gateway_calls.hpp"
 #include "http/routes.hpp"
 #include "master/master_queries.hpp"
+#include "master/read_model.hpp"
 
 namespace volador::http {
 namespace {
@@ -50,9 +52,7 @@ Result<ApiReply> list_experiments(const ApiRequest& request) {
   if (!query) return fail(query.error());
   auto filter = experiment_filter(*query);
   if (!filter) return fail(filter.error());
-  auto all = request.context.ended_experiments.list(*request.context.services.journal);
-  if (!all) return fail(all.error());
-  auto page = select_experiments(std::move(all->experiments), *filter);
+  auto page = select_experiments(request.context.services.summaries->experiments(true).experiments, *filter);
   return ApiReply{.body = {{"experiments", page.experiments}, {"total", page.total}, {"offset", filter->offset},
                            {"limit", filter->limit}}};
 }
@@ -60,7 +60,7 @@ Result<ApiReply> list_experiments(const ApiRequest& request) {
 Result<ApiReply> describe_experiment(const ApiRequest& request) {
   auto id = request.id();
   if (!id) return fail(id.error());
-  auto detail = request.context.ended_experiments.describe(*request.context.services.journal, *id);
+  auto detail = request.context.services.summaries->experiment(*id);
   if (!detail) return fail(detail.error());
   return ApiReply{.body = *detail};
 }
@@ -68,9 +68,9 @@ Result<ApiReply> describe_experiment(const ApiRequest& request) {
 Result<ApiReply> experiment_trials(const ApiRequest& request) {
   auto id = request.id();
   if (!id) return fail(id.error());
-  auto detail = request.context.ended_experiments.describe(*request.context.services.journal, *id);
-  if (!detail) return fail(detail.error());
-  return ApiReply{.body = {{"trials", detail->trials}}};
+  auto list = request.context.services.summaries->trials(*id);
+  if (!list) return fail(list.error());
+  return ApiReply{.body = {{"trials", list->trials}}};
 }
 
 // Every trial's curve of one metric: what the experiment page charts.
@@ -85,7 +85,7 @@ Result<ApiReply> experiment_metrics(const ApiRequest& request) {
   if (!max_points) return fail(max_points.error());
   const auto kind = *parse_metric_kind(*kind_name);
   const auto& journal = *request.context.services.journal;
-  auto detail = request.context.ended_experiments.describe(journal, *id);
+  auto detail = request.context.services.summaries->experiment(*id);
   if (!detail) return fail(detail.error());
   const auto metric = query->text("metric").value_or(detail->summary.metric);
   std::set<std::string> names;

@@ -10,13 +10,15 @@
 #include "http/gateway_calls.hpp"
 #include "http/routes.hpp"
 #include "master/master_queries.hpp"
+#include "master/metric_downsampling.hpp"
+#include "master/read_model.hpp"
 #include "storage/archives/archive.hpp"
 
 namespace volador::http {
 namespace {
 
 constexpr std::uint64_t kMaxLogPage = 10'000;
-constexpr std::uint64_t kMaxReports = 100'000;
+constexpr std::uint64_t kMaxPointsPerSeries = 100'000;
 constexpr std::size_t kLogScanPage = 1000;
 constexpr std::size_t kMaxLogScan = 200'000;  // lines one search request reads before answering
 constexpr auto kStreamPoll = std::chrono::milliseconds(250);
@@ -24,37 +26,35 @@ constexpr auto kStreamPoll = std::chrono::milliseconds(250);
 Result<ApiReply> describe_trial(const ApiRequest& request) {
   auto id = request.id();
   if (!id) return fail(id.error());
-  auto detail = master::describe_trial(*request.context.services.journal, *id);
-  if (!detail) return fail(detail.error());
-  return ApiReply{.body = detail->summary};
+  auto summary = request.context.services.summaries->trial(*id);
+  if (!summary) return fail(summary.error());
+  return ApiReply{.body = *summary};
 }
 
-// Reports of one kind (or both), every n-th when there are more than
-// `max_points`, the last always included.
+// Reports of one kind (or both), each series cut to at most `max_points`
+// points (master/metric_downsampling.hpp) unless `all`.
 Result<ApiReply> trial_metrics(const ApiRequest& request) {
-  auto query = request.query({"kind", "max_points"});
+  auto query = request.query({"kind", "max_points", "all"});
   if (!query) return fail(query.error());
   auto id = request.id();
   auto kind = query->choice("kind", {"TRAINING", "VALIDATION", "ALL"}, "ALL");
-  auto max_points = query->integer("max_points", 2000, 2, kMaxReports);
+  auto max_points = query->integer("max_points", master::kDefaultPointsPerSeries, master::kMinPointsPerSeries,
+                                   kMaxPointsPerSeries);
+  auto all = query->boolean("all", false);
   if (!id) return fail(id.error());
   if (!kind) return fail(kind.error());
   if (!max_points) return fail(max_points.error());
-  auto detail = master::describe_trial(*request.context.services.journal, *id);
-  if (!detail) return fail(detail.error());
-  std::vector<wire::MetricPoint> reports;
+  if (!all) return fail(all.error());
+  if (auto known = request.context.services.summaries->trial(*id); !known) return fail(known.error());
+  auto reports = request.context.services.journal->metrics(*id);
+  if (!reports) return fail(reports.error());
+  std::erase_if(*reports, [&](const auto& report) { return *kind != "ALL" && to_string(report.kind) != *kind; });
   std::set<std::string> names;
-  for (auto& point : detail->metrics) {
-    if (*kind != "ALL" && to_string(point.kind) != *kind) continue;
-    for (const auto& [name, value] : point.metrics) names.insert(name);
-    reports.push_back(std::move(point));
-  }
-  const auto total = reports.size();
-  std::vector<wire::MetricPoint> kept;
-  const double stride = total > *max_points ? static_cast<double>(total - 1) / static_cast<double>(*max_points - 1) : 1.0;
-  for (double at = 0; static_cast<std::size_t>(at) < total; at += stride) kept.push_back(reports[static_cast<std::size_t>(at)]);
-  if (!kept.empty() && !(kept.back() == reports.back())) kept.push_back(reports.back());
-  return ApiReply{.body = {{"names", names}, {"points", kept}, {"total", total}, {"downsampled", kept.size() < total}}};
+  for (const auto& report : *reports)
+    for (const auto& [name, value] : report.metrics) names.insert(name);
+  auto kept = master::downsample_reports(*reports, *all ? 0 : *max_points);
+  return ApiReply{.body = {{"names", names}, {"points", kept.points}, {"total", reports->size()},
+                           {"downsampled", kept.downsampled}}};
 }
 
 // Log lines after `after_seq`, those containing `q` when given; a search

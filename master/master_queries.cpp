@@ -1,148 +1,22 @@
 #include "master/master_queries.hpp"
 
-#include <optional>
-
 #include "master/experiment_store.hpp"
-#include "master/users/ownership.hpp"
+#include "master/metric_downsampling.hpp"
 #include "runtime/config/config_parser.hpp"
 
 namespace volador::master {
-namespace {
 
-// What a summary and a description show of an experiment's config.
-struct ConfigFacts {
-  std::string searcher;
-  std::string metric;
-  bool smaller_is_better = true;
-  std::vector<std::string> labels;
-  std::string description;
-  std::string workspace, project;
-};
-
-// The facts of a journaled experiment's config (it was valid at submission).
-ConfigFacts config_facts(const storage::ExperimentRecord& record) {
-  auto parsed = config::parse_experiment_config(record.config_yaml, record.config_file_name);
-  const auto* cfg = std::get_if<config::ExperimentConfig>(&parsed);
-  if (cfg == nullptr) return {};
-  return {cfg->searcher.name, cfg->searcher.metric, cfg->searcher.smaller_is_better,
-          cfg->labels.get<std::vector<std::string>>(), cfg->description, cfg->workspace, cfg->project};
-}
-
-bool better(double a, double b, bool smaller_is_better) { return smaller_is_better ? a < b : a > b; }
-
-std::optional<double> best_validation(const std::vector<storage::MetricRecord>& metrics, const ConfigFacts& facts) {
-  std::optional<double> best;
-  for (const auto& m : metrics) {
-    if (m.kind != storage::MetricKind::validation) continue;
-    auto it = m.metrics.find(facts.metric);
-    if (it != m.metrics.end() && (!best || better(it->second, *best, facts.smaller_is_better))) best = it->second;
-  }
-  return best;
-}
-
-wire::TrialSummary trial_summary(const storage::TrialRecord& t, std::optional<double> best) {
-  return {.id = t.id,
-          .experiment_id = t.experiment_id,
-          .request_id = t.request_id,
-          .state = t.state,
-          .hparams = t.hparams.dump(),
-          .seed = t.seed,
-          .batches_trained = t.batches_trained,
-          .restarts = t.restarts,
-          .best_validation = best,
-          .error = t.error_message,
-          .created_at_ms = t.created_at_ms,
-          .ended_at_ms = t.ended_at_ms};
-}
-
-struct ExperimentView {
-  wire::ExperimentSummary summary;
-  std::vector<wire::TrialSummary> trials;
-  std::string description;
-};
-
-// The trial's best validation: remembered in `ended` (when given) once the trial has ended.
-Result<std::optional<double>> trial_best(const storage::Journal& journal, const storage::TrialRecord& t,
-                                         const ConfigFacts& facts, EndedTrialBests* ended) {
-  if (ended != nullptr)
-    if (auto kept = ended->find(t.id)) return *kept;
-  auto metrics = journal.metrics(t.id);
-  if (!metrics) return fail(metrics.error());
-  auto best = best_validation(*metrics, facts);
-  if (ended != nullptr && is_terminal(t.state)) ended->remember(t.id, best);
-  return best;
-}
-
-Result<ExperimentView> view(const storage::Journal& journal, const storage::ExperimentRecord& e, EndedTrialBests* ended) {
-  auto facts = config_facts(e);
-  auto trials = journal.trials(e.id);
-  if (!trials) return fail(trials.error());
-  ExperimentView out{.summary = {}, .trials = {}, .description = facts.description};
-  auto& s = out.summary;
-  s = {.id = e.id,
-       .name = e.name,
-       .state = e.state,
-       .progress = e.progress,
-       .searcher = facts.searcher,
-       .metric = facts.metric,
-       .smaller_is_better = facts.smaller_is_better,
-       .num_trials = static_cast<std::uint32_t>(trials->size()),
-       .created_at_ms = e.created_at_ms,
-       .ended_at_ms = e.ended_at_ms,
-       .error = e.error_message,
-       .owner = owner_of(e),
-       .archived = e.archived,
-       .labels = std::move(facts.labels),
-       .workspace = std::move(facts.workspace),
-       .project = std::move(facts.project)};
-  for (const auto& t : *trials) {
-    auto found = trial_best(journal, t, facts, ended);
-    if (!found) return fail(found.error());
-    const auto best = *found;
-    if (best && (!s.best || better(*best, s.best->metric, facts.smaller_is_better)))
-      s.best = wire::BestTrial{.metric = *best, .trial_id = t.id};
-    out.trials.push_back(trial_summary(t, best));
-  }
-  return out;
-}
-
-}  // namespace
-
-Result<wire::ExperimentList> list_experiments(const storage::Journal& journal, EndedTrialBests* ended) {
-  auto experiments = journal.experiments();
-  if (!experiments) return fail(experiments.error());
-  wire::ExperimentList list;
-  for (const auto& e : *experiments) {
-    auto v = view(journal, e, ended);
-    if (!v) return fail(v.error());
-    list.experiments.push_back(std::move(v->summary));
-  }
-  return list;
-}
-
-Result<wire::ExperimentDetail> describe_experiment(const storage::Journal& journal, std::uint64_t experiment_id,
-                                                  EndedTrialBests* ended) {
-  auto e = journal.experiment(experiment_id);
-  if (!e) return fail(e.error());
-  auto v = view(journal, *e, ended);
-  if (!v) return fail(v.error());
-  return wire::ExperimentDetail{.summary = std::move(v->summary),
-                                .description = std::move(v->description),
-                                .config = e->config_yaml,
-                                .trials = std::move(v->trials)};
-}
-
-Result<wire::TrialDetail> describe_trial(const storage::Journal& journal, std::uint64_t trial_id) {
-  auto t = journal.trial(trial_id);
-  if (!t) return fail(t.error());
-  auto e = journal.experiment(t->experiment_id);
-  if (!e) return fail(e.error());
-  auto metrics = journal.metrics(trial_id);
-  if (!metrics) return fail(metrics.error());
-  wire::TrialDetail detail{.summary = trial_summary(*t, best_validation(*metrics, config_facts(*e)))};
-  for (const auto& m : *metrics)
-    detail.metrics.push_back({.kind = m.kind, .batches = m.batches, .reported_at_ms = m.reported_at_ms, .metrics = m.metrics});
-  return detail;
+Result<wire::TrialDetail> describe_trial(const storage::Journal& journal, const ReadModel& summaries,
+                                         std::uint64_t trial_id, std::size_t max_points) {
+  auto summary = summaries.trial(trial_id);
+  if (!summary) return fail(summary.error());
+  auto reports = journal.metrics(trial_id);
+  if (!reports) return fail(reports.error());
+  auto kept = downsample_reports(*reports, max_points);
+  return wire::TrialDetail{.summary = std::move(*summary),
+                           .metrics = std::move(kept.points),
+                           .total_reports = reports->size(),
+                           .downsampled = kept.downsampled};
 }
 
 Result<wire::CheckpointList> list_checkpoints(const storage::Journal& journal, const std::filesystem::path& data_dir,

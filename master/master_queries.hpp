@@ -1,7 +1,8 @@
 #pragma once
-// Read-only views for clients, built from the journal (no actor state): what
-// `experiment list/describe`, `trial describe` and `trial logs` show; and
-// from the resource pool's scheduler: what `agent list` shows.
+// Read-only views for clients that read the journal (no actor state): what
+// `trial describe`, `trial logs` and `checkpoint list` show; and from the
+// resource pool's scheduler: what `agent list` shows. Experiment and trial
+// summaries come from the read model (read_model.hpp).
 
 #include <cstdint>
 #include <filesystem>
@@ -9,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "master/ended_trial_bests.hpp"
+#include "master/read_model.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/scheduling/slot_scheduler.hpp"
 #include "runtime/wire/messages.hpp"
@@ -17,15 +18,11 @@
 
 namespace volador::master {
 
-// Every experiment, archived ones included, each with its owner (master/users/ownership.hpp).
-// `ended`, when given, remembers ended trials' best validations, so that a
-// later call reads only running trials' metric reports.
-Result<wire::ExperimentList> list_experiments(const storage::Journal& journal, EndedTrialBests* ended = nullptr);
-// not_found when no experiment has this id. `ended` as for list_experiments.
-Result<wire::ExperimentDetail> describe_experiment(const storage::Journal& journal, std::uint64_t experiment_id,
-                                                  EndedTrialBests* ended = nullptr);
+// The trial's summary (from `summaries`) and its metric reports, each series
+// cut to at most `max_points` points (0: all; metric_downsampling.hpp);
 // not_found when no trial has this id.
-Result<wire::TrialDetail> describe_trial(const storage::Journal& journal, std::uint64_t trial_id);
+Result<wire::TrialDetail> describe_trial(const storage::Journal& journal, const ReadModel& summaries,
+                                         std::uint64_t trial_id, std::size_t max_points);
 // At most `limit` log lines with seq > after_seq, and the seq of the trial's
 // newest line (a trial's lines are numbered 1, 2, ... without gaps);
 // not_found for an unknown trial.

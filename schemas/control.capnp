@@ -53,6 +53,8 @@ struct TrialSummary {
   error @10 :Text;           # why it ended in ERROR, else empty
   createdAtMs @11 :Int64;    # unix epoch milliseconds
   endedAtMs @12 :Int64;      # 0 while not ended
+  latestTraining @13 :List(MetricEntry) $Records.map;    # the metrics of its training report with the most batches
+  latestValidation @14 :List(MetricEntry) $Records.map;  # ... and of its validation report with the most batches
 }
 
 struct ExperimentSummary {
@@ -76,6 +78,13 @@ struct ExperimentSummary {
   labels @15 :List(Text);    # the config's labels
   workspace @16 :Text;       # the config's workspace and project (both empty when it names none)
   project @17 :Text;
+  trialStates @18 :List(TrialStateCount);  # how many of its trials are in each state (states with none left out)
+}
+
+# How many trials of an experiment are in one state.
+struct TrialStateCount {
+  state @0 :States.RunState;
+  count @1 :UInt32;
 }
 
 # An experiment's best trial and its searcher metric.
@@ -102,9 +111,18 @@ struct MetricPoint {
   metrics @3 :List(MetricEntry) $Records.map;
 }
 
+# A trial and its metric reports, each series (one metric of one kind)
+# downsampled on read unless every point was asked for (master/metric_downsampling.hpp).
 struct TrialDetail {
   summary @0 :TrialSummary $Records.flatten;
-  metrics @1 :List(MetricPoint);
+  metrics @1 :List(MetricPoint);  # a report cut by downsampling keeps only the metrics kept of it
+  totalReports @2 :UInt64;        # how many reports the trial has
+  downsampled @3 :Bool;           # some series lost points
+}
+
+# The trials of one experiment, or of all of them (by id).
+struct TrialList {
+  trials @0 :List(TrialSummary);
 }
 
 struct LogBatch {

@@ -1,16 +1,14 @@
-// EndedExperiments and EndedTrialCurves on an in-memory journal: what has
-// ended is read from the journal once, what runs is read anew every time.
+// EndedTrialCurves on an in-memory journal: an ended trial's curve is read
+// from the journal once, a running trial's anew every time.
 
 #include <catch2/catch.hpp>
 
 #include <fstream>
 #include <sstream>
 
-#include "http/ended_experiments.hpp"
 #include "http/ended_trial_curves.hpp"
 
 using namespace volador;
-using volador::http::EndedExperiments;
 using volador::http::EndedTrialCurves;
 
 namespace {
@@ -41,13 +39,6 @@ void report_better(storage::Journal& journal) {
       {.trial_id = 1, .kind = MetricKind::validation, .batches = 100, .metrics = {{"accuracy", 0.9}}}));
 }
 
-double best_of(EndedExperiments& experiments, const storage::Journal& journal) {
-  auto detail = experiments.describe(journal, 1);
-  REQUIRE(detail);
-  REQUIRE(detail->summary.best);
-  return detail->summary.best->metric;
-}
-
 std::size_t points_of(EndedTrialCurves& curves, const storage::Journal& journal, bool ended) {
   auto curve = curves.curve(journal, {.trial_id = 1, .kind = MetricKind::validation, .metric = "accuracy", .max_points = 500},
                             ended);
@@ -56,46 +47,6 @@ std::size_t points_of(EndedTrialCurves& curves, const storage::Journal& journal,
 }
 
 }  // namespace
-
-TEST_CASE("An ended experiment is described once and keeps only its archived flag current") {
-  auto journal = journal_with(RunState::completed, RunState::completed);
-  EndedExperiments experiments;
-  CHECK(best_of(experiments, *journal) == 0.5);
-  report_better(*journal);
-  CHECK(best_of(experiments, *journal) == 0.5);
-  auto record = journal->experiment(1);
-  record->archived = true;
-  REQUIRE(journal->put_experiment(*record));
-  CHECK(experiments.describe(*journal, 1)->summary.archived);
-  auto list = experiments.list(*journal);
-  REQUIRE(list);
-  REQUIRE(list->experiments.size() == 1);
-  CHECK(list->experiments[0].archived);
-  CHECK(list->experiments[0].best->metric == 0.5);
-}
-
-TEST_CASE("A running experiment is described anew every time") {
-  auto journal = journal_with(RunState::active, RunState::active);
-  EndedExperiments experiments;
-  CHECK(best_of(experiments, *journal) == 0.5);
-  report_better(*journal);
-  CHECK(best_of(experiments, *journal) == 0.9);
-  CHECK(experiments.list(*journal)->experiments[0].best->metric == 0.9);
-}
-
-TEST_CASE("An ended experiment with a trial still running is described anew every time") {
-  auto journal = journal_with(RunState::canceled, RunState::active);
-  EndedExperiments experiments;
-  CHECK(best_of(experiments, *journal) == 0.5);
-  report_better(*journal);
-  CHECK(best_of(experiments, *journal) == 0.9);
-}
-
-TEST_CASE("An unknown experiment is not_found") {
-  auto journal = storage::Journal::in_memory();
-  EndedExperiments experiments;
-  CHECK(experiments.describe(*journal, 7).error().code == ErrorCode::not_found);
-}
 
 TEST_CASE("An ended trial's curve is read once and a running trial's every time") {
   auto journal = journal_with(RunState::active, RunState::active);

@@ -1,130 +1,57 @@
 #include <catch2/catch.hpp>
 
 #include "master/master_queries.hpp"
+#include "master/metric_downsampling.hpp"
+#include "master/tests/query_fixture.hpp"
 
 using namespace volador;
 using namespace volador::master;
+using testing::JournalFixture;
 
-namespace {
-
-const char* kConfig = R"(name: q
-description: a baseline
-workspace: research
-project: resnets
-labels: [mnist, baseline]
-entrypoint: native:mlp_classifier
-hyperparameters:
-  global_batch_size: 8
-  lr: {type: double, minval: 0.1, maxval: 0.2}
-searcher:
-  name: random
-  metric: accuracy
-  smaller_is_better: false
-  max_trials: 2
-  max_length: {batches: 10}
-)";
-
-struct JournalFixture {
-  std::unique_ptr<storage::Journal> journal = storage::Journal::in_memory();
-
-  void add_trial(std::uint64_t id, std::vector<double> accuracies) {
-    storage::TrialRecord t;
-    t.id = id;
-    t.experiment_id = 1;
-    t.request_id = id;
-    t.hparams = {{"lr", 0.1 * static_cast<double>(id)}};
-    t.state = RunState::completed;
-    t.created_at_ms = 1000 * static_cast<std::int64_t>(id);
-    t.ended_at_ms = t.created_at_ms + 500;
-    REQUIRE(journal->put_trial(t));
-    std::uint64_t step = 0;
-    for (double a : accuracies)
-      REQUIRE(journal->append_metrics({id, storage::MetricKind::validation, step += 5, {{"accuracy", a}}, 0}));
-    REQUIRE(journal->append_metrics({id, storage::MetricKind::training, 5, {{"accuracy", 0.99}}, 0}));
-  }
-};
-
-}  // namespace
-
-TEST_CASE("The best metric respects smaller_is_better and ignores training metrics") {
+TEST_CASE("A trial's detail lists every metric report in order by kind with its summary") {
   JournalFixture f;
-  REQUIRE(f.journal->put_experiment({1, "q", kConfig, "q.yaml", RunState::active, 7, 0.5, "", 1, 0}));
-  f.add_trial(1, {0.5, 0.7});
-  f.add_trial(2, {0.8, 0.6});
-
-  auto detail = describe_experiment(*f.journal, 1);
-  REQUIRE(detail.has_value());
-  CHECK(detail->summary.searcher == "random");
-  CHECK(detail->summary.labels == std::vector<std::string>{"mnist", "baseline"});
-  REQUIRE(detail->summary.best.has_value());
-  CHECK(detail->summary.best->metric == 0.8);  // larger is better; the 0.99 is a training metric
-  CHECK(detail->summary.best->trial_id == 2);
-  REQUIRE(detail->trials.size() == 2);
-  CHECK(detail->trials[0].best_validation == 0.7);
-  CHECK(detail->summary.state == RunState::active);
-
-  auto list = list_experiments(*f.journal);
-  REQUIRE(list.has_value());
-  REQUIRE(list->experiments.size() == 1);
-  CHECK(list->experiments[0].num_trials == 2);
-}
-
-TEST_CASE("Summaries show the config's workspace and project and the detail its description") {
-  JournalFixture f;
-  REQUIRE(f.journal->put_experiment({1, "q", kConfig, "q.yaml", RunState::active, 7, 0.5, "", 1, 0}));
-  auto list = list_experiments(*f.journal);
-  REQUIRE(list.has_value());
-  REQUIRE(list->experiments.size() == 1);
-  CHECK(list->experiments[0].workspace == "research");
-  CHECK(list->experiments[0].project == "resnets");
-  auto detail = describe_experiment(*f.journal, 1);
-  REQUIRE(detail.has_value());
-  CHECK(detail->description == "a baseline");
-  CHECK(nlohmann::json(*detail)["workspace"] == "research");
-}
-
-TEST_CASE("Summaries show the owner (admin for experiments from before users) and the archived flag") {
-  JournalFixture f;
-  storage::ExperimentRecord legacy{1, "q", kConfig, "q.yaml", RunState::completed, 7, 1, "", 1, 2};
-  auto owned = legacy;
-  owned.id = 2;
-  owned.owner = "bob";
-  owned.archived = true;
-  REQUIRE(f.journal->put_experiment(legacy));
-  REQUIRE(f.journal->put_experiment(owned));
-  auto list = list_experiments(*f.journal);
-  REQUIRE(list.has_value());
-  REQUIRE(list->experiments.size() == 2);
-  CHECK(list->experiments[0].owner == "admin");
-  CHECK_FALSE(list->experiments[0].archived);
-  CHECK(list->experiments[1].owner == "bob");
-  CHECK(list->experiments[1].archived);
-  auto detail = describe_experiment(*f.journal, 2);
-  REQUIRE(detail.has_value());
-  CHECK(nlohmann::json(*detail)["owner"] == "bob");
-}
-
-TEST_CASE("A trial's detail lists every metric report in order, by kind") {
-  JournalFixture f;
-  REQUIRE(f.journal->put_experiment({1, "q", kConfig, "q.yaml", RunState::completed, 7, 1, "", 1, 2}));
+  REQUIRE(f.journal->put_experiment(testing::experiment_record(1, RunState::completed)));
   f.add_trial(4, {0.1, 0.2, 0.3});
-  auto detail = describe_trial(*f.journal, 4);
+  auto summaries = ReadModel::load(*f.journal);
+  REQUIRE(summaries);
+  auto detail = describe_trial(*f.journal, **summaries, 4, kDefaultPointsPerSeries);
   REQUIRE(detail.has_value());
   REQUIRE(detail->metrics.size() == 4);
   CHECK(detail->metrics[0].kind == MetricKind::training);
   CHECK(detail->metrics[1].kind == MetricKind::validation);
   CHECK(detail->metrics[3].batches == 15);
+  CHECK(detail->total_reports == 4);
+  CHECK_FALSE(detail->downsampled);
   CHECK(detail->summary.best_validation == 0.3);
   CHECK(detail->summary.created_at_ms == 4000);
   CHECK(detail->summary.ended_at_ms == 4500);
 }
 
+TEST_CASE("A long trial's detail is downsampled by default and whole on request") {
+  JournalFixture f;
+  REQUIRE(f.journal->put_experiment(testing::experiment_record(1, RunState::active)));
+  f.add_trial(4, std::vector<double>(3000, 0.5));
+  auto summaries = ReadModel::load(*f.journal);
+  REQUIRE(summaries);
+  auto cut = describe_trial(*f.journal, **summaries, 4, 100);
+  REQUIRE(cut);
+  CHECK(cut->downsampled);
+  CHECK(cut->total_reports == 3001);
+  CHECK(cut->metrics.size() <= 101);  // 100 validations and the one training report
+  auto all = describe_trial(*f.journal, **summaries, 4, 0);
+  REQUIRE(all);
+  CHECK_FALSE(all->downsampled);
+  CHECK(all->metrics.size() == 3001);
+}
+
 TEST_CASE("Unknown experiments and trials are not_found errors naming them") {
   JournalFixture f;
-  auto e = describe_experiment(*f.journal, 42);
+  auto summaries = ReadModel::load(*f.journal);
+  REQUIRE(summaries);
+  auto e = (*summaries)->experiment(42);
   REQUIRE_FALSE(e.has_value());
   CHECK(e.error().code == ErrorCode::not_found);
-  auto t = describe_trial(*f.journal, 43);
+  auto t = describe_trial(*f.journal, **summaries, 43, 0);
   REQUIRE_FALSE(t.has_value());
   CHECK(t.error().code == ErrorCode::not_found);
   auto logs = trial_logs(*f.journal, 44, 0, 10);
@@ -182,32 +109,4 @@ TEST_CASE("The agent list shows each agent's host, its slots as registered and t
   CHECK(list.agents[0].slots.size() == 4);
   CHECK(list.agents[0].slot_trials == std::vector<std::uint64_t>{7, 7, 7, 0});
   CHECK(list.agents[1].slot_trials == std::vector<std::uint64_t>{0});
-}
-
-TEST_CASE("Ended trials' best validations are read once and running trials' every time") {
-  JournalFixture f;
-  REQUIRE(f.journal->put_experiment({1, "q", kConfig, "q.yaml", RunState::active, 7, 0.5, "", 1, 0}));
-  f.add_trial(1, {0.5, 0.7});  // COMPLETED
-  f.add_trial(2, {0.6});
-  auto running = f.journal->trial(2);
-  REQUIRE(running);
-  running->state = RunState::active;
-  REQUIRE(f.journal->put_trial(*running));
-
-  EndedTrialBests ended;
-  auto first = list_experiments(*f.journal, &ended);
-  REQUIRE(first);
-  CHECK(first->experiments.at(0).best->metric == 0.7);
-  CHECK(ended.find(1) == std::optional<std::optional<double>>(0.7));
-  CHECK_FALSE(ended.find(2).has_value());
-
-  // A report the ended trial cannot really get shows that its best is no longer read.
-  REQUIRE(f.journal->append_metrics({1, storage::MetricKind::validation, 50, {{"accuracy", 0.95}}, 0}));
-  REQUIRE(f.journal->append_metrics({2, storage::MetricKind::validation, 50, {{"accuracy", 0.9}}, 0}));
-  auto second = describe_experiment(*f.journal, 1, &ended);
-  REQUIRE(second);
-  CHECK(second->trials.at(0).best_validation == 0.7);
-  CHECK(second->trials.at(1).best_validation == 0.9);
-  CHECK(second->summary.best->trial_id == 2);
-  CHECK(describe_experiment(*f.journal, 1)->trials.at(0).best_validation == 0.95);  // without the memo: read
 }

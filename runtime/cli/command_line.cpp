@@ -112,6 +112,13 @@ std::variant<Invocation, ParseExit> parse_command_line(int argc, const char* con
   json_flag(trial_list);
   auto* trial_describe = trial->add_subcommand("describe", "a trial and its metric history");
   id_arg(trial_describe);
+  auto* max_points = trial_describe
+                         ->add_option("--max-points", in.max_points,
+                                      "at most N points of each metric series, its shape kept: per bucket the smallest, "
+                                      "largest and last value, and the first and last point (default " +
+                                          std::to_string(kDefaultTrialPoints) + ", at least 5)")
+                         ->check(CLI::Range(5u, 1'000'000u));
+  trial_describe->add_flag("--all", in.all, "every metric point")->excludes(max_points);
   json_flag(trial_describe);
   auto* logs = trial->add_subcommand("logs", "a trial's output (with --json: seq, time_ms, stream, text per line)");
   id_arg(logs);

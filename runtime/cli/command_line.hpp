@@ -18,6 +18,8 @@ namespace volador::cli {
 
 // The lines `trial logs` shows without --tail or --all: the last page.
 inline constexpr std::uint64_t kDefaultLogTail = 1000;
+// The points of each metric series `trial describe` shows without --max-points or --all.
+inline constexpr std::uint32_t kDefaultTrialPoints = 1000;
 
 struct Invocation {
   // The verb's words, e.g. "experiment create", "trial logs", "agent list", "preview-search".
@@ -31,7 +33,9 @@ struct Invocation {
   bool json = false;
   bool follow = false;
   std::uint64_t tail = kDefaultLogTail;  // trial logs --tail N: the last N lines first (--all: every line)
-  bool all = false;             // experiment list --all: archived ones too; trial logs --all: every line
+  bool all = false;             // experiment list --all: archived ones too; trial logs --all: every line;
+                                // trial describe --all: every metric point
+  std::uint32_t max_points = kDefaultTrialPoints;  // trial describe --max-points N: per metric series
   std::string label;            // experiment list --label: only experiments with this label
   std::string workspace;        // experiment list --workspace: only experiments of this workspace
   std::string project;          // experiment list --project: only experiments of this project

@@ -145,9 +145,13 @@ int describe_experiment(MasterClient& client, std::uint64_t id, bool json) {
   return 0;
 }
 
-int describe_trial(MasterClient& client, std::uint64_t id, bool json) {
-  auto detail = client.describe_trial(id);
+int describe_trial(MasterClient& client, std::uint64_t id, std::uint32_t max_points, bool json) {
+  auto detail = client.describe_trial(id, max_points);
   if (!detail) return report(detail.error());
+  if (detail->downsampled && !json)
+    std::cerr << fmt::format("volador: each metric series cut to at most {} of trial {}'s {} reports (--max-points N, "
+                             "--all for every point)\n",
+                             max_points, id, detail->total_reports);
   std::cout << (json ? nlohmann::json(*detail).dump(2) + "\n" : render_table(*detail));
   return 0;
 }
@@ -211,9 +215,9 @@ int trial_logs(MasterClient& client, std::uint64_t id, const LogsOptions& option
   for (;;) {
     if (auto drained = drain(); !drained) return report(drained.error());
     if (!options.follow) break;
-    auto trial = client.describe_trial(id);
+    auto trial = client.trial_summary(id);
     if (!trial) return report(trial.error());
-    if (is_terminal(trial->summary.state)) {
+    if (is_terminal(trial->state)) {
       // Lines journaled between the last page and the state check.
       if (auto drained = drain(); !drained) return report(drained.error());
       break;
@@ -225,20 +229,9 @@ int trial_logs(MasterClient& client, std::uint64_t id, const LogsOptions& option
 }
 
 int list_trials(MasterClient& client, std::uint64_t experiment_id, bool json) {
-  std::vector<std::uint64_t> experiments{experiment_id};
-  if (experiment_id == 0) {
-    auto list = client.list_experiments(true);
-    if (!list) return report(list.error());
-    experiments.clear();
-    for (const auto& e : list->experiments) experiments.push_back(e.id);
-  }
-  std::vector<wire::TrialSummary> trials;
-  for (auto id : experiments) {
-    auto detail = client.describe_experiment(id);
-    if (!detail) return report(detail.error());
-    trials.insert(trials.end(), detail->trials.begin(), detail->trials.end());
-  }
-  std::cout << (json ? nlohmann::json(trials).dump(2) + "\n" : render_table(trials));
+  auto list = client.list_trials(experiment_id);
+  if (!list) return report(list.error());
+  std::cout << (json ? nlohmann::json(list->trials).dump(2) + "\n" : render_table(list->trials));
   return 0;
 }
 

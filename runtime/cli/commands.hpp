@@ -33,7 +33,8 @@ struct ExperimentSelection {
 };
 int list_experiments(MasterClient& client, const ExperimentSelection& selection, bool json);
 int describe_experiment(MasterClient& client, std::uint64_t id, bool json);
-int describe_trial(MasterClient& client, std::uint64_t id, bool json);
+// Each metric series cut to at most `max_points` points (0: every point).
+int describe_trial(MasterClient& client, std::uint64_t id, std::uint32_t max_points, bool json);
 // Trials of one experiment, or of every experiment (experiment_id 0).
 int list_trials(MasterClient& client, std::uint64_t experiment_id, bool json);
 // Registered agents: host, slots, used slots and the trials using them.

@@ -122,8 +122,16 @@ Result<wire::ExperimentDetail> MasterClient::describe_experiment(std::uint64_t i
   return query<wire::ExperimentDetail>(actors::describe_atom::value, id);
 }
 
-Result<wire::TrialDetail> MasterClient::describe_trial(std::uint64_t id) {
-  return query<wire::TrialDetail>(actors::trial_atom::value, id);
+Result<wire::TrialList> MasterClient::list_trials(std::uint64_t experiment_id) {
+  return query<wire::TrialList>(actors::trials_atom::value, experiment_id);
+}
+
+Result<wire::TrialSummary> MasterClient::trial_summary(std::uint64_t id) {
+  return query<wire::TrialSummary>(actors::trial_atom::value, id);
+}
+
+Result<wire::TrialDetail> MasterClient::describe_trial(std::uint64_t id, std::uint32_t max_points) {
+  return query<wire::TrialDetail>(actors::trial_atom::value, id, max_points);
 }
 
 Result<wire::LogBatch> MasterClient::trial_logs(std::uint64_t id, std::uint64_t after_seq) {

@@ -45,7 +45,11 @@ class MasterClient {
   // Archived ones only with `include_archived`.
   Result<wire::ExperimentList> list_experiments(bool include_archived);
   Result<wire::ExperimentDetail> describe_experiment(std::uint64_t id);
-  Result<wire::TrialDetail> describe_trial(std::uint64_t id);
+  // Trials of one experiment, or of every experiment (experiment_id 0).
+  Result<wire::TrialList> list_trials(std::uint64_t experiment_id);
+  Result<wire::TrialSummary> trial_summary(std::uint64_t id);
+  // Each metric series cut to at most `max_points` points (0: every point).
+  Result<wire::TrialDetail> describe_trial(std::uint64_t id, std::uint32_t max_points);
   Result<wire::LogBatch> trial_logs(std::uint64_t id, std::uint64_t after_seq);
   Status pause_experiment(std::uint64_t id);
   Status activate_experiment(std::uint64_t id);

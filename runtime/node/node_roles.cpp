@@ -30,13 +30,15 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   }
   actors::MasterContext context;
   context.journal = std::move(*journal);
+  auto summaries = master::follow_journal(*context.journal);
+  if (!summaries) return fail(summaries.error());
   context.users = std::make_shared<master::UserDirectory>(context.journal);
   if (auto admin = master::ensure_first_admin(*context.users, options.data_dir, options.admin_password); !admin)
     return fail(admin.error());
   context.timings = options.timings;
   context.pool = system.spawn(actors::resource_pool_actor, options.timings.reattach_grace);
   context.data_dir = fs::absolute(options.data_dir);
-  auto gateway = system.spawn(actors::master_actor, context);
+  auto gateway = system.spawn(actors::master_actor, context, *summaries);
   // Published dynamically typed: remote peers check their messages on arrival.
   auto port = net::publish(system, caf::actor_cast<caf::actor>(gateway), options.listen);
   if (!port) {
@@ -50,7 +52,7 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   caf::anon_send(gateway, actors::listening_atom::value, wildcard ? std::string("127.0.0.1") : options.listen.host, *port);
   spdlog::info("master listening on {}:{} (mutual TLS), data in {}", options.listen.host, *port, options.data_dir.string());
   return RunningMaster{caf::actor_cast<caf::actor>(gateway), caf::actor_cast<caf::actor>(context.pool),
-                       {options.listen.host, *port}, context.users, context.journal};
+                       {options.listen.host, *port}, context.users, context.journal, *summaries};
 }
 
 Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions& options, caf::actor master) {

@@ -12,6 +12,7 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
+#include "master/read_model.hpp"
 #include "master/timings.hpp"
 #include "master/users/first_admin.hpp"
 #include "master/users/user_directory.hpp"
@@ -35,9 +36,11 @@ struct RunningMaster {
   net::Endpoint bound;  // the address actually listened on
   std::shared_ptr<master::UserDirectory> users;  // the gateway's, to share (the HTTP server)
   std::shared_ptr<storage::Journal> journal;     // the master's, for the HTTP server's queries
+  std::shared_ptr<const master::ReadModel> summaries;  // the queries' read model over `journal`
 };
 
-// Opens the journal, spawns the resource pool and the gateway and publishes
+// Opens the journal and loads the queries' read model from it (which then
+// follows its commits), spawns the resource pool and the gateway and publishes
 // the gateway at `listen` (mutual TLS: the actor system presents the master's
 // identity). On the first start, creates the first admin
 // (master/users/first_admin.hpp). Errors: the journal cannot be opened (in use,

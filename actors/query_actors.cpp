@@ -1,0 +1,41 @@
+#include "actors/query_actors.hpp"
+
+#include "actors/encoded_reply.hpp"
+#include "master/master_queries.hpp"
+
+namespace volador::actors {
+namespace {
+
+constexpr std::size_t kLogPage = 1000;
+
+}  // namespace
+
+SummaryQueryActor::behavior_type summary_query_actor(std::shared_ptr<const master::ReadModel> summaries) {
+  return {
+      [summaries](list_atom, bool include_archived) {
+        return encoded_reply(Result<wire::ExperimentList>(summaries->experiments(include_archived)));
+      },
+      [summaries](describe_atom, std::uint64_t id) { return encoded_reply(summaries->experiment(id)); },
+      [summaries](trials_atom, std::uint64_t experiment_id) { return encoded_reply(summaries->trials(experiment_id)); },
+      [summaries](trial_atom, std::uint64_t id) { return encoded_reply(summaries->trial(id)); },
+  };
+}
+
+HistoryQueryActor::behavior_type history_query_actor(std::shared_ptr<const storage::Journal> journal,
+                                                     std::shared_ptr<const master::ReadModel> summaries,
+                                                     std::filesystem::path data_dir) {
+  return {
+      [=](trial_atom, std::uint64_t id, std::uint32_t max_points) {
+        return encoded_reply(master::describe_trial(*journal, *summaries, id, max_points));
+      },
+      [=](logs_atom, std::uint64_t id, std::uint64_t after_seq) {
+        return encoded_reply(master::trial_logs(*journal, id, after_seq, kLogPage));
+      },
+      [=](checkpoints_atom, std::uint64_t experiment_id, std::uint64_t trial_id) {
+        return encoded_reply(master::list_checkpoints(*journal, data_dir, experiment_id, trial_id));
+      },
+      [=](checkpoints_atom, const std::string& uuid) { return encoded_reply(master::find_checkpoint(*journal, data_dir, uuid)); },
+  };
+}
+
+}  // namespace volador::actors

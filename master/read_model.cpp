@@ -1,0 +1,262 @@
+#include "master/read_model.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <type_traits>
+#include <variant>
+
+#include <spdlog/spdlog.h>
+
+#include "master/users/ownership.hpp"
+#include "runtime/config/config_parser.hpp"
+
+namespace volador::master {
+namespace {
+
+bool better(double a, double b, bool smaller_is_better) { return smaller_is_better ? a < b : a > b; }
+
+// The summary fields that come from a journaled experiment's config (it was valid at submission).
+void read_config(const storage::ExperimentRecord& record, wire::ExperimentSummary& summary, std::string& description) {
+  auto parsed = config::parse_experiment_config(record.config_yaml, record.config_file_name);
+  const auto* cfg = std::get_if<config::ExperimentConfig>(&parsed);
+  if (cfg == nullptr) return;
+  summary.searcher = cfg->searcher.name;
+  summary.metric = cfg->searcher.metric;
+  summary.smaller_is_better = cfg->searcher.smaller_is_better;
+  summary.labels = cfg->labels.get<std::vector<std::string>>();
+  summary.workspace = cfg->workspace;
+  summary.project = cfg->project;
+  description = cfg->description;
+}
+
+Error unknown(std::string_view what, std::uint64_t id) {
+  return Error::not_found(std::string(what) + " " + std::to_string(id) + " not found");
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ReadModel>> ReadModel::load(const storage::Journal& journal) {
+  auto model = std::make_unique<ReadModel>();
+  auto experiments = journal.experiments();
+  if (!experiments) return fail(experiments.error());
+  for (const auto& experiment : *experiments) {
+    model->take(experiment);
+    auto trials = journal.trials(experiment.id);
+    if (!trials) return fail(trials.error());
+    for (const auto& trial : *trials) {
+      model->take(trial);
+      auto reports = journal.metrics(trial.id);
+      if (!reports) return fail(reports.error());
+      for (const auto& report : *reports) model->take(report);
+    }
+  }
+  return model;
+}
+
+Status ReadModel::apply(const storage::JournalBatch& batch, const MetricHistory& history) {
+  std::set<std::uint64_t> stale;  // trials whose best or latest report a deletion removed
+  {
+    std::unique_lock lock(mutex_);
+    for (const auto& operation : batch.operations()) {
+      std::visit(
+          [&](const auto& op) {
+            using Op = std::decay_t<decltype(op)>;
+            if constexpr (std::is_same_v<Op, storage::JournalBatch::MetricsDeletion>) {
+              if (invalidates(op)) stale.insert(op.trial_id);
+            } else if constexpr (requires { this->take(op); }) {
+              take(op);
+            }
+          },
+          operation);
+    }
+  }
+  // Read outside the lock: the journal holds these trials' locks, so no batch of theirs comes meanwhile.
+  for (std::uint64_t trial_id : stale) {
+    auto reports = history(trial_id);
+    if (!reports) return fail(reports.error());
+    std::unique_lock lock(mutex_);
+    replace_metrics(trial_id, *reports);
+  }
+  return {};
+}
+
+void ReadModel::take(const storage::ExperimentRecord& record) {
+  auto [it, added] = experiments_.try_emplace(record.id);
+  auto& entry = it->second;
+  auto& s = entry.summary;
+  if (added || entry.config_yaml != record.config_yaml) {
+    read_config(record, s, entry.description);
+    entry.config_yaml = record.config_yaml;
+  }
+  s.id = record.id;
+  s.name = record.name;
+  s.state = record.state;
+  s.progress = record.progress;
+  s.created_at_ms = record.created_at_ms;
+  s.ended_at_ms = record.ended_at_ms;
+  s.error = record.error_message;
+  s.owner = owner_of(record);
+  s.archived = record.archived;
+}
+
+void ReadModel::take(const storage::TrialRecord& record) {
+  auto [it, added] = trials_.try_emplace(record.id);
+  auto& s = it->second.summary;
+  auto found = experiments_.find(record.experiment_id);
+  auto* experiment = found == experiments_.end() ? nullptr : &found->second;
+  if (added) {
+    s.hparams = record.hparams.dump();  // a trial's hyperparameters never change
+    if (experiment != nullptr) {
+      auto& ids = experiment->trial_ids;
+      ids.insert(std::upper_bound(ids.begin(), ids.end(), record.id), record.id);
+    }
+  } else if (experiment != nullptr) {
+    --experiment->trial_states[s.state];
+  }
+  if (experiment != nullptr) ++experiment->trial_states[record.state];
+  s.id = record.id;
+  s.experiment_id = record.experiment_id;
+  s.request_id = record.request_id;
+  s.state = record.state;
+  s.seed = record.seed;
+  s.batches_trained = record.batches_trained;
+  s.restarts = record.restarts;
+  s.error = record.error_message;
+  s.created_at_ms = record.created_at_ms;
+  s.ended_at_ms = record.ended_at_ms;
+}
+
+void ReadModel::take(const storage::MetricRecord& record) {
+  auto trial = trials_.find(record.trial_id);
+  if (trial == trials_.end()) return;
+  auto& entry = trial->second;
+  auto& s = entry.summary;
+  auto latest = entry.latest_batches.find(record.kind);
+  if (latest == entry.latest_batches.end() || record.batches >= latest->second) {
+    entry.latest_batches[record.kind] = record.batches;
+    (record.kind == MetricKind::training ? s.latest_training : s.latest_validation) = record.metrics;
+  }
+  auto* experiment = experiment_of(entry);
+  if (record.kind != MetricKind::validation || experiment == nullptr) return;
+  const auto& e = experiment->summary;
+  auto value = record.metrics.find(e.metric);
+  if (value == record.metrics.end()) return;
+  const double v = value->second;
+  const auto& best = s.best_validation;
+  if (!best || better(v, *best, e.smaller_is_better) || (v == *best && record.batches < entry.best_batches)) {
+    s.best_validation = v;
+    entry.best_batches = record.batches;
+    offer_best(*experiment, entry);
+  }
+}
+
+bool ReadModel::invalidates(const storage::JournalBatch::MetricsDeletion& deletion) const {
+  auto it = trials_.find(deletion.trial_id);
+  if (it == trials_.end()) return false;
+  const auto& entry = it->second;
+  if (entry.summary.best_validation && entry.best_batches > deletion.after_batches) return true;
+  for (const auto& [kind, batches] : entry.latest_batches)
+    if (batches > deletion.after_batches) return true;
+  return false;
+}
+
+void ReadModel::replace_metrics(std::uint64_t trial_id, const std::vector<storage::MetricRecord>& reports) {
+  auto trial = trials_.find(trial_id);
+  if (trial == trials_.end()) return;
+  auto& entry = trial->second;
+  entry.summary.best_validation.reset();
+  entry.summary.latest_training.clear();
+  entry.summary.latest_validation.clear();
+  entry.best_batches = 0;
+  entry.latest_batches.clear();
+  for (const auto& report : reports) take(report);
+  if (auto* experiment = experiment_of(entry)) recompute_best(*experiment);
+}
+
+void ReadModel::offer_best(ExperimentEntry& experiment, const TrialEntry& trial) {
+  const auto& candidate = trial.summary.best_validation;
+  auto& best = experiment.summary.best;
+  if (!candidate) return;
+  const auto id = trial.summary.id;
+  if (!best || better(*candidate, best->metric, experiment.summary.smaller_is_better) ||
+      (*candidate == best->metric && id < best->trial_id))
+    best = wire::BestTrial{.metric = *candidate, .trial_id = id};
+}
+
+void ReadModel::recompute_best(ExperimentEntry& experiment) {
+  experiment.summary.best.reset();
+  for (std::uint64_t id : experiment.trial_ids) offer_best(experiment, trials_.at(id));
+}
+
+ReadModel::ExperimentEntry* ReadModel::experiment_of(const TrialEntry& trial) {
+  auto it = experiments_.find(trial.summary.experiment_id);
+  return it == experiments_.end() ? nullptr : &it->second;
+}
+
+wire::ExperimentSummary ReadModel::summary_of(const ExperimentEntry& experiment) const {
+  auto summary = experiment.summary;
+  summary.num_trials = static_cast<std::uint32_t>(experiment.trial_ids.size());
+  for (const auto& [state, count] : experiment.trial_states)
+    if (count > 0) summary.trial_states.push_back({.state = state, .count = count});
+  return summary;
+}
+
+wire::ExperimentList ReadModel::experiments(bool include_archived) const {
+  std::shared_lock lock(mutex_);
+  wire::ExperimentList list;
+  for (const auto& [id, experiment] : experiments_)
+    if (include_archived || !experiment.summary.archived) list.experiments.push_back(summary_of(experiment));
+  return list;
+}
+
+Result<wire::ExperimentDetail> ReadModel::experiment(std::uint64_t id) const {
+  std::shared_lock lock(mutex_);
+  auto it = experiments_.find(id);
+  if (it == experiments_.end()) return fail(unknown("experiment", id));
+  const auto& experiment = it->second;
+  wire::ExperimentDetail detail{.summary = summary_of(experiment),
+                                .description = experiment.description,
+                                .config = experiment.config_yaml,
+                                .trials = {}};
+  detail.trials.reserve(experiment.trial_ids.size());
+  for (std::uint64_t trial_id : experiment.trial_ids) detail.trials.push_back(trials_.at(trial_id).summary);
+  return detail;
+}
+
+Result<wire::TrialList> ReadModel::trials(std::uint64_t experiment_id) const {
+  std::shared_lock lock(mutex_);
+  if (experiment_id != 0 && !experiments_.contains(experiment_id)) return fail(unknown("experiment", experiment_id));
+  wire::TrialList list;
+  for (const auto& [id, experiment] : experiments_) {
+    if (experiment_id != 0 && id != experiment_id) continue;
+    for (std::uint64_t trial_id : experiment.trial_ids) list.trials.push_back(trials_.at(trial_id).summary);
+  }
+  return list;
+}
+
+Result<wire::TrialSummary> ReadModel::trial(std::uint64_t id) const {
+  std::shared_lock lock(mutex_);
+  auto it = trials_.find(id);
+  if (it == trials_.end()) return fail(unknown("trial", id));
+  return it->second.summary;
+}
+
+Result<std::shared_ptr<const ReadModel>> follow_journal(storage::Journal& journal) {
+  const auto started = std::chrono::steady_clock::now();
+  auto loaded = ReadModel::load(journal);
+  if (!loaded) return fail(loaded.error());
+  const auto experiments = (*loaded)->experiments(true).experiments;
+  std::size_t trials = 0;
+  for (const auto& e : experiments) trials += e.num_trials;
+  spdlog::info("query summaries of {} experiments and {} trials read from the journal in {} ms", experiments.size(), trials,
+               std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count());
+  std::shared_ptr<ReadModel> model = std::move(*loaded);
+  journal.observe_commits([model, &journal](const storage::JournalBatch& batch) {
+    auto applied = model->apply(batch, [&journal](std::uint64_t trial_id) { return journal.metrics(trial_id); });
+    if (!applied) spdlog::error("the query summaries missed a trial's re-read metrics: {}", applied.error().message);
+  });
+  return std::shared_ptr<const ReadModel>(std::move(model));
+}
+
+}  // namespace volador::master

@@ -1,0 +1,93 @@
+#pragma once
+// The read model of the master's queries: a summary of every experiment and
+// trial — what `experiment list`, `experiment describe` and `trial list` show
+// (states, progress, trials by state, best validation of the searcher metric,
+// latest metrics, times, owner, workspace, project, labels) — kept current
+// from the batches the journal commits, so that answering reads no metric
+// history. Built once from the journal at master start (load), then fed the
+// journal's committed batches (apply; follow_journal wires both).
+// Thread-safe: batches and queries may come from any thread.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/core/error.hpp"
+#include "runtime/wire/messages.hpp"
+#include "storage/journal/journal.hpp"
+
+namespace volador::master {
+
+// A trial's metric reports as the journal holds them now (Journal::metrics).
+using MetricHistory = std::function<Result<std::vector<storage::MetricRecord>>(std::uint64_t trial_id)>;
+
+class ReadModel {
+ public:
+  // The model of every experiment, trial and metric report in `journal`;
+  // its read errors.
+  [[nodiscard]] static Result<std::unique_ptr<ReadModel>> load(const storage::Journal& journal);
+
+  // Takes in a batch the journal has written (records the model does not
+  // show are skipped, as are reports of trials it has no record of: a trial
+  // is journaled before it runs). A metrics deletion that removes a trial's best or
+  // latest report makes it read that trial's reports anew from `history`,
+  // which must then show the journal after the batch; its error leaves that
+  // trial's metrics as they were and is returned.
+  Status apply(const storage::JournalBatch& batch, const MetricHistory& history);
+
+  // Every experiment by id; archived ones only with `include_archived`.
+  [[nodiscard]] wire::ExperimentList experiments(bool include_archived) const;
+  // One experiment with its trials by id; not_found when unknown.
+  [[nodiscard]] Result<wire::ExperimentDetail> experiment(std::uint64_t id) const;
+  // The trials of experiment `experiment_id` by id, or (0) of every
+  // experiment, experiment by experiment; not_found for an unknown experiment.
+  [[nodiscard]] Result<wire::TrialList> trials(std::uint64_t experiment_id) const;
+  // One trial; not_found when unknown.
+  [[nodiscard]] Result<wire::TrialSummary> trial(std::uint64_t id) const;
+
+ private:
+  // What the summaries show of an experiment's config, and what ranks its trials.
+  struct ExperimentEntry {
+    wire::ExperimentSummary summary;  // best and archived kept current; counts filled in on reading
+    std::string description;
+    std::string config_yaml;
+    std::vector<std::uint64_t> trial_ids;  // ascending
+    std::map<RunState, std::uint32_t> trial_states;
+  };
+  struct TrialEntry {
+    wire::TrialSummary summary;  // best_validation and latest_* kept current
+    std::uint64_t best_batches = 0;  // the fewest batches at which the best was reported
+    std::map<MetricKind, std::uint64_t> latest_batches;  // of the latest report of each kind
+  };
+
+  void take(const storage::ExperimentRecord& record);
+  void take(const storage::TrialRecord& record);
+  void take(const storage::MetricRecord& record);
+  // True when the deletion removes the trial's best or latest report.
+  [[nodiscard]] bool invalidates(const storage::JournalBatch::MetricsDeletion& deletion) const;
+  // The trial's metric summary from all its reports, and its experiment's best anew.
+  void replace_metrics(std::uint64_t trial_id, const std::vector<storage::MetricRecord>& reports);
+  // Whether `trial`'s best beats its experiment's best (or ties it with a smaller trial id).
+  void offer_best(ExperimentEntry& experiment, const TrialEntry& trial);
+  void recompute_best(ExperimentEntry& experiment);
+  [[nodiscard]] wire::ExperimentSummary summary_of(const ExperimentEntry& experiment) const;
+  [[nodiscard]] ExperimentEntry* experiment_of(const TrialEntry& trial);
+
+  mutable std::shared_mutex mutex_;
+  std::map<std::uint64_t, ExperimentEntry> experiments_;
+  std::unordered_map<std::uint64_t, TrialEntry> trials_;
+};
+
+// Loads the read model of `journal` and keeps it current from the journal's
+// commits (Journal::observe_commits; a failed re-read of a trial's reports is
+// logged). Call it before anything commits; `journal` must outlive the
+// model's feeding (the journal owns the observer that feeds it).
+[[nodiscard]] Result<std::shared_ptr<const ReadModel>> follow_journal(storage::Journal& journal);
+
+}  // namespace volador::master
