@@ -84,6 +84,16 @@ TEST_CASE("trial logs shows the last page unless --tail or --all says otherwise"
   CHECK(refused({"trial", "logs", "7", "--tail", "5", "--all"}).starts_with("volador: trial logs: --tail excludes --all"));
 }
 
+TEST_CASE("trial describe keeps 1000 points per metric series unless --max-points or --all says otherwise") {
+  CHECK(parsed({"trial", "describe", "7"}).max_points == kDefaultTrialPoints);
+  CHECK_FALSE(parsed({"trial", "describe", "7"}).all);
+  CHECK(parsed({"trial", "describe", "7", "--max-points", "50", "--json"}).max_points == 50);
+  CHECK(parsed({"trial", "describe", "7", "--all"}).all);
+  CHECK(refused({"trial", "describe", "7", "--max-points", "4"}).starts_with("volador: trial describe: --max-points"));
+  CHECK(refused({"trial", "describe", "7", "--max-points", "50", "--all"})
+            .starts_with("volador: trial describe: --max-points excludes --all"));
+}
+
 TEST_CASE("The master option -m is taken before or after the verb") {
   CHECK(parsed({"-m", "10.0.0.1:1", "experiment", "list"}).master == "10.0.0.1:1");
   CHECK(parsed({"experiment", "-m", "10.0.0.2:2", "list"}).master == "10.0.0.2:2");
