@@ -1,5 +1,7 @@
 #include "runtime/command/command_line.hpp"
 
+#include "runtime/command/hparam_passing.hpp"
+
 namespace volador::command {
 namespace {
 
@@ -40,6 +42,7 @@ class Splitter {
     if (c == '\'') return single_quoted();
     if (c == '"') return double_quoted();
     if (c == '\\') return escaped();
+    if (placeholder()) return {};
     if (kOperators.contains(c) || kExpansions.contains(c)) return fail(needs_shell(c, pos_));
     append(c);
     ++pos_;
@@ -82,6 +85,8 @@ class Splitter {
       }
       if (c == '\\' && pos_ + 1 < text_.size() && kEscapableInDoubleQuotes.contains(text_[pos_ + 1])) {
         if (text_[++pos_] != '\n') append(text_[pos_]);
+      } else if (placeholder()) {
+        --pos_;  // the loop steps past the placeholder's last character
       } else if (kExpansions.contains(c)) {
         return fail(needs_shell(c, pos_));
       } else {
@@ -89,6 +94,21 @@ class Splitter {
       }
     }
     return fail(Error::invalid_argument("unterminated \" opened at " + column(open)));
+  }
+
+  // A hyperparameter placeholder (hparam_passing.hpp) is kept as it is, up to
+  // its closing } after a name (its opening alone otherwise: the placeholder's
+  // own check names what is wrong). False, consuming nothing, when none starts here.
+  bool placeholder() {
+    if (!text_.substr(pos_).starts_with(kPlaceholderOpen)) return false;
+    constexpr std::string_view kNameCharacters =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-";
+    const std::size_t after = text_.find_first_not_of(kNameCharacters, pos_ + kPlaceholderOpen.size());
+    const bool closed = after != std::string_view::npos && text_[after] == '}';
+    const std::size_t end = closed ? after + 1 : pos_ + kPlaceholderOpen.size();
+    append(text_.substr(pos_, end - pos_));
+    pos_ = end;
+    return true;
   }
 
   Status escaped() {

@@ -14,7 +14,9 @@ namespace volador::command {
 // keeps everything literally; "..." keeps everything but \ before $ ` " \ or
 // a newline; an unquoted \ keeps the next character (\ + newline joins
 // lines); quotes join with adjacent text ("a"'b'c is one word; '' is an
-// empty word). $, `, *, ? and ~ are not expanded.
+// empty word). $, `, *, ? and ~ are not expanded; a hyperparameter
+// placeholder `${hparams.NAME}` (hparam_passing.hpp) is kept as it stands,
+// quoted or not, for the worker to fill in.
 // Errors (invalid_argument, naming the 1-based column): an unterminated
 // quote, a trailing unquoted \, no words at all, and an unquoted shell
 // operator (| & ; < > ( ) $ ` or a newline between words), which would need a

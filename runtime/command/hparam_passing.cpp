@@ -35,7 +35,79 @@ void add_arguments(const json& hparams, const std::string& prefix, std::vector<s
   }
 }
 
+// One placeholder found in an argument: where it starts, its length, the dotted name.
+struct Placeholder {
+  std::size_t at = 0;
+  std::size_t length = 0;
+  std::string name;
+};
+
+Result<std::vector<Placeholder>> placeholders_in(const std::string& argument) {
+  std::vector<Placeholder> found;
+  for (std::size_t at = argument.find(kPlaceholderOpen); at != std::string::npos;
+       at = argument.find(kPlaceholderOpen, at + 1)) {
+    const std::size_t close = argument.find('}', at);
+    if (close == std::string::npos)
+      return fail(Error::invalid_argument("'" + argument.substr(at) + "' opens a placeholder without its closing }"));
+    std::string name = argument.substr(at + kPlaceholderOpen.size(), close - at - kPlaceholderOpen.size());
+    if (name.empty() || name.front() == '.' || name.back() == '.')
+      return fail(Error::invalid_argument("'" + argument.substr(at, close - at + 1) +
+                                          "' names no hyperparameter; write ${hparams.NAME}"));
+    found.push_back({at, close - at + 1, std::move(name)});
+  }
+  return found;
+}
+
+// The value at dotted `name` in `hparams`, or nullptr.
+const json* value_at(const json& hparams, const std::string& name) {
+  const json* node = &hparams;
+  for (std::size_t start = 0;;) {
+    const std::size_t dot = name.find('.', start);
+    const std::string key = name.substr(start, dot - start);
+    if (!node->is_object() || !node->contains(key)) return nullptr;
+    node = &(*node)[key];
+    if (dot == std::string::npos) return node;
+    start = dot + 1;
+  }
+}
+
 }  // namespace
+
+Result<std::vector<std::string>> placeholder_names(const std::vector<std::string>& argv) {
+  std::vector<std::string> names;
+  for (const auto& argument : argv) {
+    auto found = placeholders_in(argument);
+    if (!found) return fail(found.error());
+    for (auto& placeholder : *found) names.push_back(std::move(placeholder.name));
+  }
+  return names;
+}
+
+Result<std::vector<std::string>> command_arguments(const std::vector<std::string>& argv, const json& hparams) {
+  auto names = placeholder_names(argv);
+  if (!names) return fail(names.error());
+  if (names->empty()) {
+    auto arguments = argv;
+    for (auto& argument : hparam_arguments(hparams)) arguments.push_back(std::move(argument));
+    return arguments;
+  }
+  std::vector<std::string> arguments;
+  for (const auto& argument : argv) {
+    auto found = placeholders_in(argument);
+    std::string replaced;
+    std::size_t copied = 0;
+    for (const auto& placeholder : *found) {
+      const json* value = value_at(hparams, placeholder.name);
+      if (value == nullptr || value->is_object())
+        return fail(Error::not_found("${hparams." + placeholder.name + "}: the trial has no hyperparameter " +
+                                     placeholder.name));
+      replaced += argument.substr(copied, placeholder.at - copied) + argument_value(*value);
+      copied = placeholder.at + placeholder.length;
+    }
+    arguments.push_back(replaced + argument.substr(copied));
+  }
+  return arguments;
+}
 
 std::vector<std::string> hparam_arguments(const json& hparams) {
   std::vector<std::string> arguments;

@@ -80,6 +80,11 @@ void read_hyperparameter_section(const Section& top, ExperimentConfig& config) {
   if (!node) return;
   Diagnostics& diag = top.diagnostics();
   config.hyperparameters = read_hyperparameters(diag, *node, "hyperparameters");
+  // A command is handed its hyperparameters and batches its data itself: it
+  // needs no global_batch_size unless its lengths are in records or epochs
+  // (cross_field_rules.hpp).
+  const bool command = std::holds_alternative<command::CommandEntrypoint>(config.entrypoint.kind);
+  if (command && !config.hyperparameters.contains("global_batch_size")) return;
   auto batch_size = read_global_batch_size(diag, config.hyperparameters, *node, "hyperparameters");
   if (batch_size) config.global_batch_size = *batch_size;
 }

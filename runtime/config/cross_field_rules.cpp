@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "runtime/command/entrypoint.hpp"
+#include "runtime/command/hparam_passing.hpp"
 
 namespace volador::config {
 namespace {
@@ -83,6 +84,52 @@ void check_command_fields(Diagnostics& diag, const ExperimentConfig& config) {
                   "likes; remove it (or write a Python or native trial)");
 }
 
+// The names of every leaf of `space`, dotted, for an error message.
+std::string leaf_names(const hparams::Space& space) {
+  std::string names;
+  hparams::for_each_leaf(space, [&](const std::vector<std::string>& path, const hparams::Hyperparameter&) {
+    std::string name;
+    for (const auto& key : path) name += (name.empty() ? "" : ".") + key;
+    names += (names.empty() ? "" : ", ") + name;
+  });
+  return names;
+}
+
+// Whether dotted `name` is a leaf of `space` (not a nested map).
+bool names_leaf(const hparams::Space& space, const std::string& name) {
+  const hparams::Space* level = &space;
+  for (std::size_t start = 0;;) {
+    const std::size_t dot = name.find('.', start);
+    auto it = level->find(name.substr(start, dot - start));
+    if (it == level->end()) return false;
+    const auto* nested = std::get_if<hparams::Space>(&it->second.param);
+    if (dot == std::string::npos) return nested == nullptr || nested->empty();
+    if (nested == nullptr) return false;
+    level = nested;
+    start = dot + 1;
+  }
+}
+
+// A command's ${hparams.NAME} placeholders must each name a hyperparameter;
+// without a global_batch_size its lengths must be in batches.
+void check_command_hyperparameters(Diagnostics& diag, const ExperimentConfig& config) {
+  const auto* command = std::get_if<command::CommandEntrypoint>(&config.entrypoint.kind);
+  if (command == nullptr) return;
+  auto names = command::placeholder_names(command->argv);
+  if (!names) diag.report(diag.where("entrypoint"), "entrypoint", names.error().message);
+  for (const auto& name : names ? *names : std::vector<std::string>{})
+    if (!names_leaf(config.hyperparameters, name))
+      diag.report(diag.where("entrypoint"), "entrypoint",
+                  "${hparams." + name + "} names no hyperparameter; defined: " + leaf_names(config.hyperparameters));
+  if (config.hyperparameters.contains("global_batch_size")) return;
+  for (const auto& [field, length] : named_lengths(config))
+    if (length && length->unit != LengthUnit::batches && present(diag, field)) {
+      diag.report(diag.where(field), "hyperparameters.global_batch_size",
+                  "missing; required because " + field + " is not in batches");
+      return;
+    }
+}
+
 // A trial class reports its metrics through the trial API; the stdout
 // pattern would never be read.
 void check_metrics_collector(Diagnostics& diag, const ExperimentConfig& config) {
@@ -136,6 +183,7 @@ void check_cross_field_rules(Diagnostics& diag, const ExperimentConfig& config) 
   check_records_per_epoch(diag, config);
   check_length_sizes(diag, config);
   check_command_fields(diag, config);
+  check_command_hyperparameters(diag, config);
   check_metrics_collector(diag, config);
   check_pair(diag, "workspace", "project");
   check_pair(diag, "project", "workspace");

@@ -98,7 +98,9 @@ constexpr std::array<std::pair<std::string_view, Builder>, 6> kBuilders{{
 
 Result<std::uint64_t> max_length_in_batches(const config::ExperimentConfig& config) {
   const auto& length = config.searcher.max_length;
-  if (config.global_batch_size == 0) return fail(Error::invalid_argument("global_batch_size must be > 0"));
+  // A command may have no global_batch_size (config/cross_field_rules.hpp): its lengths are then in batches.
+  if (config.global_batch_size == 0 && length.unit != config::LengthUnit::batches)
+    return fail(Error::invalid_argument("searcher.max_length in records or epochs needs a global_batch_size"));
   if (length.value == 0) return fail(Error::invalid_argument("searcher.max_length must be > 0"));
   if (length.unit == config::LengthUnit::epochs && !config.records_per_epoch)
     return fail(Error::invalid_argument("searcher.max_length in epochs needs records_per_epoch"));

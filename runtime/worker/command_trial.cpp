@@ -172,13 +172,13 @@ RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch,
   std::ofstream(hparams_file) << command::render_hparams_json(launch.hparams) << '\n';
   auto env = command_environment(launch, session.group(), master_port, hparams_file);
   if (!env) return failed(env.error().message);
-  auto argv = user_argv;
-  for (auto& argument : command::hparam_arguments(launch.hparams)) argv.push_back(std::move(argument));
+  auto argv = command::command_arguments(user_argv, launch.hparams);
+  if (!argv) return failed("entrypoint: " + argv.error().message);
 
   auto events = std::make_shared<EventQueue>();
   auto wake = session.waker();
   auto child = process::ChildProcess::spawn(
-      {argv, *env, {}},
+      {*argv, *env, {}},
       [events, wake](std::string_view stream, std::string line) {
         events->push({false, std::string(stream), std::move(line), {}});
         wake();
@@ -187,9 +187,9 @@ RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch,
         events->push({true, "", "", exit});
         wake();
       });
-  if (!child) return failed("cannot start the command `" + describe(argv) + "`: " + child.error().message);
+  if (!child) return failed("cannot start the command `" + describe(*argv) + "`: " + child.error().message);
   const CloseWhenDone close_events{events};  // destroyed before `child`
-  print_line(stdout, "volador-worker: running `" + describe(argv) + "`");
+  print_line(stdout, "volador-worker: running `" + describe(*argv) + "`");
 
   std::string last_error_line;
   for (;;) {

@@ -158,6 +158,38 @@ print("accuracy:   1.0 and loss:  0.5")
   CHECK(detail["metrics"][1]["batches"] == 10);
 }
 
+// An unmodified argparse script knows only its own options: with no
+// global_batch_size declared none is appended, and with placeholders the
+// user places every value and nothing is appended (issue 14, item 2).
+TEST_CASE("An unmodified argparse script with two hyperparameters runs with appended arguments or with placeholders") {
+  TempDir dir;
+  Cluster cluster(dir.path() / "data", 1);
+  const std::string hyperparameters = "hyperparameters:\n  lr: 0.05\n  hidden: 16\n";
+  const std::string rest = "searcher: {name: single, metric: accuracy, smaller_is_better: false, "
+                           "max_length: {batches: 10}}\nmax_restarts: 0\n";
+  const std::vector<std::pair<std::string, std::string>> styles{
+      {"/usr/bin/python3 train.py", "--lr --hidden"},
+      {"/usr/bin/python3 train.py --learning-rate ${hparams.lr} --width=${hparams.hidden}", "--learning-rate --width"}};
+  for (const auto& [entrypoint, options] : styles) {
+    INFO(entrypoint);
+    const auto project = dir.path() / ("project-" + std::to_string(options.size()));
+    const auto lr_option = options.substr(0, options.find(' '));
+    const auto width_option = options.substr(options.find(' ') + 1);
+    write_file(project / "train.py", "import argparse\n"
+                                     "parser = argparse.ArgumentParser()\n"
+                                     "parser.add_argument('" + lr_option + "', type=float, required=True)\n"
+                                     "parser.add_argument('" + width_option + "', type=int, required=True)\n"
+                                     "args = vars(parser.parse_args())\n"
+                                     "lr, width = list(args.values())\n"
+                                     "print(f'accuracy={lr * width}')\n");
+    write_file(project / "distributed.yaml", "name: argparse\nentrypoint: " + entrypoint + "\n" + hyperparameters + rest);
+    const auto [experiment, trial, logs] = follow_one_trial(cluster, project);
+    INFO(logs);
+    CHECK(experiment["state"] == "COMPLETED");
+    CHECK(trial["best_validation"] == 0.8);
+  }
+}
+
 TEST_CASE("A script reporting through volador.reporting has its intermediate, loss and final results journaled") {
   TempDir dir;
   const auto project = dir.path() / "project";

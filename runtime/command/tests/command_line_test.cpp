@@ -80,3 +80,11 @@ TEST_CASE("shell operators and expansions are errors that suggest quoting or sh 
   CHECK(split_error("./a.sh\n./b.sh").starts_with("a newline between words at column 7 needs a shell"));
   CHECK(split_ok("sh -c 'a | b > c; echo $HOME'") == Words{"sh", "-c", "a | b > c; echo $HOME"});
 }
+
+TEST_CASE("hyperparameter placeholders are kept as they stand, quoted or not, and other dollars still need a shell") {
+  CHECK(split_ok(R"(python3 train.py --lr ${hparams.lr} "--name=${hparams.opt.name} x" --w=${hparams.a}${hparams.b})") ==
+        Words{"python3", "train.py", "--lr", "${hparams.lr}", "--name=${hparams.opt.name} x", "--w=${hparams.a}${hparams.b}"});
+  // Left open or badly named, a placeholder is kept too: the placeholder's own check says what is wrong.
+  CHECK(split_ok("train ${hparams.lr") == Words{"train", "${hparams.lr"});
+  CHECK(split_error("train ${HOME}").find("'$' at column 7 needs a shell") != std::string::npos);
+}

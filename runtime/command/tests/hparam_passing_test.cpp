@@ -44,3 +44,46 @@ TEST_CASE("hyperparameters too large for the environment are passed only as a fi
   const json hparams = {{"blob", std::string(kMaxHparamsEnvBytes, 'x')}};
   CHECK(hparam_environment(hparams, "/h.json") == EnvironmentVariables{{"VOLADOR_HPARAMS_FILE", "/h.json"}});
 }
+
+TEST_CASE("placeholders in the arguments take the trial's values and nothing is appended") {
+  const json hparams = {{"lr", 0.05}, {"hidden", 32}, {"optimizer", {{"name", "sgd"}}}, {"global_batch_size", 64}};
+  const Words argv{"python3", "train.py", "--lr", "${hparams.lr}", "--width=${hparams.hidden}x${hparams.hidden}",
+                   "--opt=${hparams.optimizer.name}", "${HOME}"};
+  auto arguments = command_arguments(argv, hparams);
+  REQUIRE(arguments);
+  CHECK(*arguments ==
+        Words{"python3", "train.py", "--lr", "0.05", "--width=32x32", "--opt=sgd", "${HOME}"});
+}
+
+TEST_CASE("without placeholders every hyperparameter is appended as --name=value") {
+  const json hparams = {{"lr", 0.05}, {"hidden", 32}};
+  auto arguments = command_arguments({"./run.sh", "--epochs", "3"}, hparams);
+  REQUIRE(arguments);
+  CHECK(*arguments == Words{"./run.sh", "--epochs", "3", "--hidden=32", "--lr=0.05"});
+}
+
+TEST_CASE("placeholder names are listed in order and malformed ones are refused") {
+  auto names = placeholder_names({"a", "--x=${hparams.lr}", "${hparams.opt.momentum}${hparams.lr}"});
+  REQUIRE(names);
+  CHECK(*names == Words{"lr", "opt.momentum", "lr"});
+  const std::vector<std::pair<std::string, std::string>> bad{{"${hparams.lr", "'${hparams.lr' opens"},
+                                                             {"${hparams.}", "'${hparams.}' names no"},
+                                                             {"--x=${hparams..lr}", "'${hparams..lr}' names no"},
+                                                             {"${hparams.opt.}", "'${hparams.opt.}' names no"}};
+  for (const auto& [argument, said] : bad) {
+    INFO(argument);
+    auto refused = placeholder_names({"run", argument});
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find(said) != std::string::npos);
+  }
+}
+
+TEST_CASE("a placeholder naming no value of the trial is an error naming it") {
+  const json hparams = {{"lr", 0.05}, {"optimizer", {{"name", "sgd"}}}};
+  for (const std::string name : {"lrr", "optimizer", "optimizer.momentum", "lr.x"}) {
+    INFO(name);
+    auto refused = command_arguments({"run", "${hparams." + name + "}"}, hparams);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find("no hyperparameter " + name) != std::string::npos);
+  }
+}

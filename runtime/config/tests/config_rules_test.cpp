@@ -200,7 +200,6 @@ TEST_CASE("bad keys of the searchers beyond the manual", "[config][rules]") {
 
 TEST_CASE("hyperparameter entries", "[config][rules][hparams]") {
   check_bad_cases({
-      {hparams("  lr: 0.1\n"), "distributed.yaml:4:3: hyperparameters.global_batch_size: missing required hyperparameter"},
       {hparams("  global_batch_size: 0\n"),
        "distributed.yaml:4:22: hyperparameters.global_batch_size: expected a constant positive integer, got 0"},
       {hparams("  global_batch_size: \"64\"\n"),
@@ -454,5 +453,26 @@ TEST_CASE("resources.kill_grace_period", "[config][rules]") {
        "distributed.yaml:10:32: resources.kill_grace_period: must be more than 0"},
       {with("resources: {kill_grace_period: [1s]}\n"),
        "distributed.yaml:10:32: resources.kill_grace_period: expected a duration such as 30s, 500ms or 2min, got a list"},
+  });
+}
+
+TEST_CASE("A command needs no global_batch_size and its hyperparameter placeholders must name hyperparameters", "[config][rules]") {
+  const std::string head = "name: t\nentrypoint: python3 train.py --lr ${hparams.lr} --opt=${hparams.optimizer.name}\n";
+  const std::string space = "hyperparameters:\n  lr: 0.1\n  optimizer: {name: sgd}\n";
+  const std::string searcher = "searcher: {name: single, metric: m, max_length: {batches: 1}}\n";
+  const auto config = parse_ok(head + space + searcher);
+  CHECK(config.global_batch_size == 0u);
+  check_bad_cases({
+      {"name: t\nentrypoint: python3 train.py --lr ${hparams.lrr}\n" + space + searcher,
+       "distributed.yaml:2:13: entrypoint: ${hparams.lrr} names no hyperparameter; defined: lr, optimizer.name"},
+      {"name: t\nentrypoint: python3 train.py --opt ${hparams.optimizer}\n" + space + searcher,
+       "distributed.yaml:2:13: entrypoint: ${hparams.optimizer} names no hyperparameter; defined: lr, optimizer.name"},
+      {"name: t\nentrypoint: python3 train.py ${hparams.lr\n" + space + searcher,
+       "distributed.yaml:2:13: entrypoint: '${hparams.lr' opens a placeholder without its closing }"},
+      {head + space + "searcher: {name: single, metric: m, max_length: {records: 100}}\n",
+       "distributed.yaml:6:49: hyperparameters.global_batch_size: missing; required because searcher.max_length is "
+       "not in batches"},
+      {"name: t\nentrypoint: model_def:MyTrial\nhyperparameters: {lr: 0.1}\n" + searcher,
+       "distributed.yaml:3:18: hyperparameters.global_batch_size: missing required hyperparameter"},
   });
 }

@@ -562,7 +562,9 @@ TEST_CASE("make_searcher rejects unknown searchers and bad inputs") {
   epochs.searcher.max_length = {config::LengthUnit::epochs, 1};
   CHECK_FALSE(make_searcher(epochs, 1).has_value());  // no records_per_epoch
   auto zero_batch = make_config("single", {});
-  zero_batch.global_batch_size = 0;
+  zero_batch.global_batch_size = 0;  // a command's lengths in batches need none; in records they do
+  CHECK(make_searcher(zero_batch, 1).has_value());
+  zero_batch.searcher.max_length = {config::LengthUnit::records, 100};
   CHECK_FALSE(make_searcher(zero_batch, 1).has_value());
   auto zero_length = make_config("single", {});
   zero_length.searcher.max_length.value = 0;
