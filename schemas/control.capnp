@@ -313,6 +313,18 @@ struct MetricReport {
   }
 }
 
+# A command rank's reports, many at once (rank -> trial): the rank sends a
+# batch when it holds enough points or a few tens of ms after its first, and
+# keeps it until the trial answers with a sequence number at least its own,
+# which the trial does once the whole batch is journaled (in one write). A
+# batch sent again (after the rank's link dropped) is journaled once.
+struct MetricReports {
+  runId @0 :UInt32;
+  rank @1 :UInt32;
+  seq @2 :UInt64;            # 1, 2, ... within the run and rank
+  reports @3 :List(MetricReport);  # in the order the command printed them
+}
+
 # A user of the cluster (master/users), as clients see it: never the password hash.
 struct UserInfo {
   name @0 :Text;
