@@ -67,8 +67,8 @@ using TrialActor = caf::typed_actor<
     caf::reacts_to<reattach_timeout_atom, std::uint32_t>,
     // agent: the worker's output (LogLines) and its end (WorkerExit)
     caf::reacts_to<log_atom, wire::Bytes>, caf::reacts_to<exited_atom, wire::Bytes>,
-    // a command rank: metrics its command printed (MetricReport)
-    caf::reacts_to<report_atom, wire::Bytes>>;
+    // a command rank: metrics its command printed (MetricReports) -> the last batch journaled
+    caf::replies_to<report_atom, wire::Bytes>::with<std::uint64_t>>;
 
 // One experiment (experiment_actor.hpp).
 using ExperimentActor = caf::typed_actor<

@@ -10,6 +10,9 @@ namespace {
 
 using Self = RankActor::stateful_pointer<RankActorState>;
 
+// How long points wait for more before they go to the trial as a batch.
+constexpr auto kFlushDelay = std::chrono::milliseconds(20);
+
 void watch_master(Self self, caf::actor master) {
   self->state.master = std::move(master);
   self->monitor(self->state.master);
@@ -57,9 +60,58 @@ void say_rejoin(Self self, const wire::Bytes& rejoin) {
           });
 }
 
+void send_ready(Self self, bool partial);
+
+// Sends `batch` to the trial; its answer, the last batch the trial journaled,
+// frees the batches up to that one. One the trial did not answer in time (a
+// busy master) goes again; one lost with the link goes again to the trial
+// reached anew (take_unacknowledged).
+void send_batch(Self self, OutgoingBatch batch) {
+  const auto trial = self->state.trial;
+  self->request(trial, self->state.timings.links.connection_timeout, report_atom::value, batch.bytes)
+      .then(
+          [=](std::uint64_t journaled) {
+            self->state.outbox->acknowledge(journaled);
+            send_ready(self, false);
+          },
+          [=](const caf::error& error) {
+            const bool same_trial = net::same_object(caf::actor_cast<caf::actor>(self->state.trial),
+                                                     caf::actor_cast<caf::actor>(trial));
+            if (error == caf::sec::request_timeout && same_trial && !self->state.outbox->acknowledged(batch.seq))
+              send_batch(self, batch);
+          });
+}
+
+// Sends what the outbox has ready (a partial batch too when `partial`).
+void send_ready(Self self, bool partial) {
+  if (!self->state.trial) return;  // the link is down: all goes once the trial is reached anew
+  for (auto& batch : self->state.outbox->take_ready(partial)) send_batch(self, std::move(batch));
+}
+
+// Points held get a flush_atom a moment later, unless one is under way.
+void arm_flush_timer(Self self) {
+  auto& st = self->state;
+  if (st.flush_timer || !st.outbox->holds_points()) return;
+  st.flush_timer = true;
+  self->delayed_send(self, kFlushDelay, flush_atom::value);
+}
+
+void take_workload(Self self, caf::typed_response_promise<wire::Bytes> promise, TrialActor trial,
+                   wire::WorkloadRequest request) {
+  auto& st = self->state;
+  const bool reached_anew =
+      !net::same_object(caf::actor_cast<caf::actor>(st.trial), caf::actor_cast<caf::actor>(trial));
+  st.pending = std::move(promise);
+  st.trial = std::move(trial);
+  if (reached_anew)
+    for (auto& batch : st.outbox->take_unacknowledged()) send_batch(self, std::move(batch));
+  st.inbox->push(WorkloadReceived{std::move(request)});
+}
+
 void on_down(Self self, const caf::down_msg& down) {
   auto& st = self->state;
   if (down.source != st.master.address()) return;  // a master lost earlier
+  st.outbox->link_lost();
   const auto reason = "lost the master: " + self->system().render(down.reason);
   if (st.reporting) return refuse(self, Error::unavailable(reason));
   st.pending.reset();  // its answer has nowhere to go; a rejoin carries it
@@ -69,9 +121,10 @@ void on_down(Self self, const caf::down_msg& down) {
 
 }  // namespace
 
-RankActor::behavior_type rank_actor(Self self, std::shared_ptr<RankInbox> inbox, caf::actor master,
-                                    const wire::RankHello& hello, const master::Timings& timings) {
+RankActor::behavior_type rank_actor(Self self, std::shared_ptr<RankInbox> inbox, std::shared_ptr<MetricOutbox> outbox,
+                                    caf::actor master, const wire::RankHello& hello, const master::Timings& timings) {
   self->state.inbox = std::move(inbox);
+  self->state.outbox = std::move(outbox);
   self->state.timings = timings;
   self->state.trial_id = hello.trial_id;
   watch_master(self, std::move(master));
@@ -79,22 +132,28 @@ RankActor::behavior_type rank_actor(Self self, std::shared_ptr<RankInbox> inbox,
   self->set_down_handler([=](const caf::down_msg& down) { on_down(self, down); });
   return {
       [=](workload_atom, const wire::Bytes& bytes) -> caf::typed_response_promise<wire::Bytes> {
-        auto& st = self->state;
         auto sender = caf::actor_cast<TrialActor>(self->current_sender());  // the promise takes it over
         auto promise = self->make_response_promise<wire::Bytes>();
         auto request = wire::decode<wire::WorkloadRequest>(bytes);
         if (!request) return promise.deliver(to_caf_error(request.error()));
-        st.pending = promise;
-        st.trial = std::move(sender);
-        st.inbox->push(WorkloadReceived{std::move(*request)});
+        take_workload(self, promise, std::move(sender), std::move(*request));
         return promise;
       },
-      [=](shutdown_atom) { self->state.inbox->push(StopReceived{}); },
+      [=](shutdown_atom) {
+        self->state.outbox->close();  // the trial journals no more reports
+        self->state.inbox->push(StopReceived{});
+      },
       [=](complete_atom, const wire::Bytes& result) {
         if (auto pending = std::exchange(self->state.pending, std::nullopt)) pending->deliver(result);
       },
-      [=](report_atom, const wire::Bytes& report) {
-        if (self->state.pending && self->state.trial) self->send(self->state.trial, report_atom::value, report);
+      [=](report_atom) {
+        send_ready(self, false);
+        arm_flush_timer(self);
+      },
+      [=](flush_atom) {
+        self->state.flush_timer = false;
+        send_ready(self, true);
+        arm_flush_timer(self);
       },
       [=](rejoin_atom, const wire::Bytes& rejoin, caf::actor gateway) {
         watch_master(self, std::move(gateway));

@@ -3,8 +3,9 @@
 // rank to its trial (the hello), takes the trial's workloads and hands them
 // to the thread that runs the trial code through a RankInbox, answers each
 // once that thread completed it, and watches the master, so that losing it
-// is an event for that thread at once, never a timeout. RankSession is the
-// thread's blocking front to it.
+// is an event for that thread at once, never a timeout. A command's metric
+// reports go to the trial in acknowledged batches (MetricOutbox). RankSession
+// is the thread's blocking front to it.
 
 #include <memory>
 #include <optional>
@@ -17,6 +18,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/interfaces.hpp"
+#include "actors/metric_outbox.hpp"
 #include "actors/rank_inbox.hpp"
 #include "master/timings.hpp"
 #include "runtime/wire/codec.hpp"
@@ -30,8 +32,10 @@ using RankActor = caf::typed_actor<
     caf::reacts_to<shutdown_atom>,
     // the trial thread: the answer (WorkloadResult) to the pending workload
     caf::reacts_to<complete_atom, wire::Bytes>,
-    // the trial thread: metrics a command printed (MetricReport), for the trial of the pending workload
-    caf::reacts_to<report_atom, wire::Bytes>,
+    // the trial thread: it added metric reports to the outbox (a first point held, or a full batch)
+    caf::reacts_to<report_atom>,
+    // itself, a few tens of ms after points were held, or the trial thread draining the outbox: send them all
+    caf::reacts_to<flush_atom>,
     // the trial thread: present this rank (RankRejoin) to a restarted master's
     // gateway, or to the same master's once the link that dropped is back
     caf::reacts_to<rejoin_atom, wire::Bytes, caf::actor>,
@@ -41,6 +45,8 @@ using RankActor = caf::typed_actor<
 
 struct RankActorState {
   std::shared_ptr<RankInbox> inbox;
+  std::shared_ptr<MetricOutbox> outbox;  // a command's reports, sent to `trial` in batches
+  bool flush_timer = false;              // a flush_atom to itself is under way
   std::uint64_t trial_id = 0;  // the gateway routes the hello and rejoins by it
   caf::actor master;           // the gateway it reported to, watched
   bool reporting = false;  // a hello or rejoin is waiting for its answer
@@ -51,8 +57,10 @@ struct RankActorState {
 };
 
 // Sends `hello` to the trial through `master` and reports the answer to
-// `inbox` (GroupReceived or ReportRefused).
+// `inbox` (GroupReceived or ReportRefused). Sends the batches of `outbox` to
+// the trial of the pending workload, again to a trial reached anew.
 RankActor::behavior_type rank_actor(RankActor::stateful_pointer<RankActorState> self, std::shared_ptr<RankInbox> inbox,
-                                    caf::actor master, const wire::RankHello& hello, const master::Timings& timings);
+                                    std::shared_ptr<MetricOutbox> outbox, caf::actor master,
+                                    const wire::RankHello& hello, const master::Timings& timings);
 
 }  // namespace volador::actors

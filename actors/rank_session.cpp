@@ -25,6 +25,7 @@ struct RankSession::Impl {
   wire::RankHello hello;
   master::Timings timings;
   std::shared_ptr<RankInbox> inbox = std::make_shared<RankInbox>();
+  std::shared_ptr<MetricOutbox> outbox;  // the command's reports, until the trial journaled them
   RankActor rank;
   caf::actor master;  // the gateway the rank last reported to
   wire::RankGroup group;
@@ -45,6 +46,11 @@ struct RankSession::Impl {
   // before it started is restarted anyway, so its ranks give up within
   // seconds. Error: the trial refused the hello, or the master is gone.
   Result<wire::RankGroup> await_group();
+  // The link dropped while a workload runs (MasterLost taken): rejoins the
+  // trial and waits until it sends the workload again, whose answer it then
+  // takes. true: the trial told the rank to stop instead. Error: unavailable,
+  // the trial did not take this rank back.
+  Result<bool> resume_workload();
 
   Impl(const tls::IdentityFiles& identity, const master::Timings& timings) : timings(timings) {
     net::configure_actor_system(config, identity, timings.links);
@@ -67,7 +73,8 @@ Result<std::unique_ptr<RankSession>> RankSession::connect(const net::Endpoint& m
   auto gateway = net::await_master(*impl->system, master, std::chrono::steady_clock::now() + timings.connect_patience);
   if (!gateway) return fail(gateway.error());
   impl->master = *gateway;
-  impl->rank = impl->system->spawn(rank_actor, impl->inbox, *gateway, hello, timings);
+  impl->outbox = std::make_shared<MetricOutbox>(hello.run_id, hello.rank);
+  impl->rank = impl->system->spawn(rank_actor, impl->inbox, impl->outbox, *gateway, hello, timings);
   auto group = impl->await_group();
   if (!group) return fail(group.error());
   impl->group = std::move(*group);
@@ -89,7 +96,6 @@ Result<wire::RankGroup> RankSession::Impl::await_group() {
 }
 
 Status RankSession::Impl::rejoin() {
-  running.reset();
   const wire::RankRejoin rejoin{
       .trial_id = hello.trial_id, .run_id = hello.run_id, .rank = hello.rank, .token = hello.token, .last = last};
   const auto deadline = std::chrono::steady_clock::now() + timings.master_outage_patience;
@@ -109,6 +115,15 @@ Status RankSession::Impl::rejoin() {
   }
 }
 
+Result<bool> RankSession::Impl::resume_workload() {
+  for (;;) {
+    if (auto back = rejoin(); !back) return fail(Error::unavailable("lost the master: " + back.error().message));
+    auto event = inbox->wait_for<WorkloadReceived, StopReceived, MasterLost>();
+    if (std::holds_alternative<WorkloadReceived>(event)) return false;
+    if (std::holds_alternative<StopReceived>(event)) return true;
+  }
+}
+
 const wire::RankGroup& RankSession::group() const { return impl_->group; }
 
 Result<std::optional<wire::WorkloadRequest>> RankSession::next_workload() {
@@ -124,12 +139,27 @@ Result<std::optional<wire::WorkloadRequest>> RankSession::next_workload() {
 }
 
 void RankSession::report(const wire::MetricReport& report) {
-  if (impl_->running) caf::anon_send(impl_->rank, report_atom::value, wire::encode(report));
+  if (impl_->running && impl_->outbox->add(report)) caf::anon_send(impl_->rank, report_atom::value);
+}
+
+Result<bool> RankSession::flush_reports() {
+  for (;;) {
+    caf::anon_send(impl_->rank, flush_atom::value);
+    switch (impl_->outbox->wait_until_drained()) {
+      case MetricOutbox::Drained::all: return false;
+      case MetricOutbox::Drained::closed: return true;
+      case MetricOutbox::Drained::link_lost: break;
+    }
+    auto event = impl_->inbox->wait_for<StopReceived, MasterLost>();
+    if (std::holds_alternative<StopReceived>(event)) return true;
+    auto resumed = impl_->resume_workload();
+    if (!resumed || *resumed) return resumed;
+  }
 }
 
 Result<bool> RankSession::wait_for_stop() {
   auto event = impl_->inbox->wait_for<Woken, StopReceived, MasterLost>();
-  if (auto* lost = std::get_if<MasterLost>(&event)) return fail(Error::unavailable(lost->reason));
+  if (std::holds_alternative<MasterLost>(event)) return impl_->resume_workload();
   return std::holds_alternative<StopReceived>(event);
 }
 

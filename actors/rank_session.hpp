@@ -48,13 +48,24 @@ class RankSession {
   // Answers the workload last returned by next_workload().
   void complete(const wire::WorkloadResult& result);
 
-  // Sends `report` to the trial that sent the workload being run (it
-  // arrives before the workload's answer). Only while a workload is pending.
+  // Queues `report` for the trial that sent the workload being run; it goes
+  // in a batch with others within a few tens of ms (actors/metric_outbox.hpp).
+  // Blocks only while the trial is behind (a window of batches unacknowledged),
+  // never while the link is down. Only while a workload is pending.
   void report(const wire::MetricReport& report);
 
+  // Blocks until the trial journaled every report queued so far; call it
+  // before complete(). When the link drops meanwhile it rejoins the trial
+  // (as wait_for_stop() does) and the unacknowledged reports go again. true:
+  // the trial told this rank to stop meanwhile (the reports are dropped);
+  // unavailable when the master went away.
+  Result<bool> flush_reports();
+
   // While a long workload runs (a command): blocks until the waker() is called
-  // (returns false) or the trial tells this rank to stop (true). unavailable
-  // when the master went away. A wake() before the call is not lost.
+  // (returns false) or the trial tells this rank to stop (true). When the link
+  // to the master drops it rejoins the trial, which sends the workload again,
+  // and returns false: the run goes on. unavailable when the master went away
+  // or the trial gave the run up. A wake() before the call is not lost.
   Result<bool> wait_for_stop();
 
   // A function any thread may call, also after the session is gone, that

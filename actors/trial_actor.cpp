@@ -179,6 +179,9 @@ void carry_out(Self self, master::TrialEffects effects) {
               self->send(st.experiment, validated_atom::value, e.request_id, e.value, e.batches);
             },
             [&](const master::ReportCheckpoint& e) { self->send(st.experiment, checkpointed_atom::value, e.request_id); },
+            [&](const master::AcknowledgeReports& e) {
+              if (st.acknowledging) std::exchange(st.acknowledging, std::nullopt)->deliver(e.seq);
+            },
             [&](const master::ReportEnded& e) { end(self, e); },
         },
         effect);
@@ -202,6 +205,22 @@ template <class Message, class Event>
 void feed_decoded(Self self, const wire::Bytes& bytes) {
   if (auto message = wire::decode<Message>(bytes)) feed(self, Event{std::move(*message)});
   else spdlog::warn("trial {}: dropped an unreadable message: {}", trial_id(self), message.error().message);
+}
+
+// A batch of a command rank's reports (MetricReports), answered with the
+// last batch journaled; one the trial does not expect (another run, or a run
+// not running) is refused, and the rank keeps it.
+caf::typed_response_promise<std::uint64_t> take_reports(Self self, const wire::Bytes& bytes) {
+  auto promise = self->make_response_promise<std::uint64_t>();
+  auto batch = wire::decode<wire::MetricReports>(bytes);
+  if (!batch) return promise.deliver(to_caf_error(batch.error()));
+  const auto why = fmt::format("trial {}: reports of run {} rank {} are not expected now", trial_id(self),
+                               batch->run_id, batch->rank);
+  self->state.acknowledging = promise;
+  feed(self, master::CommandReported{std::move(*batch)});
+  if (auto refused = std::exchange(self->state.acknowledging, std::nullopt))
+    refused->deliver(to_caf_error(Error::invalid_argument(why)));
+  return promise;
 }
 
 void journal_logs(Self self, const wire::Bytes& bytes) {
@@ -244,9 +263,7 @@ TrialActor::behavior_type trial_actor(Self self, MasterContext context, master::
       [=](reattach_timeout_atom, std::uint32_t run_id) { feed(self, master::ReattachTimedOut{run_id}); },
       [=](exited_atom, const wire::Bytes& bytes) { feed_decoded<wire::WorkerExit, master::WorkerExited>(self, bytes); },
       [=](log_atom, const wire::Bytes& bytes) { journal_logs(self, bytes); },
-      [=](report_atom, const wire::Bytes& bytes) {
-        feed_decoded<wire::MetricReport, master::CommandReported>(self, bytes);
-      },
+      [=](report_atom, const wire::Bytes& bytes) { return take_reports(self, bytes); },
   };
 }
 

@@ -15,6 +15,7 @@
 
 #include <caf/actor.hpp>
 #include <caf/response_promise.hpp>
+#include <caf/typed_response_promise.hpp>
 #include <caf/stateful_actor.hpp>
 
 #include "actors/interfaces.hpp"
@@ -37,6 +38,7 @@ struct TrialState {
   std::map<std::string, AgentActor> agents;   // of the current run, watched
   std::vector<RankChannel> ranks;             // of the current run, index = rank
   RankChannel reporting;                      // the rank whose hello or rejoin is being handled
+  std::optional<caf::typed_response_promise<std::uint64_t>> acknowledging;  // the batch of reports being handled
   static inline const char* name = "trial";
 };
 

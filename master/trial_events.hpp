@@ -82,9 +82,10 @@ struct WorkerExited {
 struct AgentLost {
   std::string agent_id;
 };
-// A command's rank reported metrics it printed.
+// A command's rank reported a batch of metrics it printed; acknowledged
+// (AcknowledgeReports) once journaled, or when journaled before.
 struct CommandReported {
-  wire::MetricReport report;
+  wire::MetricReports batch;
 };
 
 using TrialEvent = std::variant<TrainTo, Close, Pause, Activate, Kill, SlotsGranted, LaunchFailed, RankHelloed,
@@ -188,6 +189,12 @@ struct ReportCheckpoint {
   std::uint64_t request_id = 0;
   bool operator==(const ReportCheckpoint&) const = default;
 };
+// Answer the batch of reports being handled: every batch of its run and
+// rank up to number `seq` is journaled.
+struct AcknowledgeReports {
+  std::uint64_t seq = 0;
+  bool operator==(const AcknowledgeReports&) const = default;
+};
 // Tell the experiment the trial ended in `state`; the actor stops.
 struct ReportEnded {
   std::uint64_t request_id = 0;
@@ -197,7 +204,8 @@ struct ReportEnded {
 
 using TrialEffect = std::variant<RequestSlots, ReleaseSlots, WatchAgents, ForgetRun, LaunchRank, AdmitRank, RefuseRank,
                                  AnswerHellos, AnswerRejoins, SendWorkload, ResendWorkload, ShutdownRanks, AdoptRun,
-                                 ClaimWorkers, StartReattachTimer, ReportValidation, ReportCheckpoint, ReportEnded>;
+                                 ClaimWorkers, StartReattachTimer, ReportValidation, ReportCheckpoint,
+                                 AcknowledgeReports, ReportEnded>;
 using TrialEffects = std::vector<TrialEffect>;
 
 }  // namespace volador::master

@@ -13,10 +13,14 @@
 // pauses and resumes.
 //
 // A command entrypoint runs to completion by itself: each run sends one
-// `run` workload to every rank. Rank 0's reports are journaled as they come
-// (validation metrics at the script's step, or 1, 2, ... without one; losses
-// as training metrics) and those holding the searcher metric before the
-// target go to the searcher (goals, early stopping). When the command exits
+// `run` workload to every rank. Rank 0's reports come in numbered batches,
+// each journaled in one write and then acknowledged, a batch sent again only
+// acknowledged (validation metrics at the script's step, or 1, 2, ... without
+// one; losses as training metrics); each batch's latest report holding the
+// searcher metric before the target goes to the searcher (goals, early
+// stopping). The rank answers its `run` only once the trial acknowledged
+// every batch, and keeps unacknowledged ones across a drop of its link to the
+// master, so no report is lost or journaled twice. When the command exits
 // cleanly its latest metrics (the final result winning) are journaled at the
 // searcher's target and validated there, which completes the trial. It has
 // no checkpoints: a failed run restarts the command from scratch (within
@@ -116,7 +120,16 @@ class TrialRun {
     std::uint64_t reports = 0;       // reports without a step, numbered 1, 2, ...
     MetricMap reported;              // the latest value of every validation metric
     std::uint64_t forwarded_at = 0;  // batches of the last report sent to the searcher
+    std::uint64_t journaled_seq = 0;  // the last batch of reports journaled (MetricReports.seq)
     bool finished = false;           // the command exited successfully
+  };
+  // A batch of the command's reports being taken in: the run as the batch
+  // leaves it, its journal writes and the intermediate result for the searcher.
+  struct CommandReportBatch {
+    CommandRun run;
+    storage::JournalBatch writes;
+    std::optional<ReportValidation> validation;  // the batch's latest
+    std::int64_t now_ms = 0;
   };
 
   // trial_run.cpp: the events, journal and ending
@@ -167,6 +180,7 @@ class TrialRun {
 
   // trial_run_command.cpp: command entrypoints
   void handle(const CommandReported& event);
+  void take_command_report(const wire::MetricReport& report, CommandReportBatch& batch) const;
   void drive_command();
   void finish_command_run(const wire::WorkloadResult& result);
   void finish_command();

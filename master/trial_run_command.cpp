@@ -42,30 +42,56 @@ void TrialRun::finish_command() {
   effects_.emplace_back(ReportValidation{setup_.spec.record.request_id, it->second, target_batches_});
 }
 
-// One report of rank 0's command, journaled as it comes.
+// A batch of rank 0's reports: journaled in one write, then acknowledged.
+// One journaled before (its acknowledgement was lost with a link) is only
+// acknowledged again, and so is one after a batch that has not come: the
+// rank sends every unacknowledged batch again, in order, once relinked. A
+// batch whose write fails is not acknowledged: the rank sends it again.
 void TrialRun::handle(const CommandReported& event) {
-  const auto& report = event.report;
-  if (!command_ || report.run_id != setup_.spec.record.run_id || report.rank != 0 || phase_ != Phase::running) return;
-  auto& run = command_run_;
+  const auto& batch = event.batch;
+  if (!command_ || batch.run_id != setup_.spec.record.run_id || batch.rank != 0 || phase_ != Phase::running) return;
+  if (batch.seq != command_run_.journaled_seq + 1) {
+    effects_.emplace_back(AcknowledgeReports{command_run_.journaled_seq});
+    return;
+  }
+  CommandReportBatch taken{.run = command_run_, .writes = {}, .validation = std::nullopt, .now_ms = setup_.clock()};
+  for (const auto& report : batch.reports) take_command_report(report, taken);
+  if (!taken.writes.empty()) {
+    if (auto committed = setup_.journal->commit(taken.writes); !committed) return journal_status(committed, "metrics");
+  }
+  command_run_ = std::move(taken.run);
+  command_run_.journaled_seq = batch.seq;
+  effects_.emplace_back(AcknowledgeReports{batch.seq});
+  if (taken.validation) effects_.emplace_back(*taken.validation);
+}
+
+// One report of the batch: its metrics (validation metrics at the script's
+// step, or 1, 2, ... without one; losses as training metrics), journaled
+// unless they are the final result, which the command's exit journals.
+void TrialRun::take_command_report(const wire::MetricReport& report, CommandReportBatch& batch) const {
+  auto& run = batch.run;
   const auto& metric = setup_.spec.config->searcher.metric;
+  const auto trial_id = setup_.spec.record.id;
   if (report.kind == wire::ReportKind::final_result) {
-    run.reported[metric] = report.value;  // journaled at the target once the command exits
+    run.reported[metric] = report.value;
     return;
   }
   const auto batches = report.step ? *report.step : ++run.reports;
-  if (report.kind == wire::ReportKind::loss)
-    return journal_metrics_at(storage::MetricKind::training, batches, {{"loss", report.value}});
+  if (report.kind == wire::ReportKind::loss) {
+    batch.writes.append_metrics({trial_id, storage::MetricKind::training, batches, {{"loss", report.value}}, batch.now_ms});
+    return;
+  }
   const MetricMap metrics =
       report.kind == wire::ReportKind::intermediate ? MetricMap{{metric, report.value}} : report.metrics;
   for (const auto& [name, value] : metrics) run.reported[name] = value;
   // The validation at the target is the final result, journaled once when the command exits.
   if (batches >= target_batches_) return;
-  journal_metrics_at(storage::MetricKind::validation, batches, metrics);
+  batch.writes.append_metrics({trial_id, storage::MetricKind::validation, batches, metrics, batch.now_ms});
   // Intermediate results feed goals and early stopping; the target belongs to the final one.
   auto it = metrics.find(metric);
-  if (it != metrics.end() && batches > run.forwarded_at && batches < target_batches_) {
+  if (it != metrics.end() && batches > run.forwarded_at) {
     run.forwarded_at = batches;
-    effects_.emplace_back(ReportValidation{setup_.spec.record.request_id, it->second, batches});
+    batch.validation = ReportValidation{setup_.spec.record.request_id, it->second, batches};
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <fstream>
+#include <map>
 #include <random>
 
 #include "master/trial_run.hpp"
@@ -28,11 +29,19 @@ const std::string kConfig =
     "searcher: {name: single, metric: accuracy, smaller_is_better: false, max_length: {batches: 100}}\n"
     "resources: {slots_per_trial: 2, kill_grace_period: 2500ms}\n";
 
+// A 2-slot command trial (a script): one `run` workload per run, rank 0's reports in batches.
+const std::string kCommandConfig =
+    "name: command\n"
+    "entrypoint: python3 train.py\n"
+    "hyperparameters: {global_batch_size: 10}\n"
+    "searcher: {name: single, metric: accuracy, smaller_is_better: false, max_length: {batches: 100}}\n"
+    "resources: {slots_per_trial: 2}\n";
+
 constexpr std::array kEffectNames{"RequestSlots", "ReleaseSlots",  "WatchAgents",      "ForgetRun",
                                   "LaunchRank",   "AdmitRank",     "RefuseRank",       "AnswerHellos",
                                   "AnswerRejoins", "SendWorkload", "ResendWorkload",   "ShutdownRanks", "AdoptRun",
                                   "ClaimWorkers", "StartReattachTimer", "ReportValidation", "ReportCheckpoint",
-                                  "ReportEnded"};
+                                  "AcknowledgeReports", "ReportEnded"};
 static_assert(kEffectNames.size() == std::variant_size_v<TrialEffect>);
 
 std::vector<std::string> names(const TrialEffects& effects) {
@@ -60,6 +69,24 @@ wire::WorkloadResult answer(std::uint64_t batches_trained, double accuracy = 0.5
   return {.metrics = {{"accuracy", accuracy}, {"loss", 1 - accuracy}}, .batches_trained = batches_trained};
 }
 
+// A command's report of its validation accuracy, at its step or numbered.
+wire::MetricReport accuracy_report(double accuracy, std::optional<std::uint64_t> step = std::nullopt) {
+  return {.run_id = 1, .rank = 0, .kind = wire::ReportKind::metrics, .value = 0, .metrics = {{"accuracy", accuracy}},
+          .step = step};
+}
+
+wire::MetricReport value_report(wire::ReportKind kind, double value) {
+  return {.run_id = 1, .rank = 0, .kind = kind, .value = value, .metrics = {}, .step = std::nullopt};
+}
+
+CommandReported report_batch(std::uint64_t seq, std::vector<wire::MetricReport> reports, std::uint32_t run_id = 1,
+                             std::uint32_t rank = 0) {
+  return {{.run_id = run_id, .rank = rank, .seq = seq, .reports = std::move(reports)}};
+}
+
+// Trial 7 of experiment 1, new.
+storage::TrialRecord new_trial_record() { return {.id = 7, .experiment_id = 1, .request_id = 70}; }
+
 // A trial of experiment 1 on a fresh journal and checkpoint store, with a
 // clock that only moves when told and a short reattach grace.
 struct Harness {
@@ -69,12 +96,12 @@ struct Harness {
   std::int64_t now = 1'000;
   std::optional<TrialRun> run;
 
-  explicit Harness(const std::string& extra_yaml = "", storage::TrialRecord record = {.id = 7, .experiment_id = 1,
-                                                                                       .request_id = 70}) {
+  explicit Harness(const std::string& extra_yaml = "", storage::TrialRecord record = new_trial_record(),
+                   const std::string& config = kConfig) {
     record.hparams = nlohmann::json::object();
     REQUIRE(journal->put_trial(record));
     run.emplace(TrialSetup{.spec = {.record = record,
-                                    .config = std::make_shared<config::ExperimentConfig>(parse(kConfig + extra_yaml)),
+                                    .config = std::make_shared<config::ExperimentConfig>(parse(config + extra_yaml)),
                                     .archive = std::make_shared<std::string>("archive"),
                                     .store = store},
                            .journal = journal,
@@ -400,22 +427,9 @@ TEST_CASE("A kill during reattach ends the trial and refuses a rank that rejoins
 }
 
 TEST_CASE("A command trial's live run is given up after a master restart") {
-  auto record = live_run_record();
-  Harness h("", record);
-  // The same record with a command entrypoint: its reports during the outage are lost.
-  const std::string command_config =
-      "name: command\n"
-      "entrypoint: python3 train.py\n"
-      "hyperparameters: {global_batch_size: 10}\n"
-      "searcher: {name: single, metric: accuracy, smaller_is_better: false, max_length: {batches: 100}}\n"
-      "resources: {slots_per_trial: 2}\n";
-  TrialRun command(TrialSetup{.spec = {.record = record,
-                                       .config = std::make_shared<config::ExperimentConfig>(parse(command_config)),
-                                       .archive = std::make_shared<std::string>(),
-                                       .store = h.store},
-                              .journal = h.journal,
-                              .make_secret = [] { return std::string("secret"); }});
-  CHECK(names(command.start()) == std::vector<std::string>{"ForgetRun", "ReleaseSlots"});
+  // Its reports during the outage are lost: the command runs again from the start.
+  Harness h("", live_run_record(), kCommandConfig);
+  CHECK(names(h.run->start()) == std::vector<std::string>{"ForgetRun", "ReleaseSlots"});
   CHECK(h.journaled().run_agents.empty());
 }
 
@@ -510,4 +524,80 @@ TEST_CASE("After a restart from an earlier checkpoint the superseded run never r
     CHECK(h.run->progress().batches_trained == trained);
     for (const auto& metric : h.metrics()) CHECK(metric.batches <= 40);
   }
+}
+
+TEST_CASE("A command's batch of reports is journaled in one commit and acknowledged, its latest result to the searcher") {
+  Harness h("", new_trial_record(), kCommandConfig);
+  CHECK(h.start_running().request.kind == wire::WorkloadKind::run);
+  const auto commits = h.journal->stats().commits;
+  const auto effects = h.on(report_batch(1, {accuracy_report(0.1), value_report(wire::ReportKind::loss, 0.9),
+                                             accuracy_report(0.2), accuracy_report(0.3, 50)}));
+  CHECK(names(effects) == std::vector<std::string>{"AcknowledgeReports", "ReportValidation"});
+  CHECK(std::get<AcknowledgeReports>(effects[0]).seq == 1);
+  CHECK(std::get<ReportValidation>(effects[1]) == ReportValidation{70, 0.3, 50});
+  CHECK(h.journal->stats().commits == commits + 1);
+  // Reports without a step are numbered 1, 2, ...; a loss is a training metric.
+  std::map<std::pair<storage::MetricKind, std::uint64_t>, MetricMap> journaled;
+  for (const auto& m : h.metrics()) journaled[{m.kind, m.batches}] = m.metrics;
+  CHECK(journaled == std::map<std::pair<storage::MetricKind, std::uint64_t>, MetricMap>{
+                         {{storage::MetricKind::validation, 1}, {{"accuracy", 0.1}}},
+                         {{storage::MetricKind::training, 2}, {{"loss", 0.9}}},
+                         {{storage::MetricKind::validation, 3}, {{"accuracy", 0.2}}},
+                         {{storage::MetricKind::validation, 50}, {{"accuracy", 0.3}}}});
+}
+
+TEST_CASE("A batch of reports sent again is only acknowledged and one after a missing batch waits for it") {
+  Harness h("", new_trial_record(), kCommandConfig);
+  (void)h.start_running();
+  CHECK(only<AcknowledgeReports>(h.on(report_batch(1, {accuracy_report(0.1)}))).seq == 1);
+  const auto commits = h.journal->stats().commits;
+  // Its acknowledgement was lost with the rank's link: sent again.
+  auto effects = h.on(report_batch(1, {accuracy_report(0.1)}));
+  CHECK(names(effects) == std::vector<std::string>{"AcknowledgeReports"});
+  CHECK(std::get<AcknowledgeReports>(effects[0]).seq == 1);
+  // Batch 2 was lost: 3 is not journaled, and the answer says how far the journal goes.
+  effects = h.on(report_batch(3, {accuracy_report(0.3)}));
+  CHECK(only<AcknowledgeReports>(effects).seq == 1);
+  CHECK(h.journal->stats().commits == commits);
+  CHECK(h.metrics().size() == 1);
+  // The rank sends every unacknowledged batch again, in order.
+  CHECK(only<AcknowledgeReports>(h.on(report_batch(2, {accuracy_report(0.2)}))).seq == 2);
+  effects = h.on(report_batch(3, {accuracy_report(0.3)}));
+  CHECK(only<AcknowledgeReports>(effects).seq == 3);
+  CHECK(only<ReportValidation>(effects) == ReportValidation{70, 0.3, 3});
+  const auto metrics = h.metrics();
+  REQUIRE(metrics.size() == 3);
+  for (std::size_t i = 0; i < metrics.size(); ++i) CHECK(metrics[i].batches == i + 1);
+  CHECK(metrics[2].metrics.at("accuracy") == 0.3);
+}
+
+TEST_CASE("A batch of reports of another run or rank, of a native trial or of a stopping run is ignored") {
+  Harness h("", new_trial_record(), kCommandConfig);
+  (void)h.start_running();
+  CHECK(h.on(report_batch(1, {accuracy_report(0.1)}, 2)).empty());     // another run
+  CHECK(h.on(report_batch(1, {accuracy_report(0.1)}, 1, 1)).empty());  // rank 1
+  CHECK(names(h.on(Pause{})) == std::vector<std::string>{"ShutdownRanks"});
+  CHECK(h.on(report_batch(1, {accuracy_report(0.1)})).empty());  // stopping
+  CHECK(h.metrics().empty());
+  Harness native;
+  (void)native.start_running();
+  CHECK(native.on(report_batch(1, {accuracy_report(0.1)})).empty());
+  CHECK(native.metrics().empty());
+}
+
+TEST_CASE("A command's result is its latest metrics when it exits, the final result last, journaled once at the target") {
+  Harness h("", new_trial_record(), kCommandConfig);
+  const auto run = h.start_running();
+  // A report at the target is the final result's to journal; a later final result wins.
+  const auto effects = h.on(report_batch(1, {accuracy_report(0.5, 10), accuracy_report(0.7, 100),
+                                             value_report(wire::ReportKind::final_result, 0.9)}));
+  CHECK(names(effects) == std::vector<std::string>{"AcknowledgeReports", "ReportValidation"});
+  CHECK(std::get<ReportValidation>(effects[1]) == ReportValidation{70, 0.5, 10});
+  const auto exited = h.answer_all(run, {.metrics = {}, .batches_trained = 0, .error_message = ""});
+  CHECK(only<ReportValidation>(exited) == ReportValidation{70, 0.9, 100});
+  const auto metrics = h.metrics();
+  REQUIRE(metrics.size() == 2);
+  CHECK((metrics[0].batches == 10 && metrics[0].metrics.at("accuracy") == 0.5));
+  CHECK((metrics[1].batches == 100 && metrics[1].metrics.at("accuracy") == 0.9));
+  CHECK(h.journaled().batches_trained == 100);
 }

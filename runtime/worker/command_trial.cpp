@@ -243,6 +243,9 @@ Status serve_runs(const WorkerLaunch& launch, JoinedTrial& joined, const std::ve
     auto outcome = run_command(session, launch, **request, argv, master_port);
     if (!outcome) return fail(outcome.error());
     if (!*outcome) return {};  // stopped
+    auto flushed = session.flush_reports();  // the run's answer follows the trial's journal of every report
+    if (!flushed) return fail(flushed.error());
+    if (*flushed) return {};  // stopped meanwhile
     session.complete(**outcome);
   }
 }
