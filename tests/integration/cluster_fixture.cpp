@@ -13,7 +13,10 @@
 #include <iostream>
 #include <random>
 #include <set>
+#include <sstream>
 #include <thread>
+
+#include <signal.h>
 
 namespace volador::testing {
 namespace fs = std::filesystem;
@@ -290,6 +293,64 @@ pid_t pid_with_arguments(const std::vector<std::string>& arguments) {
       return std::stoi(entry.path().filename().string());
   }
   return 0;
+}
+
+namespace {
+
+// Socket inodes of process `pid`.
+std::set<std::string> socket_inodes(pid_t pid) {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (const auto& fd : fs::directory_iterator(fs::path("/proc") / std::to_string(pid) / "fd", ec)) {
+    const auto target = fs::read_symlink(fd.path(), ec).string();
+    if (!ec && target.starts_with("socket:[")) out.insert(target.substr(8, target.size() - 9));
+  }
+  return out;
+}
+
+// The TCP states (as /proc/net/tcp numbers them) of `pid`'s connections with
+// `port` at either end, listening sockets left out.
+std::vector<int> tcp_states(pid_t pid, std::uint16_t port) {
+  constexpr int kListen = 0x0A;
+  const auto inodes = socket_inodes(pid);
+  std::vector<int> states;
+  for (const char* table : {"tcp", "tcp6"}) {
+    std::ifstream in(fs::path("/proc") / std::to_string(pid) / "net" / table);
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode;
+      auto hex_port = [](const std::string& address) {
+        return std::stoul(address.substr(address.rfind(':') + 1), nullptr, 16);
+      };
+      const int st = static_cast<int>(std::stoul(state, nullptr, 16));
+      if (inodes.contains(inode) && st != kListen && (hex_port(local) == port || hex_port(remote) == port))
+        states.push_back(st);
+    }
+  }
+  return states;
+}
+
+// True once every peer of stopped process `pid` has closed its connections
+// with `port` at one end (at least `at_least` of them): they dropped it.
+bool peers_dropped(pid_t pid, std::uint16_t port, std::size_t at_least) {
+  constexpr int kCloseWait = 0x08;
+  const auto states = tcp_states(pid, port);
+  return states.size() >= at_least && std::ranges::all_of(states, [](int st) { return st == kCloseWait; });
+}
+
+}  // namespace
+
+std::uint16_t port_of(const std::string& address) {
+  return static_cast<std::uint16_t>(std::stoul(address.substr(address.rfind(':') + 1)));
+}
+
+bool stall_until_dropped(pid_t pid, std::uint16_t port, std::size_t peers) {
+  if (::kill(pid, SIGSTOP) != 0) return false;
+  const bool dropped = eventually([&] { return peers_dropped(pid, port, peers); }, 30);
+  return ::kill(pid, SIGCONT) == 0 && dropped;
 }
 
 bool eventually(const std::function<bool()>& condition, int timeout_s) {

@@ -174,6 +174,15 @@ std::vector<std::string> short_link_timings(const std::filesystem::path& dir);
 // The pid of a process whose command line has every one of `arguments`, or 0.
 pid_t pid_with_arguments(const std::vector<std::string>& arguments);
 
+// The port of HOST:PORT.
+std::uint16_t port_of(const std::string& address);
+
+// Stops process `pid` (SIGSTOP) until `peers` of its peers have closed their
+// connections with `port` at one end, read from the kernel's socket table
+// (they dropped it: the stall outlasted their connection timeout), then
+// resumes it (SIGCONT). False when they had not within 30 s.
+bool stall_until_dropped(pid_t pid, std::uint16_t port, std::size_t peers);
+
 // Polls `condition` every 100 ms for up to `timeout_s`; true once it holds.
 bool eventually(const std::function<bool()>& condition, int timeout_s = 30);
 

@@ -5,15 +5,9 @@
 // view of its sockets, not a sleep.
 #include <catch2/catch.hpp>
 
-#include <signal.h>
-
-#include <algorithm>
 #include <fstream>
 #include <future>
-#include <iterator>
 #include <regex>
-#include <set>
-#include <sstream>
 
 #include "tests/integration/cluster_fixture.hpp"
 
@@ -32,54 +26,6 @@ std::string stall_config() {
                              "max_restarts: 0\n"
                              "searcher: {name: single, metric: accuracy, smaller_is_better: false, "
                              "max_length: {epochs: 400}}\n");
-}
-
-// Socket inodes of process `pid`.
-std::set<std::string> socket_inodes(pid_t pid) {
-  std::set<std::string> out;
-  std::error_code ec;
-  for (const auto& fd : fs::directory_iterator(fs::path("/proc") / std::to_string(pid) / "fd", ec)) {
-    const auto target = fs::read_symlink(fd.path(), ec).string();
-    if (!ec && target.starts_with("socket:[")) out.insert(target.substr(8, target.size() - 9));
-  }
-  return out;
-}
-
-// The TCP states (as /proc/net/tcp numbers them) of `pid`'s connections with
-// `port` at either end, listening sockets left out.
-std::vector<int> tcp_states(pid_t pid, std::uint16_t port) {
-  constexpr int kListen = 0x0A;
-  const auto inodes = socket_inodes(pid);
-  std::vector<int> states;
-  for (const char* table : {"tcp", "tcp6"}) {
-    std::ifstream in(fs::path("/proc") / std::to_string(pid) / "net" / table);
-    std::string line;
-    std::getline(in, line);  // the header
-    while (std::getline(in, line)) {
-      std::istringstream fields(line);
-      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
-      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode;
-      auto hex_port = [](const std::string& address) {
-        return std::stoul(address.substr(address.rfind(':') + 1), nullptr, 16);
-      };
-      const int st = static_cast<int>(std::stoul(state, nullptr, 16));
-      if (inodes.contains(inode) && st != kListen && (hex_port(local) == port || hex_port(remote) == port))
-        states.push_back(st);
-    }
-  }
-  return states;
-}
-
-// True once every peer of stopped process `pid` has closed its connections
-// with `port` at one end (at least `at_least` of them): they dropped it.
-bool peers_dropped(pid_t pid, std::uint16_t port, std::size_t at_least) {
-  constexpr int kCloseWait = 0x08;
-  const auto states = tcp_states(pid, port);
-  return states.size() >= at_least && std::ranges::all_of(states, [](int st) { return st == kCloseWait; });
-}
-
-std::uint16_t port_of(const std::string& address) {
-  return static_cast<std::uint16_t>(std::stoul(address.substr(address.rfind(':') + 1)));
 }
 
 // The pid of the worker the agent started for `trial_id` (from the nodes' log), or 0.
@@ -133,11 +79,7 @@ struct StallCluster {
   // Stops process `pid` until `peers` of its peers dropped their connections
   // with the master's port (the stall outlasted their connection timeout), then resumes it.
   void stall(pid_t pid, std::size_t peers) const {
-    const auto port = port_of(cluster.master_address());
-    REQUIRE(::kill(pid, SIGSTOP) == 0);
-    const bool dropped = eventually([&] { return peers_dropped(pid, port, peers); }, 30);
-    REQUIRE(::kill(pid, SIGCONT) == 0);
-    REQUIRE(dropped);
+    REQUIRE(stall_until_dropped(pid, port_of(cluster.master_address()), peers));
   }
 };
 

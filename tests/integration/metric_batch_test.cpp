@@ -1,0 +1,129 @@
+// End to end: a command's metric points reach the journal in acknowledged
+// batches (actors/metric_outbox.hpp, TrialRun's CommandReported): a flood of
+// 200,000 points is journaled exactly, and a rank worker whose link to the
+// master drops mid-flood (SIGSTOP until the master dropped it) rejoins its
+// running trial, loses no point and journals none twice.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+
+#include "storage/journal/journal.hpp"
+#include "tests/integration/cluster_fixture.hpp"
+
+using namespace volador;
+using namespace volador::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Prints `loss=0`, `loss=1`, ... (each a metric report numbered 1, 2, ...):
+// POINTS of them, or with 0 until the file MARKS/stop appears; then the
+// searcher metric. Writes its worker's pid to MARKS/worker.pid first and the
+// number of points it printed to MARKS/printed last.
+const char* kFloodScript = R"(import os, sys, time
+marks, points = sys.argv[1], int(sys.argv[2])
+with open(os.path.join(marks, "worker.pid"), "w") as f:
+    f.write(str(os.getppid()))
+printed = 0
+while printed < points if points else not os.path.exists(os.path.join(marks, "stop")):
+    for _ in range(min(1000, points - printed) if points else 1000):
+        print(f"loss={printed}")
+        printed += 1
+    if not points:
+        time.sleep(0.01)
+print("accuracy=0.5")
+with open(os.path.join(marks, "printed"), "w") as f:
+    f.write(str(printed))
+)";
+
+struct FloodRun {
+  TempDir dir;
+  fs::path project = dir.path() / "project";
+  fs::path marks = dir.path() / "marks";
+  Cluster cluster{dir.path() / "data"};
+
+  // A master and a 1-slot agent (dropping a peer silent for 2 s when
+  // `short_links`); the flood project printing `points` (0: until stopped).
+  FloodRun(std::uint64_t points, bool short_links) {
+    fs::create_directories(marks);
+    write_file(project / "flood.py", kFloodScript);
+    write_file(project / "distributed.yaml",
+               "name: flood\n"
+               "entrypoint: /usr/bin/python3 flood.py " + marks.string() + " " + std::to_string(points) + "\n"
+               "hyperparameters: {global_batch_size: 1}\n"
+               "searcher: {name: single, metric: accuracy, smaller_is_better: false, max_length: {batches: 100000000}}\n"
+               "max_restarts: 0\n");
+    if (short_links) cluster.add_node_arguments(short_link_timings(dir.path()));
+    cluster.start_master();
+    cluster.start_agent(1);
+  }
+  std::uint64_t printed() const {
+    std::uint64_t n = 0;
+    std::ifstream(marks / "printed") >> n;
+    return n;
+  }
+  // The trial of experiment `id` ended COMPLETED without a restart; its id.
+  std::uint64_t completed_trial(const std::string& id) const {
+    REQUIRE(eventually([&] { return describe_experiment(cluster, id)["state"] != "ACTIVE"; }, 300));
+    const auto trial = describe_experiment(cluster, id)["trials"][0];
+    INFO(cluster.cli({"trial", "logs", trial["id"].dump(), "--tail", "50"}).out);
+    CHECK(trial["state"] == "COMPLETED");
+    CHECK(trial["restarts"] == 0);
+    return trial["id"].get<std::uint64_t>();
+  }
+  // Read from the journal once the master stopped: every point printed is
+  // journaled once, in order (report b holds loss b - 1), and nothing more.
+  void check_every_point_once(std::uint64_t trial_id, std::uint64_t points) {
+    REQUIRE(cluster.stop_master());
+    auto journal = storage::Journal::open(dir.path() / "data" / "journal");
+    REQUIRE(journal);
+    auto metrics = (*journal)->metrics(trial_id);
+    REQUIRE(metrics);
+    std::vector<int> seen(points + 1, 0);
+    std::uint64_t wrong = 0, extra = 0;
+    for (const auto& record : *metrics) {
+      auto loss = record.metrics.find("loss");
+      if (loss == record.metrics.end() || record.batches > points) continue;  // the searcher metric, the final result
+      if (record.batches == 0 || loss->second != static_cast<double>(record.batches - 1)) ++wrong;
+      if (++seen[record.batches] > 1) ++extra;
+    }
+    const auto missing = static_cast<std::uint64_t>(std::count(seen.begin() + 1, seen.end(), 0));
+    CHECK(missing == 0);
+    CHECK(extra == 0);
+    CHECK(wrong == 0);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("A command printing 200000 metric points has every one journaled once with its value") {
+  constexpr std::uint64_t kPoints = 200'000;
+  FloodRun run(kPoints, false);
+  const auto id = submit(run.cluster, run.project);
+  const auto trial_id = run.completed_trial(id);
+  CHECK(run.printed() == kPoints);
+  run.check_every_point_once(trial_id, kPoints);
+}
+
+TEST_CASE("A rank worker whose link to the master drops mid-flood rejoins and neither loses nor doubles a metric point") {
+  FloodRun run(0, true);
+  const auto id = submit(run.cluster, run.project);
+  REQUIRE(eventually([&] { return fs::exists(run.marks / "worker.pid"); }, 60));
+  pid_t worker = 0;
+  std::ifstream(run.marks / "worker.pid") >> worker;
+  REQUIRE(worker > 0);
+  const auto trial_id = describe_experiment(run.cluster, id)["trials"][0]["id"].dump();
+  // Stopped (its command fills the pipe and waits) until the master gave the silent worker up.
+  REQUIRE(stall_until_dropped(worker, port_of(run.cluster.master_address()), 1));
+  REQUIRE(eventually([&] {
+    return run.cluster.cli({"trial", "logs", trial_id, "--all"}).out.find("rank 0 of run 1 reconnected to the master") !=
+           std::string::npos;
+  }, 60));
+  std::ofstream(run.marks / "stop") << "stop";
+  const auto completed = run.completed_trial(id);
+  const auto printed = run.printed();
+  INFO("printed " << printed << " points");
+  CHECK(printed > 0);
+  run.check_every_point_once(completed, printed);
+}
