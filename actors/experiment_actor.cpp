@@ -19,12 +19,20 @@ void log_failure(Self self, const Status& status, const char* what) {
   if (!status) spdlog::error("experiment {}: {} failed: {}", self->state.record.id, what, status.error().message);
 }
 
+master::SearchLog& search_of(Self self) { return *self->state.search; }
+
+// The trial with this request id has ended (or was never created).
+bool trial_ended(Self self, search::RequestId request) {
+  const auto* progress = search_of(self).trial(request);
+  return progress == nullptr || progress->ended;
+}
+
 void finish_if_done(Self self) {
   auto& st = self->state;
   if (!st.shutdown) return;
   bool any_completed = false;
   for (const auto& [request, trial] : st.trials) {
-    if (!trial.ended) return;
+    if (!trial_ended(self, request)) return;
     any_completed |= !trial.errored;
   }
   const bool failed = !st.killed && (st.search_failed || !any_completed);
@@ -43,7 +51,7 @@ void apply(Self self, search::Operations operations);
 // The trial with this request id if it exists and has not ended, else null.
 ExperimentState::Trial* running_trial(Self self, search::RequestId request) {
   auto it = self->state.trials.find(request);
-  return it == self->state.trials.end() || it->second.ended ? nullptr : &it->second;
+  return it == self->state.trials.end() || trial_ended(self, request) ? nullptr : &it->second;
 }
 
 TrialActor spawn_trial(Self self, const storage::TrialRecord& record) {
@@ -56,7 +64,7 @@ void create_trial(Self self, const search::CreateTrial& op) {
   auto id = st.context.journal->next_id("trial");
   if (!id) {
     spdlog::error("experiment {}: cannot allocate a trial id: {}", st.record.id, id.error().message);
-    return apply(self, st.searcher->on_trial_exited_early(op.request_id, search::ExitReason::errored));
+    return apply(self, search_of(self).trial_exited_early(op.request_id, search::ExitReason::errored));
   }
   storage::TrialRecord record;
   record.id = *id;
@@ -66,9 +74,9 @@ void create_trial(Self self, const search::CreateTrial& op) {
   record.seed = op.seed;
   record.created_at_ms = system_now_ms();
   if (st.record.state == RunState::paused) record.state = RunState::paused;  // starts when activated
-  st.pending.put_trial(record);  // journaled with the search state that knows it
+  st.pending.put_trial(record);  // journaled with the search event that knows it
   st.trials[op.request_id] = {record.id, spawn_trial(self, record)};
-  apply(self, st.searcher->on_trial_created(op.request_id));
+  apply(self, search_of(self).trial_created(op.request_id));
 }
 
 void apply(Self self, search::Operations operations) {
@@ -81,17 +89,18 @@ void apply(Self self, search::Operations operations) {
             create_trial(self, op);
           } else if constexpr (std::is_same_v<Op, search::ValidateAfter>) {
             if (auto* trial = running_trial(self, op.request_id)) {
-              trial->target = op.batches;
+              search_of(self).asked_to_validate(op.request_id, op.batches);
               self->send(trial->actor, train_to_atom::value, op.batches);
             }
           } else if constexpr (std::is_same_v<Op, search::CloseTrial>) {
             if (auto* trial = running_trial(self, op.request_id)) {
-              trial->closing = true;
+              search_of(self).asked_to_close(op.request_id);
               self->send(trial->actor, close_atom::value);
             }
           } else {
             st.shutdown = true;
             st.search_failed = op.failure;
+            search_of(self).shut_down(op.failure);
           }
         },
         operation);
@@ -109,7 +118,7 @@ template <class Atom>
 bool set_state(Self self, RunState state, Atom message) {
   auto& st = self->state;
   for (auto& [request, trial] : st.trials)
-    if (!trial.ended) self->send(trial.actor, message);
+    if (!trial_ended(self, request)) self->send(trial.actor, message);
   st.record.state = state;
   log_failure(self, st.context.journal->put_experiment(st.record), "journaling its state");
   return true;
@@ -121,82 +130,87 @@ caf::error refusal(Self self, RunState expected, const char* verb) {
                                                           to_string(expected), verb)));
 }
 
-// Everything a restarted master needs to continue the search identically:
-// the searcher's own state and what was asked of each trial.
-nlohmann::json search_state_json(const ExperimentState& st) {
-  nlohmann::json trials = nlohmann::json::object();
-  for (const auto& [request, t] : st.trials)
-    trials[std::to_string(request)] = {
-        {"target", t.target}, {"closing", t.closing}, {"validated", t.validated}, {"ended", t.ended}};
-  return {{"searcher", st.searcher->save_state()}, {"trials", trials}, {"shutdown", st.shutdown},
-          {"search_failed", st.search_failed}};
-}
-
-// Journals, in one synced batch, the new trials, the search state and the
-// progress after an event: a crash leaves either all of it or none.
+// Journals, in one synced batch, the new trials, the search's event (or a
+// snapshot of it) and the progress after an event: a crash leaves either all
+// of it or none.
 void checkpoint_search(Self self) {
   auto& st = self->state;
-  st.record.progress = st.searcher->progress();
-  st.pending.put_searcher_state(st.record.id, search_state_json(st)).put_experiment(st.record);
+  st.record.progress = search_of(self).searcher().progress();
+  search_of(self).journal(st.pending, st.record.id);
+  st.pending.put_experiment(st.record);
   log_failure(self, st.context.journal->commit(st.pending), "journaling the search state");
   st.pending = {};
 }
 
-// The searcher's answer to a trial that ended (COMPLETED, CANCELED or ERROR).
-search::Operations trial_end_event(search::Searcher& searcher, search::RequestId request, RunState state) {
-  if (state == RunState::completed) return searcher.on_trial_closed(request);
-  return searcher.on_trial_exited_early(
+// Marks the trial ended and, unless `killed`, tells the searcher how it ended
+// (COMPLETED, CANCELED or ERROR); the searcher's answer.
+search::Operations end_trial(master::SearchLog& search, search::RequestId request, RunState state, bool killed) {
+  search.trial_ended(request);
+  if (killed) return {};
+  if (state == RunState::completed) return search.trial_closed(request);
+  return search.trial_exited_early(
       request, state == RunState::error ? search::ExitReason::errored : search::ExitReason::user_canceled);
 }
 
 // Tells the searcher of the validations `trial` journaled after the last one
 // it saw, and marks them seen; the searcher's answers.
 Result<search::Operations> replay_unseen_validations(Self self, const storage::TrialRecord& record,
-                                                     ExperimentState::Trial& trial) {
+                                                     std::uint64_t validated) {
   auto& st = self->state;
-  auto unseen = master::unseen_validations(*st.context.journal, record.id, st.config->searcher.metric, trial.validated);
+  auto unseen = master::unseen_validations(*st.context.journal, record.id, st.config->searcher.metric, validated);
   if (!unseen) return fail(unseen.error());
   search::Operations out;
   for (const auto& [batches, value] : *unseen) {
-    trial.validated = batches;
-    auto ops = st.searcher->on_validation_completed(record.request_id, value, batches);
+    auto ops = search_of(self).validation_completed(record.request_id, value, batches);
     out.insert(out.end(), ops.begin(), ops.end());
   }
   return out;
 }
 
-// Rebuilds the search from the journal: the searcher's state, and an actor
-// for every unfinished trial, told again what it was last asked. Trials that
-// ended, or validated, after the search state was last journaled are
-// reported to the searcher now.
-Status recover(Self self, const ExperimentRecovery& recovery) {
+// The progress of each of `trials` in `search`; corruption naming the first
+// trial it does not know.
+Result<std::vector<master::TrialProgress>> progress_of(const master::SearchLog& search,
+                                                       const std::vector<storage::TrialRecord>& trials) {
+  std::vector<master::TrialProgress> progress;
+  for (const auto& record : trials) {
+    const auto* known = search.trial(record.request_id);
+    if (known == nullptr)
+      return fail(Error::corruption("the journaled search state does not know trial " + std::to_string(record.id)));
+    progress.push_back(*known);
+  }
+  return progress;
+}
+
+// Rebuilds the search from the journal: the searcher's state (the snapshot
+// and the events since), and an actor for every unfinished trial, told again
+// what it was last asked. Trials that ended, or validated, after the search
+// state was last journaled are reported to the searcher now.
+Status recover(Self self, std::shared_ptr<search::Searcher> searcher, const ExperimentRecovery& recovery) {
   auto& st = self->state;
+  auto search = master::SearchLog::recover(std::move(searcher), recovery.search_state);
+  if (!search) return fail(search.error());
+  auto progress = progress_of(*search, recovery.trials);
+  if (!progress) return fail(progress.error());
+  st.search = std::move(*search);
+  st.shutdown = st.search->progress().shutdown;
+  st.search_failed = st.search->progress().search_failed;
   search::Operations missed;
-  try {
-    const auto& state = recovery.search_state;
-    if (auto loaded = st.searcher->load_state(state.at("searcher")); !loaded) return loaded;
-    st.shutdown = state.at("shutdown").get<bool>();
-    st.search_failed = state.at("search_failed").get<bool>();
-    for (const auto& record : recovery.trials) {
-      const auto& saved = state.at("trials").at(std::to_string(record.request_id));
-      ExperimentState::Trial trial{record.id, {}, is_terminal(record.state), record.state == RunState::error,
-                                   saved.at("target").get<std::uint64_t>(), saved.at("closing").get<bool>(),
-                                   saved.at("validated").get<std::uint64_t>()};
-      if (!trial.ended) {
-        trial.actor = spawn_trial(self, record);
-        if (trial.closing) self->send(trial.actor, close_atom::value);
-        else if (trial.target > 0) self->send(trial.actor, train_to_atom::value, trial.target);
-        auto ops = replay_unseen_validations(self, record, trial);
-        if (!ops) return fail(ops.error());
-        missed.insert(missed.end(), ops->begin(), ops->end());
-      } else if (!saved.at("ended").get<bool>()) {
-        auto ops = trial_end_event(*st.searcher, record.request_id, record.state);
-        missed.insert(missed.end(), ops.begin(), ops.end());
-      }
-      st.trials[record.request_id] = trial;
+  for (std::size_t i = 0; i < recovery.trials.size(); ++i) {
+    const auto& record = recovery.trials[i];
+    const auto& saved = (*progress)[i];
+    ExperimentState::Trial trial{record.id, {}, record.state == RunState::error};
+    if (!is_terminal(record.state) && !saved.ended) {
+      trial.actor = spawn_trial(self, record);
+      if (saved.closing) self->send(trial.actor, close_atom::value);
+      else if (saved.target > 0) self->send(trial.actor, train_to_atom::value, saved.target);
+      auto ops = replay_unseen_validations(self, record, saved.validated);
+      if (!ops) return fail(ops.error());
+      missed.insert(missed.end(), ops->begin(), ops->end());
+    } else if (!saved.ended) {
+      auto ops = end_trial(*st.search, record.request_id, record.state, false);
+      missed.insert(missed.end(), ops.begin(), ops.end());
     }
-  } catch (const nlohmann::json::exception& e) {
-    return fail(Error::corruption(std::string("the journaled search state does not decode: ") + e.what()));
+    st.trials[record.request_id] = trial;
   }
   apply(self, std::move(missed));
   checkpoint_search(self);
@@ -217,24 +231,26 @@ ExperimentActor::behavior_type experiment_actor(Self self, MasterContext context
   st.config = std::move(config);
   st.archive = std::move(archive);
   st.store = std::move(store);
-  st.searcher = std::move(searcher);
   if (!recovery) {
-    apply(self, st.searcher->initial_operations());
+    st.search.emplace(std::move(searcher));
+    apply(self, st.search->initial_operations());
     checkpoint_search(self);
-  } else if (auto recovered = recover(self, *recovery); !recovered) {
+  } else if (auto recovered = recover(self, std::move(searcher), *recovery); !recovered) {
     spdlog::error("experiment {} cannot continue: {}", st.record.id, recovered.error().message);
     st.record.error_message = recovered.error().message;
     st.shutdown = st.search_failed = true;
-    for (auto& [request, trial] : st.trials) trial.ended = true;
+    for (auto& [request, trial] : st.trials)
+      if (trial.actor) self->send(trial.actor, kill_atom::value);
+    st.trials.clear();  // nothing left to wait for: the experiment ends in ERROR
   }
   finish_if_done(self);
   return {
       [=](validated_atom, std::uint64_t request, double metric, std::uint64_t batches) {
-        auto* trial = running_trial(self, request);
+        if (running_trial(self, request) == nullptr) return;
         // A trial resumed from a checkpoint may validate again at batches the searcher saw.
-        if (trial == nullptr || (batches <= trial->validated && trial->validated > 0)) return;
-        trial->validated = batches;
-        apply(self, self->state.searcher->on_validation_completed(request, metric, batches));
+        const std::uint64_t validated = search_of(self).trial(request)->validated;
+        if (batches <= validated && validated > 0) return;
+        apply(self, search_of(self).validation_completed(request, metric, batches));
         checkpoint_search(self);
       },
       [=](checkpointed_atom, std::uint64_t) { collect_garbage(self); },
@@ -250,19 +266,16 @@ ExperimentActor::behavior_type experiment_actor(Self self, MasterContext context
         self->state.killed = true;
         self->state.shutdown = true;
         for (auto& [request, trial] : self->state.trials)
-          if (!trial.ended) self->send(trial.actor, kill_atom::value);
+          if (!trial_ended(self, request)) self->send(trial.actor, kill_atom::value);
         finish_if_done(self);
         return true;
       },
       [=](trial_ended_atom, std::uint64_t request, RunState state) {
         auto* trial = running_trial(self, request);
         if (trial == nullptr) return;
-        trial->ended = true;
         trial->errored = state == RunState::error;
-        if (!self->state.killed) {
-          apply(self, trial_end_event(*self->state.searcher, request, state));
-          checkpoint_search(self);
-        }
+        apply(self, end_trial(search_of(self), request, state, self->state.killed));
+        if (!self->state.killed) checkpoint_search(self);
         finish_if_done(self);
       },
   };

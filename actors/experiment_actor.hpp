@@ -1,14 +1,16 @@
 #pragma once
-// One experiment on the master: owns its searcher (a pure search::Searcher),
-// turns the searcher's operations into trial actors and messages to them,
-// feeds trial events back to the searcher, journals the searcher state after
-// every event, and records the experiment's end.
+// One experiment on the master: owns its search (master::SearchLog over a
+// pure search::Searcher), turns the searcher's operations into trial actors
+// and messages to them, feeds trial events back to the searcher, journals
+// each event (with the records it caused, in one batch), and records the
+// experiment's end.
 //
 // Its messages: ExperimentActor (actors/interfaces.hpp), from its trial
 // actors and, through the gateway, from users.
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <caf/actor.hpp>
@@ -16,6 +18,7 @@
 
 #include "actors/interfaces.hpp"
 #include "actors/master_context.hpp"
+#include "master/search_log.hpp"
 #include "runtime/config/experiment_config.hpp"
 #include "runtime/search/searcher.hpp"
 #include "storage/checkpoints/checkpoint_store.hpp"
@@ -23,14 +26,11 @@
 namespace volador::actors {
 
 struct ExperimentState {
+  // A trial's actor; what was asked of it is its progress in `search`.
   struct Trial {
     std::uint64_t trial_id = 0;
     TrialActor actor;
-    bool ended = false;
     bool errored = false;
-    std::uint64_t target = 0;     // the last ValidateAfter sent
-    bool closing = false;         // CloseTrial sent
-    std::uint64_t validated = 0;  // batches of the last validation given to the searcher
   };
 
   MasterContext context;
@@ -38,9 +38,9 @@ struct ExperimentState {
   std::shared_ptr<const config::ExperimentConfig> config;
   std::shared_ptr<const std::string> archive;
   std::shared_ptr<checkpoints::CheckpointStore> store;
-  std::shared_ptr<search::Searcher> searcher;  // shared only to pass it through spawn()
+  std::optional<master::SearchLog> search;  // set when the actor starts
   std::map<search::RequestId, Trial> trials;
-  storage::JournalBatch pending;  // new trial records, committed with the search state
+  storage::JournalBatch pending;  // new trial records, committed with the search event
   bool shutdown = false;
   bool search_failed = false;
   bool killed = false;
@@ -48,9 +48,9 @@ struct ExperimentState {
 };
 
 // What a restarted master read back: the journaled search state (see
-// search_state_json in experiment_actor.cpp) and the experiment's trials.
+// master/search_log.hpp) and the experiment's trials.
 struct ExperimentRecovery {
-  nlohmann::json search_state;
+  storage::SearchLogRecords search_state;
   std::vector<storage::TrialRecord> trials;
 };
 

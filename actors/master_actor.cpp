@@ -176,7 +176,7 @@ Status recover_experiment(Self self, const storage::ExperimentRecord& record) {
   auto store = master::experiment_store(*shared_config, self->state.context.data_dir);
   auto searcher = search::make_searcher(*shared_config, record.experiment_seed);
   auto archive = journal.archive(record.id);
-  auto search_state = journal.searcher_state(record.id);
+  auto search_state = journal.search_log(record.id);
   auto trials = journal.trials(record.id);
   if (!store) return fail(store.error());
   if (!searcher) return fail(searcher.error());

@@ -158,3 +158,55 @@ struct TokenRecord {
   revoked @4 :Bool;
   # logged out
 }
+
+struct TrialProgress {
+  # What an experiment asked of one of its trials and heard back
+  # (master/search_log.hpp): what a restarted master tells its new actor.
+  requestId @0 :UInt64;
+  # the searcher's id for the trial
+  target @1 :UInt64;
+  # batches of the last ValidateAfter sent
+  closing @2 :Bool;
+  # CloseTrial sent
+  validated @3 :UInt64;
+  # batches of the last validation given to the searcher
+  ended @4 :Bool;
+  # the trial ended (and, unless the experiment was killed, the searcher was told)
+}
+
+enum SearcherInputKind {
+  # Which call of runtime/search/searcher.hpp a SearcherInput records.
+  trialCreated @0;
+  validationCompleted @1;
+  trialClosed @2;
+  trialErrored @3;
+  # on_trial_exited_early, ExitReason::errored
+  trialCanceled @4;
+  # on_trial_exited_early, ExitReason::user_canceled
+  trialHparamsInvalid @5;
+  # on_trial_exited_early, ExitReason::invalid_hparams
+}
+
+struct SearcherInput {
+  # One call an experiment made on its searcher.
+  kind @0 :SearcherInputKind;
+  requestId @1 :UInt64;
+  metric @2 :Float64;
+  # validationCompleted: the searcher metric
+  batches @3 :UInt64;
+  # validationCompleted: total batches trained
+}
+
+struct SearchEventRecord {
+  # One event of an experiment's search, journaled after the snapshot of its
+  # whole state (SearcherStateRecord) in the batch of the records the event
+  # caused. The snapshot, then these in order, rebuild the search.
+  inputs @0 :List(SearcherInput);
+  # what the searcher was told, in order
+  trials @1 :List(TrialProgress);
+  # the trials whose progress changed, as they are after the event
+  shutdown @2 :Bool;
+  # the searcher has asked for Shutdown
+  searchFailed @3 :Bool;
+  # ... as a failure
+}

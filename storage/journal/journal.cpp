@@ -24,6 +24,10 @@ JournalBatch& JournalBatch::put_searcher_state(std::uint64_t experiment_id, nloh
   return add(SearcherStatePut{.experiment_id = experiment_id, .state = std::move(state)});
 }
 
+JournalBatch& JournalBatch::append_search_event(std::uint64_t experiment_id, SearchEventRecord event) {
+  return add(SearchEventAppend{.experiment_id = experiment_id, .event = std::move(event)});
+}
+
 JournalBatch& JournalBatch::put_checkpoint(CheckpointRecord record) { return add(std::move(record)); }
 
 JournalBatch& JournalBatch::append_metrics(MetricRecord record) { return add(std::move(record)); }
@@ -118,6 +122,13 @@ Journal::TrialAppends& Journal::appends_of(std::uint64_t trial_id) {
   std::lock_guard lock(appends_mutex_);
   auto& slot = appends_[trial_id];
   if (!slot) slot = std::make_unique<TrialAppends>();
+  return *slot;
+}
+
+std::mutex& Journal::search_lock_of(std::uint64_t experiment_id) {
+  std::lock_guard lock(appends_mutex_);
+  auto& slot = search_locks_[experiment_id];
+  if (!slot) slot = std::make_unique<std::mutex>();
   return *slot;
 }
 

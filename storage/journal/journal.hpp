@@ -40,6 +40,13 @@ using volador::CheckpointState;  // schemas/states.capnp
 using volador::MetricKind;       // schemas/states.capnp
 static_assert(std::is_same_v<decltype(MetricRecord::metrics), MetricMap>);
 
+// An experiment's journaled search state: the latest snapshot of the whole
+// state (put_searcher_state) and the events appended after it, in order.
+struct SearchLogRecords {
+  nlohmann::json snapshot;
+  std::vector<SearchEventRecord> events;
+};
+
 // Records to write together, all or nothing (Journal::commit). Operations
 // apply in the order they were added, e.g. a delete_metrics_after followed by
 // append_metrics keeps the appended report. A plain value: build it anywhere.
@@ -49,17 +56,24 @@ class JournalBatch {
     std::uint64_t experiment_id = 0;
     nlohmann::json state;
   };
+  struct SearchEventAppend {
+    std::uint64_t experiment_id = 0;
+    SearchEventRecord event;
+  };
   struct MetricsDeletion {
     std::uint64_t trial_id = 0;
     std::uint64_t after_batches = 0;
   };
-  using Operation = std::variant<ExperimentRecord, TrialRecord, SearcherStatePut, CheckpointRecord,
-                                 MetricRecord, MetricsDeletion, UserRecord, TokenRecord>;
+  using Operation = std::variant<ExperimentRecord, TrialRecord, SearcherStatePut, SearchEventAppend,
+                                 CheckpointRecord, MetricRecord, MetricsDeletion, UserRecord, TokenRecord>;
 
   // The meaning of each operation is that of the Journal method of the same name.
   JournalBatch& put_experiment(ExperimentRecord record);
   JournalBatch& put_trial(TrialRecord record);
   JournalBatch& put_searcher_state(std::uint64_t experiment_id, nlohmann::json state);
+  // Appends one event of the experiment's search after its snapshot
+  // (Journal::search_log returns them in append order); no Journal method.
+  JournalBatch& append_search_event(std::uint64_t experiment_id, SearchEventRecord event);
   JournalBatch& put_checkpoint(CheckpointRecord record);
   JournalBatch& append_metrics(MetricRecord record);
   JournalBatch& delete_metrics_after(std::uint64_t trial_id, std::uint64_t batches);
@@ -120,7 +134,9 @@ class Journal {
   [[nodiscard]] Status delete_metrics_after(std::uint64_t trial_id, std::uint64_t batches);
   // Inserts or replaces the checkpoint with the same uuid.
   [[nodiscard]] Status put_checkpoint(const CheckpointRecord& record);
-  // The searcher's whole state (Searcher::save_state()).
+  // A snapshot of the experiment's whole search state (master/search_log.hpp):
+  // replaces the one stored and deletes the search events stored since it,
+  // which the new snapshot covers.
   [[nodiscard]] Status put_searcher_state(std::uint64_t experiment_id, const nlohmann::json& state);
   // Inserts or replaces the user with the same name (invalid_argument for an empty name).
   [[nodiscard]] Status put_user(const UserRecord& record);
@@ -144,8 +160,9 @@ class Journal {
   [[nodiscard]] Result<std::vector<LogLine>> logs(std::uint64_t trial_id, std::uint64_t after_seq,
                                                   std::size_t limit) const;
   [[nodiscard]] Result<std::string> archive(std::uint64_t experiment_id) const;
-  // nullopt when none was stored yet.
-  [[nodiscard]] Result<std::optional<nlohmann::json>> searcher_state(std::uint64_t experiment_id) const;
+  // The experiment's search state: its snapshot and the events appended since;
+  // nullopt when no snapshot was stored yet.
+  [[nodiscard]] Result<std::optional<SearchLogRecords>> search_log(std::uint64_t experiment_id) const;
   [[nodiscard]] Result<CheckpointRecord> checkpoint(std::string_view uuid) const;
   // Deleted ones included; ordered by (trial_id, batches, uuid). Empty when none.
   [[nodiscard]] Result<std::vector<CheckpointRecord>> checkpoints_of_experiment(std::uint64_t experiment_id) const;
@@ -183,9 +200,12 @@ class Journal {
   // commit()'s work, without the counting.
   [[nodiscard]] Status write(const JournalBatch& batch);
   // The locks write() holds for `batch`, taken in one global order (the
-  // checkpoint lock, then trials by id) so that concurrent commits never deadlock.
+  // checkpoint lock, then experiments' search locks by id, then trials by id)
+  // so that concurrent commits never deadlock.
   std::vector<std::unique_lock<std::mutex>> lock_for(const JournalBatch& batch);
   TrialAppends& appends_of(std::uint64_t trial_id);
+  // Serialises the search-event appends and snapshots of one experiment.
+  std::mutex& search_lock_of(std::uint64_t experiment_id);
 
   // The value under `key`, nullopt when absent; a store error names the key.
   Result<std::optional<std::string>> get(const std::string& key) const;
@@ -213,6 +233,8 @@ class Journal {
   std::mutex appends_mutex_;
   // Entries are never erased: a few bytes per trial the master has seen.
   std::unordered_map<std::uint64_t, std::unique_ptr<TrialAppends>> appends_;
+  // By experiment id, under appends_mutex_; never erased either.
+  std::unordered_map<std::uint64_t, std::unique_ptr<std::mutex>> search_locks_;
 };
 
 }  // namespace volador::storage

@@ -39,17 +39,30 @@ class Journal::BatchBuilder {
     return {};
   }
 
+  // The snapshot replaces the events it covers: they go, and their seqs start again from 1.
   Status operator()(const JournalBatch::SearcherStatePut& put_state) {
     auto value = codec::encode(SearcherStateRecord{.state = put_state.state});
     if (!value) return fail(value.error());
     put(keys::searcher_state(put_state.experiment_id), codec::bytes_of(*value));
+    const std::string events = keys::search_events_prefix(put_state.experiment_id);
+    batch_.erase_range(events, prefix_end(events));
+    last_seq_[events] = 0;
+    return {};
+  }
+
+  Status operator()(const JournalBatch::SearchEventAppend& append) {
+    auto value = codec::encode(append.event);
+    if (!value) return fail(value.error());
+    auto seq = next_seq(keys::search_events_prefix(append.experiment_id));
+    if (!seq) return fail(seq.error());
+    put(keys::search_event(append.experiment_id, *seq), codec::bytes_of(*value));
     return {};
   }
 
   Status operator()(const MetricRecord& record) {
     auto value = codec::encode(record);
     if (!value) return fail(value.error());
-    auto seq = next_metric_seq(keys::metric_step_prefix(record.trial_id, record.kind, record.batches));
+    auto seq = next_seq(keys::metric_step_prefix(record.trial_id, record.kind, record.batches));
     if (!seq) return fail(seq.error());
     put(keys::metric(record.trial_id, record.kind, record.batches, *seq), codec::bytes_of(*value));
     return {};
@@ -101,13 +114,14 @@ class Journal::BatchBuilder {
     return {};
   }
 
-  // 1 + the last seq under the step, counting the ones this batch added.
-  Result<std::uint64_t> next_metric_seq(const std::string& step_prefix) {
-    auto last = last_metric_seq_.find(step_prefix);
-    if (last == last_metric_seq_.end()) {
-      auto stored = journal_.last_id_under(step_prefix);
+  // 1 + the last seq under `prefix` (a metric step, an experiment's search
+  // events), counting what this batch added and deleted.
+  Result<std::uint64_t> next_seq(const std::string& prefix) {
+    auto last = last_seq_.find(prefix);
+    if (last == last_seq_.end()) {
+      auto stored = journal_.last_id_under(prefix);
       if (!stored) return fail(stored.error());
-      last = last_metric_seq_.emplace(step_prefix, *stored).first;
+      last = last_seq_.emplace(prefix, *stored).first;
     }
     return ++last->second;
   }
@@ -126,20 +140,25 @@ class Journal::BatchBuilder {
 
   const Journal& journal_;
   KeyValueBatch& batch_;
-  std::map<std::string, std::uint64_t> last_metric_seq_;  // by step prefix
+  std::map<std::string, std::uint64_t> last_seq_;  // by prefix
   std::map<std::string, IndexKeys> checkpoints_;           // by uuid
 };
 
 std::vector<std::unique_lock<std::mutex>> Journal::lock_for(const JournalBatch& batch) {
   bool checkpoints = false;
+  std::set<std::uint64_t> searches;
   std::set<std::uint64_t> trials;
   for (const JournalBatch::Operation& operation : batch.operations()) {
     if (const auto* metrics = std::get_if<MetricRecord>(&operation)) trials.insert(metrics->trial_id);
     if (const auto* deletion = std::get_if<JournalBatch::MetricsDeletion>(&operation)) trials.insert(deletion->trial_id);
+    if (const auto* event = std::get_if<JournalBatch::SearchEventAppend>(&operation)) searches.insert(event->experiment_id);
+    if (const auto* snapshot = std::get_if<JournalBatch::SearcherStatePut>(&operation))
+      searches.insert(snapshot->experiment_id);
     checkpoints = checkpoints || std::holds_alternative<CheckpointRecord>(operation);
   }
   std::vector<std::unique_lock<std::mutex>> locks;
   if (checkpoints) locks.emplace_back(checkpoints_mutex_);
+  for (std::uint64_t experiment_id : searches) locks.emplace_back(search_lock_of(experiment_id));
   for (std::uint64_t trial_id : trials) locks.emplace_back(appends_of(trial_id).mutex);
   return locks;
 }

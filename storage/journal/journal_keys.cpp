@@ -50,6 +50,10 @@ std::string experiment(std::uint64_t id) { return with_id("e/", id); }
 std::string trial(std::uint64_t id) { return with_id("t/", id); }
 std::string archive(std::uint64_t experiment_id) { return with_id("a/", experiment_id); }
 std::string searcher_state(std::uint64_t experiment_id) { return with_id("s/", experiment_id); }
+std::string search_events_prefix(std::uint64_t experiment_id) { return with_id("se/", experiment_id) + '/'; }
+std::string search_event(std::uint64_t experiment_id, std::uint64_t seq) {
+  return with_id(search_events_prefix(experiment_id), seq);
+}
 std::string counter(std::string_view name) { return "c/" + std::string(name); }
 std::string experiments_prefix() { return "e/"; }
 

@@ -7,7 +7,8 @@
 //   m/<trial>/<kind>/<batches>/<seq>   metric report (kind: one byte, 0 training, 1 validation)
 //   l/<trial>/<seq>                    log line
 //   a/<exp>                            model-definition archive
-//   s/<exp>                            searcher state
+//   s/<exp>                            searcher state (the snapshot of the whole search state)
+//   se/<exp>/<seq>                     search event after that snapshot (seq: 1, 2, ... since it)
 //   c/<name>                           durable counter
 //   k/<uuid>                           checkpoint (uuid: its text, to the end of the key)
 //   kx/<exp>/<trial>/<batches>/<uuid>  index: the checkpoints of an experiment (empty value)
@@ -31,6 +32,7 @@ std::string metric(std::uint64_t trial_id, MetricKind kind, std::uint64_t batche
 std::string log(std::uint64_t trial_id, std::uint64_t seq);
 std::string archive(std::uint64_t experiment_id);
 std::string searcher_state(std::uint64_t experiment_id);
+std::string search_event(std::uint64_t experiment_id, std::uint64_t seq);
 std::string counter(std::string_view name);
 std::string checkpoint(std::string_view uuid);
 std::string checkpoint_experiment_index(const CheckpointRecord& record);
@@ -45,6 +47,7 @@ std::string metrics_prefix(std::uint64_t trial_id);
 std::string metric_kind_prefix(std::uint64_t trial_id, MetricKind kind);
 std::string metric_step_prefix(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches);
 std::string logs_prefix(std::uint64_t trial_id);
+std::string search_events_prefix(std::uint64_t experiment_id);
 std::string checkpoint_experiment_index_prefix(std::uint64_t experiment_id);
 std::string checkpoint_trial_index_prefix(std::uint64_t trial_id);
 std::string users_prefix();

@@ -111,14 +111,16 @@ Result<std::string> Journal::archive(std::uint64_t experiment_id) const {
   return std::move(record->bytes);
 }
 
-Result<std::optional<nlohmann::json>> Journal::searcher_state(std::uint64_t experiment_id) const {
+Result<std::optional<SearchLogRecords>> Journal::search_log(std::uint64_t experiment_id) const {
   const std::string key = keys::searcher_state(experiment_id);
   auto value = get(key);
   if (!value) return fail(value.error());
-  if (!*value) return std::optional<nlohmann::json>();
-  auto record = codec::decode<SearcherStateRecord>(key, **value);
-  if (!record) return fail(record.error());
-  return std::optional<nlohmann::json>(std::move(record->state));
+  if (!*value) return std::optional<SearchLogRecords>();
+  auto snapshot = codec::decode<SearcherStateRecord>(key, **value);
+  if (!snapshot) return fail(snapshot.error());
+  auto events = records_under<SearchEventRecord>(keys::search_events_prefix(experiment_id));
+  if (!events) return fail(events.error());
+  return std::optional<SearchLogRecords>(SearchLogRecords{std::move(snapshot->state), std::move(*events)});
 }
 
 Result<CheckpointRecord> Journal::checkpoint(std::string_view uuid) const {

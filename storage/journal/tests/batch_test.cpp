@@ -53,7 +53,7 @@ JournalBatch mixed_batch(std::uint64_t id) {
 void check_mixed_batch(const Journal& journal, std::uint64_t id) {
   check_same(*journal.experiment(id), make_experiment(id));
   check_same(journal.trials(id)->at(0), make_trial(id, id));
-  CHECK(**journal.searcher_state(id) == nlohmann::json{{"searcher", "random"}, {"created", id}});
+  CHECK((*journal.search_log(id))->snapshot == nlohmann::json{{"searcher", "random"}, {"created", id}});
   CHECK(reports(journal, id) == std::vector<Report>{{T, 100, 1.0}, {V, 100, 2.0}});
   check_same(journal.checkpoints_of_trial(id)->at(0), make_checkpoint("ckpt-" + std::to_string(id), id, id, 100));
 }
@@ -95,7 +95,7 @@ TEMPLATE_TEST_CASE("a batch with a record that cannot be encoded writes nothing"
   CHECK(journal->experiment(1).error().code == ErrorCode::not_found);
   CHECK(journal->trial(1).error().code == ErrorCode::not_found);
   CHECK(journal->trial(2).error().code == ErrorCode::not_found);
-  CHECK_FALSE(journal->searcher_state(1)->has_value());
+  CHECK_FALSE(journal->search_log(1)->has_value());
   CHECK(journal->checkpoint("ckpt-1").error().code == ErrorCode::not_found);
   CHECK(journal->checkpoints_of_experiment(1)->empty());
   CHECK(reports(*journal, 1) == std::vector<Report>{{T, 200, 9.0}});

@@ -176,15 +176,15 @@ TEMPLATE_TEST_CASE("archives and searcher state round-trip and are replaced", "[
   CHECK(*journal->archive(2) == std::string("\0\1small", 7));
   CHECK(journal->archive(3).error().code == ErrorCode::not_found);
 
-  auto none = journal->searcher_state(1);
+  auto none = journal->search_log(1);
   REQUIRE(none);
   CHECK_FALSE(none->has_value());
   const nlohmann::json first = {{"searcher", "asha"}, {"rungs", {{1, 2}, {3}}}};
   const nlohmann::json second = {{"searcher", "asha"}, {"rungs", nlohmann::json::array()}};
   REQUIRE(journal->put_searcher_state(1, first));
-  CHECK(**journal->searcher_state(1) == first);
+  CHECK((*journal->search_log(1))->snapshot == first);
   REQUIRE(journal->put_searcher_state(1, second));
-  CHECK(**journal->searcher_state(1) == second);
+  CHECK((*journal->search_log(1))->snapshot == second);
 
   const nlohmann::json bad_utf8 = std::string("\xff\xfe");
   auto refused = journal->put_searcher_state(2, bad_utf8);
@@ -255,7 +255,7 @@ TEST_CASE("reopening the journal loses nothing", "[journal]") {
   CHECK(journal->metrics(1)->at(0).metrics.at("loss") == 0.1);
   CHECK(journal->logs(1, 0, 10)->at(0).text == "hello");
   CHECK(*journal->archive(1) == "tar bytes");
-  CHECK(**journal->searcher_state(1) == nlohmann::json{{"k", 1}});
+  CHECK((*journal->search_log(1))->snapshot == nlohmann::json{{"k", 1}});
 }
 
 TEST_CASE("a value that does not decode is reported as corruption naming its key", "[journal]") {
