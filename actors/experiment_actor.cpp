@@ -138,7 +138,9 @@ void checkpoint_search(Self self) {
   st.record.progress = search_of(self).searcher().progress();
   search_of(self).journal(st.pending, st.record.id);
   st.pending.put_experiment(st.record);
-  log_failure(self, st.context.journal->commit(st.pending), "journaling the search state");
+  auto committed = st.context.journal->commit(st.pending);
+  log_failure(self, committed, "journaling the search state");
+  if (!committed) search_of(self).journal_lost();
   st.pending = {};
 }
 

@@ -82,6 +82,10 @@ class SearchLog {
   // happened). Commit `batch` with the records that these events caused.
   void journal(storage::JournalBatch& batch, std::uint64_t experiment_id);
 
+  // The batch of the last journal() was not written: the next journal()
+  // writes a snapshot, which covers what that batch lost.
+  void journal_lost() { snapshotted_ = false; }
+
   // The whole state as journaled: the searcher's save_state() and the
   // progress, in the layout of earlier versions' search state.
   [[nodiscard]] nlohmann::json snapshot() const;

@@ -4,6 +4,7 @@
 // earlier versions (the whole state, no events) still recovers.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -293,6 +294,27 @@ TEST_CASE("every searcher's search recovered from its journal at any point equal
       }
     }
   }
+}
+
+TEST_CASE("after a journal write that was lost the next event journals the whole state", "[search_log]") {
+  const auto config = searcher_config("random", 6, 2);
+  auto journal = Journal::in_memory();
+  SearchLog live(build(config));
+  Driver driver(live, *journal, 3);
+  driver.start();
+  REQUIRE(driver.step());
+  JournalBatch lost;
+  // An event whose batch is never written: an early validation of a live trial.
+  auto open = std::find_if(live.progress().trials.begin(), live.progress().trials.end(),
+                           [](const auto& entry) { return !entry.second.ended; });
+  REQUIRE(open != live.progress().trials.end());
+  live.validation_completed(open->first, 0.5, 1);
+  live.journal(lost, kExperiment);
+  CHECK(std::holds_alternative<JournalBatch::SearchEventAppend>(lost.operations().at(0)));
+  live.journal_lost();
+  REQUIRE(driver.step());
+  CHECK((*journal->search_log(kExperiment))->events.empty());
+  check_same_search(recovered(*journal, config, {}), live);
 }
 
 TEST_CASE("the bytes journaled per search event stay flat from 10 to 10000 trials", "[search_log]") {
