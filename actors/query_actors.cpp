@@ -1,6 +1,9 @@
 #include "actors/query_actors.hpp"
 
+#include <utility>
+
 #include "actors/encoded_reply.hpp"
+#include "master/kept_answers.hpp"
 #include "master/master_queries.hpp"
 
 namespace volador::actors {
@@ -8,15 +11,28 @@ namespace {
 
 constexpr std::size_t kLogPage = 1000;
 
+// The kept (or newly made) encoded answer, or its error.
+caf::result<wire::Bytes> bytes_reply(Result<wire::Bytes> bytes) {
+  if (!bytes) return to_caf_error(bytes.error());
+  return std::move(*bytes);
+}
+
 }  // namespace
 
 SummaryQueryActor::behavior_type summary_query_actor(std::shared_ptr<const master::ReadModel> summaries) {
+  auto kept = std::make_shared<master::KeptAnswers>();
   return {
       [summaries](list_atom, bool include_archived) {
         return encoded_reply(Result<wire::ExperimentList>(summaries->experiments(include_archived)));
       },
-      [summaries](describe_atom, std::uint64_t id) { return encoded_reply(summaries->experiment(id)); },
-      [summaries](trials_atom, std::uint64_t experiment_id) { return encoded_reply(summaries->trials(experiment_id)); },
+      [summaries, kept](describe_atom, std::uint64_t id) {
+        return bytes_reply(kept->answer(*summaries, master::KeptAnswers::Question::experiment, id,
+                                        [&] { return summaries->experiment(id); }));
+      },
+      [summaries, kept](trials_atom, std::uint64_t experiment_id) {
+        return bytes_reply(kept->answer(*summaries, master::KeptAnswers::Question::trials, experiment_id,
+                                        [&] { return summaries->trials(experiment_id); }));
+      },
       [summaries](trial_atom, std::uint64_t id) { return encoded_reply(summaries->trial(id)); },
   };
 }

@@ -98,6 +98,7 @@ void ReadModel::take(const storage::ExperimentRecord& record) {
   s.error = record.error_message;
   s.owner = owner_of(record);
   s.archived = record.archived;
+  changed(&entry);
 }
 
 void ReadModel::take(const storage::TrialRecord& record) {
@@ -125,6 +126,7 @@ void ReadModel::take(const storage::TrialRecord& record) {
   s.error = record.error_message;
   s.created_at_ms = record.created_at_ms;
   s.ended_at_ms = record.ended_at_ms;
+  changed(experiment);
 }
 
 void ReadModel::take(const storage::MetricRecord& record) {
@@ -138,6 +140,7 @@ void ReadModel::take(const storage::MetricRecord& record) {
     (record.kind == MetricKind::training ? s.latest_training : s.latest_validation) = record.metrics;
   }
   auto* experiment = experiment_of(entry);
+  changed(experiment);
   if (record.kind != MetricKind::validation || experiment == nullptr) return;
   const auto& e = experiment->summary;
   auto value = record.metrics.find(e.metric);
@@ -171,7 +174,9 @@ void ReadModel::replace_metrics(std::uint64_t trial_id, const std::vector<storag
   entry.best_batches = 0;
   entry.latest_batches.clear();
   for (const auto& report : reports) take(report);
-  if (auto* experiment = experiment_of(entry)) recompute_best(*experiment);
+  auto* experiment = experiment_of(entry);
+  if (experiment != nullptr) recompute_best(*experiment);
+  changed(experiment);
 }
 
 void ReadModel::offer_best(ExperimentEntry& experiment, const TrialEntry& trial) {
@@ -233,6 +238,13 @@ Result<wire::TrialList> ReadModel::trials(std::uint64_t experiment_id) const {
     for (std::uint64_t trial_id : experiment.trial_ids) list.trials.push_back(trials_.at(trial_id).summary);
   }
   return list;
+}
+
+std::uint64_t ReadModel::version(std::uint64_t experiment_id) const {
+  std::shared_lock lock(mutex_);
+  if (experiment_id == 0) return changes_;
+  auto it = experiments_.find(experiment_id);
+  return it == experiments_.end() ? 0 : it->second.version;
 }
 
 Result<wire::TrialSummary> ReadModel::trial(std::uint64_t id) const {

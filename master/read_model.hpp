@@ -50,6 +50,11 @@ class ReadModel {
   [[nodiscard]] Result<wire::TrialList> trials(std::uint64_t experiment_id) const;
   // One trial; not_found when unknown.
   [[nodiscard]] Result<wire::TrialSummary> trial(std::uint64_t id) const;
+  // A number that grows whenever experiment `experiment_id` or one of its
+  // trials changes in what the model shows (0: whenever anything does); 0
+  // for an unknown experiment. Equal numbers: equal answers, so an answer
+  // may be kept under the number read before it was made.
+  [[nodiscard]] std::uint64_t version(std::uint64_t experiment_id) const;
 
  private:
   // What the summaries show of an experiment's config, and what ranks its trials.
@@ -59,6 +64,7 @@ class ReadModel {
     std::string config_yaml;
     std::vector<std::uint64_t> trial_ids;  // ascending
     std::map<RunState, std::uint32_t> trial_states;
+    std::uint64_t version = 0;  // changes_ when it last changed
   };
   struct TrialEntry {
     wire::TrialSummary summary;  // best_validation and latest_* kept current
@@ -78,10 +84,16 @@ class ReadModel {
   void recompute_best(ExperimentEntry& experiment);
   [[nodiscard]] wire::ExperimentSummary summary_of(const ExperimentEntry& experiment) const;
   [[nodiscard]] ExperimentEntry* experiment_of(const TrialEntry& trial);
+  // Marks a change of `experiment` (nullptr: of a trial that no experiment lists).
+  void changed(ExperimentEntry* experiment) {
+    ++changes_;
+    if (experiment != nullptr) experiment->version = changes_;
+  }
 
   mutable std::shared_mutex mutex_;
   std::map<std::uint64_t, ExperimentEntry> experiments_;
   std::unordered_map<std::uint64_t, TrialEntry> trials_;
+  std::uint64_t changes_ = 0;
 };
 
 // Loads the read model of `journal` and keeps it current from the journal's

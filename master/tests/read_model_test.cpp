@@ -261,3 +261,20 @@ TEST_CASE("The read model answers not_found naming an unknown experiment or tria
   CHECK(f.model->trial(8).error().message == "trial 8 not found");
   CHECK(f.model->trials(0).value().trials.empty());
 }
+
+TEST_CASE("An experiment's version grows with each change to it or its trials and only then") {
+  auto f = two_trials();
+  f.commit(JournalBatch().put_experiment(experiment_record(2, RunState::active)));
+  const auto first = f.model->version(1), other = f.model->version(2), any = f.model->version(0);
+  CHECK(first > 0);
+  f.commit(JournalBatch().put_searcher_state(1, {{"anything", 1}}));
+  CHECK(f.model->version(1) == first);
+  f.commit(JournalBatch().append_metrics(report(1, MetricKind::training, 5, {{"loss", 0.5}})));
+  const auto reported = f.model->version(1);
+  CHECK(reported > first);
+  f.commit(JournalBatch().put_trial(trial_record(2, 1, RunState::completed)));
+  CHECK(f.model->version(1) > reported);
+  CHECK(f.model->version(2) == other);
+  CHECK(f.model->version(0) > any);
+  CHECK(f.model->version(9) == 0);
+}
