@@ -100,7 +100,6 @@ using PoolActor = caf::typed_actor<
     // itself: a held run (trial, run) was not claimed in time
     caf::reacts_to<hold_expired_atom, std::uint64_t, std::uint32_t>>;
 
-// The gateway's password work (master_actor.cpp), on a thread of its own so
 // The master's answers to clients' questions (query_actors.hpp), each kind
 // on a thread of its own, so that neither the gateway (which routes rank
 // workers to their trials) nor a quick question waits behind a long one. The
@@ -127,6 +126,7 @@ using HistoryQueryActor = caf::typed_actor<
     caf::replies_to<checkpoints_atom, std::uint64_t, std::uint64_t>::with<wire::Bytes>,
     caf::replies_to<checkpoints_atom, std::string>::with<wire::Bytes>>;
 
+// The gateway's password work (master_actor.cpp), on a thread of its own so
 // that Argon2id's ~0.1 s per hash never holds up the gateway: a login
 // (name, password -> LoginReply) and creating a user (the caller's name and
 // admin flag, the new user's name, password, admin flag -> UserInfo).
@@ -150,10 +150,10 @@ using GatewayActor = caf::typed_actor<
     // (TrialDetail); SummaryQueryActor and HistoryQueryActor answer them
     caf::replies_to<list_atom, std::string, bool>::with<wire::Bytes>,
     caf::replies_to<describe_atom, std::string, std::uint64_t>::with<wire::Bytes>,
-    caf::replies_to<trial_atom, std::string, std::uint64_t>::with<wire::Bytes>,
     caf::replies_to<trials_atom, std::string, std::uint64_t>::with<wire::Bytes>,
-    // a client: a trial's log lines after a sequence number (LogBatch)
+    caf::replies_to<trial_atom, std::string, std::uint64_t>::with<wire::Bytes>,
     caf::replies_to<trial_atom, std::string, std::uint64_t, std::uint32_t>::with<wire::Bytes>,
+    // a client: a trial's log lines after a sequence number (LogBatch)
     caf::replies_to<logs_atom, std::string, std::uint64_t, std::uint64_t>::with<wire::Bytes>,
     // a client: agents and their slots (AgentList, from the pool)
     caf::replies_to<agents_atom, std::string>::with<wire::Bytes>,
