@@ -1,7 +1,5 @@
 #include "actors/query_actors.hpp"
 
-#include <utility>
-
 #include "actors/encoded_reply.hpp"
 #include "master/kept_answers.hpp"
 #include "master/master_queries.hpp"
@@ -11,27 +9,32 @@ namespace {
 
 constexpr std::size_t kLogPage = 1000;
 
+using KeptAnswers = master::KeptAnswers<wire::Bytes>;
+
 // The kept (or newly made) encoded answer, or its error.
-caf::result<wire::Bytes> bytes_reply(Result<wire::Bytes> bytes) {
+caf::result<wire::Bytes> bytes_reply(Result<KeptAnswers::Answer> bytes) {
   if (!bytes) return to_caf_error(bytes.error());
-  return std::move(*bytes);
+  return **bytes;
 }
+
+// KeptAnswers' serialization for the query actors.
+constexpr auto kEncode = [](const auto& message) { return wire::encode(message); };
 
 }  // namespace
 
 SummaryQueryActor::behavior_type summary_query_actor(std::shared_ptr<const master::ReadModel> summaries) {
-  auto kept = std::make_shared<master::KeptAnswers>();
+  auto kept = std::make_shared<KeptAnswers>();
   return {
       [summaries](list_atom, bool include_archived) {
         return encoded_reply(Result<wire::ExperimentList>(summaries->experiments(include_archived)));
       },
       [summaries, kept](describe_atom, std::uint64_t id) {
-        return bytes_reply(kept->answer(*summaries, master::KeptAnswers::Question::experiment, id,
-                                        [&] { return summaries->experiment(id); }));
+        return bytes_reply(kept->answer(*summaries, KeptAnswers::Question::experiment, id,
+                                        [&] { return summaries->experiment(id); }, kEncode));
       },
       [summaries, kept](trials_atom, std::uint64_t experiment_id) {
-        return bytes_reply(kept->answer(*summaries, master::KeptAnswers::Question::trials, experiment_id,
-                                        [&] { return summaries->trials(experiment_id); }));
+        return bytes_reply(kept->answer(*summaries, KeptAnswers::Question::trials, experiment_id,
+                                        [&] { return summaries->trials(experiment_id); }, kEncode));
       },
       [summaries](trial_atom, std::uint64_t id) { return encoded_reply(summaries->trial(id)); },
   };

@@ -3,6 +3,7 @@
 // JSON error body with the status its code maps to. Pure.
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ namespace volador::http {
 struct ApiReply {
   int status = 200;
   nlohmann::json body = nlohmann::json::object();
+  std::shared_ptr<const std::string> text;  // the body as JSON text already (kept answers): sent instead of `body`
   std::multimap<std::string, std::string> headers;  // extra response headers (Set-Cookie, ...)
 };
 

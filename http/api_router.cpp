@@ -59,7 +59,7 @@ std::string request_token(const httplib::Request& request) {
 void write_reply(const ApiReply& reply, httplib::Response& response) {
   response.status = reply.status;
   for (const auto& [name, value] : reply.headers) response.set_header(name, value);
-  if (reply.status != 204) response.set_content(reply.body.dump(), kJsonType);
+  if (reply.status != 204) response.set_content(reply.text ? *reply.text : reply.body.dump(), kJsonType);
 }
 
 ApiRouter::ApiRouter(httplib::Server& server, std::shared_ptr<ApiContext> context)

@@ -10,6 +10,7 @@
 #include "http/gateway_calls.hpp"
 #include "http/routes.hpp"
 #include "master/master_queries.hpp"
+#include "master/kept_answers.hpp"
 #include "master/read_model.hpp"
 
 namespace volador::http {
@@ -57,20 +58,34 @@ Result<ApiReply> list_experiments(const ApiRequest& request) {
                            {"limit", filter->limit}}};
 }
 
-Result<ApiReply> describe_experiment(const ApiRequest& request) {
+using KeptJson = master::KeptAnswers<std::string>;
+
+// The JSON text of the answer to `question` about experiment `id` (serialize:
+// its JSON), kept while the experiment is unchanged.
+template <class Make, class Serialize>
+Result<ApiReply> kept_reply(const ApiRequest& request, KeptJson::Question question, Make make, Serialize serialize) {
   auto id = request.id();
   if (!id) return fail(id.error());
-  auto detail = request.context.services.summaries->experiment(*id);
-  if (!detail) return fail(detail.error());
-  return ApiReply{.body = *detail};
+  const auto& summaries = *request.context.services.summaries;
+  auto text = request.context.kept_answers.answer(
+      summaries, question, *id, [&] { return make(summaries, *id); },
+      [&](const auto& answer) { return serialize(answer).dump(); });
+  if (!text) return fail(text.error());
+  return ApiReply{.text = *text};
+}
+
+Result<ApiReply> describe_experiment(const ApiRequest& request) {
+  return kept_reply(
+      request, KeptJson::Question::experiment,
+      [](const master::ReadModel& summaries, std::uint64_t id) { return summaries.experiment(id); },
+      [](const wire::ExperimentDetail& detail) { return nlohmann::json(detail); });
 }
 
 Result<ApiReply> experiment_trials(const ApiRequest& request) {
-  auto id = request.id();
-  if (!id) return fail(id.error());
-  auto list = request.context.services.summaries->trials(*id);
-  if (!list) return fail(list.error());
-  return ApiReply{.body = {{"trials", list->trials}}};
+  return kept_reply(
+      request, KeptJson::Question::trials,
+      [](const master::ReadModel& summaries, std::uint64_t id) { return summaries.trials(id); },
+      [](const wire::TrialList& list) { return nlohmann::json{{"trials", list.trials}}; });
 }
 
 // Every trial's curve of one metric: what the experiment page charts.

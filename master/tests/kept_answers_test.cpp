@@ -4,28 +4,34 @@
 #include <catch2/catch.hpp>
 
 #include "master/kept_answers.hpp"
+#include "runtime/wire/codec.hpp"
 #include "master/tests/query_fixture.hpp"
 
 using namespace volador;
 using namespace volador::master;
 using namespace volador::master::testing;
-using Question = KeptAnswers::Question;
+using Kept = KeptAnswers<wire::Bytes>;
+using Question = Kept::Question;
+constexpr auto kEncode = [](const auto& message) { return wire::encode(message); };
 
 namespace {
 
 struct Counted {
   std::unique_ptr<storage::Journal> journal = storage::Journal::in_memory();
   std::shared_ptr<const ReadModel> model = follow_journal(*journal).value();
-  KeptAnswers kept;
+  Kept kept;
   int made = 0;
 
   wire::TrialList trials(std::uint64_t experiment_id) {
-    auto bytes = kept.answer(*model, Question::trials, experiment_id, [&] {
-      ++made;
-      return model->trials(experiment_id);
-    });
+    auto bytes = kept.answer(
+        *model, Question::trials, experiment_id,
+        [&] {
+          ++made;
+          return model->trials(experiment_id);
+        },
+        kEncode);
     REQUIRE(bytes);
-    return wire::decode<wire::TrialList>(*bytes).value();
+    return wire::decode<wire::TrialList>(**bytes).value();
   }
 };
 
@@ -54,14 +60,17 @@ TEST_CASE("A kept answer is reused while its experiment is unchanged and made an
 
 TEST_CASE("An answer that fails is not kept") {
   Counted c;
-  auto missing = c.kept.answer(*c.model, Question::experiment, 7, [&] {
-    ++c.made;
-    return c.model->experiment(7);
-  });
+  auto missing = c.kept.answer(
+      *c.model, Question::experiment, 7,
+      [&] {
+        ++c.made;
+        return c.model->experiment(7);
+      },
+      kEncode);
   REQUIRE_FALSE(missing);
   CHECK(missing.error().code == ErrorCode::not_found);
   REQUIRE(c.journal->put_experiment(experiment_record(7, RunState::active)));
-  auto found = c.kept.answer(*c.model, Question::experiment, 7, [&] { return c.model->experiment(7); });
+  auto found = c.kept.answer(*c.model, Question::experiment, 7, [&] { return c.model->experiment(7); }, kEncode);
   REQUIRE(found);
-  CHECK(wire::decode<wire::ExperimentDetail>(*found).value().summary.id == 7);
+  CHECK(wire::decode<wire::ExperimentDetail>(**found).value().summary.id == 7);
 }
