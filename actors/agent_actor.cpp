@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <thread>
 
@@ -17,6 +18,7 @@
 #include "runtime/command/entrypoint.hpp"
 #include "runtime/node/timings_file.hpp"
 #include "runtime/wire/codec.hpp"
+#include "runtime/worker/agent_channel.hpp"
 #include "runtime/worker/trial_file.hpp"
 #include "storage/archives/archive.hpp"
 
@@ -74,15 +76,19 @@ void bind_to_slot(const wire::SlotSpec& slot, std::map<std::string, std::string>
   env["VOLADOR_SLOT_TYPE"] = lowercase_name(slot.type);
 }
 
+// The master as this agent's workers reach it: the launch names the address the master listens on, maybe 0.0.0.0.
+std::string master_address(const AgentOptions& options, const wire::LaunchSpec& spec) {
+  return options.master_endpoint ? options.master_endpoint->to_string()
+                                 : spec.master_host + ":" + std::to_string(spec.master_port);
+}
+
 // The worker's environment: the user's variables, then Volador's own (which win).
 std::map<std::string, std::string> worker_environment(const AgentOptions& options, const wire::LaunchSpec& spec) {
   std::map<std::string, std::string> env;
   add_user_environment(spec.environment_variables, env);
   if (is_python_trial(spec)) add_python_environment(env);
   bind_to_slot(options.slots.at(spec.slot), env);
-  // The master as this agent reaches it: the launch names the address the master listens on, maybe 0.0.0.0.
-  env["VOLADOR_MASTER"] = options.master_endpoint ? options.master_endpoint->to_string()
-                                                  : spec.master_host + ":" + std::to_string(spec.master_port);
+  env["VOLADOR_MASTER"] = master_address(options, spec);
   env["VOLADOR_TLS_DIR"] = options.worker_tls_dir.string();
   if (!options.advertise.empty()) env["VOLADOR_ADVERTISE"] = options.advertise;
   env["VOLADOR_TRIAL_ID"] = std::to_string(spec.trial_id);
@@ -122,6 +128,96 @@ std::vector<std::string> worker_command(const AgentOptions& options, const wire:
   return {"/bin/sh", "-c", std::string(kHook) + "exec \"$0\"", options.worker_program.string()};
 }
 
+// What a warm worker of `spec` may be reused for; nullopt for a Python trial, which runs one process per trial.
+std::optional<WorkerReuseKey> warm_key(const AgentOptions& options, const wire::LaunchSpec& spec) {
+  if (is_python_trial(spec)) return std::nullopt;
+  return reuse_key(spec, master_address(options, spec));
+}
+
+// Ends an idle worker: SIGTERM (SIGKILL after its grace); its exit is awaited, then ignored.
+void end_idle(Self self, std::uint64_t id) {
+  auto& st = self->state;
+  st.idle.forget(id);
+  auto it = st.idle_processes.find(id);
+  if (it == st.idle_processes.end()) return;
+  it->second.process->terminate();
+  st.ending[id] = std::move(it->second.process);
+  st.idle_processes.erase(it);
+}
+
+// Starts a worker process for `spec` in `dir`; a warm one gets its channel to the agent.
+Result<AgentState::Worker> spawn_worker(Self self, const wire::LaunchSpec& spec, const fs::path& dir,
+                                        std::map<std::string, std::string> env, std::optional<WorkerReuseKey> reuse) {
+  const auto id = ++self->state.last_worker_id;
+  auto route = std::make_shared<OutputRoute>(kOutputLimits, kMaxBufferedOutput, system_now_ms);
+  auto agent = AgentActor(self);
+  auto on_line = [route](std::string_view stream, std::string line) { route->add(stream, std::move(line)); };
+  auto on_exit = [agent, id](process::ProcessExit exit) {
+    wire::WorkerExit report{0, 0, 0, exit.exit_code, exit.signal, ""};
+    caf::anon_send(agent, exited_atom::value, id, wire::encode(report));
+  };
+  auto on_message = [agent, id, route](process::Message message) {
+    route->next();  // the finished trial's last line came before this message
+    caf::anon_send(agent, idle_atom::value, id, wire::Bytes(message.begin(), message.end()));
+  };
+  const auto stop_grace = std::chrono::milliseconds(spec.kill_grace_period_ms) + kWorkerStopMargin;
+  process::ProcessSpec process_spec{worker_command(self->state.options, spec), std::move(env), dir, stop_grace,
+                                    reuse ? worker::kAgentChannelVariable : ""};
+  auto child = process::ChildProcess::spawn(process_spec, on_line, on_exit, on_message);
+  if (!child) return fail(child.error());
+  const auto& slot = self->state.options.slots[spec.slot];
+  spdlog::info("trial {} run {} rank {}: worker pid {} on slot {} ({}{}) in {}", spec.trial_id, spec.run_id, spec.rank,
+               (*child)->pid(), spec.slot, lowercase_name(slot.type), slot.device_uuid.empty() ? "" : " " + slot.device_uuid,
+               dir.string());
+  AgentState::Worker worker;
+  worker.id = id;
+  worker.output = route->current();
+  worker.route = std::move(route);
+  worker.process = std::move(*child);
+  worker.slot = spec.slot;
+  worker.reuse = std::move(reuse);
+  return worker;
+}
+
+// Hands `spec`'s launch to the idle worker `id`; nullopt (and the worker ended) when it does not take it.
+std::optional<AgentState::Worker> hand_over(Self self, std::uint64_t id, const wire::LaunchSpec& spec, const fs::path& dir,
+                                            const std::map<std::string, std::string>& env, WorkerReuseKey reuse) {
+  auto& st = self->state;
+  auto it = st.idle_processes.find(id);
+  if (it == st.idle_processes.end()) return std::nullopt;
+  const auto bytes = wire::encode(wire::WorkerAssignment{dir.string(), worker::to_environment_list(env)});
+  if (auto sent = it->second.process->send_message(process::Message(bytes.begin(), bytes.end())); !sent) {
+    spdlog::warn("trial {} run {} rank {}: idle worker pid {} did not take the launch ({}); starting a new one",
+                 spec.trial_id, spec.run_id, spec.rank, it->second.process->pid(), sent.error().message);
+    end_idle(self, id);
+    return std::nullopt;
+  }
+  spdlog::info("trial {} run {} rank {}: handed to idle worker pid {} on slot {} in {}", spec.trial_id, spec.run_id,
+               spec.rank, it->second.process->pid(), spec.slot, dir.string());
+  AgentState::Worker worker;
+  worker.id = id;
+  worker.output = it->second.route->current();
+  worker.route = std::move(it->second.route);
+  worker.process = std::move(it->second.process);
+  worker.slot = spec.slot;
+  worker.reuse = std::move(reuse);
+  st.idle_processes.erase(it);
+  return worker;
+}
+
+// The worker for `spec`: the slot's idle worker when it may take it, else a new process.
+Result<AgentState::Worker> worker_for(Self self, const wire::LaunchSpec& spec, const fs::path& dir) {
+  auto env = worker_environment(self->state.options, spec);
+  auto reuse = warm_key(self->state.options, spec);
+  if (reuse) {
+    const auto claim = self->state.idle.claim(*reuse);
+    if (claim.end) end_idle(self, *claim.end);
+    if (claim.reuse)
+      if (auto warm = hand_over(self, *claim.reuse, spec, dir, env, *reuse)) return std::move(*warm);
+  }
+  return spawn_worker(self, spec, dir, std::move(env), std::move(reuse));
+}
+
 caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) {
   auto spec = wire::decode<wire::LaunchSpec>(bytes);
   if (!spec) return to_caf_error(spec.error());
@@ -130,25 +226,10 @@ caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) 
                                                             self->state.options.agent_id, self->state.options.slots.size())));
   auto dir = prepare_folder(self->state.options, *spec);
   if (!dir) return to_caf_error(dir.error());
-  const std::uint64_t trial_id = spec->trial_id;
-  const std::uint32_t run_id = spec->run_id, rank = spec->rank;
-  auto output = std::make_shared<trial_output::WorkerOutput>(kOutputLimits, kMaxBufferedOutput, system_now_ms);
-  auto on_line = [output](std::string_view stream, std::string line) { output->add(stream, std::move(line)); };
-  auto agent = AgentActor(self);
-  auto on_exit = [agent, trial_id, run_id, rank](process::ProcessExit exit) {
-    wire::WorkerExit report{trial_id, run_id, rank, exit.exit_code, exit.signal, ""};
-    caf::anon_send(agent, exited_atom::value, wire::encode(report));
-  };
-  const auto stop_grace = std::chrono::milliseconds(spec->kill_grace_period_ms) + kWorkerStopMargin;
-  auto child = process::ChildProcess::spawn({worker_command(self->state.options, *spec), worker_environment(self->state.options, *spec), *dir,
-                                             stop_grace},
-                                            on_line, on_exit);
-  if (!child) return to_caf_error(child.error());
-  const auto& slot = self->state.options.slots[spec->slot];
-  spdlog::info("trial {} run {} rank {}: worker pid {} on slot {} ({}{}) in {}", trial_id, run_id, rank, (*child)->pid(),
-               spec->slot, lowercase_name(slot.type), slot.device_uuid.empty() ? "" : " " + slot.device_uuid, dir->string());
-  self->state.workers[{trial_id, run_id, rank}] = {caf::actor_cast<TrialActor>(trial), output, std::move(*child),
-                                                     std::nullopt, spec->slot};
+  auto worker = worker_for(self, *spec, *dir);
+  if (!worker) return to_caf_error(worker.error());
+  worker->trial = caf::actor_cast<TrialActor>(trial);
+  self->state.workers[{spec->trial_id, spec->run_id, spec->rank}] = std::move(*worker);
   return true;
 }
 
@@ -168,7 +249,10 @@ void ship_all_output(Self self) {
   for (auto& [key, worker] : self->state.workers) ship_output(self, key, worker);
 }
 
-void on_worker_exit(Self self, const wire::Bytes& bytes) {
+// The rank `report` names ended (its process exited, or a warm worker finished
+// it): its last lines, then the report, go to its trial, or wait for a trial
+// to adopt it while the master is away.
+void on_rank_end(Self self, const wire::Bytes& bytes) {
   auto report = wire::decode<wire::WorkerExit>(bytes);
   if (!report) return;
   auto it = self->state.workers.find({report->trial_id, report->run_id, report->rank});
@@ -185,10 +269,61 @@ void on_worker_exit(Self self, const wire::Bytes& bytes) {
   self->state.workers.erase(it);  // joins the reader thread, which has finished
 }
 
+// The busy worker whose process is `id`.
+std::map<WorkerKey, AgentState::Worker>::iterator find_worker(Self self, std::uint64_t id) {
+  auto& workers = self->state.workers;
+  return std::find_if(workers.begin(), workers.end(), [&](const auto& entry) { return entry.second.id == id; });
+}
+
+// Worker process `id` ended: the end of its trial's rank if it was running one; an idle one is forgotten.
+void on_process_exit(Self self, std::uint64_t id, const wire::Bytes& bytes) {
+  auto& st = self->state;
+  if (st.ending.erase(id) > 0) return;
+  if (st.idle.forget(id)) {
+    st.idle_processes.erase(id);
+    return;
+  }
+  auto it = find_worker(self, id);
+  if (it == st.workers.end() || !it->second.process) return;  // its trial's end was reported when it finished it
+  auto report = wire::decode<wire::WorkerExit>(bytes);
+  if (!report) return;
+  std::tie(report->trial_id, report->run_id, report->rank) = it->first;
+  on_rank_end(self, wire::encode(*report));
+}
+
+// A warm worker finished its trial (WorkerFinished): a clean end of that rank;
+// the worker waits idle for its next launch, or is ended when it may not take one.
+void on_finished(Self self, std::uint64_t id, const wire::Bytes& bytes) {
+  auto& st = self->state;
+  auto finished = wire::decode<wire::WorkerFinished>(bytes);
+  auto it = finished ? st.workers.find({finished->trial_id, finished->run_id, finished->rank}) : st.workers.end();
+  if (it == st.workers.end() || it->second.id != id || !it->second.process) {
+    if (auto stray = find_worker(self, id); stray != st.workers.end() && stray->second.process) stray->second.process->terminate();
+    return;
+  }
+  auto& worker = it->second;
+  if (worker.reuse && !worker.stopping && st.master) {
+    if (auto displaced = st.idle.park(id, *worker.reuse, system_now_ms())) end_idle(self, *displaced);
+    st.idle_processes[id] = {worker.route, std::move(worker.process)};
+  } else {
+    worker.process->terminate();
+    st.ending[id] = std::move(worker.process);
+  }
+  on_rank_end(self, wire::encode(wire::WorkerExit{finished->trial_id, finished->run_id, finished->rank, 0, 0, ""}));
+}
+
+// Idle workers past the idle limit are ended.
+void end_expired_idle(Self self) {
+  for (auto id : self->state.idle.expire(system_now_ms())) end_idle(self, id);
+}
+
 // Stops the workers of `trial_id` whose run matches `run` (every run: nullopt): SIGTERM, SIGKILL after their grace.
 void kill_trial(Self self, std::uint64_t trial_id, std::optional<std::uint32_t> run) {
   for (auto& [key, worker] : self->state.workers)
-    if (std::get<0>(key) == trial_id && (!run || std::get<1>(key) == *run)) worker.process->terminate();
+    if (std::get<0>(key) == trial_id && (!run || std::get<1>(key) == *run)) {
+      worker.stopping = true;
+      if (worker.process) worker.process->terminate();
+    }
 }
 
 // A restarted trial took the run's workers back: they report to it now,
@@ -201,7 +336,7 @@ void adopt_workers(Self self, std::uint64_t trial_id, std::uint32_t run_id, cons
     ship_output(self, key, worker);
     if (worker.exit_report) exits.push_back(*worker.exit_report);
   }
-  for (const auto& exit : exits) on_worker_exit(self, exit);
+  for (const auto& exit : exits) on_rank_end(self, exit);
 }
 
 // Registers with the current master. A refusal (the name is taken) ends the
@@ -243,12 +378,16 @@ void on_master_lost(Self self, const caf::error& reason) {
   if (!st.options.master_endpoint) {
     spdlog::error("agent {}: lost the master; killing its workers", st.options.agent_id);
     st.workers.clear();
+    st.idle.take_all();
+    st.idle_processes.clear();
+    st.ending.clear();
     return self->quit(caf::sec::remote_linking_failed);
   }
   spdlog::warn("agent {}: lost the master ({}); keeping {} worker(s) running while reconnecting to {}", st.options.agent_id,
                self->system().render(reason), st.workers.size(), st.options.master_endpoint->to_string());
   auto lost = std::exchange(st.master, nullptr);
   for (auto& [key, worker] : st.workers) worker.trial = nullptr;
+  for (auto id : st.idle.take_all()) end_idle(self, id);
   self->delayed_send(self, st.options.timings.master_outage_patience, orphaned_atom::value, ++st.outages);
   reconnect(self, *st.options.master_endpoint, std::move(lost));
 }
@@ -268,7 +407,7 @@ void on_orphaned(Self self, std::uint32_t outage) {
   if (outage != st.outages) return;
   std::erase_if(st.workers, [](const auto& entry) { return !entry.second.trial && entry.second.exit_report; });
   for (auto& [key, worker] : st.workers) {
-    if (worker.trial) continue;
+    if (worker.trial || !worker.process) continue;
     spdlog::warn("agent {}: nobody claimed trial {} run {} rank {}; killing it", st.options.agent_id, std::get<0>(key),
                  std::get<1>(key), std::get<2>(key));
     worker.process->kill();
@@ -287,6 +426,7 @@ AgentActor::behavior_type agent_actor(Self self, AgentOptions options, caf::acto
   return {
       [=](flush_atom) {
         ship_all_output(self);
+        end_expired_idle(self);
         self->delayed_send(self, kFlushInterval, flush_atom::value);
       },
       [=](launch_atom, const wire::Bytes& bytes, caf::actor trial) { return launch(self, bytes, std::move(trial)); },
@@ -295,7 +435,8 @@ AgentActor::behavior_type agent_actor(Self self, AgentOptions options, caf::acto
       [=](adopt_atom, std::uint64_t trial_id, std::uint32_t run_id, const caf::actor& trial) {
         adopt_workers(self, trial_id, run_id, trial);
       },
-      [=](exited_atom, const wire::Bytes& bytes) { on_worker_exit(self, bytes); },
+      [=](exited_atom, std::uint64_t id, const wire::Bytes& bytes) { on_process_exit(self, id, bytes); },
+      [=](idle_atom, std::uint64_t id, const wire::Bytes& bytes) { on_finished(self, id, bytes); },
       [=](reconnected_atom, caf::actor& master) { on_reconnected(self, std::move(master)); },
       [=](orphaned_atom, std::uint32_t outage) { on_orphaned(self, outage); },
   };

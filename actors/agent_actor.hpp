@@ -1,8 +1,19 @@
 #pragma once
 // The agent on each host: offers its slots to the master, launches one rank
-// worker process per allocated slot in a fresh working folder holding the
-// unpacked model definition, ships the worker's output to the trial, and
-// reports the worker's exit.
+// worker per allocated slot in a fresh working folder holding the unpacked
+// model definition, ships the worker's output to the trial, and reports the
+// end of the rank.
+//
+// Warm workers: a command or native trial's worker gets a channel to its
+// agent (runtime/worker/agent_channel.hpp). When its trial is done with it,
+// it says so after its last output line; the agent ships that trial the rest
+// of its output and a clean end of the rank, and keeps the worker idle (one
+// per slot, IdleWorkers). The next launch on that slot with the same
+// WorkerReuseKey goes to it (a fresh folder, the new trial's variables)
+// instead of a new process; any other launch there, kIdleWorkerLimit of
+// idleness or the loss of the master ends it. A worker that crashes reports
+// its real exit; one told to stop (kill) is never reused. Python trials run
+// one process each.
 //
 // Its messages: AgentActor (actors/interfaces.hpp). To the trial (TrialActor):
 // (log_atom, Bytes LogLines), (exited_atom, Bytes WorkerExit).
@@ -17,6 +28,7 @@
 // options' timings). An agent without the address (in the master's own
 // process) kills its workers and quits with the master.
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -28,7 +40,9 @@
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
 
+#include "actors/idle_workers.hpp"
 #include "actors/interfaces.hpp"
+#include "actors/output_route.hpp"
 
 #include "master/timings.hpp"
 #include "runtime/net/endpoint.hpp"
@@ -59,21 +73,37 @@ struct AgentOptions {
   master::Timings timings;
 };
 
+// How long a warm worker waits idle for its next trial before the agent ends it.
+inline constexpr std::chrono::milliseconds kIdleWorkerLimit{5000};
+
 struct AgentState {
   struct Worker {
+    std::uint64_t id = 0;  // the agent's number for the process, in the messages about it
     TrialActor trial;  // null while the master is away: output and exit wait for a trial to adopt it
-    // Filled by the worker's reader thread within its output budget, shipped to the
-    // trial in batches (one journal write per batch, not per line).
+    // The trial's output, filled by the worker's reader thread within its output
+    // budget, shipped to the trial in batches (one journal write per batch, not per line).
     std::shared_ptr<trial_output::WorkerOutput> output;
-    std::unique_ptr<process::ChildProcess> process;
+    std::shared_ptr<OutputRoute> route;             // where the process's lines go
+    std::unique_ptr<process::ChildProcess> process;  // null once a warm worker finished the trial
     std::optional<wire::Bytes> exit_report;  // it ended while the master was away
     std::uint32_t slot = 0;                  // the agent's slot it runs on
+    std::optional<WorkerReuseKey> reuse;     // a warm worker: the launches it may take next
+    bool stopping = false;                   // told to stop: never reused
+  };
+  // A warm worker between trials.
+  struct IdleProcess {
+    std::shared_ptr<OutputRoute> route;
+    std::unique_ptr<process::ChildProcess> process;
   };
   AgentOptions options;
   caf::actor master;               // null while reconnecting
   std::uint32_t outages = 0;       // master losses so far; names the current one
+  std::uint64_t last_worker_id = 0;
   // keyed by (trial id, run id, rank)
   std::map<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>, Worker> workers;
+  IdleWorkers idle{kIdleWorkerLimit.count()};
+  std::map<std::uint64_t, IdleProcess> idle_processes;  // by worker id, as listed in `idle`
+  std::map<std::uint64_t, std::unique_ptr<process::ChildProcess>> ending;  // ended idle workers, until they exit
   static inline const char* name = "agent";
 };
 

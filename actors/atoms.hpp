@@ -33,6 +33,7 @@ using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using reconnected_atom = caf::atom_constant<caf::atom("reconn")>;
 using orphaned_atom = caf::atom_constant<caf::atom("orphaned")>;
 using adopt_atom = caf::atom_constant<caf::atom("adopt")>;
+using idle_atom = caf::atom_constant<caf::atom("idle")>;
 // rank worker <-> trial
 using hello_atom = caf::atom_constant<caf::atom("hello")>;
 using workload_atom = caf::atom_constant<caf::atom("workload")>;

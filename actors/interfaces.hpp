@@ -29,9 +29,10 @@ using AgentActor = caf::typed_actor<
     caf::reacts_to<kill_atom, std::uint64_t>, caf::reacts_to<kill_atom, std::uint64_t, std::uint32_t>,
     // a trial that took a run (trial, run) back after a master restart: report its workers to it
     caf::reacts_to<adopt_atom, std::uint64_t, std::uint32_t, caf::actor>,
-    // itself: a worker ended (WorkerExit); ship buffered output; the master is back; an outage's patience ran out
-    caf::reacts_to<exited_atom, wire::Bytes>, caf::reacts_to<flush_atom>, caf::reacts_to<reconnected_atom, caf::actor>,
-    caf::reacts_to<orphaned_atom, std::uint32_t>>;
+    // itself: a worker process (by the agent's number for it) ended (WorkerExit) or, warm, finished its
+    // trial (WorkerFinished); ship buffered output; the master is back; an outage's patience ran out
+    caf::reacts_to<exited_atom, std::uint64_t, wire::Bytes>, caf::reacts_to<idle_atom, std::uint64_t, wire::Bytes>,
+    caf::reacts_to<flush_atom>, caf::reacts_to<reconnected_atom, caf::actor>, caf::reacts_to<orphaned_atom, std::uint32_t>>;
 
 // Slots of one agent granted to a trial; a grant lists its agents in rank
 // order, and each agent's ranks take its slots in the order listed.

@@ -7,8 +7,6 @@
 
 #include "actors/atoms.hpp"
 #include "actors/rank_actor.hpp"
-#include "runtime/net/actor_system_setup.hpp"
-#include "runtime/net/remote.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::actors {
@@ -19,15 +17,12 @@ constexpr auto kRejoinRetry = std::chrono::milliseconds(200);
 }  // namespace
 
 struct RankSession::Impl {
-  caf::actor_system_config config;
-  std::unique_ptr<caf::actor_system> system;
-  net::Endpoint endpoint;
+  std::unique_ptr<MasterLink> own_link;  // connect()'s; destroyed after the rank actor's exit is sent
+  MasterLink* link = nullptr;
   wire::RankHello hello;
-  master::Timings timings;
   std::shared_ptr<RankInbox> inbox = std::make_shared<RankInbox>();
   std::shared_ptr<MetricOutbox> outbox;  // the command's reports, until the trial journaled them
   RankActor rank;
-  caf::actor master;  // the gateway the rank last reported to
   wire::RankGroup group;
   std::optional<wire::WorkloadRequest> running;  // the workload being run, until completed
   // The last workload answered, and its answer: sent again on a rejoin, as
@@ -52,13 +47,8 @@ struct RankSession::Impl {
   // the trial did not take this rank back.
   Result<bool> resume_workload();
 
-  Impl(const tls::IdentityFiles& identity, const master::Timings& timings) : timings(timings) {
-    net::configure_actor_system(config, identity, timings.links);
-    system = std::make_unique<caf::actor_system>(config);
-  }
   ~Impl() {
     if (rank) caf::anon_send_exit(rank, caf::exit_reason::user_shutdown);
-    system.reset();
   }
 };
 
@@ -67,14 +57,20 @@ RankSession::~RankSession() = default;
 
 Result<std::unique_ptr<RankSession>> RankSession::connect(const net::Endpoint& master, const std::filesystem::path& tls_dir,
                                                          const wire::RankHello& hello, const master::Timings& timings) {
-  auto impl = std::make_unique<Impl>(tls::IdentityFiles::in(tls_dir), timings);
-  impl->endpoint = master;
+  auto link = MasterLink::connect(master, tls_dir, timings);
+  if (!link) return fail(link.error());
+  auto session = join(**link, hello);
+  if (!session) return fail(session.error());
+  (*session)->impl_->own_link = std::move(*link);
+  return session;
+}
+
+Result<std::unique_ptr<RankSession>> RankSession::join(MasterLink& link, const wire::RankHello& hello) {
+  auto impl = std::make_unique<Impl>();
+  impl->link = &link;
   impl->hello = hello;
-  auto gateway = net::await_master(*impl->system, master, std::chrono::steady_clock::now() + timings.connect_patience);
-  if (!gateway) return fail(gateway.error());
-  impl->master = *gateway;
   impl->outbox = std::make_shared<MetricOutbox>(hello.run_id, hello.rank);
-  impl->rank = impl->system->spawn(rank_actor, impl->inbox, impl->outbox, *gateway, hello, timings);
+  impl->rank = link.system().spawn(rank_actor, impl->inbox, impl->outbox, link.gateway(), hello, link.timings());
   auto group = impl->await_group();
   if (!group) return fail(group.error());
   impl->group = std::move(*group);
@@ -87,23 +83,21 @@ Result<wire::RankGroup> RankSession::Impl::await_group() {
     if (auto* received = std::get_if<GroupReceived>(&answer)) return std::move(received->group);
     const auto& error = std::get<ReportRefused>(answer).error;
     if (error.code != ErrorCode::unavailable) return fail(error);
-    const auto deadline = std::chrono::steady_clock::now() + timings.links.connection_timeout / 2;
-    auto gateway = net::await_master(*system, endpoint, deadline, master);
+    const auto deadline = std::chrono::steady_clock::now() + link->timings().links.connection_timeout / 2;
+    auto gateway = link->reconnect(deadline);
     if (!gateway) return fail(Error::unavailable(error.message + "; " + gateway.error().message));
-    master = *gateway;
-    caf::anon_send(rank, hello_atom::value, wire::encode(hello), master);
+    caf::anon_send(rank, hello_atom::value, wire::encode(hello), *gateway);
   }
 }
 
 Status RankSession::Impl::rejoin() {
   const wire::RankRejoin rejoin{
       .trial_id = hello.trial_id, .run_id = hello.run_id, .rank = hello.rank, .token = hello.token, .last = last};
-  const auto deadline = std::chrono::steady_clock::now() + timings.master_outage_patience;
+  const auto deadline = std::chrono::steady_clock::now() + link->timings().master_outage_patience;
   for (;;) {
-    auto gateway = net::await_master(*system, endpoint, deadline, master);
+    auto gateway = link->reconnect(deadline);
     if (!gateway) return fail(gateway.error());
-    master = *gateway;
-    caf::anon_send(rank, rejoin_atom::value, wire::encode(rejoin), master);
+    caf::anon_send(rank, rejoin_atom::value, wire::encode(rejoin), *gateway);
     auto answer = inbox->wait_for<Rejoined, ReportRefused>();
     auto* refused = std::get_if<ReportRefused>(&answer);
     if (refused == nullptr) return {};

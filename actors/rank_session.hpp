@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 
+#include "actors/master_link.hpp"
 #include "master/timings.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/net/endpoint.hpp"
@@ -23,11 +24,14 @@ namespace volador::actors {
 
 class RankSession {
  public:
-  // Starts an actor system, connects to the master and presents `hello`;
-  // returns once every rank of the trial has reported in. A link that drops
-  // meanwhile is made again and the hello repeated, while the master answers.
-  // Errors: unavailable (master unreachable or gone), invalid_argument
-  // (refused: stale run or bad token), each with the master's reason.
+  // Reports in to the trial through `link` with `hello`; returns once every
+  // rank of the trial has reported in. A link that drops meanwhile is made
+  // again and the hello repeated, while the master answers. Errors:
+  // unavailable (master unreachable or gone), invalid_argument (refused:
+  // stale run or bad token), each with the master's reason. `link` must
+  // outlive the session; a warm worker joins one trial after another through it.
+  static Result<std::unique_ptr<RankSession>> join(MasterLink& link, const wire::RankHello& hello);
+  // join() through a link of its own, made first (MasterLink::connect):
   // `tls_dir` holds the identity presented to the master (tls/identity_files.hpp);
   // `timings`, from its agent, bound the waits for the master and the trial.
   static Result<std::unique_ptr<RankSession>> connect(const net::Endpoint& master, const std::filesystem::path& tls_dir,

@@ -344,3 +344,21 @@ struct LoginReply {
   expiresAtMs @1 :Int64;
   user @2 :UserInfo;
 }
+
+# --- agent <-> warm rank worker (runtime/process/message_channel.hpp framing) ---
+
+# The agent hands an idle rank worker its next trial: the worker moves into
+# the working folder the agent prepared (trial and timings files written)
+# and reads its launch from `environment` as a new worker reads its own.
+struct WorkerAssignment {
+  directory @0 :Text;
+  environment @1 :List(Text);  # NAME=VALUE: the variables a worker started for this trial would get
+}
+
+# A warm rank worker is done with a trial (after all of that trial's output)
+# and waits for its next WorkerAssignment.
+struct WorkerFinished {
+  trialId @0 :UInt64;
+  runId @1 :UInt32;
+  rank @2 :UInt32;
+}

@@ -5,6 +5,7 @@
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -145,7 +146,8 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ProcessSpec& spe
     return fail(Error::io(std::string("pipe: ") + std::strerror(errno)));
   auto overrides = spec.env;
   if (!spec.channel_variable.empty()) {
-    if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0)
+    // To the child: a socket, so that sending to a child gone never raises SIGPIPE here.
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, to_child) != 0 || pipe2(from_child, O_CLOEXEC) != 0)
       return fail(Error::io(std::string("pipe: ") + std::strerror(errno)));
     overrides[spec.channel_variable] = std::to_string(to_child[0]) + "," + std::to_string(from_child[1]);
   }
@@ -158,8 +160,7 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ProcessSpec& spe
   if (pid == 0) exec_child(spec, argv.data(), envp.data(), out[1], err[1], status[1], {to_child[0], from_child[1]});
   for (int fd : {out[1], err[1], status[1], to_child[0], from_child[1]})
     if (fd >= 0) close(fd);
-  for (int fd : {to_child[1], from_child[0]})  // neither the actor sending nor the reader thread ever waits on it
-    if (fd >= 0) fcntl(fd, F_SETFL, O_NONBLOCK);
+  if (from_child[0] >= 0) fcntl(from_child[0], F_SETFL, O_NONBLOCK);  // the reader thread never waits on it
   int child_errno = 0;
   const bool exec_failed = read(status[0], &child_errno, sizeof child_errno) == sizeof child_errno;
   close(status[0]);
@@ -256,7 +257,7 @@ void ChildProcess::read_messages() {
 Status ChildProcess::send_message(const Message& message) {
   if (channel_out_fd_ < 0) return fail(Error::unavailable("the child has no open message channel"));
   const auto framed = frame_message(message);
-  const auto n = write(channel_out_fd_, framed.data(), framed.size());
+  const auto n = ::send(channel_out_fd_, framed.data(), framed.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   if (n == static_cast<ssize_t>(framed.size())) return {};
   const auto why = n < 0 ? std::string(std::strerror(errno)) : "its end took " + std::to_string(n) + " bytes of " +
                                                                      std::to_string(framed.size());

@@ -97,7 +97,7 @@ class ChildProcess {
   ExitHandler on_exit_;
   MessageHandler on_message_;
   int channel_in_fd_ = -1;   // the child's messages
-  int channel_out_fd_ = -1;  // to the child, non-blocking
+  int channel_out_fd_ = -1;  // to the child, never waited on
   FrameReader frames_;
   std::atomic<bool> exited_{false};
   std::atomic<std::int64_t> kill_at_ns_{0};  // steady clock; 0: no SIGKILL pending

@@ -1,6 +1,6 @@
 #pragma once
 // A channel of messages between a parent and a child process beside the
-// child's stdout and stderr: a pipe each way, each message framed as a 4-byte
+// child's stdout and stderr: a descriptor each way, each message framed as a 4-byte
 // little-endian length and that many bytes. The parent's side is
 // ChildProcess (ProcessSpec::channel_variable); the child's is MessageChannel,
 // found through the variable the parent set.

@@ -107,10 +107,12 @@ Result<std::uint16_t> agree_on_master_port(JoinedTrial& joined, std::uint32_t ra
   return static_cast<std::uint16_t>(port);
 }
 
-// The command's environment on top of the worker's own.
+// The command's environment on top of the worker's own: the trial's (a warm
+// worker's later trial), then the hyperparameters and the distributed layout.
 Result<command::EnvironmentVariables> command_environment(const WorkerLaunch& launch, const wire::RankGroup& group,
                                                          std::uint16_t master_port, const fs::path& hparams_file) {
   auto env = command::hparam_environment(launch.hparams, hparams_file.string());
+  for (const auto& [name, value] : launch.environment) env.emplace(name, value);
   if (launch.world_size > 1) {
     command::RankLayout layout;
     for (const auto& rank : group.ranks) layout.ranks.push_back({rank.host_id, rank.host});
@@ -223,8 +225,8 @@ RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch,
   }
 }
 
-// Runs each `run` workload until the trial is done with this rank or the master is lost.
-Status serve_runs(const WorkerLaunch& launch, JoinedTrial& joined, const std::vector<std::string>& argv) {
+// Runs each `run` workload until the trial is done with this rank, stops it, or the master is lost.
+Result<CommandEnd> serve_runs(const WorkerLaunch& launch, JoinedTrial& joined, const std::vector<std::string>& argv) {
   std::uint16_t master_port = 0;
   if (launch.world_size > 1) {
     auto port = agree_on_master_port(joined, launch.hello.rank);
@@ -235,33 +237,36 @@ Status serve_runs(const WorkerLaunch& launch, JoinedTrial& joined, const std::ve
   for (;;) {
     auto request = session.next_workload();
     if (!request) return fail(request.error());
-    if (!*request) return {};
+    if (!*request) return CommandEnd::done;
     if ((*request)->kind != wire::WorkloadKind::run) {
       session.complete({{}, (*request)->start_batch, "a command trial runs only `run` workloads"});
       continue;
     }
     auto outcome = run_command(session, launch, **request, argv, master_port);
     if (!outcome) return fail(outcome.error());
-    if (!*outcome) return {};  // stopped
+    if (!*outcome) return CommandEnd::stopped;
     auto flushed = session.flush_reports();  // the run's answer follows the trial's journal of every report
     if (!flushed) return fail(flushed.error());
-    if (*flushed) return {};  // stopped meanwhile
+    if (*flushed) return CommandEnd::stopped;
     session.complete(**outcome);
   }
 }
 
 }  // namespace
 
-Status serve_command(const WorkerLaunch& launch, JoinedTrial& joined, const std::vector<std::string>& argv) {
+void prepare_command_worker(std::chrono::milliseconds kill_grace) {
   // Orphans of the command's tree become the worker's children, however they detach, so all can be ended.
   if (auto reaper = process::become_subreaper(); !reaper) print_line(stderr, "volador-worker: " + reaper.error().message);
   // On SIGTERM (its agent stopping it) every process the command started ends too, then the worker.
   auto notice = fmt::format("volador-worker: stopped: ending the command's processes (SIGKILL after {} ms)",
-                            launch.kill_grace.count());
-  if (auto watched = process::end_descendants_on_sigterm(launch.kill_grace, std::move(notice)); !watched)
+                            kill_grace.count());
+  if (auto watched = process::end_descendants_on_sigterm(kill_grace, std::move(notice)); !watched)
     print_line(stderr, "volador-worker: " + watched.error().message);
+}
+
+Result<CommandEnd> serve_command(const WorkerLaunch& launch, JoinedTrial& joined, const std::vector<std::string>& argv) {
   auto served = serve_runs(launch, joined, argv);
-  process::terminate_descendants(launch.kill_grace);  // nothing the command started outlives the worker
+  process::terminate_descendants(launch.kill_grace);  // nothing the command started outlives its trial
   return served;
 }
 

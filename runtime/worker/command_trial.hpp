@@ -15,6 +15,7 @@
 // left hold its output open is answered once the output is quiet (a
 // bounded time, process/child_process.hpp), and those processes are ended.
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,19 @@ namespace volador::worker {
 // The file (in the working folder) the hyperparameters are written to.
 inline constexpr const char* kHparamsFileName = "volador-hparams.json";
 
+// How a command rank's trial ended for it: the trial was done with it, or
+// stopped it while its command ran (kill, pause).
+enum class CommandEnd { done, stopped };
+
+// Once per worker process, before its first command: makes it the
+// subreaper of its commands' trees and, on SIGTERM, ends every process they
+// started (SIGKILL after `kill_grace`) and exits.
+void prepare_command_worker(std::chrono::milliseconds kill_grace);
+
 // Serves workloads with `argv` as the command until the trial is done with
-// this rank (success) or the master is lost (error). With several ranks,
-// rank 0 first picks MASTER_PORT and tells the others over the data plane.
-Status serve_command(const WorkerLaunch& launch, JoinedTrial& joined, const std::vector<std::string>& argv);
+// this rank or stops it (success) or the master is lost (error). With several
+// ranks, rank 0 first picks MASTER_PORT and tells the others over the data
+// plane. Nothing the command started outlives the call.
+Result<CommandEnd> serve_command(const WorkerLaunch& launch, JoinedTrial& joined, const std::vector<std::string>& argv);
 
 }  // namespace volador::worker

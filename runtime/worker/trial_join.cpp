@@ -1,6 +1,7 @@
 #include "runtime/worker/trial_join.hpp"
 
 #include <cstdlib>
+#include <functional>
 #include <optional>
 
 #include <spdlog/spdlog.h>
@@ -43,9 +44,9 @@ Result<collective::TcpListener> open_listener(const WorkerLaunch& launch) {
   return opened;
 }
 
-}  // namespace
+using ReportIn = std::function<Result<std::unique_ptr<actors::RankSession>>(const wire::RankHello& hello)>;
 
-Result<JoinedTrial> join_trial(const WorkerLaunch& launch) {
+Result<JoinedTrial> join(const WorkerLaunch& launch, const ReportIn& report_in) {
   auto hello = launch.hello;
   std::optional<collective::TcpListener> listener;
   if (launch.world_size > 1) {
@@ -55,7 +56,7 @@ Result<JoinedTrial> join_trial(const WorkerLaunch& launch) {
     const auto& host = launch.advertise.empty() ? listener->endpoint().host : launch.advertise;
     hello.address = {collective::local_host_id(), host, listener->endpoint().port};
   }
-  auto session = actors::RankSession::connect(launch.master, launch.tls_dir, hello, launch.timings);
+  auto session = report_in(hello);
   if (!session) return fail(session.error());
   JoinedTrial joined{std::move(*session), std::make_shared<trial_api::DataParallel>()};
   if (!listener) return joined;
@@ -66,6 +67,18 @@ Result<JoinedTrial> join_trial(const WorkerLaunch& launch) {
   if (!comm) return fail(Error::unavailable("cannot connect the data plane to the other ranks: " + comm.error().message));
   joined.group = std::make_shared<trial_api::DataParallel>(std::move(*comm), bucket_bytes());
   return joined;
+}
+
+}  // namespace
+
+Result<JoinedTrial> join_trial(const WorkerLaunch& launch) {
+  return join(launch, [&](const wire::RankHello& hello) {
+    return actors::RankSession::connect(launch.master, launch.tls_dir, hello, launch.timings);
+  });
+}
+
+Result<JoinedTrial> join_trial(actors::MasterLink& link, const WorkerLaunch& launch) {
+  return join(launch, [&](const wire::RankHello& hello) { return actors::RankSession::join(link, hello); });
 }
 
 }  // namespace volador::worker

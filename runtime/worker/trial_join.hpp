@@ -24,4 +24,7 @@ inline constexpr std::size_t kDefaultBucketBytes = std::size_t{4} << 20;
 // (listener, master, data-plane connection) and why.
 Result<JoinedTrial> join_trial(const WorkerLaunch& launch);
 
+// The same through `link` (a warm worker's, kept from trial to trial), which must outlive the trial.
+Result<JoinedTrial> join_trial(actors::MasterLink& link, const WorkerLaunch& launch);
+
 }  // namespace volador::worker

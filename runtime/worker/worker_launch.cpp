@@ -1,6 +1,8 @@
 #include "runtime/worker/worker_launch.hpp"
 
 #include <cstdlib>
+#include <functional>
+#include <optional>
 
 #include "runtime/node/timings_file.hpp"
 #include "runtime/worker/trial_file.hpp"
@@ -8,12 +10,17 @@
 namespace volador::worker {
 namespace {
 
-Result<std::string> variable(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0')
+// A variable's value; nullopt when it is not set.
+using Lookup = std::function<std::optional<std::string>(const char* name)>;
+
+Result<std::string> required(const Lookup& lookup, const char* name) {
+  auto value = lookup(name);
+  if (!value || value->empty())
     return fail(Error::invalid_argument(std::string(name) + " is not set: volador-worker is started by a Volador agent"));
-  return std::string(value);
+  return *value;
 }
+
+Result<WorkerLaunch> read_launch(const Lookup& lookup);
 
 }  // namespace
 
@@ -22,11 +29,29 @@ trial_api::TrialContext WorkerLaunch::context(std::shared_ptr<trial_api::DataPar
 }
 
 Result<WorkerLaunch> read_worker_launch() {
-  auto master = variable("VOLADOR_MASTER");
-  auto tls_dir = variable("VOLADOR_TLS_DIR");
-  auto token = variable("VOLADOR_TOKEN");
-  auto trial_file = variable("VOLADOR_TRIAL_FILE");
-  auto timings_file = variable("VOLADOR_TIMINGS_FILE");
+  return read_launch([](const char* name) -> std::optional<std::string> {
+    const char* value = std::getenv(name);
+    return value == nullptr ? std::nullopt : std::optional<std::string>(value);
+  });
+}
+
+Result<WorkerLaunch> read_worker_launch(const std::map<std::string, std::string>& environment) {
+  auto launch = read_launch([&](const char* name) -> std::optional<std::string> {
+    auto it = environment.find(name);
+    return it == environment.end() ? std::nullopt : std::optional(it->second);
+  });
+  if (launch) launch->environment = environment;
+  return launch;
+}
+
+namespace {
+
+Result<WorkerLaunch> read_launch(const Lookup& lookup) {
+  auto master = required(lookup, "VOLADOR_MASTER");
+  auto tls_dir = required(lookup, "VOLADOR_TLS_DIR");
+  auto token = required(lookup, "VOLADOR_TOKEN");
+  auto trial_file = required(lookup, "VOLADOR_TRIAL_FILE");
+  auto timings_file = required(lookup, "VOLADOR_TIMINGS_FILE");
   for (const auto* r : {&master, &tls_dir, &token, &trial_file, &timings_file})
     if (!*r) return fail(r->error());
   auto endpoint = net::parse_endpoint(*master);
@@ -38,7 +63,7 @@ Result<WorkerLaunch> read_worker_launch() {
   WorkerLaunch launch;
   launch.master = *endpoint;
   launch.tls_dir = *tls_dir;
-  if (const char* advertise = std::getenv("VOLADOR_ADVERTISE"); advertise != nullptr) launch.advertise = advertise;
+  if (auto advertise = lookup("VOLADOR_ADVERTISE")) launch.advertise = *advertise;
   launch.hello = {trial->trial_id, trial->run_id, trial->rank, *token, {}};
   launch.experiment_id = trial->experiment_id;
   launch.world_size = trial->world_size;
@@ -54,5 +79,7 @@ Result<WorkerLaunch> read_worker_launch() {
   launch.timings = *timings;
   return launch;
 }
+
+}  // namespace
 
 }  // namespace volador::worker

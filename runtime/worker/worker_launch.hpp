@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +35,10 @@ struct WorkerLaunch {
   std::string restore_path;   // checkpoint folder to resume from; empty: fresh start
   std::chrono::milliseconds kill_grace{10000};  // a command's processes get this long between SIGTERM and SIGKILL
   master::Timings timings;    // its agent's: how long it waits for the master and the trial
+  // A warm worker's later trials: the variables the agent gave this trial,
+  // which the trial's command gets over the worker's own. Empty for the
+  // trial the worker was started for (its own environment is that trial's).
+  std::map<std::string, std::string> environment;
 
   // The trial's context on this rank of `group`.
   [[nodiscard]] trial_api::TrialContext context(std::shared_ptr<trial_api::DataParallel> group) const;
@@ -41,7 +46,11 @@ struct WorkerLaunch {
 
 // Reads VOLADOR_MASTER, VOLADOR_TLS_DIR, VOLADOR_TOKEN, the optional
 // VOLADOR_ADVERTISE and the files named by VOLADOR_TRIAL_FILE and
-// VOLADOR_TIMINGS_FILE. Errors name the missing variable or the bad file.
+// VOLADOR_TIMINGS_FILE (relative names: in the working folder) from the
+// process's environment. Errors name the missing variable or the bad file.
 Result<WorkerLaunch> read_worker_launch();
+
+// The same from `environment` (a warm worker's next trial), which becomes the launch's environment.
+Result<WorkerLaunch> read_worker_launch(const std::map<std::string, std::string>& environment);
 
 }  // namespace volador::worker
