@@ -22,7 +22,8 @@ Status write_trial_file(const wire::LaunchSpec& spec, const fs::path& dir) {
                                 {"seed", spec.seed},
                                 {"global_batch_size", spec.global_batch_size},
                                 {"data", nlohmann::json::parse(spec.data_json, nullptr, false)},
-                                {"restore_path", spec.restore_path}};
+                                {"restore_path", spec.restore_path},
+                                {"kill_grace_period_ms", spec.kill_grace_period_ms}};
   const auto path = dir / kTrialFileName;
   std::ofstream out(path);
   out << trial.dump(2) << '\n';
@@ -53,6 +54,7 @@ Result<wire::LaunchSpec> read_trial_file(const fs::path& path) {
     spec.global_batch_size = trial.at("global_batch_size").get<std::uint64_t>();
     spec.data_json = trial.at("data").dump();
     spec.restore_path = trial.at("restore_path").get<std::string>();
+    spec.kill_grace_period_ms = trial.at("kill_grace_period_ms").get<std::uint64_t>();
     return spec;
   } catch (const nlohmann::json::exception& e) {
     return fail(Error::corruption("the trial file " + path.string() + " is incomplete: " + e.what()));

@@ -14,7 +14,7 @@ namespace volador::worker {
 inline constexpr const char* kTrialFileName = "volador-trial.json";
 
 // Writes the part of `spec` a worker reads (ids, rank and place, entrypoint,
-// hyperparameters, seed, batch size, data, restore path) to `dir`/kTrialFileName.
+// hyperparameters, seed, batch size, data, restore path, kill grace) to `dir`/kTrialFileName.
 // Error io when it cannot be written.
 Status write_trial_file(const wire::LaunchSpec& spec, const std::filesystem::path& dir);
 

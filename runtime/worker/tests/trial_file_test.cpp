@@ -33,6 +33,7 @@ wire::LaunchSpec launch_spec() {
   spec.global_batch_size = 64;
   spec.data_json = R"({"url":"https://example.com/data"})";
   spec.restore_path = "/checkpoints/abc";
+  spec.kill_grace_period_ms = 2500;  // not the default: the worker must learn it from the file
   return spec;
 }
 
