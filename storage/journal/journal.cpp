@@ -70,15 +70,19 @@ Result<std::unique_ptr<Journal>> Journal::open(const std::filesystem::path& dir,
 
 std::unique_ptr<Journal> Journal::in_memory() { return std::make_unique<Journal>(std::make_unique<MemoryStore>()); }
 
-Journal::Journal(std::unique_ptr<KeyValueStore> store) : store_(std::move(store)) {}
+Journal::Journal(std::unique_ptr<KeyValueStore> store)
+    : store_(std::move(store)), committer_([this](std::span<const JournalBatch* const> batches) { return write(batches); }) {}
 
 Journal::~Journal() = default;
 
 Status Journal::commit(const JournalBatch& batch) {
-  const auto started = std::chrono::steady_clock::now();
-  auto written = write(batch);
-  if (written && !batch.empty()) stats_.record(batch, std::chrono::steady_clock::now() - started);
-  return written;
+  if (batch.empty()) return {};
+  return committer_.commit(batch);
+}
+
+void Journal::commit_async(JournalBatch batch, GroupCommitter::Done done) {
+  if (batch.empty()) return done({});
+  committer_.submit(std::move(batch), std::move(done));
 }
 
 Status Journal::put_user(const UserRecord& record) { return commit(JournalBatch().put_user(record)); }

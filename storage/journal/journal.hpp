@@ -8,6 +8,7 @@
 // contract but dies with the process. commit() writes several records all or
 // nothing. Thread-safe: actors on any thread may call any method concurrently.
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -15,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -28,6 +30,7 @@
 #include "runtime/core/metrics.hpp"
 #include "runtime/core/states.hpp"
 #include "schemas/journal.records.hpp"
+#include "storage/journal/group_commit.hpp"
 #include "storage/journal/journal_stats.hpp"
 #include "storage/journal/key_value_store.hpp"
 
@@ -112,15 +115,19 @@ class Journal {
   [[nodiscard]] Result<std::uint64_t> next_id(std::string_view counter);
 
   // Writes every operation of `batch` at once (RocksDB: in one synced
-  // write), or none of them. Holds, from its first read to its write, the
-  // locks of the trials whose metrics it appends or deletes (so their seqs and
-  // deletions are serialised with other commits and append_logs) and, with
-  // checkpoints, the checkpoint lock (a replace moves the old record's index
-  // entries).
-  // A record that cannot be encoded (invalid_argument: e.g. JSON that is not
-  // UTF-8, an empty checkpoint uuid) fails the commit before anything is
-  // written. An empty batch writes nothing.
+  // write), or none of them, and returns once it is written. Every commit
+  // goes through the journal's writer thread (group_commit.hpp): batches
+  // committed meanwhile from other threads share its synced write, in the
+  // order they were committed. A record that cannot be encoded
+  // (invalid_argument: e.g. JSON that is not UTF-8, an empty checkpoint uuid)
+  // fails its batch alone, before anything of it is written. An empty batch
+  // writes nothing.
   [[nodiscard]] Status commit(const JournalBatch& batch);
+  // The same without waiting: `done` runs on the writer thread once the
+  // batch is written (or failed), after every batch committed before it.
+  // Whoever acknowledges in `done` acknowledges durable records; `done` must
+  // not wait for another commit.
+  void commit_async(JournalBatch batch, GroupCommitter::Done done);
 
   // One-operation commits.
 
@@ -181,29 +188,34 @@ class Journal {
   // What this journal has written since it was opened.
   [[nodiscard]] JournalStats::Snapshot stats() const { return stats_.snapshot(); }
 
-  // Called with each batch once commit() has written it, on the committing
-  // thread, holding the locks of the batch's trials (so one trial's batches
-  // reach it in the order they were written): it may read the journal, never
-  // commit. Set it before anything commits (not thread-safe with commits).
+  // Called with each batch once it is written, on the writer thread, in the
+  // order the batches were written: it may read the journal, never commit.
+  // Set it before anything commits (not thread-safe with commits).
   using CommitObserver = std::function<void(const JournalBatch&)>;
   void observe_commits(CommitObserver observer) { observer_ = std::move(observer); }
 
  private:
-  // Serialises the metric and log writes of one trial; caches its last log seq once known.
+  // Serialises the metric and log writes of one trial; caches its last log
+  // seq and, per metric kind, the highest batches reported, once known.
   struct TrialAppends {
     std::mutex mutex;
     std::optional<std::uint64_t> last_log_seq;
+    // At least the highest batches stored (too high costs a seek, never a record).
+    std::array<std::optional<std::uint64_t>, 2> highest_batches;
   };
   // Turns a commit's operations into key-value writes (journal_commit.cpp).
   class BatchBuilder;
 
-  // commit()'s work, without the counting.
-  [[nodiscard]] Status write(const JournalBatch& batch);
-  // The locks write() holds for `batch`, taken in one global order (the
-  // checkpoint lock, then experiments' search locks by id, then trials by id)
-  // so that concurrent commits never deadlock.
-  std::vector<std::unique_lock<std::mutex>> lock_for(const JournalBatch& batch);
+  // The writer thread's work: `batches` in one store write, all or none.
+  [[nodiscard]] Status write(std::span<const JournalBatch* const> batches);
+  // The locks write() holds for `batches`, taken in one global order (the
+  // checkpoint lock, then experiments' search locks by id, then trials by id),
+  // so that append_logs and the writer never deadlock.
+  std::vector<std::unique_lock<std::mutex>> lock_for(std::span<const JournalBatch* const> batches);
   TrialAppends& appends_of(std::uint64_t trial_id);
+  // The trial's cached highest batches of `kind`, read from the store the
+  // first time; the caller holds the trial's lock and may raise it.
+  Result<std::uint64_t*> highest_metric_batches(std::uint64_t trial_id, MetricKind kind);
   // Serialises the search-event appends and snapshots of one experiment.
   std::mutex& search_lock_of(std::uint64_t experiment_id);
 
@@ -235,6 +247,8 @@ class Journal {
   std::unordered_map<std::uint64_t, std::unique_ptr<TrialAppends>> appends_;
   // By experiment id, under appends_mutex_; never erased either.
   std::unordered_map<std::uint64_t, std::unique_ptr<std::mutex>> search_locks_;
+  // Last: its destructor writes what is queued while the rest still stands.
+  GroupCommitter committer_;
 };
 
 }  // namespace volador::storage

@@ -2,6 +2,8 @@
 // one KeyValueBatch, written at once. Nothing reaches the store before that
 // write, so an operation that fails to encode leaves the journal untouched.
 
+#include <algorithm>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <set>
@@ -21,7 +23,7 @@ namespace volador::storage {
 // store does not show yet. The caller holds lock_for(batch).
 class Journal::BatchBuilder {
  public:
-  BatchBuilder(const Journal& journal, KeyValueBatch& batch) : journal_(journal), batch_(batch) {}
+  BatchBuilder(Journal& journal, KeyValueBatch& batch) : journal_(journal), batch_(batch) {}
 
   // What the journal refuses (journal_validation.hpp), encoding and read errors.
   Status add(const JournalBatch::Operation& operation) {
@@ -59,10 +61,17 @@ class Journal::BatchBuilder {
     return {};
   }
 
+  // A report at batches beyond every stored one of its kind starts its step
+  // at seq 1 without reading the store: a metric flood costs no seeks.
   Status operator()(const MetricRecord& record) {
     auto value = codec::encode(record);
     if (!value) return fail(value.error());
-    auto seq = next_seq(keys::metric_step_prefix(record.trial_id, record.kind, record.batches));
+    auto highest = journal_.highest_metric_batches(record.trial_id, record.kind);
+    if (!highest) return fail(highest.error());
+    const std::string step = keys::metric_step_prefix(record.trial_id, record.kind, record.batches);
+    if (record.batches > **highest) last_seq_.try_emplace(step, 0);
+    **highest = std::max(**highest, record.batches);
+    auto seq = next_seq(step);
     if (!seq) return fail(seq.error());
     put(keys::metric(record.trial_id, record.kind, record.batches, *seq), codec::bytes_of(*value));
     return {};
@@ -138,24 +147,27 @@ class Journal::BatchBuilder {
     return IndexKeys{keys::checkpoint_experiment_index(*record), keys::checkpoint_trial_index(*record)};
   }
 
-  const Journal& journal_;
+  Journal& journal_;
   KeyValueBatch& batch_;
   std::map<std::string, std::uint64_t> last_seq_;  // by prefix
   std::map<std::string, IndexKeys> checkpoints_;           // by uuid
 };
 
-std::vector<std::unique_lock<std::mutex>> Journal::lock_for(const JournalBatch& batch) {
+std::vector<std::unique_lock<std::mutex>> Journal::lock_for(std::span<const JournalBatch* const> batches) {
   bool checkpoints = false;
   std::set<std::uint64_t> searches;
   std::set<std::uint64_t> trials;
-  for (const JournalBatch::Operation& operation : batch.operations()) {
-    if (const auto* metrics = std::get_if<MetricRecord>(&operation)) trials.insert(metrics->trial_id);
-    if (const auto* deletion = std::get_if<JournalBatch::MetricsDeletion>(&operation)) trials.insert(deletion->trial_id);
-    if (const auto* event = std::get_if<JournalBatch::SearchEventAppend>(&operation)) searches.insert(event->experiment_id);
-    if (const auto* snapshot = std::get_if<JournalBatch::SearcherStatePut>(&operation))
-      searches.insert(snapshot->experiment_id);
-    checkpoints = checkpoints || std::holds_alternative<CheckpointRecord>(operation);
-  }
+  for (const JournalBatch* batch : batches)
+    for (const JournalBatch::Operation& operation : batch->operations()) {
+      if (const auto* metrics = std::get_if<MetricRecord>(&operation)) trials.insert(metrics->trial_id);
+      if (const auto* deletion = std::get_if<JournalBatch::MetricsDeletion>(&operation))
+        trials.insert(deletion->trial_id);
+      if (const auto* event = std::get_if<JournalBatch::SearchEventAppend>(&operation))
+        searches.insert(event->experiment_id);
+      if (const auto* snapshot = std::get_if<JournalBatch::SearcherStatePut>(&operation))
+        searches.insert(snapshot->experiment_id);
+      checkpoints = checkpoints || std::holds_alternative<CheckpointRecord>(operation);
+    }
   std::vector<std::unique_lock<std::mutex>> locks;
   if (checkpoints) locks.emplace_back(checkpoints_mutex_);
   for (std::uint64_t experiment_id : searches) locks.emplace_back(search_lock_of(experiment_id));
@@ -163,16 +175,34 @@ std::vector<std::unique_lock<std::mutex>> Journal::lock_for(const JournalBatch& 
   return locks;
 }
 
-Status Journal::write(const JournalBatch& batch) {
-  if (batch.empty()) return {};
-  const auto locks = lock_for(batch);
+Result<std::uint64_t*> Journal::highest_metric_batches(std::uint64_t trial_id, MetricKind kind) {
+  auto& cached = appends_of(trial_id).highest_batches.at(static_cast<std::size_t>(kind));
+  if (!cached) {
+    const std::string prefix = keys::metric_kind_prefix(trial_id, kind);
+    auto last = store_->last_key_with(prefix);
+    if (!last) return fail(last.error());
+    cached = *last ? keys::metric_batches(**last, prefix) : 0;
+  }
+  return &*cached;
+}
+
+// One builder for the whole group: the seqs and index entries an earlier
+// batch adds are seen by the later ones, which the store does not show yet.
+Status Journal::write(std::span<const JournalBatch* const> batches) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto locks = lock_for(batches);
   KeyValueBatch writes;
   BatchBuilder builder(*this, writes);
-  for (const JournalBatch::Operation& operation : batch.operations()) {
-    if (auto added = builder.add(operation); !added) return added;
-  }
+  for (const JournalBatch* batch : batches)
+    for (const JournalBatch::Operation& operation : batch->operations())
+      if (auto added = builder.add(operation); !added) return added;
   auto written = store_->write(writes);
-  if (written && observer_) observer_(batch);
+  if (!written) return written;
+  const auto latency = std::chrono::steady_clock::now() - started;
+  for (const JournalBatch* batch : batches) {
+    stats_.record(*batch, latency);
+    if (observer_) observer_(*batch);
+  }
   return written;
 }
 

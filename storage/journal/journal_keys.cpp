@@ -99,6 +99,10 @@ KeyRange metrics_after(std::uint64_t trial_id, MetricKind kind, std::uint64_t ba
   return {.begin = metric_step_prefix(trial_id, kind, batches + 1), .end = std::move(end)};
 }
 
+std::uint64_t metric_batches(std::string_view key, std::string_view kind_prefix) {
+  return key.size() < kind_prefix.size() + kIdBytes ? 0 : read_id(key.substr(kind_prefix.size()));
+}
+
 std::uint64_t trailing_id(std::string_view key) {
   return key.size() < kIdBytes ? 0 : read_id(key.substr(key.size() - kIdBytes));
 }

@@ -60,6 +60,9 @@ struct KeyRange {
 // The keys of the trial's `kind` reports with batches > `batches`.
 KeyRange metrics_after(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches);
 
+// The batches of metric report `key`, which starts with `kind_prefix` (metric_kind_prefix).
+std::uint64_t metric_batches(std::string_view key, std::string_view kind_prefix);
+
 // The id or seq in the last 8 bytes of a key (0 if the key is shorter).
 std::uint64_t trailing_id(std::string_view key);
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <random>
 #include <set>
 #include <string>
@@ -133,6 +134,46 @@ TEMPLATE_TEST_CASE("metrics come back by kind then batches then append order als
   CHECK((*records)[4].batches == 100);
   CHECK(journal->metrics(10)->size() == 1);
   CHECK(journal->metrics(11)->empty());
+}
+
+// Reports beyond the highest stored step skip the store's seek (a cached
+// highest step per trial and kind): none may overwrite another, whatever the
+// order of steps, deletions, reopenings and batches written together.
+TEMPLATE_TEST_CASE("every metric report is kept across rising steps deletions reopenings and grouped batches",
+                   "[journal]", RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
+  auto report = [](std::uint64_t batches, double loss) {
+    return MetricRecord{.trial_id = 4, .kind = MetricKind::training, .batches = batches, .metrics = {{"loss", loss}}};
+  };
+  JournalBatch flood;
+  for (std::uint64_t step = 1; step <= 50; ++step) flood.append_metrics(report(step, double(step)));
+  flood.append_metrics(report(50, 50.5));  // the same step twice in one batch
+  REQUIRE(journal->commit(flood));
+  REQUIRE(journal->append_metrics(report(50, 50.75)));  // the highest step again, later
+  REQUIRE(journal->append_metrics(report(20, 20.5)));   // a step below the highest
+  REQUIRE(journal->delete_metrics_after(4, 30));
+  REQUIRE(journal->append_metrics(report(40, 40.5)));  // a deleted step, below the cached highest
+  under_test.reopen();
+  REQUIRE(journal->append_metrics(report(40, 40.75)));
+  REQUIRE(journal->append_metrics(report(60, 60.0)));  // beyond, after a reopen
+  std::promise<Status> first, second;
+  journal->commit_async(JournalBatch().append_metrics(report(70, 70.0)), [&](const Status& s) { first.set_value(s); });
+  journal->commit_async(JournalBatch().append_metrics(report(70, 70.5)), [&](const Status& s) { second.set_value(s); });
+  REQUIRE(first.get_future().get());
+  REQUIRE(second.get_future().get());
+
+  auto records = journal->metrics(4);
+  REQUIRE(records);
+  std::vector<double> losses;
+  for (const auto& r : *records) losses.push_back(r.metrics.at("loss"));
+  std::vector<double> expected;
+  for (std::uint64_t step = 1; step <= 30; ++step) {
+    expected.push_back(double(step));
+    if (step == 20) expected.push_back(20.5);
+  }
+  for (double loss : {40.5, 40.75, 60.0, 70.0, 70.5}) expected.push_back(loss);
+  CHECK(losses == expected);
 }
 
 TEMPLATE_TEST_CASE("log lines get per-trial seqs that continue after reopening and page by seq", "[journal]",
