@@ -31,10 +31,10 @@ constexpr std::string_view kSchedulePolicy = "The schedule policy converts confi
 constexpr std::string_view kSampling = "Samples stay within their ranges over many seeds and have JSON types";
 constexpr std::string_view kObjectStores = "make_checkpoint_store refuses the object stores of other builds";
 constexpr std::string_view kSharedFs = "make_checkpoint_store puts shared_fs checkpoints under host_path and storage_path";
-constexpr std::string_view kBestMetric = "The best metric respects smaller_is_better and ignores training metrics";
+constexpr std::string_view kBestMetric = "Validation reports of the searcher metric make the trial's and the experiment's best";
 constexpr std::string_view kMedianStopping =
     "Median early stopping: trials validate on the ladder and stop when worse than the median";
-constexpr std::string_view kShown = "Summaries show the config's workspace and project and the detail its description";
+constexpr std::string_view kShown = "An experiment record sets its summary and the facts of its config";
 constexpr std::string_view kFiltered = "Experiments show their config's workspace and project and the list filters by them";
 constexpr std::string_view kGcPolicy = "GcPolicy::of takes the experiment's numbers and searcher direction";
 
@@ -56,7 +56,7 @@ const std::map<std::string_view, Coverage> kCoverage{
     {"hyperparameters.<name>.vals", {"Categorical choices may be any YAML values and every one is drawn", ""}},
     {"searcher.name", {"Every searcher's example config runs on one cluster with the trials and lengths its searcher plans", ""}},
     {"searcher.metric", {kBestMetric, ""}},
-    {"searcher.smaller_is_better", {kBestMetric, ""}},
+    {"searcher.smaller_is_better", {kGcPolicy, ""}},
     {"searcher.max_length.batches", {"Batch lengths are taken as they are", ""}},
     {"searcher.max_length.records",
      {"Record lengths drop the partial batch: 10 records at batch size 3 train 9 records, 3 batches", ""}},
