@@ -20,10 +20,10 @@ GroupCommitter::~GroupCommitter() {
   writer_.join();
 }
 
-void GroupCommitter::submit(JournalBatch batch, Done done) {
+void GroupCommitter::submit(std::shared_ptr<const JournalBatch> batch, Done done) {
   {
     std::lock_guard lock(mutex_);
-    queue_.push_back({std::make_shared<const JournalBatch>(std::move(batch)), std::move(done)});
+    queue_.push_back({std::move(batch), std::move(done)});
   }
   queued_.notify_one();
 }
@@ -31,13 +31,9 @@ void GroupCommitter::submit(JournalBatch batch, Done done) {
 Status GroupCommitter::commit(const JournalBatch& batch) {
   std::promise<Status> outcome;
   auto written = outcome.get_future();
-  {
-    std::lock_guard lock(mutex_);
-    // The caller waits for the write, so the queue may point at its batch without owning it.
-    queue_.push_back({std::shared_ptr<const JournalBatch>(std::shared_ptr<void>(), &batch),
-                      [&outcome](const Status& status) { outcome.set_value(status); }});
-  }
-  queued_.notify_one();
+  // The caller waits for the write, so the queue may point at its batch without owning it.
+  submit(std::shared_ptr<const JournalBatch>(std::shared_ptr<void>(), &batch),
+         [&outcome](const Status& status) { outcome.set_value(status); });
   return written.get();
 }
 

@@ -37,8 +37,8 @@ class GroupCommitter {
   GroupCommitter(const GroupCommitter&) = delete;
   GroupCommitter& operator=(const GroupCommitter&) = delete;
 
-  // Queues `batch`; `done` runs after its write.
-  void submit(JournalBatch batch, Done done);
+  // Queues `batch`; `done` runs after its write (the batch is kept until then).
+  void submit(std::shared_ptr<const JournalBatch> batch, Done done);
   // Queues `batch` and waits for its write; the write's outcome.
   [[nodiscard]] Status commit(const JournalBatch& batch);
 

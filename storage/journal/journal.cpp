@@ -80,10 +80,6 @@ Status Journal::commit(const JournalBatch& batch) {
   return committer_.commit(batch);
 }
 
-void Journal::commit_async(JournalBatch batch, GroupCommitter::Done done) {
-  if (batch.empty()) return done({});
-  committer_.submit(std::move(batch), std::move(done));
-}
 
 Status Journal::put_user(const UserRecord& record) { return commit(JournalBatch().put_user(record)); }
 Status Journal::put_token(const TokenRecord& record) { return commit(JournalBatch().put_token(record)); }

@@ -123,11 +123,6 @@ class Journal {
   // fails its batch alone, before anything of it is written. An empty batch
   // writes nothing.
   [[nodiscard]] Status commit(const JournalBatch& batch);
-  // The same without waiting: `done` runs on the writer thread once the
-  // batch is written (or failed), after every batch committed before it.
-  // Whoever acknowledges in `done` acknowledges durable records; `done` must
-  // not wait for another commit.
-  void commit_async(JournalBatch batch, GroupCommitter::Done done);
 
   // One-operation commits.
 

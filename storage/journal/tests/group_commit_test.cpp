@@ -27,6 +27,10 @@ JournalBatch batch_of(std::uint64_t id, std::size_t operations = 1) {
   return batch;
 }
 
+std::shared_ptr<const JournalBatch> shared_batch_of(std::uint64_t id, std::size_t operations = 1) {
+  return std::make_shared<const JournalBatch>(batch_of(id, operations));
+}
+
 std::uint64_t first_id(const JournalBatch& batch) {
   return std::get<TrialRecord>(batch.operations().front()).id;
 }
@@ -86,9 +90,9 @@ TEST_CASE("Batches queued while a write is under way go out together in the next
   };
   {
     GroupCommitter committer(writing_to(writes));
-    committer.submit(batch_of(1), note(1));
+    committer.submit(shared_batch_of(1), note(1));
     writes.first_started.get_future().wait();  // the writer holds batch 1's write
-    for (std::uint64_t id : {2, 3, 4}) committer.submit(batch_of(id), note(id));
+    for (std::uint64_t id : {2, 3, 4}) committer.submit(shared_batch_of(id), note(id));
     release.set_value();
     CHECK(committer.commit(batch_of(5)));
     CHECK(committer.counts().batches == 5);
@@ -107,7 +111,7 @@ TEST_CASE("A batch runs its completion only after the write that carried it") {
   RecordingWrites writes;
   GroupCommitter committer(writing_to(writes));
   std::promise<bool> seen;
-  committer.submit(batch_of(7), [&](const Status& status) {
+  committer.submit(shared_batch_of(7), [&](const Status& status) {
     const auto written = writes.written();
     seen.set_value(status && !written.empty() && written.back().back() == 7);
   });
@@ -129,9 +133,9 @@ TEST_CASE("A batch whose write fails by itself fails alone and the others of its
         outcomes.emplace_back(id, static_cast<bool>(status));
       };
     };
-    committer.submit(batch_of(10), note(10));
+    committer.submit(shared_batch_of(10), note(10));
     writes.first_started.get_future().wait();
-    for (std::uint64_t id : {1, 2, 3}) committer.submit(batch_of(id), note(id));
+    for (std::uint64_t id : {1, 2, 3}) committer.submit(shared_batch_of(id), note(id));
     release.set_value();
   }  // the destructor writes what is queued
   CHECK(outcomes == std::vector<std::pair<std::uint64_t, bool>>{{10, true}, {1, true}, {2, false}, {3, true}});
@@ -145,12 +149,12 @@ TEST_CASE("A write carries at most the group's operation bound unless one batch 
   writes.release_first = release.get_future().share();
   {
     GroupCommitter committer(writing_to(writes), 4);
-    committer.submit(batch_of(1), [](const Status&) {});
+    committer.submit(shared_batch_of(1), [](const Status&) {});
     writes.first_started.get_future().wait();
-    committer.submit(batch_of(10, 3), [](const Status&) {});
-    committer.submit(batch_of(20, 2), [](const Status&) {});
-    committer.submit(batch_of(30, 6), [](const Status&) {});
-    committer.submit(batch_of(40, 1), [](const Status&) {});
+    committer.submit(shared_batch_of(10, 3), [](const Status&) {});
+    committer.submit(shared_batch_of(20, 2), [](const Status&) {});
+    committer.submit(shared_batch_of(30, 6), [](const Status&) {});
+    committer.submit(shared_batch_of(40, 1), [](const Status&) {});
     release.set_value();
   }
   CHECK(writes.written() == std::vector<std::vector<std::uint64_t>>{{1}, {10}, {20}, {30}, {40}});

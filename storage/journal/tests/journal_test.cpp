@@ -157,11 +157,11 @@ TEMPLATE_TEST_CASE("every metric report is kept across rising steps deletions re
   under_test.reopen();
   REQUIRE(journal->append_metrics(report(40, 40.75)));
   REQUIRE(journal->append_metrics(report(60, 60.0)));  // beyond, after a reopen
-  std::promise<Status> first, second;
-  journal->commit_async(JournalBatch().append_metrics(report(70, 70.0)), [&](const Status& s) { first.set_value(s); });
-  journal->commit_async(JournalBatch().append_metrics(report(70, 70.5)), [&](const Status& s) { second.set_value(s); });
-  REQUIRE(first.get_future().get());
-  REQUIRE(second.get_future().get());
+  // Two threads at once: their batches may share one write.
+  auto first = std::async(std::launch::async, [&] { return journal->commit(JournalBatch().append_metrics(report(70, 70.0))); });
+  auto second = std::async(std::launch::async, [&] { return journal->append_metrics(report(70, 70.5)); });
+  REQUIRE(first.get());
+  REQUIRE(second.get());
 
   auto records = journal->metrics(4);
   REQUIRE(records);
@@ -172,8 +172,10 @@ TEMPLATE_TEST_CASE("every metric report is kept across rising steps deletions re
     expected.push_back(double(step));
     if (step == 20) expected.push_back(20.5);
   }
-  for (double loss : {40.5, 40.75, 60.0, 70.0, 70.5}) expected.push_back(loss);
-  CHECK(losses == expected);
+  for (double loss : {40.5, 40.75, 60.0}) expected.push_back(loss);
+  REQUIRE(losses.size() == expected.size() + 2);
+  CHECK(std::vector<double>(losses.begin(), losses.end() - 2) == expected);
+  CHECK(std::set<double>(losses.end() - 2, losses.end()) == std::set<double>{70.0, 70.5});  // either order
 }
 
 TEMPLATE_TEST_CASE("log lines get per-trial seqs that continue after reopening and page by seq", "[journal]",
