@@ -357,7 +357,7 @@ def ingestion_row(args, trials, condition):
         journaled = 0
         for trial in cluster.api.get(f"/experiments/{experiment}/trials")["trials"]:
             states[trial["state"]] = states.get(trial["state"], 0) + 1
-            journaled += cluster.api.get(f"/trials/{trial['id']}/metrics?max_points=2")["total"]
+            journaled += cluster.api.get(f"/trials/{trial['id']}/metrics?max_points=5")["total"]
         # Ended: its end; cut short: when the last count came back (points journaled later are not counted).
         counted_at_ms = summary["ended_at_ms"] or time.time() * 1000
         if timed_out:
