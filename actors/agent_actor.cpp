@@ -418,6 +418,7 @@ void on_orphaned(Self self, std::uint32_t outage) {
 
 AgentActor::behavior_type agent_actor(Self self, AgentOptions options, caf::actor master) {
   self->state.options = std::move(options);
+  self->state.idle = IdleWorkers(self->state.options.timings.warm_worker_idle.count());
   self->set_down_handler([=](const caf::down_msg& down) {
     if (self->state.master && down.source == self->state.master.address()) on_master_lost(self, down.reason);
   });

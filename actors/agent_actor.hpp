@@ -10,8 +10,8 @@
 // of its output and a clean end of the rank, and keeps the worker idle (one
 // per slot, IdleWorkers). The next launch on that slot with the same
 // WorkerReuseKey goes to it (a fresh folder, the new trial's variables)
-// instead of a new process; any other launch there, kIdleWorkerLimit of
-// idleness or the loss of the master ends it. A worker that crashes reports
+// instead of a new process; any other launch there, idleness for the
+// timings' warm_worker_idle or the loss of the master ends it. A worker that crashes reports
 // its real exit; one told to stop (kill) is never reused. Python trials run
 // one process each.
 //
@@ -73,9 +73,6 @@ struct AgentOptions {
   master::Timings timings;
 };
 
-// How long a warm worker waits idle for its next trial before the agent ends it.
-inline constexpr std::chrono::milliseconds kIdleWorkerLimit{5000};
-
 struct AgentState {
   struct Worker {
     std::uint64_t id = 0;  // the agent's number for the process, in the messages about it
@@ -101,7 +98,7 @@ struct AgentState {
   std::uint64_t last_worker_id = 0;
   // keyed by (trial id, run id, rank)
   std::map<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>, Worker> workers;
-  IdleWorkers idle{kIdleWorkerLimit.count()};
+  IdleWorkers idle{0};  // its limit is the options' timings.warm_worker_idle
   std::map<std::uint64_t, IdleProcess> idle_processes;  // by worker id, as listed in `idle`
   std::map<std::uint64_t, std::unique_ptr<process::ChildProcess>> ending;  // ended idle workers, until they exit
   static inline const char* name = "agent";

@@ -37,6 +37,9 @@ struct Timings {
   // once every rank reported in (slow on a busy host); a lost master ends the
   // wait at once, not this.
   std::chrono::milliseconds hello_timeout = std::chrono::minutes(10);
+  // An agent keeps a warm rank worker idle this long for the next trial of
+  // its experiment on its slot, then ends it.
+  std::chrono::milliseconds warm_worker_idle = std::chrono::seconds(5);
 
   // The pool holds a live run's agents for the reattach grace; asking it
   // gets an answer a little after that.

@@ -18,6 +18,7 @@ milliseconds& reattach_grace(master::Timings& t) { return t.reattach_grace; }
 milliseconds& master_outage_patience(master::Timings& t) { return t.master_outage_patience; }
 milliseconds& workload_timeout(master::Timings& t) { return t.workload_timeout; }
 milliseconds& hello_timeout(master::Timings& t) { return t.hello_timeout; }
+milliseconds& warm_worker_idle(master::Timings& t) { return t.warm_worker_idle; }
 
 // A file holding `text` under the temporary folder, removed with it.
 struct TempFile {
@@ -51,6 +52,7 @@ TEST_CASE("Each setting replaces its default, in every unit, around spaces and c
       {"master_outage_patience = 3min", master_outage_patience, 3min},
       {"workload_timeout = 48h", workload_timeout, 48h},
       {"hello_timeout = 10 s\r\n", hello_timeout, 10s},
+      {"warm_worker_idle = 500ms", warm_worker_idle, 500ms},
       {"# heartbeats\nheartbeat_interval = 1s\nconnection_timeout = 2s", connection_timeout, 2s},
   };
   for (const auto& row : rows) {
@@ -114,6 +116,7 @@ TEST_CASE("Written timings read back as they were") {
   timings.register_timeout = 1s;
   timings.reconnect_patience = 20s;
   timings.hello_timeout = 30s;
+  timings.warm_worker_idle = 2s;
   const TempFile file("");
   REQUIRE(node::write_timings_file(timings, file.path).has_value());
   auto read = node::read_timings_file(file.path);
@@ -121,6 +124,7 @@ TEST_CASE("Written timings read back as they were") {
   CHECK(node::format_timings(*read) == node::format_timings(timings));
   CHECK(read->links.handshake_timeout == 700ms);
   CHECK(read->hello_timeout == 30s);
+  CHECK(read->warm_worker_idle == 2s);
 }
 
 TEST_CASE("A timings file's errors name the file and a missing or huge file is refused") {
