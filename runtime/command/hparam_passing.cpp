@@ -71,6 +71,22 @@ const json* value_at(const json& hparams, const std::string& name) {
   }
 }
 
+// `argument` with each of its `placeholders` replaced by its value in `hparams`.
+Result<std::string> filled(const std::string& argument, const std::vector<Placeholder>& placeholders,
+                           const json& hparams) {
+  std::string replaced;
+  std::size_t copied = 0;
+  for (const auto& placeholder : placeholders) {
+    const json* value = value_at(hparams, placeholder.name);
+    if (value == nullptr || value->is_object())
+      return fail(Error::not_found("${hparams." + placeholder.name + "}: the trial has no hyperparameter " +
+                                   placeholder.name));
+    replaced += argument.substr(copied, placeholder.at - copied) + argument_value(*value);
+    copied = placeholder.at + placeholder.length;
+  }
+  return replaced + argument.substr(copied);
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> placeholder_names(const std::vector<std::string>& argv) {
@@ -84,28 +100,18 @@ Result<std::vector<std::string>> placeholder_names(const std::vector<std::string
 }
 
 Result<std::vector<std::string>> command_arguments(const std::vector<std::string>& argv, const json& hparams) {
-  auto names = placeholder_names(argv);
-  if (!names) return fail(names.error());
-  if (names->empty()) {
-    auto arguments = argv;
-    for (auto& argument : hparam_arguments(hparams)) arguments.push_back(std::move(argument));
-    return arguments;
-  }
   std::vector<std::string> arguments;
+  bool placed = false;
   for (const auto& argument : argv) {
     auto found = placeholders_in(argument);
-    std::string replaced;
-    std::size_t copied = 0;
-    for (const auto& placeholder : *found) {
-      const json* value = value_at(hparams, placeholder.name);
-      if (value == nullptr || value->is_object())
-        return fail(Error::not_found("${hparams." + placeholder.name + "}: the trial has no hyperparameter " +
-                                     placeholder.name));
-      replaced += argument.substr(copied, placeholder.at - copied) + argument_value(*value);
-      copied = placeholder.at + placeholder.length;
-    }
-    arguments.push_back(replaced + argument.substr(copied));
+    if (!found) return fail(found.error());
+    placed = placed || !found->empty();
+    auto argument_filled = filled(argument, *found, hparams);
+    if (!argument_filled) return fail(argument_filled.error());
+    arguments.push_back(std::move(*argument_filled));
   }
+  if (!placed)
+    for (auto& argument : hparam_arguments(hparams)) arguments.push_back(std::move(argument));
   return arguments;
 }
 
