@@ -89,7 +89,7 @@ std::string leaf_names(const hparams::Space& space) {
   std::string names;
   hparams::for_each_leaf(space, [&](const std::vector<std::string>& path, const hparams::Hyperparameter&) {
     std::string name;
-    for (const auto& key : path) name += (name.empty() ? "" : ".") + key;
+    for (const auto& key : path) name = join_path(name, key);
     names += (names.empty() ? "" : ", ") + name;
   });
   return names;
