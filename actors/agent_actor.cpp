@@ -145,6 +145,20 @@ void end_idle(Self self, std::uint64_t id) {
   st.idle_processes.erase(it);
 }
 
+// Worker `id` running a launch on `slot`, its output going where `route` sends it now.
+AgentState::Worker running_worker(std::uint64_t id, std::shared_ptr<OutputRoute> route,
+                                  std::unique_ptr<process::ChildProcess> process, std::uint32_t slot,
+                                  std::optional<WorkerReuseKey> reuse) {
+  AgentState::Worker worker;
+  worker.id = id;
+  worker.output = route->current();
+  worker.route = std::move(route);
+  worker.process = std::move(process);
+  worker.slot = slot;
+  worker.reuse = std::move(reuse);
+  return worker;
+}
+
 // Starts a worker process for `spec` in `dir`; a warm one gets its channel to the agent.
 Result<AgentState::Worker> spawn_worker(Self self, const wire::LaunchSpec& spec, const fs::path& dir,
                                         std::map<std::string, std::string> env, std::optional<WorkerReuseKey> reuse) {
@@ -169,14 +183,7 @@ Result<AgentState::Worker> spawn_worker(Self self, const wire::LaunchSpec& spec,
   spdlog::info("trial {} run {} rank {}: worker pid {} on slot {} ({}{}) in {}", spec.trial_id, spec.run_id, spec.rank,
                (*child)->pid(), spec.slot, lowercase_name(slot.type), slot.device_uuid.empty() ? "" : " " + slot.device_uuid,
                dir.string());
-  AgentState::Worker worker;
-  worker.id = id;
-  worker.output = route->current();
-  worker.route = std::move(route);
-  worker.process = std::move(*child);
-  worker.slot = spec.slot;
-  worker.reuse = std::move(reuse);
-  return worker;
+  return running_worker(id, std::move(route), std::move(*child), spec.slot, std::move(reuse));
 }
 
 // Hands `spec`'s launch to the idle worker `id`; nullopt (and the worker ended) when it does not take it.
@@ -194,13 +201,7 @@ std::optional<AgentState::Worker> hand_over(Self self, std::uint64_t id, const w
   }
   spdlog::info("trial {} run {} rank {}: handed to idle worker pid {} on slot {} in {}", spec.trial_id, spec.run_id,
                spec.rank, it->second.process->pid(), spec.slot, dir.string());
-  AgentState::Worker worker;
-  worker.id = id;
-  worker.output = it->second.route->current();
-  worker.route = std::move(it->second.route);
-  worker.process = std::move(it->second.process);
-  worker.slot = spec.slot;
-  worker.reuse = std::move(reuse);
+  auto worker = running_worker(id, std::move(it->second.route), std::move(it->second.process), spec.slot, std::move(reuse));
   st.idle_processes.erase(it);
   return worker;
 }

@@ -27,7 +27,6 @@ class MasterLink {
                                                      const master::Timings& timings);
 
   [[nodiscard]] caf::actor_system& system() { return *system_; }
-  [[nodiscard]] const net::Endpoint& endpoint() const { return endpoint_; }
   [[nodiscard]] const master::Timings& timings() const { return timings_; }
   // The master's gateway as last reached.
   [[nodiscard]] const caf::actor& gateway() const { return gateway_; }

@@ -52,8 +52,9 @@ class MetricOutbox {
   // (the last, partial one only when `partial`) and returns the batches
   // sealed and not sent yet, in order, counting them as sent.
   std::vector<OutgoingBatch> take_ready(bool partial);
-  // The actor, once the link to the trial is back: set_linked(true), then
-  // every unacknowledged batch (sent before or not), in order, as sent now.
+  // The actor, once the link to the trial is back: marks the outbox linked
+  // again and returns every unacknowledged batch (sent before or not), in
+  // order, as sent now.
   std::vector<OutgoingBatch> take_unacknowledged();
   // The trial journaled every batch numbered up to `seq`.
   void acknowledge(std::uint64_t seq);
