@@ -71,7 +71,7 @@ Status ReadModel::apply(const storage::JournalBatch& batch, const MetricHistory&
           operation);
     }
   }
-  // Read outside the lock: the journal holds these trials' locks, so no batch of theirs comes meanwhile.
+  // Read outside the lock: observers run on the journal's one writer thread, so no batch comes meanwhile.
   for (std::uint64_t trial_id : stale) {
     auto reports = history(trial_id);
     if (!reports) return fail(reports.error());

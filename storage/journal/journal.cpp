@@ -125,13 +125,6 @@ Journal::TrialAppends& Journal::appends_of(std::uint64_t trial_id) {
   return *slot;
 }
 
-std::mutex& Journal::search_lock_of(std::uint64_t experiment_id) {
-  std::lock_guard lock(appends_mutex_);
-  auto& slot = search_locks_[experiment_id];
-  if (!slot) slot = std::make_unique<std::mutex>();
-  return *slot;
-}
-
 Result<std::uint64_t> Journal::append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) {
   TrialAppends& appends = appends_of(trial_id);
   std::lock_guard lock(appends.mutex);

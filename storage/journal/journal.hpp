@@ -190,8 +190,8 @@ class Journal {
   void observe_commits(CommitObserver observer) { observer_ = std::move(observer); }
 
  private:
-  // Serialises the metric and log writes of one trial; caches its last log
-  // seq and, per metric kind, the highest batches reported, once known.
+  // Serialises the log appends of one trial and caches its last log seq;
+  // caches, per metric kind, the highest batches reported (writer thread only).
   struct TrialAppends {
     std::mutex mutex;
     std::optional<std::uint64_t> last_log_seq;
@@ -202,17 +202,14 @@ class Journal {
   class BatchBuilder;
 
   // The writer thread's work: `batches` in one store write, all or none.
+  // Only that one thread writes records, so what a write reads first (the
+  // last seq of a metric step or of a search, a replaced checkpoint's index
+  // entries) cannot change under it.
   [[nodiscard]] Status write(std::span<const JournalBatch* const> batches);
-  // The locks write() holds for `batches`, taken in one global order (the
-  // checkpoint lock, then experiments' search locks by id, then trials by id),
-  // so that append_logs and the writer never deadlock.
-  std::vector<std::unique_lock<std::mutex>> lock_for(std::span<const JournalBatch* const> batches);
   TrialAppends& appends_of(std::uint64_t trial_id);
   // The trial's cached highest batches of `kind`, read from the store the
-  // first time; the caller holds the trial's lock and may raise it.
+  // first time; only the writer thread reads and raises it.
   Result<std::uint64_t*> highest_metric_batches(std::uint64_t trial_id, MetricKind kind);
-  // Serialises the search-event appends and snapshots of one experiment.
-  std::mutex& search_lock_of(std::uint64_t experiment_id);
 
   // The value under `key`, nullopt when absent; a store error names the key.
   Result<std::optional<std::string>> get(const std::string& key) const;
@@ -236,12 +233,9 @@ class Journal {
   JournalStats stats_;
   std::mutex counters_mutex_;
   std::map<std::string, std::uint64_t, std::less<>> counters_;  // last value handed out
-  std::mutex checkpoints_mutex_;
   std::mutex appends_mutex_;
   // Entries are never erased: a few bytes per trial the master has seen.
   std::unordered_map<std::uint64_t, std::unique_ptr<TrialAppends>> appends_;
-  // By experiment id, under appends_mutex_; never erased either.
-  std::unordered_map<std::uint64_t, std::unique_ptr<std::mutex>> search_locks_;
   // Last: its destructor writes what is queued while the rest still stands.
   GroupCommitter committer_;
 };

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <map>
 #include <optional>
-#include <set>
 #include <utility>
 #include <variant>
 
@@ -20,7 +19,7 @@ namespace volador::storage {
 // Adds operations in order. Reads the store for what they build on (the
 // last metric seq of a step, a replaced checkpoint's index entries) and
 // remembers what earlier operations of the same batch added, which the
-// store does not show yet. The caller holds lock_for(batch).
+// store does not show yet. Only the journal's writer thread runs it.
 class Journal::BatchBuilder {
  public:
   BatchBuilder(Journal& journal, KeyValueBatch& batch) : journal_(journal), batch_(batch) {}
@@ -153,28 +152,6 @@ class Journal::BatchBuilder {
   std::map<std::string, IndexKeys> checkpoints_;           // by uuid
 };
 
-std::vector<std::unique_lock<std::mutex>> Journal::lock_for(std::span<const JournalBatch* const> batches) {
-  bool checkpoints = false;
-  std::set<std::uint64_t> searches;
-  std::set<std::uint64_t> trials;
-  for (const JournalBatch* batch : batches)
-    for (const JournalBatch::Operation& operation : batch->operations()) {
-      if (const auto* metrics = std::get_if<MetricRecord>(&operation)) trials.insert(metrics->trial_id);
-      if (const auto* deletion = std::get_if<JournalBatch::MetricsDeletion>(&operation))
-        trials.insert(deletion->trial_id);
-      if (const auto* event = std::get_if<JournalBatch::SearchEventAppend>(&operation))
-        searches.insert(event->experiment_id);
-      if (const auto* snapshot = std::get_if<JournalBatch::SearcherStatePut>(&operation))
-        searches.insert(snapshot->experiment_id);
-      checkpoints = checkpoints || std::holds_alternative<CheckpointRecord>(operation);
-    }
-  std::vector<std::unique_lock<std::mutex>> locks;
-  if (checkpoints) locks.emplace_back(checkpoints_mutex_);
-  for (std::uint64_t experiment_id : searches) locks.emplace_back(search_lock_of(experiment_id));
-  for (std::uint64_t trial_id : trials) locks.emplace_back(appends_of(trial_id).mutex);
-  return locks;
-}
-
 Result<std::uint64_t*> Journal::highest_metric_batches(std::uint64_t trial_id, MetricKind kind) {
   auto& cached = appends_of(trial_id).highest_batches.at(static_cast<std::size_t>(kind));
   if (!cached) {
@@ -190,7 +167,6 @@ Result<std::uint64_t*> Journal::highest_metric_batches(std::uint64_t trial_id, M
 // batch adds are seen by the later ones, which the store does not show yet.
 Status Journal::write(std::span<const JournalBatch* const> batches) {
   const auto started = std::chrono::steady_clock::now();
-  const auto locks = lock_for(batches);
   KeyValueBatch writes;
   BatchBuilder builder(*this, writes);
   for (const JournalBatch* batch : batches)
