@@ -75,7 +75,7 @@ void create_trial(Self self, const search::CreateTrial& op) {
   record.created_at_ms = system_now_ms();
   if (st.record.state == RunState::paused) record.state = RunState::paused;  // starts when activated
   st.pending.put_trial(record);  // journaled with the search event that knows it
-  st.trials[op.request_id] = {record.id, spawn_trial(self, record)};
+  st.trials[op.request_id] = {spawn_trial(self, record)};
   apply(self, search_of(self).trial_created(op.request_id));
 }
 
@@ -200,7 +200,7 @@ Status recover(Self self, std::shared_ptr<search::Searcher> searcher, const Expe
   for (std::size_t i = 0; i < recovery.trials.size(); ++i) {
     const auto& record = recovery.trials[i];
     const auto& saved = (*progress)[i];
-    ExperimentState::Trial trial{record.id, {}, record.state == RunState::error};
+    ExperimentState::Trial trial{{}, record.state == RunState::error};
     if (!is_terminal(record.state) && !saved.ended) {
       trial.actor = spawn_trial(self, record);
       if (saved.closing) self->send(trial.actor, close_atom::value);

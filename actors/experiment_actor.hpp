@@ -28,7 +28,6 @@ namespace volador::actors {
 struct ExperimentState {
   // A trial's actor; what was asked of it is its progress in `search`.
   struct Trial {
-    std::uint64_t trial_id = 0;
     TrialActor actor;
     bool errored = false;
   };

@@ -39,9 +39,18 @@ wire::MetricPoint point_of(const storage::MetricRecord& report, MetricMap metric
   return {.kind = report.kind, .batches = report.batches, .reported_at_ms = report.reported_at_ms, .metrics = std::move(metrics)};
 }
 
+// Every report with all its metrics, nothing cut.
+DownsampledReports every_report(const std::vector<storage::MetricRecord>& reports) {
+  DownsampledReports whole;
+  for (const auto& report : reports) whole.points.push_back(point_of(report, report.metrics));
+  return whole;
+}
+
 }  // namespace
 
 DownsampledReports downsample_reports(const std::vector<storage::MetricRecord>& reports, std::size_t max_points) {
+  max_points = max_points == 0 ? reports.size() : std::max(max_points, kMinPointsPerSeries);
+  if (reports.size() <= max_points) return every_report(reports);  // no series is longer than the reports
   std::map<std::pair<MetricKind, std::string>, Series> series;
   for (std::size_t i = 0; i < reports.size(); ++i)
     for (const auto& [name, value] : reports[i].metrics) {
@@ -49,13 +58,10 @@ DownsampledReports downsample_reports(const std::vector<storage::MetricRecord>& 
       s.reports.push_back(i);
       s.values.push_back(value);
     }
-  max_points = max_points == 0 ? reports.size() : std::max(max_points, kMinPointsPerSeries);
+  if (std::ranges::none_of(series, [&](const auto& entry) { return entry.second.values.size() > max_points; }))
+    return every_report(reports);
   DownsampledReports out;
-  out.downsampled = std::ranges::any_of(series, [&](const auto& entry) { return entry.second.values.size() > max_points; });
-  if (!out.downsampled) {
-    for (const auto& report : reports) out.points.push_back(point_of(report, report.metrics));
-    return out;
-  }
+  out.downsampled = true;
   // The metrics kept of each report, by report index.
   std::map<std::size_t, MetricMap> kept_of;
   for (const auto& [key, s] : series) {
