@@ -105,7 +105,7 @@ class MNistBenchTrial(MNistTrial):
                 models=self.model, optimizers=self.optimizer, opt_level="O1")
 
     def build_training_data_loader(self):
-        return DataLoader(digits_datasets()[0], batch_size=self.context.get_per_slot_batch_size())
+        return DataLoader(digits_datasets()[0], batch_size=self.context.get_per_slot_batch_size(), shuffle=True)
 
     def build_validation_data_loader(self):
         return DataLoader(digits_datasets()[1], batch_size=self.context.get_per_slot_batch_size())

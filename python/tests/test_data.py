@@ -48,11 +48,16 @@ class TrainingScheduleTest(unittest.TestCase):
         self.assertEqual(validation_batches(10, 4, 0, 1), [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]])
 
 
+def index_controller(size=1, rank=0, **hparams) -> TrialController:
+    """An IndexTrial controller over 10 training and 5 validation records, global batch 4."""
+    context = PyTorchTrialContext({"global_batch_size": 4, "train_records": 10, "validation_records": 5, **hparams},
+                                  trial_seed=3)
+    return TrialController(IndexTrial, context)
+
+
 class ControllerSamplingTest(unittest.TestCase):
-    def test_the_trial_trains_on_the_scheduled_records_ignoring_the_users_batch_size_and_shuffle(self):
-        context = PyTorchTrialContext({"global_batch_size": 4, "train_records": 10, "validation_records": 5},
-                                      trial_seed=3)
-        controller = TrialController(IndexTrial, context)
+    def test_a_shuffling_loader_trains_on_the_seeded_schedule(self):
+        controller = index_controller()
         metrics = controller.train(0, 5)
         schedule = TrainingSchedule(10, 4, 3, 0, 1)
         self.assertEqual(controller.trial.seen_training, [schedule.rank_indices(b) for b in range(5)])
@@ -61,10 +66,46 @@ class ControllerSamplingTest(unittest.TestCase):
         controller.validate()
         self.assertEqual(controller.trial.seen_validation, [[0, 1, 2, 3], [4]])
 
+    def test_a_loader_without_shuffle_trains_in_dataset_order_every_epoch(self):
+        controller = index_controller(train_loader={"shuffle": False})
+        controller.train(0, 4)
+        self.assertEqual(controller.trial.seen_training, [[0, 1, 2, 3], [4, 5, 6, 7]] * 2)
+
+    def test_the_training_batch_size_must_be_the_per_slot_batch_size(self):
+        index_controller(train_loader={"batch_size": 4, "drop_last": True})
+        with self.assertRaisesRegex(ValueError, r"build_training_data_loader: DataLoader\(batch_size=7\).*"
+                                                r"get_per_slot_batch_size"):
+            index_controller(train_loader={"batch_size": 7})
+
+    def test_training_refuses_to_keep_partial_batches(self):
+        with self.assertRaisesRegex(ValueError, r"drop_last=False\) cannot be honoured"):
+            index_controller(train_loader={"drop_last": False})
+
+    def test_validation_honours_batch_size_shuffle_and_drop_last(self):
+        controller = index_controller(validation_loader={"batch_size": 2})
+        controller.validate()
+        self.assertEqual(controller.trial.seen_validation, [[0, 1], [2, 3], [4]])
+        controller = index_controller(validation_loader={"batch_size": 2, "drop_last": True})
+        controller.validate()
+        self.assertEqual(controller.trial.seen_validation, [[0, 1], [2, 3]])
+        controller = index_controller(validation_loader={"shuffle": True})
+        controller.validate()
+        order = epoch_order(3, 0, 5).tolist()
+        self.assertEqual(controller.trial.seen_validation, [order[:4], order[4:]])
+
+    def test_drop_last_that_leaves_nothing_to_evaluate_is_refused(self):
+        with self.assertRaisesRegex(ValueError, "drop_last=True\\) leaves a rank nothing to evaluate"):
+            index_controller(validation_loader={"batch_size": 8, "drop_last": True})
+
+    def test_arguments_that_choose_records_are_refused_naming_the_argument(self):
+        for argument, value in [("sampler", [0, 1]), ("batch_sampler", [[0, 1]]), ("generator", torch.Generator())]:
+            with self.assertRaisesRegex(ValueError, f"DataLoader\\({argument}=...\\) is not supported.*shuffle=True"):
+                DataLoader(IndexDataset(4), **{argument: value})
+
 
 class CollationTest(unittest.TestCase):
     def test_nested_records_are_collated_the_torch_way(self):
-        loader = DataLoader(IndexDataset(10), batch_size=99, shuffle=True)
+        loader = DataLoader(IndexDataset(10), batch_size=3, shuffle=True)
         batch = next(loader.load([[3, 1, 4]], torch.Generator()))
         self.assertEqual(batch["index"].tolist(), [3, 1, 4])
         arrays, tensors = batch["pair"]

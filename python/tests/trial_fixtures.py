@@ -92,7 +92,8 @@ class IndexDataset(torch.utils.data.Dataset):
 
 
 class IndexTrial(PyTorchTrial):
-    """Reports which records it sees. Hyperparameters: train_records, validation_records."""
+    """Reports which records it sees. Hyperparameters: train_records, validation_records, and
+    train_loader / validation_loader: more DataLoader arguments."""
 
     def __init__(self, context: PyTorchTrialContext):
         self.context = context
@@ -101,10 +102,12 @@ class IndexTrial(PyTorchTrial):
         self.seen_validation = []
 
     def build_training_data_loader(self):
-        return DataLoader(IndexDataset(self.context.get_hparam("train_records")), batch_size=7, shuffle=True)
+        arguments = {"shuffle": True, **self.context.get_hparams().get("train_loader", {})}
+        return DataLoader(IndexDataset(self.context.get_hparam("train_records")), **arguments)
 
     def build_validation_data_loader(self):
-        return DataLoader(IndexDataset(self.context.get_hparam("validation_records")), batch_size=7)
+        return DataLoader(IndexDataset(self.context.get_hparam("validation_records")),
+                          **self.context.get_hparams().get("validation_loader", {}))
 
     def train_batch(self, batch, epoch_idx, batch_idx):
         self.seen_training.append(batch["index"].tolist())

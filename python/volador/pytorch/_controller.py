@@ -17,7 +17,7 @@ from volador.pytorch._checkpoint import load_checkpoint, save_checkpoint
 from volador.pytorch._context import PyTorchTrialContext
 from volador.pytorch._data import DataLoader, to_device
 from volador.pytorch._metrics import MetricAccumulator, mean_over_ranks, weighted_mean_over_ranks
-from volador.pytorch._sampling import TrainingSchedule, validation_batches
+from volador.pytorch._sampling import TrainingSchedule, epoch_order, validation_batches
 from volador.pytorch._trial import PyTorchTrial
 
 
@@ -33,12 +33,11 @@ class TrialController:
         self._training = _data_loader(self.trial.build_training_data_loader(), "build_training_data_loader")
         self._validation = _data_loader(self.trial.build_validation_data_loader(), "build_validation_data_loader")
         self._callbacks = self.trial.build_callbacks()
+        self._training.check_training(context.get_per_slot_batch_size(), "build_training_data_loader")
         self._schedule = TrainingSchedule(
             self._training.records(), context.get_global_batch_size(), context.get_trial_seed(),
-            self._communicator.rank, self._communicator.size)
-        if self._validation.records() < self._communicator.size:
-            raise ValueError(f"the validation data set holds {self._validation.records()} records, "
-                             f"fewer than the {self._communicator.size} ranks")
+            self._communicator.rank, self._communicator.size, shuffle=self._training.shuffle)
+        self._check_validation_shares()
 
     @property
     def batches_per_epoch(self) -> int:
@@ -60,8 +59,7 @@ class TrialController:
         """Evaluates this rank's share of the validation set; returns record-weighted means over all ranks."""
         self._set_training_mode(False)
         accumulator = MetricAccumulator("evaluate_batch")
-        index_batches = validation_batches(self._validation.records(), self.context.get_per_slot_batch_size(),
-                                           self._communicator.rank, self._communicator.size)
+        index_batches = self._validation_batches()
         with torch.no_grad():
             for indices, batch in zip(index_batches, self._validation.load(index_batches, torch.Generator())):
                 accumulator.add(self.trial.evaluate_batch(to_device(batch, self.context.device)), len(indices))
@@ -83,6 +81,27 @@ class TrialController:
     def load(self, directory: str) -> None:
         """Restores the checkpoint in `directory` (every rank reads the same file)."""
         self.batches_trained = load_checkpoint(directory, self.context, self._callbacks)
+
+    def _check_validation_shares(self) -> None:
+        """Raises, on every rank alike, when some rank would have no validation batch to evaluate."""
+        records, size = self._validation.records(), self._communicator.size
+        if records < size:
+            raise ValueError(f"the validation data set holds {records} records, fewer than the {size} ranks")
+        batch_size = self._validation_batch_size()
+        if self._validation.drop_last and records // size < batch_size:
+            raise ValueError(
+                f"build_validation_data_loader: DataLoader(drop_last=True) leaves a rank nothing to evaluate: "
+                f"{records} records over {size} ranks is fewer than one batch of {batch_size} each")
+
+    def _validation_batch_size(self) -> int:
+        return self._validation.batch_size or self.context.get_per_slot_batch_size()
+
+    def _validation_batches(self):
+        records = self._validation.records()
+        order = epoch_order(self.context.get_trial_seed(), 0, records) if self._validation.shuffle else None
+        return validation_batches(records, self._validation_batch_size(),
+                                  self._communicator.rank, self._communicator.size, order,
+                                  drop_last=bool(self._validation.drop_last))
 
     def _train_one(self, batch_idx: int, batch) -> Dict:
         epoch_idx = self._schedule.epoch_of(batch_idx)

@@ -3,29 +3,32 @@
 Training: global batch b (0-based, counted across epochs) belongs to epoch
 b // batches_per_epoch, where batches_per_epoch = records // global_batch_size
 (a partial batch at the end of an epoch is dropped). Epoch e's order is the
-permutation numpy.random.default_rng((seed, e)).permutation(records); batch b
+permutation numpy.random.default_rng((seed, e)).permutation(records) when the
+loader shuffles, and range(records) when it does not; batch b
 is the slice [i*G, (i+1)*G) of that order with i = b % batches_per_epoch, and
 rank r of `size` takes the contiguous sub-slice [r*P, (r+1)*P), P = G / size.
 
-Validation: rank r evaluates the contiguous records
-[r*n // size, (r+1)*n // size) in order, in batches of P, so every record is
-evaluated exactly once across the ranks.
+Validation: rank r evaluates positions [r*n // size, (r+1)*n // size) of the
+validation order (range(n), or the seeded permutation of epoch 0 when the
+loader shuffles) in batches of the loader's batch size (P unless given), so
+every record is evaluated exactly once across the ranks; with drop_last a
+rank's last partial batch is left out.
 """
 
-from typing import Iterator, List
+from typing import Iterator, List, Optional
 
 import numpy
 
 
 def epoch_order(seed: int, epoch: int, records: int) -> numpy.ndarray:
-    """The order of the training records in `epoch`: a seeded permutation of range(records)."""
+    """The order of the records in `epoch` when shuffling: a seeded permutation of range(records)."""
     return numpy.random.default_rng((seed, epoch)).permutation(records)
 
 
 class TrainingSchedule:
     """Maps global batch numbers to the training record indices of one rank."""
 
-    def __init__(self, records: int, global_batch_size: int, seed: int, rank: int, size: int):
+    def __init__(self, records: int, global_batch_size: int, seed: int, rank: int, size: int, shuffle: bool = True):
         if records < global_batch_size:
             raise ValueError(
                 f"the training data set holds {records} records, fewer than one "
@@ -36,6 +39,7 @@ class TrainingSchedule:
         self._per_slot = global_batch_size // size
         self._seed = seed
         self._rank = rank
+        self._shuffle = shuffle
         self._cached_epoch = None
         self._cached_order = None
 
@@ -61,12 +65,20 @@ class TrainingSchedule:
 
     def _order(self, epoch: int) -> numpy.ndarray:
         if epoch != self._cached_epoch:
-            self._cached_order = epoch_order(self._seed, epoch, self._records)
+            self._cached_order = (epoch_order(self._seed, epoch, self._records) if self._shuffle
+                                  else numpy.arange(self._records))
             self._cached_epoch = epoch
         return self._cached_order
 
 
-def validation_batches(records: int, per_slot: int, rank: int, size: int) -> List[List[int]]:
-    """This rank's contiguous share of `records` validation records, in batches of `per_slot`."""
+def validation_batches(records: int, batch_size: int, rank: int, size: int,
+                       order: Optional[numpy.ndarray] = None, drop_last: bool = False) -> List[List[int]]:
+    """This rank's contiguous share of the `records` validation records (of `order`, range(records) if none),
+    in batches of `batch_size`; without the last partial batch when `drop_last`."""
     first, end = rank * records // size, (rank + 1) * records // size
-    return [list(range(start, min(start + per_slot, end))) for start in range(first, end, per_slot)]
+    positions = [list(range(start, min(start + batch_size, end))) for start in range(first, end, batch_size)]
+    if drop_last and positions and len(positions[-1]) < batch_size:
+        positions.pop()
+    if order is None:
+        return positions
+    return [order[batch].tolist() for batch in positions]
