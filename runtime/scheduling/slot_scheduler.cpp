@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "runtime/scheduling/slot_request.hpp"
+
 namespace volador::scheduling {
 
 std::uint32_t Allocation::slots() const {
@@ -189,7 +191,7 @@ std::vector<TrialSlots> AgentUsage::trials() const {
 
 std::vector<AgentUsage> SlotScheduler::usage() const {
   std::vector<AgentUsage> out;
-  for (const auto& [id, agent] : agents_) out.push_back({id, agent.owners});
+  for (const auto& [id, agent] : agents_) out.push_back({.agent_id = id, .pool = kDefaultPool, .labels = {}, .slot_owners = agent.owners});
   return out;
 }
 

@@ -18,43 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "runtime/scheduling/placement.hpp"
+#include "runtime/scheduling/scheduler_usage.hpp"
+
 namespace volador::scheduling {
-
-using TrialId = std::uint64_t;
-
-// Slots of one agent given to one trial.
-struct Placement {
-  std::string agent_id;
-  std::vector<std::uint32_t> slot_indices;  // the agent's slots, ascending
-  [[nodiscard]] std::uint32_t slots() const { return static_cast<std::uint32_t>(slot_indices.size()); }
-  bool operator==(const Placement&) const = default;
-};
-
-struct Allocation {
-  TrialId trial_id = 0;
-  std::vector<Placement> placements;  // one per agent, in rank order
-  [[nodiscard]] std::uint32_t slots() const;
-};
-
-// Slots of one agent held by one trial.
-struct TrialSlots {
-  TrialId trial_id = 0;
-  std::uint32_t slots = 0;
-  bool operator==(const TrialSlots&) const = default;
-};
-
-// One agent as the scheduler sees it (what `volador agent list` shows).
-struct AgentUsage {
-  std::string agent_id;
-  std::vector<TrialId> slot_owners;  // per slot: the trial using it (held slots included), 0 when free
-
-  [[nodiscard]] std::uint32_t slots() const { return static_cast<std::uint32_t>(slot_owners.size()); }
-  [[nodiscard]] std::uint32_t used_slots() const;
-  // The trials with slots here and how many each, by trial id.
-  [[nodiscard]] std::vector<TrialSlots> trials() const;
-};
-
-inline const std::string kCpuKind = "cpu";
 
 class SlotScheduler {
  public:
