@@ -38,9 +38,22 @@ class CheckpointStore {
  public:
   virtual ~CheckpointStore() = default;
 
+  // The folder checkpoints are written into and read from; ranks write there
+  // themselves, so a rank's sandbox shows it.
+  [[nodiscard]] virtual const std::filesystem::path& root() const = 0;
+
   // Creates the private folder for `uuid`. Error already_exists when the uuid
   // is committed or being written; io when the folder cannot be made.
   [[nodiscard]] virtual Result<PendingCheckpoint> begin(std::string_view uuid) = 0;
+
+  // Begins `uuid` with the folder `name` (one path segment) inside the
+  // pending checkpoint `staging`, moved in by one rename: a writer that cannot
+  // be handed a folder per checkpoint in advance (a command's rank) fills
+  // subfolders of one staging folder. Errors as begin(); invalid_argument
+  // when `staging` is not this store's or `name` is not a plain name;
+  // not_found when `staging` holds no folder `name`.
+  [[nodiscard]] virtual Result<PendingCheckpoint> begin_from(std::string_view uuid, const PendingCheckpoint& staging,
+                                                             std::string_view name) = 0;
 
   // Checksums the files, writes manifest.json, makes everything durable and
   // then visible. Regular files and folders only (invalid_argument naming a

@@ -79,18 +79,40 @@ fs::path SharedFsStore::pending_dir(std::string_view uuid) const {
   return root_ / (std::string(kIncompletePrefix) + std::string(uuid));
 }
 
-Result<PendingCheckpoint> SharedFsStore::begin(std::string_view uuid) {
-  if (auto valid = check_uuid(uuid); !valid) return fail(valid.error());
+// A valid uuid not committed yet.
+Status SharedFsStore::check_free(std::string_view uuid) const {
+  if (auto valid = check_uuid(uuid); !valid) return valid;
   std::error_code ec;
   if (fs::exists(committed_dir(uuid), ec)) {
     return fail(Error::already_exists("checkpoint " + std::string(uuid) + " is already committed in " + root_.string()));
   }
+  return {};
+}
+
+Result<PendingCheckpoint> SharedFsStore::begin(std::string_view uuid) {
+  if (auto free = check_free(uuid); !free) return fail(free.error());
   const fs::path dir = pending_dir(uuid);
   if (::mkdir(dir.c_str(), 0755) != 0) {
     const int err = errno;
     if (err == EEXIST) return fail(Error::already_exists("checkpoint " + std::string(uuid) + " is already being written"));
     return fail(io_error("cannot create", dir, err));
   }
+  return PendingCheckpoint{.uuid = std::string(uuid), .dir = dir};
+}
+
+Result<PendingCheckpoint> SharedFsStore::begin_from(std::string_view uuid, const PendingCheckpoint& staging,
+                                                    std::string_view name) {
+  if (auto free = check_free(uuid); !free) return fail(free.error());
+  if (auto valid = check_pending(staging); !valid) return fail(valid.error());
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string_view::npos)
+    return fail(Error::invalid_argument("'" + std::string(name) + "' is not a plain folder name"));
+  const fs::path from = staging.dir / name;
+  const fs::path dir = pending_dir(uuid);
+  std::error_code ec;
+  if (!fs::is_directory(from, ec)) return fail(Error::not_found("no folder " + from.string() + " to checkpoint"));
+  if (fs::exists(dir, ec))
+    return fail(Error::already_exists("checkpoint " + std::string(uuid) + " is already being written"));
+  if (auto moved = rename_path(from, dir); !moved) return fail(moved.error());
   return PendingCheckpoint{.uuid = std::string(uuid), .dir = dir};
 }
 

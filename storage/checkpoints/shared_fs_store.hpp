@@ -19,9 +19,11 @@ class SharedFsStore final : public CheckpointStore {
   // missing. Error io when it cannot be created or is not a folder.
   [[nodiscard]] static Result<std::unique_ptr<SharedFsStore>> open(const std::filesystem::path& root);
 
-  [[nodiscard]] const std::filesystem::path& root() const { return root_; }
+  [[nodiscard]] const std::filesystem::path& root() const override { return root_; }
 
   [[nodiscard]] Result<PendingCheckpoint> begin(std::string_view uuid) override;
+  [[nodiscard]] Result<PendingCheckpoint> begin_from(std::string_view uuid, const PendingCheckpoint& staging,
+                                                     std::string_view name) override;
   [[nodiscard]] Result<CheckpointManifest> commit(const PendingCheckpoint& pending) override;
   [[nodiscard]] Status abort(const PendingCheckpoint& pending) override;
   [[nodiscard]] Status verify(std::string_view uuid) const override;
@@ -41,6 +43,7 @@ class SharedFsStore final : public CheckpointStore {
   [[nodiscard]] std::filesystem::path committed_dir(std::string_view uuid) const;
   [[nodiscard]] std::filesystem::path pending_dir(std::string_view uuid) const;
   Status check_pending(const PendingCheckpoint& pending) const;
+  Status check_free(std::string_view uuid) const;
   Result<StoredManifest> load_manifest(std::string_view uuid) const;
   Status publish(const PendingCheckpoint& pending);
 

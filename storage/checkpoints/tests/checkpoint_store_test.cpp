@@ -91,6 +91,34 @@ TEST_CASE_METHOD(StoreFixture, "abort removes the private folder and frees the u
   CHECK(store->begin(uuid).has_value());
 }
 
+TEST_CASE_METHOD(StoreFixture, "begin_from moves a staged folder in as a checkpoint that commits like any other") {
+  auto staging = store->begin(fresh_uuid());
+  REQUIRE(staging.has_value());
+  write_file(staging->dir / "capture-1/model/weights.bin", "abc");
+  write_file(staging->dir / "capture-2/other.bin", "x");
+  auto pending = store->begin_from(uuid, *staging, "capture-1");
+  REQUIRE(pending.has_value());
+  CHECK_FALSE(fs::exists(staging->dir / "capture-1"));
+  CHECK(fs::exists(staging->dir / "capture-2"));
+  auto manifest = store->commit(*pending);
+  REQUIRE(manifest.has_value());
+  REQUIRE(manifest->files.size() == 1);
+  CHECK(manifest->files[0].path == "model/weights.bin");
+  CHECK(manifest->files[0].sha256 == kAbcSha256);
+  CHECK(store->verify(uuid).has_value());
+  CHECK(store->begin_from(uuid, *staging, "capture-2").error().code == ErrorCode::already_exists);
+  const auto other = fresh_uuid();
+  CHECK(store->begin_from(other, *staging, "capture-3").error().code == ErrorCode::not_found);
+  for (const std::string bad : {"", "..", "capture-2/..", "/tmp"}) {
+    CAPTURE(bad);
+    CHECK(store->begin_from(other, *staging, bad).error().code == ErrorCode::invalid_argument);
+  }
+  TempDir elsewhere;
+  const PendingCheckpoint foreign{.uuid = fresh_uuid(), .dir = elsewhere.path};
+  CHECK(store->begin_from(other, foreign, "capture-2").error().code == ErrorCode::invalid_argument);
+  REQUIRE(store->abort(*staging).has_value());
+}
+
 TEST_CASE_METHOD(StoreFixture, "commit refuses what is not a regular file and shows nothing") {
   auto pending = store->begin(uuid);
   REQUIRE(pending.has_value());
