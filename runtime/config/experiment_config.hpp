@@ -74,7 +74,9 @@ struct CheckpointStorage {
 struct Resources {
   std::uint32_t slots_per_trial = 1;
   std::uint64_t shm_size = 4ull << 30;  // bytes > 0; `128M`, `1.5G`, `4Gi` accepted
-  std::string resource_pool;            // empty = the default pool
+  std::string resource_pool;            // empty = the cluster's default pool (runtime/config/cluster_config.hpp)
+  std::uint32_t priority = 42;          // 1..99, lower is more important (Determined's convention)
+  double weight = 1.0;                  // > 0: the experiment's share of its pool beside others of its priority
   // A stopped or killed trial's processes get SIGTERM, then SIGKILL after this; `30s`, `500ms`, `2min`.
   std::chrono::milliseconds kill_grace_period{10000};
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/config/did_you_mean.hpp"
+#include "runtime/core/duration.hpp"
 #include "runtime/config/scalars.hpp"
 
 namespace volador::config {
@@ -67,6 +68,18 @@ std::optional<std::int64_t> read_exact_int(Diagnostics& diag, const YAML::Node& 
   diag.report(node, field,
               expected("an integer between -" + bound + " and " + bound + " (2^53, beyond which doubles skip integers)",
                        node));
+  return std::nullopt;
+}
+
+std::optional<std::chrono::milliseconds> read_duration(Diagnostics& diag, const YAML::Node& node,
+                                                       const std::string& field) {
+  if (node.IsScalar()) {
+    auto duration = parse_duration(node.Scalar());
+    if (duration) return *duration;
+    diag.report(node, field, duration.error().message);
+  } else {
+    diag.report(node, field, "expected a duration such as 30s, 500ms or 2min, got " + describe(node));
+  }
   return std::nullopt;
 }
 

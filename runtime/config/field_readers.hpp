@@ -3,6 +3,7 @@
 //   (Diagnostics&, const YAML::Node& value, const std::string& field) -> std::optional<T>
 // and reports its own error ("expected ..., got ...") when it returns nullopt.
 
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -33,6 +34,8 @@ inline constexpr std::uint64_t kMaxExactInteger = std::uint64_t{1} << 53;
 // An integer in [-kMaxExactInteger, kMaxExactInteger]; the error names the range.
 std::optional<std::int64_t> read_exact_int(Diagnostics&, const YAML::Node&, const std::string& field);
 std::optional<double> read_number(Diagnostics&, const YAML::Node&, const std::string& field);
+// A positive duration such as 30s, 500ms or 2min (runtime/core/duration.hpp).
+std::optional<std::chrono::milliseconds> read_duration(Diagnostics&, const YAML::Node&, const std::string& field);
 // Any value (free-form); never fails.
 std::optional<nlohmann::json> read_json(Diagnostics&, const YAML::Node&, const std::string& field);
 // True when `node` is a list; reports it otherwise.

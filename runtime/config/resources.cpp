@@ -6,14 +6,15 @@
 #include <cmath>
 
 #include "runtime/config/field_readers.hpp"
-#include "runtime/core/duration.hpp"
 #include "runtime/config/scalars.hpp"
 #include "runtime/config/section.hpp"
 
 namespace volador::config {
 namespace {
 
-constexpr std::array<std::string_view, 4> kKeys{"slots_per_trial", "shm_size", "resource_pool", "kill_grace_period"};
+constexpr std::array<std::string_view, 6> kKeys{"slots_per_trial", "shm_size",          "resource_pool",
+                                                "priority",        "weight",            "kill_grace_period"};
+constexpr ReadUnsigned<std::uint32_t> read_priority{1, 99};
 
 std::string lowercase(std::string_view text) {
   std::string out(text);
@@ -43,15 +44,10 @@ std::optional<std::uint64_t> read_byte_size(Diagnostics& diag, const YAML::Node&
   return std::nullopt;
 }
 
-std::optional<std::chrono::milliseconds> read_duration(Diagnostics& diag, const YAML::Node& node,
-                                                       const std::string& field) {
-  if (node.IsScalar()) {
-    auto duration = parse_duration(node.Scalar());
-    if (duration) return *duration;
-    diag.report(node, field, duration.error().message);
-  } else {
-    diag.report(node, field, "expected a duration such as 30s, 500ms or 2min, got " + describe(node));
-  }
+std::optional<double> read_weight(Diagnostics& diag, const YAML::Node& node, const std::string& field) {
+  auto weight = read_number(diag, node, field);
+  if (!weight || (*weight > 0 && std::isfinite(*weight))) return weight;
+  diag.report(node, field, "expected a positive number (an experiment's share of its pool), got " + describe(node));
   return std::nullopt;
 }
 
@@ -79,7 +75,9 @@ Resources read_resources(Diagnostics& diag, const YAML::Node& node, const std::s
   const Section section(diag, node, field, kKeys);
   section.read("slots_per_trial", resources.slots_per_trial, read_positive_u32);
   section.read("shm_size", resources.shm_size, read_byte_size);
-  section.read("resource_pool", resources.resource_pool, read_string);
+  section.read("resource_pool", resources.resource_pool, read_nonempty_string);
+  section.read("priority", resources.priority, read_priority);
+  section.read("weight", resources.weight, read_weight);
   section.read("kill_grace_period", resources.kill_grace_period, read_duration);
   return resources;
 }
