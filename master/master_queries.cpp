@@ -110,7 +110,8 @@ wire::AgentList list_agents(const std::vector<scheduling::AgentUsage>& usage,
   for (const auto& agent : usage) {
     auto info = registered.find(agent.agent_id);
     if (info == registered.end()) continue;
-    list.agents.push_back({agent.agent_id, info->second.hostname, info->second.slots, agent.slot_owners});
+    list.agents.push_back(
+        {agent.agent_id, info->second.hostname, info->second.slots, agent.slot_owners, agent.pool, agent.labels});
   }
   return list;
 }

@@ -123,6 +123,7 @@ void ReadModel::take(const storage::TrialRecord& record) {
   s.seed = record.seed;
   s.batches_trained = record.batches_trained;
   s.restarts = record.restarts;
+  s.preemptions = record.preemptions;
   s.error = record.error_message;
   s.created_at_ms = record.created_at_ms;
   s.ended_at_ms = record.ended_at_ms;

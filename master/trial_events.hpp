@@ -33,6 +33,11 @@ struct Close {};
 struct Pause {};
 // The experiment: resume a paused trial.
 struct Activate {};
+// The pool: checkpoint where it stands, give the slots back to make room for
+// this experiment, and wait for slots again (pausing's path).
+struct Preempt {
+  std::uint64_t for_experiment = 0;
+};
 // The experiment or a user: stop now (CANCELED).
 struct Kill {};
 // The pool: these slots are the trial's.
@@ -88,7 +93,7 @@ struct CommandReported {
   wire::MetricReports batch;
 };
 
-using TrialEvent = std::variant<TrainTo, Close, Pause, Activate, Kill, SlotsGranted, LaunchFailed, RankHelloed,
+using TrialEvent = std::variant<TrainTo, Close, Pause, Activate, Preempt, Kill, SlotsGranted, LaunchFailed, RankHelloed,
                                 RankRejoined, RunAdopted, AdoptFailed, ReattachTimedOut, WorkloadAnswered,
                                 WorkerExited, AgentLost, CommandReported>;
 

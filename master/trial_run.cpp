@@ -60,12 +60,14 @@ void TrialRun::handle(const TrainTo& event) {
 
 void TrialRun::handle(const Close&) {
   close_requested_ = true;
+  if (std::exchange(preempted_for_, std::nullopt)) pause_requested_ = false;  // it completes instead
   if (phase_ == Phase::idle || phase_ == Phase::waiting_for_slots || phase_ == Phase::paused)
     return end_trial(RunState::completed, "");
   drive();
 }
 
 void TrialRun::handle(const Pause&) {
+  preempted_for_.reset();  // the user's pause wins: the trial stays paused
   pause_requested_ = true;
   switch (phase_) {
     case Phase::idle:
@@ -196,6 +198,7 @@ void TrialRun::restart(const std::string& why, bool counts_as_restart) {
   system_log(fmt::format("{}; restarting ({}) from {}", why, counted,
                          restore_uuid_.empty() ? "the beginning" : "checkpoint " + restore_uuid_));
   save_record();
+  if (std::exchange(preempted_for_, std::nullopt)) pause_requested_ = false;  // its slots are free already
   if (pause_requested_) {
     phase_ = Phase::paused;
     return;
@@ -205,6 +208,7 @@ void TrialRun::restart(const std::string& why, bool counts_as_restart) {
 
 // After the ranks stopped on request: paused (slots freed) or completed.
 void TrialRun::on_rank_stopped() {
+  if (preempted_for_) return finish_preemption();
   if (!pause_requested_) return end_trial(RunState::completed, "");
   forget_run();
   phase_ = Phase::paused;

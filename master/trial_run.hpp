@@ -98,6 +98,7 @@ class TrialRun {
   [[nodiscard]] Phase phase() const { return phase_; }
   [[nodiscard]] const storage::TrialRecord& record() const { return setup_.spec.record; }
   [[nodiscard]] const training::Progress& progress() const { return progress_; }
+  [[nodiscard]] const TrialSpec& spec() const { return setup_.spec; }
 
  private:
   // One rank of the current run.
@@ -137,6 +138,8 @@ class TrialRun {
   void handle(const Close& event);
   void handle(const Pause& event);
   void handle(const Activate& event);
+  void handle(const Preempt& event);  // trial_run_preempt.cpp
+  void finish_preemption();
   void handle(const Kill& event);
   void handle(const WorkerExited& event);
   void handle(const AgentLost& event);
@@ -207,6 +210,9 @@ class TrialRun {
   std::uint64_t target_batches_ = 0;
   bool close_requested_ = false;
   bool pause_requested_ = false;
+  // The experiment a preemption under way makes room for (it stops the run
+  // as a pause does, then the trial waits for slots again).
+  std::optional<std::uint64_t> preempted_for_;
   std::vector<std::string> agent_ids_;  // of the current run, watched, node by node
   std::vector<Rank> ranks_;             // of the current run, index = rank
   std::string token_;                   // the current run's secret

@@ -55,6 +55,7 @@ struct TrialSummary {
   endedAtMs @12 :Int64;      # 0 while not ended
   latestTraining @13 :List(MetricEntry) $Records.map;    # the metrics of its training report with the most batches
   latestValidation @14 :List(MetricEntry) $Records.map;  # ... and of its validation report with the most batches
+  preemptions @15 :UInt32;   # times it checkpointed and gave its slots to another experiment (resources.priority, weight)
 }
 
 struct ExperimentSummary {
@@ -154,12 +155,20 @@ struct SlotSpec {
   memoryBytes @3 :UInt64;    # GPU slots: device memory
 }
 
+# An agent's label (`volador-node agent --label key=value`).
+struct AgentLabel {
+  key @0 :Text;
+  value @1 :Text;
+}
+
 # The cluster as the resource pool sees it (`volador agent list`).
 struct AgentStatus {
   agentId @0 :Text;
   hostname @1 :Text;
   slots @2 :List(SlotSpec);
   slotTrials @3 :List(UInt64);  # per slot: the trial using it, 0 when free
+  pool @4 :Text;                # the resource pool it joined
+  labels @5 :List(AgentLabel) $Records.map;
 }
 
 struct AgentList {
@@ -173,6 +182,41 @@ struct AgentInfo {
   hostname @1 :Text;
   slots @2 :List(SlotSpec);
   workers @3 :List(RunningWorker);  # still running from before a master restart
+  pool @4 :Text;             # the resource pool it joins (--pool); empty: the cluster's default for its slots
+  labels @5 :List(AgentLabel) $Records.map;  # --label key=value
+}
+
+# One resource pool (`volador pool list`): the cluster config's entry, its
+# capacity, use and queue, and the experiments sharing it.
+struct PoolStatus {
+  name @0 :Text;
+  description @1 :Text;
+  scheduler @2 :Text;          # the scheduler's type ("priority")
+  preemption @3 :Bool;
+  minRunTimeMs @4 :UInt64;     # a trial is not preempted before it has run this long
+  agents @5 :UInt32;
+  slots @6 :UInt32;            # of every agent in the pool
+  usedSlots @7 :UInt32;        # allocated or held
+  runningTrials @8 :UInt32;
+  pendingTrials @9 :UInt32;    # queued
+  pendingSlots @10 :UInt32;    # asked for by the queued trials, together
+  preemptingTrials @11 :UInt32;  # asked to checkpoint and release, not released yet
+  experiments @12 :List(PoolExperiment);
+}
+
+# An experiment with trials running or queued in a pool, and its fair share.
+struct PoolExperiment {
+  experimentId @0 :UInt64;
+  priority @1 :UInt32;
+  weight @2 :Float64;
+  allocatedSlots @3 :UInt32;
+  runningTrials @4 :UInt32;
+  pendingTrials @5 :UInt32;
+  idealSlots @6 :Float64;      # under an ideal split of the pool (priority, then weight)
+}
+
+struct PoolList {
+  pools @0 :List(PoolStatus);  # in the cluster config's order
 }
 
 # A rank worker an agent kept running while it had no master.

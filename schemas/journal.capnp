@@ -68,6 +68,8 @@ struct TrialRecord {
   # the current run's secret, presented by its ranks
   runAgents @13 :List(Text);
   # agents of the current run, node by node (rank order); empty: no live run
+  preemptions @14 :UInt32;
+  # times the scheduler had it checkpoint and give its slots to a more important or under-served experiment
 }
 
 struct MetricValue {

@@ -601,3 +601,61 @@ TEST_CASE("A command's result is its latest metrics when it exits, the final res
   CHECK((metrics[1].batches == 100 && metrics[1].metrics.at("accuracy") == 0.9));
   CHECK(h.journaled().batches_trained == 100);
 }
+
+TEST_CASE("A preempted trial checkpoints where it stands, gives its slots back, waits and resumes from that checkpoint") {
+  Harness h;
+  const auto first = h.start_running();
+  CHECK(h.on(Preempt{9}).empty());  // the workload in flight finishes first
+  const auto checkpoint = only<SendWorkload>(h.answer_all(first, answer(10)));
+  CHECK(checkpoint.request.kind == wire::WorkloadKind::checkpoint);
+  std::ofstream(fs::path(checkpoint.request.path) / "weights.bin") << "weights";
+  CHECK(names(h.on(WorkloadAnswered{checkpoint.workload, 0, answer(10)})) ==
+        std::vector<std::string>{"ReportCheckpoint", "ShutdownRanks"});
+  CHECK(h.on(Preempt{9}).empty());  // asked once; a repeat changes nothing
+  CHECK(h.exit(0, 0).empty());
+  CHECK(names(h.exit(1, 0)) == std::vector<std::string>{"ForgetRun", "ReleaseSlots", "RequestSlots"});
+  CHECK(h.phase() == Phase::waiting_for_slots);
+  CHECK(h.journaled().state == RunState::active);
+  CHECK(h.journaled().preemptions == 1);
+  CHECK(h.journaled().restarts == 0);
+  std::string log;
+  const auto lines = h.journal->logs(7, 0, 100).value();  // outlives the loop
+  for (const auto& line : lines) log += line.text + "\n";
+  CHECK(log.find("preempted by the scheduler to make room for experiment 9: checkpointing") != std::string::npos);
+  CHECK(log.find("preempted after 10 batches (preemption 1): slots given to experiment 9") != std::string::npos);
+  CHECK(h.on(Preempt{9}).empty());  // waiting, it holds nothing to give
+  const auto relaunch = h.on(SlotsGranted{{{"agent-b", {0, 1}}}});
+  const auto checkpoints = h.journal->checkpoints_of_trial(7).value();
+  REQUIRE(checkpoints.size() == 1);
+  CHECK(std::get<LaunchRank>(relaunch[1]).spec.restore_path.find(checkpoints[0].uuid) != std::string::npos);
+  CHECK(std::get<LaunchRank>(relaunch[1]).spec.run_id == 2);
+}
+
+TEST_CASE("A user's pause during a preemption leaves the trial paused, and closing it completes it") {
+  SECTION("pause") {
+    Harness h;
+    const auto first = h.start_running();
+    (void)h.on(Preempt{9});
+    (void)h.on(Pause{});
+    const auto checkpoint = only<SendWorkload>(h.answer_all(first, answer(10)));
+    std::ofstream(fs::path(checkpoint.request.path) / "weights.bin") << "weights";
+    (void)h.on(WorkloadAnswered{checkpoint.workload, 0, answer(10)});
+    (void)h.exit(0, 0);
+    CHECK(names(h.exit(1, 0)) == std::vector<std::string>{"ForgetRun", "ReleaseSlots"});
+    CHECK(h.phase() == Phase::paused);
+    CHECK(h.journaled().preemptions == 0);
+  }
+  SECTION("close") {
+    Harness h;
+    const auto first = h.start_running();
+    (void)h.on(Preempt{9});
+    (void)h.on(Close{});
+    const auto checkpoint = only<SendWorkload>(h.answer_all(first, answer(10)));
+    std::ofstream(fs::path(checkpoint.request.path) / "weights.bin") << "weights";
+    (void)h.on(WorkloadAnswered{checkpoint.workload, 0, answer(10)});
+    (void)h.exit(0, 0);
+    (void)h.exit(1, 0);
+    CHECK(h.phase() == Phase::ended);
+    CHECK(h.journaled().state == RunState::completed);
+  }
+}
