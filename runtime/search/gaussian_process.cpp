@@ -1,5 +1,6 @@
 #include "runtime/search/gaussian_process.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -16,6 +17,7 @@ constexpr double kLogSignalLo = -3.0, kLogSignalHi = 3.0;   // 0.05 .. 20
 constexpr double kLogNoiseLo = -13.8, kLogNoiseHi = 0.0;    // 1e-6 .. 1
 constexpr double kLengthPriorMean = -0.7, kLengthPriorSd = 1.5;
 constexpr double kWall = 50.0;
+constexpr double kVarianceFloor = 1e-12;  // relative to the signal variance
 
 // Penalty of a value outside [lo, hi], added to the objective, and its slope.
 double wall(double v, double lo, double hi, double& slope) {
@@ -158,7 +160,41 @@ GaussianProcess::Prediction GaussianProcess::predict(std::span<const double> poi
   solve_lower(l_, k);
   double explained = 0;
   for (double v : k) explained += v * v;
-  return {mean, std::max(signal - explained, 1e-12 * signal)};
+  return {mean, std::max(signal - explained, kVarianceFloor * signal)};
+}
+
+GaussianProcess::PredictionWithGradient GaussianProcess::predict_with_gradient(std::span<const double> point) const {
+  const auto inv_l2 = inverse_squared_lengths(theta_);
+  const double signal = std::exp(theta_[theta_.size() - 2]);
+  const std::size_t n = x_.size(), dims = inv_l2.size();
+  // dk_i/dpoint_d = -signal 5/3 (1 + s5r) e^-s5r (point_d - x_id) / l_d^2, kept as the factor before the difference.
+  std::vector<double> k(n), slope(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r2 = scaled_distance2(point, x_[i], inv_l2);
+    const double s5r = kSqrt5 * std::sqrt(r2);
+    k[i] = matern52(r2, signal);
+    slope[i] = -signal * (5.0 / 3.0) * (1 + s5r) * std::exp(-s5r);
+  }
+  std::vector<double> v = k;  // K^-1 k, for the variance's gradient -2 (dk)^T K^-1 k
+  solve_lower(l_, v);
+  double explained = 0;
+  for (double e : v) explained += e * e;
+  solve_lower_transposed(l_, v);
+  PredictionWithGradient out{{0, 0}, std::vector<double>(dims, 0.0), std::vector<double>(dims, 0.0)};
+  for (std::size_t i = 0; i < n; ++i) {
+    out.value.mean += k[i] * alpha_[i];
+    for (std::size_t d = 0; d < dims; ++d) {
+      const double dk = slope[i] * (point[d] - x_[i][d]) * inv_l2[d];
+      out.mean_gradient[d] += dk * alpha_[i];
+      out.variance_gradient[d] -= 2 * dk * v[i];
+    }
+  }
+  out.value.variance = signal - explained;
+  if (out.value.variance < kVarianceFloor * signal) {  // at the floor the variance does not change
+    out.value.variance = kVarianceFloor * signal;
+    std::ranges::fill(out.variance_gradient, 0.0);
+  }
+  return out;
 }
 
 }  // namespace volador::search

@@ -39,7 +39,15 @@ class GaussianProcess {
   // not positive definite.
   static std::optional<GaussianProcess> condition(Points x, std::vector<double> y, std::vector<double> theta);
 
+  // The prediction with the gradients of its mean and variance with respect
+  // to the point's coordinates.
+  struct PredictionWithGradient {
+    Prediction value;
+    std::vector<double> mean_gradient, variance_gradient;
+  };
+
   [[nodiscard]] Prediction predict(std::span<const double> point) const;
+  [[nodiscard]] PredictionWithGradient predict_with_gradient(std::span<const double> point) const;
 
  private:
   GaussianProcess(Points x, std::vector<double> theta, Matrix l, std::vector<double> alpha);

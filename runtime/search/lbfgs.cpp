@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <numeric>
 
 namespace volador::search {
@@ -37,35 +38,61 @@ std::vector<double> direction(const std::deque<Pair>& pairs, std::span<const dou
   return q;
 }
 
-double max_abs(std::span<const double> v) {
+// Whether variable k sits at a bound that the gradient pushes it against.
+bool held(std::span<const double> x, std::span<const double> g, const Box& box, std::size_t k) {
+  return (x[k] <= box.lower[k] && g[k] > 0) || (x[k] >= box.upper[k] && g[k] < 0);
+}
+
+// The largest component of the gradient over the variables not held at a bound.
+double projected_gradient_norm(std::span<const double> x, std::span<const double> g, const Box& box) {
   double m = 0;
-  for (double x : v) m = std::max(m, std::abs(x));
+  for (std::size_t k = 0; k < x.size(); ++k)
+    if (!held(x, g, box, k)) m = std::max(m, std::abs(g[k]));
   return m;
+}
+
+// The L-BFGS direction with the held variables fixed (their gradient and step zeroed).
+std::vector<double> free_direction(const std::deque<Pair>& pairs, std::span<const double> x,
+                                   std::span<const double> g, const Box& box) {
+  std::vector<double> free_g(g.begin(), g.end());
+  for (std::size_t k = 0; k < x.size(); ++k)
+    if (held(x, g, box, k)) free_g[k] = 0;
+  std::vector<double> d = direction(pairs, free_g);
+  for (std::size_t k = 0; k < x.size(); ++k)
+    if (held(x, g, box, k)) d[k] = 0;
+  if (!(dot(g, d) < 0))  // not a descent direction: steepest descent on the free variables
+    for (std::size_t k = 0; k < x.size(); ++k) d[k] = -free_g[k];
+  return d;
 }
 
 }  // namespace
 
 Minimum minimize_lbfgs(const Objective& f, std::vector<double> start, std::size_t max_iterations, double tolerance) {
   const std::size_t n = start.size();
+  const Box unbounded{std::vector<double>(n, -std::numeric_limits<double>::infinity()),
+                      std::vector<double>(n, std::numeric_limits<double>::infinity())};
+  return minimize_lbfgs_in_box(f, std::move(start), unbounded, max_iterations, tolerance);
+}
+
+Minimum minimize_lbfgs_in_box(const Objective& f, std::vector<double> start, const Box& box,
+                              std::size_t max_iterations, double tolerance) {
+  const std::size_t n = start.size();
   std::vector<double> x = std::move(start), g(n), x_new(n), g_new(n);
+  for (std::size_t k = 0; k < n; ++k) x[k] = std::clamp(x[k], box.lower[k], box.upper[k]);
   double fx = f(x, g);
   if (!std::isfinite(fx)) return {x, fx};
   std::deque<Pair> pairs;
-  for (std::size_t it = 0; it < max_iterations && max_abs(g) > tolerance; ++it) {
-    std::vector<double> d = direction(pairs, g);
-    double slope = dot(g, d);
-    if (!(slope < 0)) {  // not a descent direction: restart with steepest descent
-      pairs.clear();
-      for (std::size_t k = 0; k < n; ++k) d[k] = -g[k];
-      slope = -dot(g, g);
-    }
-    double step = pairs.empty() ? std::min(1.0, 1.0 / max_abs(g)) : 1.0;
+  for (std::size_t it = 0; it < max_iterations && projected_gradient_norm(x, g, box) > tolerance; ++it) {
+    const std::vector<double> d = free_direction(pairs, x, g, box);
+    double step = pairs.empty() ? std::min(1.0, 1.0 / projected_gradient_norm(x, g, box)) : 1.0;
     double f_new = 0;
     bool accepted = false;
     for (int tries = 0; tries < 30 && !accepted; ++tries, step *= 0.5) {
-      for (std::size_t k = 0; k < n; ++k) x_new[k] = x[k] + step * d[k];
+      for (std::size_t k = 0; k < n; ++k) x_new[k] = std::clamp(x[k] + step * d[k], box.lower[k], box.upper[k]);
       f_new = f(x_new, g_new);
-      accepted = std::isfinite(f_new) && f_new <= fx + 1e-4 * step * slope;
+      double decrease = 0;  // g . (x_new - x): the projected step's first-order change
+      for (std::size_t k = 0; k < n; ++k) decrease += g[k] * (x_new[k] - x[k]);
+      accepted = std::isfinite(f_new) && decrease < 0 && f_new <= fx + 1e-4 * decrease;
     }
     if (!accepted) break;
     Pair p{std::vector<double>(n), std::vector<double>(n), 0};

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "runtime/search/acquisition.hpp"
 #include "runtime/search/gaussian_process.hpp"
 #include "runtime/search/lbfgs.hpp"
 #include "runtime/search/linalg.hpp"
@@ -79,4 +80,73 @@ TEST_CASE("A fitted GP interpolates its data and is unsure far from it", "[searc
   CHECK(near.mean == Approx(std::sin(6 * 0.225)).margin(0.02));
   const auto far = gp->predict(std::vector<double>{1.0});
   CHECK(far.variance > 20 * near.variance);
+}
+
+TEST_CASE("Bounded L-BFGS stops at the bound the minimum lies beyond", "[search][gp]") {
+  // (x0 - 2)^2 + (x1 + 0.5)^2 + x0 x1 in [0, 1]^2: the unconstrained minimum (3, -2) is
+  // outside; the box's is (1, 0), both at a bound.
+  const Objective f = [](std::span<const double> x, std::span<double> g) {
+    g[0] = 2 * (x[0] - 2) + x[1];
+    g[1] = 2 * (x[1] + 0.5) + x[0];
+    return (x[0] - 2) * (x[0] - 2) + (x[1] + 0.5) * (x[1] + 0.5) + x[0] * x[1];
+  };
+  const Box box{{0, 0}, {1, 1}};
+  const Minimum m = minimize_lbfgs_in_box(f, {0.3, 0.7}, box, 100, 1e-10);
+  CHECK(m.x[0] == Approx(1.0));
+  CHECK(m.x[1] == Approx(0.0).margin(1e-12));
+  // An interior minimum is found as without bounds.
+  const Minimum inner = minimize_lbfgs_in_box(f, {0.3, 0.7}, Box{{-5, -5}, {5, 5}}, 100, 1e-10);
+  CHECK(inner.x[0] == Approx(3.0).margin(1e-6));
+  CHECK(inner.x[1] == Approx(-2.0).margin(1e-6));
+  // A start outside the box is clamped into it first.
+  const Minimum clamped = minimize_lbfgs_in_box(f, {7, -3}, box, 100, 1e-10);
+  CHECK(clamped.x[0] == Approx(1.0));
+  CHECK(clamped.x[1] == Approx(0.0).margin(1e-12));
+}
+
+TEST_CASE("The GP's predictive mean and variance gradients match finite differences", "[search][gp]") {
+  const Points x{{0.1, 0.9}, {0.4, 0.2}, {0.8, 0.5}, {0.3, 0.35}, {0.65, 0.05}};
+  const std::vector<double> y{0.5, -1.2, 0.3, 0.9, -0.4};
+  auto gp = GaussianProcess::condition(x, y, {std::log(0.3), std::log(0.7), 0.2, std::log(1e-4)});
+  REQUIRE(gp.has_value());
+  const std::vector<double> point{0.45, 0.3};
+  const auto p = gp->predict_with_gradient(point);
+  CHECK(p.value.mean == Approx(gp->predict(point).mean));
+  CHECK(p.value.variance == Approx(gp->predict(point).variance));
+  for (std::size_t d = 0; d < 2; ++d) {
+    auto up = point, down = point;
+    up[d] += 1e-6;
+    down[d] -= 1e-6;
+    INFO("dimension " << d);
+    CHECK(p.mean_gradient[d] == Approx((gp->predict(up).mean - gp->predict(down).mean) / 2e-6).epsilon(1e-5));
+    CHECK(p.variance_gradient[d] ==
+          Approx((gp->predict(up).variance - gp->predict(down).variance) / 2e-6).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("Acquisition scores' derivatives match finite differences, in the tail too", "[search][gp]") {
+  const AcquisitionSettings settings{-1.0, 0.01, 1.96};
+  // z = (best - xi - mean) / sd from about +1 to about -40, both sides of the tail's series at -20.
+  for (const auto acquisition : {Acquisition::expected_improvement, Acquisition::probability_of_improvement,
+                                 Acquisition::lower_confidence_bound})
+    for (const auto [mean, sd] : {std::pair{-1.5, 0.4}, std::pair{0.2, 0.5}, std::pair{3.0, 0.4},
+                                  std::pair{6.0, 0.4}, std::pair{15.0, 0.4}}) {
+      const auto a = acquisition_score(acquisition, mean, sd, settings);
+      REQUIRE(std::isfinite(a.value));
+      const double h = 1e-6;
+      const double d_mean = (acquisition_score(acquisition, mean + h, sd, settings).value -
+                             acquisition_score(acquisition, mean - h, sd, settings).value) / (2 * h);
+      const double d_sd = (acquisition_score(acquisition, mean, sd + h, settings).value -
+                           acquisition_score(acquisition, mean, sd - h, settings).value) / (2 * h);
+      INFO("acquisition " << static_cast<int>(acquisition) << " at mean " << mean << ", sd " << sd);
+      CHECK(a.d_mean == Approx(d_mean).epsilon(1e-4));
+      CHECK(a.d_sd == Approx(d_sd).epsilon(1e-4));
+    }
+  // -log EI falls as the mean falls and as the uncertainty grows.
+  const auto ei = [&](double mean, double sd) {
+    return acquisition_score(Acquisition::expected_improvement, mean, sd, settings).value;
+  };
+  CHECK(ei(0.0, 0.5) < ei(1.0, 0.5));
+  CHECK(ei(1.0, 0.8) < ei(1.0, 0.5));
+  CHECK(ei(20.0, 0.3) > ei(10.0, 0.3));  // still ordered where EI itself underflows
 }
