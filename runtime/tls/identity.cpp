@@ -3,6 +3,7 @@
 #include <openssl/x509.h>
 
 #include <algorithm>
+#include <ctime>
 
 #include "runtime/tls/openssl_handles.hpp"
 
@@ -38,6 +39,13 @@ std::string subject_name(const std::string& certificate_pem) {
   char name[256] = {};
   X509_NAME_get_text_by_NID(X509_get_subject_name(cert.get()), NID_commonName, name, sizeof name);
   return name;
+}
+
+std::optional<std::chrono::system_clock::time_point> expiry_time(const std::string& certificate_pem) {
+  auto cert = detail::read_certificate(certificate_pem);
+  std::tm expiry{};
+  if (!cert || ASN1_TIME_to_tm(X509_get0_notAfter(cert.get()), &expiry) != 1) return std::nullopt;
+  return std::chrono::system_clock::from_time_t(::timegm(&expiry));
 }
 
 Status check_node_name(const std::string& name) {

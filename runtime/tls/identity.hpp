@@ -4,6 +4,8 @@
 // Volador cluster speaks mutual TLS with such identities; a peer whose
 // certificate the cluster CA did not sign cannot connect.
 
+#include <chrono>
+#include <optional>
 #include <string>
 
 #include "runtime/core/error.hpp"
@@ -23,6 +25,9 @@ Status check_identity(const Identity& identity);
 // The certificate's subject common name: the node's name ("master", "admin",
 // an agent's name). Empty when the certificate does not parse.
 std::string subject_name(const std::string& certificate_pem);
+
+// When the certificate stops being valid (its notAfter); nullopt when it does not parse.
+std::optional<std::chrono::system_clock::time_point> expiry_time(const std::string& certificate_pem);
 
 // Node names: 1-64 characters of [A-Za-z0-9._-]. invalid_argument otherwise.
 Status check_node_name(const std::string& name);
