@@ -23,7 +23,11 @@
 //    authenticated peer, buggy or compromised, could otherwise make a node
 //    allocate and zero-fill 4 GiB on its only network thread with 32 bytes.
 //    Volador nodes speak BASP only over TLS, so this covers every node port.
-// 2 and 3 hold for node links only: sessions of a context exempted by
+// 4. Bind each accepted node link's certificate to the node id its peer
+//    names in its BASP handshake (peer_identities.hpp), before CAF reads it,
+//    and refuse the frames by which a peer would speak for another node, so
+//    that the master can tell whose certificate a message came with.
+// 2 to 4 hold for node links only: sessions of a context exempted by
 // exempt_from_node_link_guards (node_link_guards.hpp; the master's HTTPS
 // server) speak another protocol and get 1 alone.
 #include <dlfcn.h>
@@ -43,6 +47,7 @@
 #include "runtime/net/handshake_deadlines.hpp"
 #include "runtime/net/link_timings.hpp"
 #include "runtime/net/node_link_guards.hpp"
+#include "runtime/net/peer_identities.hpp"
 #include "runtime/wire/codec.hpp"
 
 #define VOLADOR_EXPORT extern "C" __attribute__((visibility("default")))
@@ -94,8 +99,28 @@ bool is_node_link(const SSL* ssl) {
   return SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), exemption_index()) == nullptr;
 }
 
-// The session's frame guard, made on its first read and deleted with the
-// session (OpenSSL calls the free function from SSL_free).
+// The subject common name of the certificate the session's peer presented ("" without one).
+std::string peer_common_name(const SSL* ssl) {
+  const X509* cert = SSL_get0_peer_certificate(ssl);
+  if (cert == nullptr) return {};
+  char name[256] = {};
+  X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, name, sizeof name);
+  return name;
+}
+
+// What an accepted session's frames must pass besides the size cap: the
+// binding of its certificate to its node (a session this process dialled
+// speaks to a node it chose, and needs none).
+volador::net::BaspFrameObserver identity_check(SSL* ssl) {
+  if (SSL_is_server(ssl) == 0) return {};
+  return [ssl, name = peer_common_name(ssl)](const volador::net::BaspFrame& frame) {
+    return volador::net::peer_identities().admit(ssl, name, frame);
+  };
+}
+
+// The session's frame guard, made on its first read (the TLS handshake is
+// done by then) and deleted with the session (OpenSSL calls the free
+// function from SSL_free).
 volador::net::BaspFrameGuard& frame_guard(SSL* ssl) {
   static const int index = SSL_get_ex_new_index(
       0, nullptr, nullptr, nullptr, [](void*, void* guard, CRYPTO_EX_DATA*, int, long, void*) {
@@ -103,17 +128,21 @@ volador::net::BaspFrameGuard& frame_guard(SSL* ssl) {
       });
   auto* guard = static_cast<volador::net::BaspFrameGuard*>(SSL_get_ex_data(ssl, index));
   if (guard == nullptr) {
-    guard = new volador::net::BaspFrameGuard(kMaxBaspPayloadBytes);
+    guard = new volador::net::BaspFrameGuard(kMaxBaspPayloadBytes, identity_check(ssl));
     SSL_set_ex_data(ssl, index, guard);
   }
   return *guard;
 }
 
-// Fails a read whose bytes complete an oversized frame header: the socket is
-// shut down and SSL_get_error() says SSL_ERROR_SSL, so CAF drops the connection.
-int refuse_oversized_frame(SSL* ssl, std::uint32_t announced) {
-  spdlog::warn("closing a node connection: a peer announced a {} byte frame, over the {} byte limit", announced,
-               kMaxBaspPayloadBytes);
+// Fails a read whose bytes complete an oversized frame header or a frame the
+// identity check refuses: the socket is shut down and SSL_get_error() says
+// SSL_ERROR_SSL, so CAF drops the connection.
+int refuse_frame(SSL* ssl, const volador::net::BaspFrameGuard& guard) {
+  if (guard.refused_frame())
+    spdlog::warn("closing a node connection: its peer '{}' tried to speak for another node", peer_common_name(ssl));
+  else
+    spdlog::warn("closing a node connection: a peer announced a {} byte frame, over the {} byte limit",
+                 guard.refused_payload(), kMaxBaspPayloadBytes);
   ::shutdown(SSL_get_fd(ssl), SHUT_RDWR);
   ERR_raise(ERR_LIB_SSL, SSL_R_EXCESSIVE_MESSAGE_SIZE);
   return -1;
@@ -129,7 +158,7 @@ VOLADOR_EXPORT int SSL_read(SSL* ssl, void* buffer, int size) {
   auto& guard = frame_guard(ssl);
   const bool first_frame_pending = guard.complete_frames() == 0;
   const auto bytes = std::span(static_cast<const std::byte*>(buffer), static_cast<std::size_t>(read));
-  if (!guard.admit(bytes)) return refuse_oversized_frame(ssl, guard.refused_payload());
+  if (!guard.admit(bytes)) return refuse_frame(ssl, guard);
   if (first_frame_pending && guard.complete_frames() > 0) handshakes().ended(ssl);
   return read;
 }
@@ -161,7 +190,10 @@ VOLADOR_EXPORT int SSL_connect(SSL* ssl) {
 // Forgets the session before it (and then its socket) goes away.
 VOLADOR_EXPORT void SSL_free(SSL* ssl) {
   static const auto next = real<void (*)(SSL*)>("SSL_free");
-  if (ssl != nullptr) handshakes().ended(ssl);
+  if (ssl != nullptr) {
+    handshakes().ended(ssl);
+    volador::net::peer_identities().forget(ssl);
+  }
   next(ssl);
 }
 
