@@ -6,7 +6,8 @@
 #include <numbers>
 #include <numeric>
 
-#include "runtime/search/gaussian_process.hpp"
+#include "runtime/search/acquisition.hpp"
+#include "runtime/search/lbfgs.hpp"
 
 namespace volador::search {
 namespace {
@@ -14,8 +15,11 @@ namespace {
 using hparams::Leaf;
 using hparams::LeafKind;
 
-constexpr std::size_t kFitCap = 50, kConditionCap = 200;  // per half (best, recent)
-constexpr std::size_t kLocalSeeds = 5, kLocalPerSeed = 20, kRefined = 3, kRefineSteps = 30;
+constexpr std::size_t kFitCap = 50, kConditionCap = 128;  // per half (best, recent)
+// Beyond this many results the kernel is refitted from the last fit only.
+constexpr std::size_t kFitFromOneStartBeyond = 200;
+// Candidates around each of the best results; random and local candidates refined by L-BFGS-B and its steps.
+constexpr std::size_t kIncumbents = 5, kPerIncumbent = 20, kRefined = 8, kRefineSteps = 50;
 
 std::size_t width(const Leaf& leaf) {
   switch (leaf.kind) {
@@ -41,16 +45,14 @@ std::vector<std::size_t> keep_best_and_recent(const std::vector<double>& losses,
   return out;
 }
 
-double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
-
-// log EI for a minimisation with incumbent `best`, stable far in the tail.
-double log_expected_improvement(const GaussianProcess::Prediction& p, double best, double xi) {
-  const double sigma = std::sqrt(p.variance);
-  const double z = (best - xi - p.mean) / sigma;
-  const double log_phi = -0.5 * z * z - 0.5 * std::log(2 * std::numbers::pi);
-  if (z > -6) return std::log(sigma) + std::log(std::exp(log_phi) + z * normal_cdf(z));
-  const double t2 = 1.0 / (z * z);  // h(z) = phi(z) (1/z^2 - 3/z^4 + 15/z^6 - ...)
-  return std::log(sigma) + log_phi + std::log(t2 * (1 - 3 * t2 + 15 * t2 * t2));
+// Losses shifted and scaled to mean 0 and standard deviation 1 (1 when all are equal).
+std::vector<double> standardised(std::vector<double> y) {
+  const double mean = std::accumulate(y.begin(), y.end(), 0.0) / static_cast<double>(y.size());
+  double var = 0;
+  for (double v : y) var += (v - mean) * (v - mean);
+  const double sd = var > 0 ? std::sqrt(var / static_cast<double>(y.size())) : 1.0;
+  for (double& v : y) v = (v - mean) / sd;
+  return y;
 }
 
 double standard_normal(hparams::Rng& rng) {
@@ -121,18 +123,15 @@ std::vector<double> GpSuggester::propose(const History& history) {
   if (dims_ == 0) return space().sample(rng());
   Points x;
   for (const auto& c : history.coords) x.push_back(to_unit(c));
-  std::vector<double> y = history.losses;
-  const double mean = std::accumulate(y.begin(), y.end(), 0.0) / static_cast<double>(y.size());
-  double var = 0;
-  for (double v : y) var += (v - mean) * (v - mean);
-  const double sd = var > 0 ? std::sqrt(var / static_cast<double>(y.size())) : 1.0;
-  for (double& v : y) v = (v - mean) / sd;
+  std::vector<double> y = standardised(history.losses);
 
   const auto fit_idx = keep_best_and_recent(y, kFitCap);
   Points starts{theta_.size() == dims_ + 2 ? theta_ : default_gp_theta(dims_)};
-  std::vector<double> random_start = default_gp_theta(dims_);
-  for (std::size_t d = 0; d < dims_; ++d) random_start[d] = std::log(0.05 + 2.0 * hparams::uniform_unit(rng()));
-  starts.push_back(random_start);
+  if (y.size() < kFitFromOneStartBeyond || theta_.empty()) {
+    std::vector<double> random_start = default_gp_theta(dims_);
+    for (std::size_t d = 0; d < dims_; ++d) random_start[d] = std::log(0.05 + 2.0 * hparams::uniform_unit(rng()));
+    starts.push_back(random_start);
+  }
   theta_ = fit_gp_theta(pick(x, fit_idx), pick(y, fit_idx), starts);
 
   const auto cond_idx = keep_best_and_recent(y, kConditionCap);
@@ -148,15 +147,17 @@ std::vector<double> GpSuggester::propose(const History& history) {
     auto believer = GaussianProcess::condition(cx, cy, theta_);
     if (believer) gp = std::move(believer);
   }
-  const double best = *std::ranges::min_element(y);
-  const auto score = [&](const std::vector<double>& u) {
-    return log_expected_improvement(gp->predict(u), best, options_.xi);
-  };
+  return from_unit(maximise_acquisition(*gp, x, y));
+}
 
-  struct Candidate {
-    std::vector<double> unit;
-    double score;
+std::vector<double> GpSuggester::maximise_acquisition(const GaussianProcess& gp, const Points& x,
+                                                      const std::vector<double>& y) {
+  const AcquisitionSettings settings{*std::ranges::min_element(y), options_.xi, 1.96};
+  const auto score = [&](const std::vector<double>& u) {
+    const auto p = gp.predict(u);
+    return acquisition_score(Acquisition::expected_improvement, p.mean, std::sqrt(p.variance), settings).value;
   };
+  // Scored candidates: random points and perturbations of the best results.
   std::vector<Candidate> candidates;
   for (std::uint32_t i = 0; i < options_.n_candidates; ++i) {
     auto u = to_unit(space().sample(rng()));
@@ -166,27 +167,32 @@ std::vector<double> GpSuggester::propose(const History& history) {
   std::vector<std::size_t> by_loss(y.size());
   std::iota(by_loss.begin(), by_loss.end(), 0);
   std::ranges::stable_sort(by_loss, [&](std::size_t a, std::size_t b) { return y[a] < y[b]; });
-  for (std::size_t k = 0; k < std::min(kLocalSeeds, by_loss.size()); ++k)
-    for (std::size_t j = 0; j < kLocalPerSeed; ++j) {
-      auto u = perturb(x[by_loss[k]], 0.05);
+  for (std::size_t k = 0; k < std::min(kIncumbents, by_loss.size()); ++k)
+    for (std::size_t j = 0; j < kPerIncumbent; ++j) {
+      auto u = perturb(x[by_loss[k]], j == 0 ? 1e-3 : 0.05);
       const double s = score(u);
       candidates.push_back({std::move(u), s});
     }
+  // The best few refined by L-BFGS-B in the unit cube, each result snapped to a real point.
   const std::size_t top = std::min(kRefined, candidates.size());
   std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(top), candidates.end(),
-                    [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
+                    [](const Candidate& a, const Candidate& b) { return a.score < b.score; });
+  const Objective objective = [&](std::span<const double> u, std::span<double> grad) {
+    const auto p = gp.predict_with_gradient(u);
+    const double sd = std::sqrt(p.value.variance);
+    const auto a = acquisition_score(Acquisition::expected_improvement, p.value.mean, sd, settings);
+    for (std::size_t d = 0; d < grad.size(); ++d)
+      grad[d] = a.d_mean * p.mean_gradient[d] + a.d_sd * p.variance_gradient[d] / (2 * sd);
+    return a.value;
+  };
+  const Box unit_cube{std::vector<double>(dims_, 0.0), std::vector<double>(dims_, 1.0)};
+  Candidate winner = candidates.front();
   for (std::size_t k = 0; k < top; ++k) {
-    double scale = 0.05;
-    for (std::size_t step = 0; step < kRefineSteps; ++step) {
-      auto u = perturb(candidates[k].unit, scale);
-      const double s = score(u);
-      if (s > candidates[k].score) candidates[k] = {std::move(u), s};
-      else scale = std::max(scale * 0.7, 1e-3);
-    }
+    auto u = feasible(minimize_lbfgs_in_box(objective, candidates[k].unit, unit_cube, kRefineSteps, 1e-9).x);
+    const double s = score(u);
+    if (s < winner.score) winner = {std::move(u), s};
   }
-  const auto winner = std::max_element(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(top),
-                                       [](const Candidate& a, const Candidate& b) { return a.score < b.score; });
-  return from_unit(winner->unit);
+  return winner.unit;
 }
 
 Status GpSuggester::load_model(const nlohmann::json& state) {

@@ -36,7 +36,7 @@ struct TpeOptions {
 
 struct GpOptions {
   std::uint32_t n_initial_points = 10;  // random trials before the model is used (>= 1)
-  double xi = 0.01;                     // EI exploration margin, in standardised loss units (>= 0)
+  double xi = 1e-4;                     // EI exploration margin, in standardised loss units (>= 0)
   std::uint32_t n_candidates = 1000;    // random candidates per suggestion (>= 1)
 };
 
