@@ -29,18 +29,12 @@ double log_improvement_factor(double z) {
 
 }  // namespace
 
-AcquisitionScore acquisition_score(Acquisition acquisition, double mean, double sd, const AcquisitionSettings& s) {
-  if (acquisition == Acquisition::lower_confidence_bound) return {mean - s.kappa * sd, 1.0, -s.kappa};
-  const double z = (s.best - s.xi - mean) / sd;
-  const double log_pdf = log_normal_pdf(z), log_cdf = log_normal_cdf(z);
-  if (acquisition == Acquisition::probability_of_improvement) {
-    // -log Phi(z); d/dz = -phi/Phi, dz/dmean = -1/sd, dz/dsd = -z/sd.
-    const double ratio = std::exp(log_pdf - log_cdf);
-    return {-log_cdf, ratio / sd, ratio * z / sd};
-  }
-  // -log EI = -log sd - log h(z); h'(z) = Phi(z), and d(sd h)/dsd = phi(z).
+AcquisitionScore negative_log_expected_improvement(double mean, double sd, double best, double xi) {
+  // EI = sd h(z), z = (best - xi - mean) / sd; h'(z) = Phi(z), and d(sd h)/dsd = phi(z).
+  const double z = (best - xi - mean) / sd;
   const double log_h = log_improvement_factor(z);
-  return {-std::log(sd) - log_h, std::exp(log_cdf - log_h) / sd, -std::exp(log_pdf - log_h) / sd};
+  return {-std::log(sd) - log_h, std::exp(log_normal_cdf(z) - log_h) / sd,
+          -std::exp(log_normal_pdf(z) - log_h) / sd};
 }
 
 }  // namespace volador::search

@@ -1,14 +1,11 @@
 #pragma once
-// Acquisition functions of the bayesian searcher for a loss to minimise, as
-// scores to MINIMISE from the posterior mean and standard deviation at a
-// point, with the score's derivatives in both (for gradient-based search):
-// -log expected improvement, -log probability of improvement (both on the
-// incumbent `best` less a margin `xi`, in log form to stay informative far in
-// the tail) and the lower confidence bound mean - kappa sd.
+// The bayesian searcher's acquisition function for a loss to minimise:
+// -log expected improvement as a score to MINIMISE from the posterior mean
+// and standard deviation at a point, with its derivatives in both (for
+// gradient-based search). In log form, with the normal tail's asymptotic
+// series far below the incumbent, it stays informative where EI underflows.
 
 namespace volador::search {
-
-enum class Acquisition { expected_improvement, probability_of_improvement, lower_confidence_bound };
 
 struct AcquisitionScore {
   double value = 0;
@@ -16,13 +13,8 @@ struct AcquisitionScore {
   double d_sd = 0;    // d value / d sd
 };
 
-struct AcquisitionSettings {
-  double best = 0;     // the incumbent (lowest loss seen)
-  double xi = 0;       // EI and PI: improvement margin (>= 0)
-  double kappa = 1.96; // LCB: weight of the standard deviation
-};
-
-// The score of `acquisition` at a point with posterior `mean` and `sd` (> 0).
-AcquisitionScore acquisition_score(Acquisition acquisition, double mean, double sd, const AcquisitionSettings& s);
+// -log E[max(best - xi - f, 0)] for f ~ N(mean, sd^2), sd > 0, xi >= 0 the
+// improvement margin over the incumbent `best`.
+AcquisitionScore negative_log_expected_improvement(double mean, double sd, double best, double xi);
 
 }  // namespace volador::search

@@ -152,10 +152,10 @@ std::vector<double> GpSuggester::propose(const History& history) {
 
 std::vector<double> GpSuggester::maximise_acquisition(const GaussianProcess& gp, const Points& x,
                                                       const std::vector<double>& y) {
-  const AcquisitionSettings settings{*std::ranges::min_element(y), options_.xi, 1.96};
+  const double best = *std::ranges::min_element(y);
   const auto score = [&](const std::vector<double>& u) {
     const auto p = gp.predict(u);
-    return acquisition_score(Acquisition::expected_improvement, p.mean, std::sqrt(p.variance), settings).value;
+    return negative_log_expected_improvement(p.mean, std::sqrt(p.variance), best, options_.xi).value;
   };
   // Scored candidates: random points and perturbations of the best results.
   std::vector<Candidate> candidates;
@@ -180,7 +180,7 @@ std::vector<double> GpSuggester::maximise_acquisition(const GaussianProcess& gp,
   const Objective objective = [&](std::span<const double> u, std::span<double> grad) {
     const auto p = gp.predict_with_gradient(u);
     const double sd = std::sqrt(p.value.variance);
-    const auto a = acquisition_score(Acquisition::expected_improvement, p.value.mean, sd, settings);
+    const auto a = negative_log_expected_improvement(p.value.mean, sd, best, options_.xi);
     for (std::size_t d = 0; d < grad.size(); ++d)
       grad[d] = a.d_mean * p.mean_gradient[d] + a.d_sd * p.variance_gradient[d] / (2 * sd);
     return a.value;

@@ -124,29 +124,30 @@ TEST_CASE("The GP's predictive mean and variance gradients match finite differen
   }
 }
 
-TEST_CASE("Acquisition scores' derivatives match finite differences, in the tail too", "[search][gp]") {
-  const AcquisitionSettings settings{-1.0, 0.01, 1.96};
+TEST_CASE("-log EI's derivatives match finite differences, in the tail too", "[search][gp]") {
+  const double best = -1.0, xi = 0.01;
   // z = (best - xi - mean) / sd from about +1 to about -40, both sides of the tail's series at -20.
-  for (const auto acquisition : {Acquisition::expected_improvement, Acquisition::probability_of_improvement,
-                                 Acquisition::lower_confidence_bound})
-    for (const auto [mean, sd] : {std::pair{-1.5, 0.4}, std::pair{0.2, 0.5}, std::pair{3.0, 0.4},
-                                  std::pair{6.0, 0.4}, std::pair{15.0, 0.4}}) {
-      const auto a = acquisition_score(acquisition, mean, sd, settings);
-      REQUIRE(std::isfinite(a.value));
-      const double h = 1e-6;
-      const double d_mean = (acquisition_score(acquisition, mean + h, sd, settings).value -
-                             acquisition_score(acquisition, mean - h, sd, settings).value) / (2 * h);
-      const double d_sd = (acquisition_score(acquisition, mean, sd + h, settings).value -
-                           acquisition_score(acquisition, mean, sd - h, settings).value) / (2 * h);
-      INFO("acquisition " << static_cast<int>(acquisition) << " at mean " << mean << ", sd " << sd);
-      CHECK(a.d_mean == Approx(d_mean).epsilon(1e-4));
-      CHECK(a.d_sd == Approx(d_sd).epsilon(1e-4));
-    }
-  // -log EI falls as the mean falls and as the uncertainty grows.
-  const auto ei = [&](double mean, double sd) {
-    return acquisition_score(Acquisition::expected_improvement, mean, sd, settings).value;
-  };
-  CHECK(ei(0.0, 0.5) < ei(1.0, 0.5));
-  CHECK(ei(1.0, 0.8) < ei(1.0, 0.5));
-  CHECK(ei(20.0, 0.3) > ei(10.0, 0.3));  // still ordered where EI itself underflows
+  for (const auto [mean, sd] : {std::pair{-1.5, 0.4}, std::pair{0.2, 0.5}, std::pair{3.0, 0.4}, std::pair{6.0, 0.4},
+                                std::pair{15.0, 0.4}}) {
+    const auto a = negative_log_expected_improvement(mean, sd, best, xi);
+    REQUIRE(std::isfinite(a.value));
+    const double h = 1e-6;
+    const double d_mean = (negative_log_expected_improvement(mean + h, sd, best, xi).value -
+                           negative_log_expected_improvement(mean - h, sd, best, xi).value) / (2 * h);
+    const double d_sd = (negative_log_expected_improvement(mean, sd + h, best, xi).value -
+                         negative_log_expected_improvement(mean, sd - h, best, xi).value) / (2 * h);
+    INFO("mean " << mean << ", sd " << sd);
+    CHECK(a.d_mean == Approx(d_mean).epsilon(1e-4));
+    CHECK(a.d_sd == Approx(d_sd).epsilon(1e-4));
+  }
+  // It falls as the mean falls and as the uncertainty grows, also where EI itself underflows.
+  const auto score = [&](double mean, double sd) { return negative_log_expected_improvement(mean, sd, best, xi).value; };
+  CHECK(score(0.0, 0.5) < score(1.0, 0.5));
+  CHECK(score(1.0, 0.8) < score(1.0, 0.5));
+  CHECK(score(20.0, 0.3) > score(10.0, 0.3));
+  CHECK(std::isfinite(score(20.0, 0.3)));
+  // Near the incumbent it is -log of the closed form sd (phi(z) + z Phi(z)).
+  const double z = (best - xi - (-1.2)) / 0.3;
+  const double ei = 0.3 * (std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI) + z * 0.5 * std::erfc(-z / std::sqrt(2.0)));
+  CHECK(score(-1.2, 0.3) == Approx(-std::log(ei)));
 }
