@@ -9,6 +9,7 @@
 #include "actors/caf_error.hpp"
 #include "actors/encoded_reply.hpp"
 #include "actors/experiment_actor.hpp"
+#include "actors/peer_check.hpp"
 #include "actors/query_actors.hpp"
 #include "master/experiment_store.hpp"
 #include "master/users/ownership.hpp"
@@ -37,10 +38,13 @@ caf::result<bool> acknowledge(Status status) {
 
 // The handler of a client's message (Atom, token, Args...): authenticates
 // the token, in this one place, then answers handle(user, args...); a
-// missing, invalid or expired token gets `unauthenticated`.
+// missing, invalid or expired token gets `unauthenticated`, a rank worker's
+// identity `permission_denied` whatever its token.
 template <class Reply, class Atom, class... Args, class Handle>
 auto for_user(Self self, Handle handle) {
   return [self, handle](Atom, const std::string& token, Args... args) -> caf::result<Reply> {
+    if (auto allowed = master::check_not_rank(current_peer(self), "make a client's request"); !allowed)
+      return to_caf_error(allowed.error());
     auto user = self->state.context.users->authenticate(token);
     if (!user) return to_caf_error(user.error());
     return handle(*user, std::move(args)...);
@@ -343,10 +347,15 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
       }),
       [=](login_atom, std::string& name, std::string& password) {
         auto promise = self->make_response_promise<wire::Bytes>();
+        if (auto allowed = master::check_not_rank(current_peer(self), "log in"); !allowed)
+          return promise.deliver(to_caf_error(allowed.error()));
         promise.delegate(passwords, login_atom::value, std::move(name), std::move(password));
         return promise;
       },
-      [=](logout_atom, const std::string& token) { return acknowledge(self->state.context.users->logout(token)); },
+      [=](logout_atom, const std::string& token) {
+        if (auto allowed = master::check_not_rank(current_peer(self), "log out"); !allowed) return acknowledge(allowed);
+        return acknowledge(self->state.context.users->logout(token));
+      },
       for_user<wire::Bytes, whoami_atom>(self, [](const master::User& user) { return wire::encode(user); }),
       for_user<wire::Bytes, users_atom>(
           self, [=](const master::User& user) { return encoded_reply(self->state.context.users->list_users(user)); }),
@@ -359,6 +368,8 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
           }),
       [=](register_atom, wire::Bytes& bytes, caf::actor& agent) {
         auto promise = self->make_response_promise<bool>();
+        if (auto allowed = master::check_not_rank(current_peer(self), "register as an agent"); !allowed)
+          return promise.deliver(to_caf_error(allowed.error()));
         promise.delegate(self->state.context.pool, register_atom::value, std::move(bytes), std::move(agent));
         return promise;
       },
@@ -368,9 +379,14 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
       [=](rejoin_atom, std::uint64_t trial_id, wire::Bytes& bytes, caf::actor& rank) {
         return route_to_trial<bool>(self, rejoin_atom::value, trial_id, std::move(bytes), std::move(rank));
       },
-      [=](attach_atom, std::uint64_t trial_id, TrialActor trial) { self->state.trials[trial_id] = std::move(trial); },
-      [=](detach_atom, std::uint64_t trial_id) { self->state.trials.erase(trial_id); },
+      [=](attach_atom, std::uint64_t trial_id, TrialActor trial) {
+        if (permitted(master::check_local(current_peer(self), "attach a trial"))) self->state.trials[trial_id] = std::move(trial);
+      },
+      [=](detach_atom, std::uint64_t trial_id) {
+        if (permitted(master::check_local(current_peer(self), "detach a trial"))) self->state.trials.erase(trial_id);
+      },
       [=](listening_atom, const std::string& host, std::uint16_t port) {
+        if (!permitted(master::check_local(current_peer(self), "set the master's address"))) return;
         const bool first = self->state.context.port == 0;
         self->state.context.host = host;
         self->state.context.port = port;

@@ -1,7 +1,8 @@
 #pragma once
 // What every master-side actor shares: the journal, the users (who a
 // client's token logs in), the resource pool, the gateway (for routing rank
-// workers to their trial) and the address rank workers use to reach the master.
+// workers to their trial), the address rank workers use to reach the master
+// and the cluster CA that issues their identities.
 
 #include <cstdint>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "actors/interfaces.hpp"
 #include "master/timings.hpp"
 #include "master/users/user_directory.hpp"
+#include "runtime/tls/certificate_authority.hpp"
 #include "storage/journal/journal.hpp"
 
 namespace volador::actors {
@@ -26,6 +28,7 @@ struct MasterContext {
   std::uint16_t port = 0;
   std::filesystem::path data_dir;  // default checkpoint storage lives under it
   master::Timings timings;
+  std::shared_ptr<const tls::CertificateAuthority> ca;  // signs each rank launch's identity (thread-safe)
 };
 
 }  // namespace volador::actors

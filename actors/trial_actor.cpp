@@ -8,6 +8,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
+#include "actors/peer_check.hpp"
 #include "actors/resource_pool_actor.hpp"
 #include "runtime/core/overloaded.hpp"
 #include "runtime/wire/codec.hpp"
@@ -25,16 +26,28 @@ std::string random_secret() {
 }
 
 master::TrialSetup trial_setup(const MasterContext& context, master::TrialSpec spec) {
+  const auto validity = std::chrono::duration_cast<std::chrono::seconds>(context.timings.rank_identity_validity);
   return {.spec = std::move(spec),
           .journal = context.journal,
           .master_host = context.host,
           .master_port = context.port,
           .timings = context.timings,
           .clock = system_now_ms,
-          .make_secret = random_secret};
+          .make_secret = random_secret,
+          .issue_rank_identity = [ca = context.ca, validity](const tls::RankName& rank) {
+            return ca->issue_rank(rank, validity);
+          }};
 }
 
 std::uint64_t trial_id(Self self) { return self->state.run->record().id; }
+
+// Whether the sender may act as a rank of this trial's experiment (`what`), else why not.
+Status check_rank(Self self, std::string_view what) {
+  return master::check_rank_request(current_peer(self), self->state.run->record().experiment_id, what);
+}
+
+// Whether the sender is one of the master's own actors (a refusal is logged).
+bool from_master(Self self, std::string_view what) { return permitted(master::check_local(current_peer(self), what)); }
 
 // The agents of a grant, remembered by id; their shares for TrialRun.
 std::vector<master::AgentShare> offer(Self self, const std::vector<GrantedAgent>& grant) {
@@ -191,6 +204,7 @@ void carry_out(Self self, master::TrialEffects effects) {
 template <class Message, class Event, class Reply>
 caf::typed_response_promise<Reply> accept_report(Self self, const wire::Bytes& bytes, caf::actor worker) {
   auto promise = self->template make_response_promise<Reply>();
+  if (auto allowed = check_rank(self, "report in for a trial"); !allowed) return promise.deliver(to_caf_error(allowed.error()));
   auto message = wire::decode<Message>(bytes);
   if (!message) {
     promise.deliver(to_caf_error(message.error()));
@@ -212,6 +226,7 @@ void feed_decoded(Self self, const wire::Bytes& bytes) {
 // not running) is refused, and the rank keeps it.
 caf::typed_response_promise<std::uint64_t> take_reports(Self self, const wire::Bytes& bytes) {
   auto promise = self->make_response_promise<std::uint64_t>();
+  if (auto allowed = check_rank(self, "report metrics for a trial"); !allowed) return promise.deliver(to_caf_error(allowed.error()));
   auto batch = wire::decode<wire::MetricReports>(bytes);
   if (!batch) return promise.deliver(to_caf_error(batch.error()));
   const auto why = fmt::format("trial {}: reports of run {} rank {} are not expected now", trial_id(self),
@@ -248,21 +263,40 @@ TrialActor::behavior_type trial_actor(Self self, MasterContext context, master::
       if (agent.address() == down.source) return feed(self, master::AgentLost{id});
   });
   return {
-      [=](train_to_atom, std::uint64_t batches) { feed(self, master::TrainTo{batches}); },
-      [=](close_atom) { feed(self, master::Close{}); },
-      [=](pause_atom) { feed(self, master::Pause{}); },
-      [=](activate_atom) { feed(self, master::Activate{}); },
-      [=](kill_atom) { feed(self, master::Kill{}); },
-      [=](granted_atom, const std::vector<GrantedAgent>& grant) { feed(self, master::SlotsGranted{offer(self, grant)}); },
+      [=](train_to_atom, std::uint64_t batches) {
+        if (from_master(self, "set a trial's target")) feed(self, master::TrainTo{batches});
+      },
+      [=](close_atom) {
+        if (from_master(self, "close a trial")) feed(self, master::Close{});
+      },
+      [=](pause_atom) {
+        if (from_master(self, "pause a trial")) feed(self, master::Pause{});
+      },
+      [=](activate_atom) {
+        if (from_master(self, "activate a trial")) feed(self, master::Activate{});
+      },
+      [=](kill_atom) {
+        if (from_master(self, "kill a trial")) feed(self, master::Kill{});
+      },
+      [=](granted_atom, const std::vector<GrantedAgent>& grant) {
+        if (from_master(self, "grant slots")) feed(self, master::SlotsGranted{offer(self, grant)});
+      },
       [=](hello_atom, const wire::Bytes& bytes, caf::actor worker) {
         return accept_report<wire::RankHello, master::RankHelloed, wire::Bytes>(self, bytes, std::move(worker));
       },
       [=](rejoin_atom, const wire::Bytes& bytes, caf::actor worker) {
         return accept_report<wire::RankRejoin, master::RankRejoined, bool>(self, bytes, std::move(worker));
       },
-      [=](reattach_timeout_atom, std::uint32_t run_id) { feed(self, master::ReattachTimedOut{run_id}); },
-      [=](exited_atom, const wire::Bytes& bytes) { feed_decoded<wire::WorkerExit, master::WorkerExited>(self, bytes); },
-      [=](log_atom, const wire::Bytes& bytes) { journal_logs(self, bytes); },
+      [=](reattach_timeout_atom, std::uint32_t run_id) {
+        if (from_master(self, "end a reattach")) feed(self, master::ReattachTimedOut{run_id});
+      },
+      [=](exited_atom, const wire::Bytes& bytes) {
+        if (permitted(master::check_not_rank(current_peer(self), "report a worker's exit")))
+          feed_decoded<wire::WorkerExit, master::WorkerExited>(self, bytes);
+      },
+      [=](log_atom, const wire::Bytes& bytes) {
+        if (permitted(master::check_not_rank(current_peer(self), "ship a worker's output"))) journal_logs(self, bytes);
+      },
       [=](report_atom, const wire::Bytes& bytes) { return take_reports(self, bytes); },
   };
 }

@@ -40,6 +40,10 @@ struct Timings {
   // An agent keeps a warm rank worker idle this long for the next trial of
   // its experiment on its slot, then ends it.
   std::chrono::milliseconds warm_worker_idle = std::chrono::seconds(5);
+  // A rank worker's identity, issued by the master for each launch, is valid
+  // this long: a run (or a warm worker) outliving it cannot reconnect after a
+  // drop of its link, and restarts from its checkpoint with a fresh identity.
+  std::chrono::milliseconds rank_identity_validity = std::chrono::hours(7 * 24);
 
   // The pool holds a live run's agents for the reattach grace; asking it
   // gets an answer a little after that.

@@ -58,6 +58,8 @@
 #include "master/trial_events.hpp"
 #include "runtime/config/experiment_config.hpp"
 #include "runtime/core/clock.hpp"
+#include "runtime/tls/identity.hpp"
+#include "runtime/tls/rank_name.hpp"
 #include "runtime/training/workload_plan.hpp"
 #include "storage/checkpoints/checkpoint_store.hpp"
 #include "storage/journal/journal.hpp"
@@ -82,6 +84,10 @@ struct TrialSetup {
   Clock clock = system_now_ms;
   // Random run tokens and group secrets; tests pass a fixed one.
   std::function<std::string()> make_secret;
+  // A fresh identity for one rank launch, signed by the cluster CA
+  // (CertificateAuthority::issue_rank): what the rank's worker presents to
+  // the master instead of its agent's identity.
+  std::function<Result<tls::Identity>(const tls::RankName&)> issue_rank_identity;
 };
 
 class TrialRun {
@@ -162,8 +168,8 @@ class TrialRun {
   void handle(const SlotsGranted& event);
   void handle(const LaunchFailed& event);
   void handle(const RankHelloed& event);
-  [[nodiscard]] wire::LaunchSpec launch_spec(const AgentShare& share, std::uint32_t rank, std::uint32_t local_rank,
-                                             std::uint32_t node_index, std::uint32_t node_count) const;
+  [[nodiscard]] Result<wire::LaunchSpec> launch_spec(const AgentShare& share, std::uint32_t rank, std::uint32_t local_rank,
+                                                     std::uint32_t node_index, std::uint32_t node_count) const;
   void start_when_all_reported();
 
   // trial_run_workloads.cpp: train, validate and checkpoint workloads

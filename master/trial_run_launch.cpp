@@ -16,7 +16,9 @@ std::string describe_grant(const std::vector<AgentShare>& grant) {
 
 }  // namespace
 
-// Starts a run on the granted slots: ranks numbered agent by agent.
+// Starts a run on the granted slots: ranks numbered agent by agent, each
+// launch with an identity of its own. A run whose identities cannot be issued
+// restarts (counted: a CA that cannot sign ends the trial after max_restarts).
 void TrialRun::handle(const SlotsGranted& event) {
   if (phase_ != Phase::waiting_for_slots) {
     effects_.emplace_back(ReleaseSlots{});
@@ -32,19 +34,27 @@ void TrialRun::handle(const SlotsGranted& event) {
   for (const auto& share : event.agents) agent_ids_.push_back(share.agent_id);
   effects_.emplace_back(WatchAgents{agent_ids_});
   const auto node_count = static_cast<std::uint32_t>(event.agents.size());
+  std::vector<LaunchRank> launches;
   std::uint32_t rank = 0;
   for (std::uint32_t node = 0; node < node_count; ++node) {
     const auto& share = event.agents[node];
     for (std::uint32_t local = 0; local < share.slot_indices.size(); ++local, ++rank) {
-      ranks_.emplace_back();
-      effects_.emplace_back(LaunchRank{share.agent_id, launch_spec(share, rank, local, node, node_count)});
+      auto spec = launch_spec(share, rank, local, node, node_count);
+      if (!spec) return restart(fmt::format("launching rank {} failed: {}", rank, spec.error().message), true);
+      launches.push_back(LaunchRank{share.agent_id, std::move(*spec)});
     }
+  }
+  for (auto& launch : launches) {
+    ranks_.emplace_back();
+    effects_.emplace_back(std::move(launch));
   }
 }
 
-wire::LaunchSpec TrialRun::launch_spec(const AgentShare& share, std::uint32_t rank, std::uint32_t local_rank,
-                                       std::uint32_t node_index, std::uint32_t node_count) const {
+Result<wire::LaunchSpec> TrialRun::launch_spec(const AgentShare& share, std::uint32_t rank, std::uint32_t local_rank,
+                                               std::uint32_t node_index, std::uint32_t node_count) const {
   const auto& r = setup_.spec.record;
+  auto identity = setup_.issue_rank_identity({r.experiment_id, r.id, r.run_id, rank});
+  if (!identity) return fail(Error{identity.error().code, "cannot issue its identity: " + identity.error().message});
   const auto& config = *setup_.spec.config;
   wire::LaunchSpec spec;
   spec.trial_id = r.id;
@@ -68,6 +78,8 @@ wire::LaunchSpec TrialRun::launch_spec(const AgentShare& share, std::uint32_t ra
   spec.master_host = setup_.master_host;
   spec.master_port = setup_.master_port;
   spec.token = token_;
+  spec.rank_certificate = std::move(identity->certificate);
+  spec.rank_private_key = std::move(identity->private_key);
   if (!restore_uuid_.empty())
     if (auto path = setup_.spec.store->path(restore_uuid_)) spec.restore_path = path->string();
   return spec;

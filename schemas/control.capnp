@@ -251,6 +251,8 @@ struct LaunchSpec {
   nodeCount @19 :UInt32 = 1;     # agents the trial spans
   slot @20 :UInt32;          # the agent's slot the rank is bound to (its GPU, for GPU slots)
   killGracePeriodMs @21 :UInt64 = 10000;  # resources.kill_grace_period: from SIGTERM to SIGKILL when stopped
+  rankCertificate @22 :Text;  # PEM: the identity the master issued for this launch (tls/rank_name.hpp), which
+  rankPrivateKey @23 :Text;   # the worker presents instead of its agent's; the key never reaches the trial file
 }
 
 struct WorkerExit {

@@ -94,6 +94,7 @@ struct Harness {
   std::shared_ptr<storage::Journal> journal = storage::Journal::in_memory();
   std::shared_ptr<checkpoints::CheckpointStore> store = checkpoints::SharedFsStore::open(dir / "ckpt").value();
   std::int64_t now = 1'000;
+  bool issuing = true;  // whether rank identities can be issued
   std::optional<TrialRun> run;
 
   explicit Harness(const std::string& extra_yaml = "", storage::TrialRecord record = new_trial_record(),
@@ -109,7 +110,11 @@ struct Harness {
                            .master_port = 4000,
                            .timings = {.reattach_grace = std::chrono::milliseconds(50)},
                            .clock = [this] { return now; },
-                           .make_secret = [] { return std::string("secret"); }});
+                           .make_secret = [] { return std::string("secret"); },
+                           .issue_rank_identity = [this](const tls::RankName& rank) -> Result<tls::Identity> {
+                             if (!issuing) return fail(Error::internal("the CA is unreadable"));
+                             return tls::Identity{"ca", "certificate of " + rank.common_name(), "key of " + rank.common_name()};
+                           }});
   }
   ~Harness() { fs::remove_all(dir); }
 
@@ -181,8 +186,23 @@ TEST_CASE("A trial asks for its slots once given a target and launches one rank 
   CHECK((second.spec.rank == 1 && second.spec.slot == 0 && second.spec.node_index == 1 && second.spec.world_size == 2));
   CHECK((first.spec.run_id == 1 && first.spec.token == "secret" && first.spec.master_host == "master"));
   CHECK(first.spec.kill_grace_period_ms == 2500);  // resources.kill_grace_period reaches the agents
+  // each launch carries an identity of its own, naming its experiment, trial, run and rank
+  CHECK((first.spec.rank_certificate == "certificate of rank:1:7:1.0" && first.spec.rank_private_key == "key of rank:1:7:1.0"));
+  CHECK(second.spec.rank_certificate == "certificate of rank:1:7:1.1");
   CHECK(h.phase() == Phase::launching);
   CHECK(h.journaled().run_id == 1);
+}
+
+TEST_CASE("A run whose rank identities cannot be issued launches nothing and restarts") {
+  Harness h("max_restarts: 1\n");
+  h.issuing = false;
+  (void)h.on(TrainTo{100});
+  const auto effects = h.on(SlotsGranted{{{"agent-a", {0, 1}}}});
+  CHECK(names(effects) == std::vector<std::string>{"WatchAgents", "ForgetRun", "ReleaseSlots", "RequestSlots"});
+  CHECK(h.journaled().restarts == 1);
+  h.issuing = true;
+  CHECK(names(h.on(SlotsGranted{{{"agent-a", {0, 1}}}})) ==
+        std::vector<std::string>{"WatchAgents", "LaunchRank", "LaunchRank"});
 }
 
 TEST_CASE("The ranks' hellos are held until every rank reported, then answered with the group and trained") {

@@ -14,6 +14,7 @@
 #include "actors/resource_pool_actor.hpp"
 #include "runtime/devices/discovery.hpp"
 #include "runtime/net/remote.hpp"
+#include "runtime/tls/certificate_authority.hpp"
 
 namespace volador::node {
 namespace fs = std::filesystem;
@@ -36,6 +37,9 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   if (auto admin = master::ensure_first_admin(*context.users, options.data_dir, options.admin_password); !admin)
     return fail(admin.error());
   context.timings = options.timings;
+  auto ca = tls::CertificateAuthority::open_or_create(options.data_dir / "tls" / "ca");
+  if (!ca) return fail(ca.error());
+  context.ca = std::make_shared<const tls::CertificateAuthority>(std::move(*ca));
   context.pool = system.spawn(actors::resource_pool_actor, options.timings.reattach_grace);
   context.data_dir = fs::absolute(options.data_dir);
   auto gateway = system.spawn(actors::master_actor, context, *summaries);

@@ -33,6 +33,7 @@ constexpr std::array kKeys{
     TimingKey{"reconnect_patience", [](master::Timings& t) -> milliseconds& { return t.reconnect_patience; }},
     TimingKey{"hello_timeout", [](master::Timings& t) -> milliseconds& { return t.hello_timeout; }},
     TimingKey{"warm_worker_idle", [](master::Timings& t) -> milliseconds& { return t.warm_worker_idle; }},
+    TimingKey{"rank_identity_validity", [](master::Timings& t) -> milliseconds& { return t.rank_identity_validity; }},
 };
 
 constexpr std::size_t kMaxFileBytes = 64 * 1024;
