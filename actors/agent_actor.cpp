@@ -17,6 +17,7 @@
 #include "runtime/net/remote.hpp"
 #include "runtime/command/entrypoint.hpp"
 #include "runtime/node/timings_file.hpp"
+#include "runtime/tls/rank_identity_folders.hpp"
 #include "runtime/wire/codec.hpp"
 #include "runtime/worker/agent_channel.hpp"
 #include "runtime/worker/trial_file.hpp"
@@ -89,7 +90,6 @@ std::map<std::string, std::string> worker_environment(const AgentOptions& option
   if (is_python_trial(spec)) add_python_environment(env);
   bind_to_slot(options.slots.at(spec.slot), env);
   env["VOLADOR_MASTER"] = master_address(options, spec);
-  env["VOLADOR_TLS_DIR"] = options.worker_tls_dir.string();
   if (!options.advertise.empty()) env["VOLADOR_ADVERTISE"] = options.advertise;
   env["VOLADOR_TRIAL_ID"] = std::to_string(spec.trial_id);
   env["VOLADOR_EXPERIMENT_ID"] = std::to_string(spec.experiment_id);
@@ -163,10 +163,16 @@ AgentState::Worker running_worker(std::uint64_t id, std::shared_ptr<OutputRoute>
 Result<AgentState::Worker> spawn_worker(Self self, const wire::LaunchSpec& spec, const fs::path& dir,
                                         std::map<std::string, std::string> env, std::optional<WorkerReuseKey> reuse) {
   const auto id = ++self->state.last_worker_id;
+  const auto& work_dir = self->state.options.work_dir;
+  auto tls_dir = tls::install_rank_identity(spec.rank_certificate, spec.rank_private_key, self->state.options.worker_tls_dir,
+                                            work_dir, id);
+  if (!tls_dir) return fail(Error{tls_dir.error().code, "the rank's identity: " + tls_dir.error().message});
+  env["VOLADOR_TLS_DIR"] = tls_dir->string();  // the worker's own identity, never the agent's
   auto route = std::make_shared<OutputRoute>(kOutputLimits, kMaxBufferedOutput, system_now_ms);
   auto agent = AgentActor(self);
   auto on_line = [route](std::string_view stream, std::string line) { route->add(stream, std::move(line)); };
-  auto on_exit = [agent, id](process::ProcessExit exit) {
+  auto on_exit = [agent, id, work_dir](process::ProcessExit exit) {
+    tls::remove_rank_identity(work_dir, id);
     wire::WorkerExit report{0, 0, 0, exit.exit_code, exit.signal, ""};
     caf::anon_send(agent, exited_atom::value, id, wire::encode(report));
   };
@@ -178,7 +184,10 @@ Result<AgentState::Worker> spawn_worker(Self self, const wire::LaunchSpec& spec,
   process::ProcessSpec process_spec{worker_command(self->state.options, spec), std::move(env), dir, stop_grace,
                                     reuse ? worker::kAgentChannelVariable : ""};
   auto child = process::ChildProcess::spawn(process_spec, on_line, on_exit, on_message);
-  if (!child) return fail(child.error());
+  if (!child) {
+    tls::remove_rank_identity(work_dir, id);
+    return fail(child.error());
+  }
   const auto& slot = self->state.options.slots[spec.slot];
   spdlog::info("trial {} run {} rank {}: worker pid {} on slot {} ({}{}) in {}", spec.trial_id, spec.run_id, spec.rank,
                (*child)->pid(), spec.slot, lowercase_name(slot.type), slot.device_uuid.empty() ? "" : " " + slot.device_uuid,
@@ -192,7 +201,9 @@ std::optional<AgentState::Worker> hand_over(Self self, std::uint64_t id, const w
   auto& st = self->state;
   auto it = st.idle_processes.find(id);
   if (it == st.idle_processes.end()) return std::nullopt;
-  const auto bytes = wire::encode(wire::WorkerAssignment{dir.string(), worker::to_environment_list(env)});
+  auto worker_env = env;  // the warm worker keeps the identity it was started with
+  worker_env["VOLADOR_TLS_DIR"] = tls::rank_identity_folder(st.options.work_dir, id).string();
+  const auto bytes = wire::encode(wire::WorkerAssignment{dir.string(), worker::to_environment_list(worker_env)});
   if (auto sent = it->second.process->send_message(process::Message(bytes.begin(), bytes.end())); !sent) {
     spdlog::warn("trial {} run {} rank {}: idle worker pid {} did not take the launch ({}); starting a new one",
                  spec.trial_id, spec.run_id, spec.rank, it->second.process->pid(), sent.error().message);
@@ -340,8 +351,8 @@ void adopt_workers(Self self, std::uint64_t trial_id, std::uint32_t run_id, cons
   for (const auto& exit : exits) on_rank_end(self, exit);
 }
 
-// Registers with the current master. A refusal (the name is taken) ends the
-// agent; an answer from a master already gone is ignored, and a master that
+// Registers with the current master. A refusal (the name is taken, or its
+// identity may not register: a rank's) ends the agent; an answer from a master already gone is ignored, and a master that
 // does not answer is asked again.
 void register_with_master(Self self) {
   auto& st = self->state;
@@ -354,7 +365,8 @@ void register_with_master(Self self) {
             [=](const caf::error& error) {
               if (!net::same_object(self->state.master, master)) return;  // a gateway given up since
               const auto why = from_caf_error(error);
-              if (why.code != ErrorCode::already_exists) return register_with_master(self);
+              if (why.code != ErrorCode::already_exists && why.code != ErrorCode::permission_denied)
+                return register_with_master(self);
               spdlog::error("agent {}: registration refused: {}", self->state.options.agent_id, why.message);
               self->quit(error);
             });
@@ -419,6 +431,7 @@ void on_orphaned(Self self, std::uint32_t outage) {
 
 AgentActor::behavior_type agent_actor(Self self, AgentOptions options, caf::actor master) {
   self->state.options = std::move(options);
+  tls::remove_rank_identities(self->state.options.work_dir);  // an earlier agent's workers are gone
   self->state.idle = IdleWorkers(self->state.options.timings.warm_worker_idle.count());
   self->set_down_handler([=](const caf::down_msg& down) {
     if (self->state.master && down.source == self->state.master.address()) on_master_lost(self, down.reason);

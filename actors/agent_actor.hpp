@@ -64,7 +64,9 @@ struct AgentOptions {
   // Where to reconnect when the master goes away, and where its workers
   // reach the master; nullopt: quit with it (workers use the launch's address).
   std::optional<net::Endpoint> master_endpoint;
-  // The identity folder (tls/identity_files.hpp) its workers present to the master.
+  // An identity folder of this cluster (tls/identity_files.hpp): its CA
+  // certificate checks the identity the master issues each rank launch, which
+  // the worker presents instead (tls/rank_identity_folders.hpp).
   std::filesystem::path worker_tls_dir;
   // The address its workers' data-plane listeners advertise to peers; empty:
   // the address of the route to the master.

@@ -56,7 +56,7 @@ struct AgentNodeOptions {
   // The master's address, to reconnect to (keeping the workers running) when
   // it goes away; nullopt for an agent in the master's own process.
   std::optional<net::Endpoint> master_endpoint;
-  std::filesystem::path worker_tls_dir;  // the identity its workers present to the master
+  std::filesystem::path worker_tls_dir;  // an identity folder whose CA checks its workers' rank identities
   std::string advertise;                 // the data-plane address of its workers; empty: routed towards the master
   master::Timings timings;               // its waits for the master, and its workers'
 };
