@@ -127,6 +127,7 @@ void TrialRun::system_log(const std::string& text) {
 void TrialRun::save_record() { journal_status(setup_.journal->put_trial(setup_.spec.record), "its record"); }
 
 void TrialRun::forget_run() {
+  drop_command_staging();
   effects_.emplace_back(ForgetRun{});
   agent_ids_.clear();
   ranks_.clear();

@@ -22,9 +22,17 @@
 // every batch, and keeps unacknowledged ones across a drop of its link to the
 // master, so no report is lost or journaled twice. When the command exits
 // cleanly its latest metrics (the final result winning) are journaled at the
-// searcher's target and validated there, which completes the trial. It has
-// no checkpoints: a failed run restarts the command from scratch (within
-// max_restarts), a pause stops it and activation runs it again from scratch.
+// searcher's target and validated there, which completes the trial. Each
+// `run` names a staging folder in checkpoint storage; rank 0 captures the
+// command's checkpoint folder into it (at volador.reporting.checkpoint() and
+// at a clean exit) and reports each capture among its metrics, in order: the
+// trial commits it (manifest, checksums) and journals it in that batch's
+// write, at the batch count of the latest report before it (or one past the
+// trial's previous checkpoint), with the metrics reported so far. A failed
+// run restarts the command (within max_restarts), a pause stops it and
+// activation runs it again: from the trial's latest checkpoint, which the
+// command finds in VOLADOR_LATEST_CHECKPOINT, with the reports after it
+// removed, or from scratch without one.
 //
 // After a master restart, a trial whose run was live (its record names the
 // run's agents, from the run's first answered workload on: by then every
@@ -124,11 +132,13 @@ class TrialRun {
   };
   // What the current run's command reported so far (rank 0's reports only).
   struct CommandRun {
-    std::uint64_t reports = 0;       // reports without a step, numbered 1, 2, ...
+    std::uint64_t reports = 0;       // reports without a step, numbered on from the resume point: 1, 2, ...
+    std::uint64_t position = 0;      // batches of the latest report (at least the resume point's)
     MetricMap reported;              // the latest value of every validation metric
     std::uint64_t forwarded_at = 0;  // batches of the last report sent to the searcher
     std::uint64_t journaled_seq = 0;  // the last batch of reports journaled (MetricReports.seq)
     bool finished = false;           // the command exited successfully
+    std::optional<checkpoints::PendingCheckpoint> staging;  // where rank 0 stages the run's checkpoints
   };
   // A batch of the command's reports being taken in: the run as the batch
   // leaves it, its journal writes and the intermediate result for the searcher.
@@ -137,6 +147,8 @@ class TrialRun {
     storage::JournalBatch writes;
     std::optional<ReportValidation> validation;  // the batch's latest
     std::int64_t now_ms = 0;
+    std::int64_t newest_checkpoint_at = -1;  // as the batch leaves it
+    std::vector<std::string> checkpoints;    // committed by the batch, journaled with it
   };
 
   // trial_run.cpp: the events, journal and ending
@@ -190,6 +202,10 @@ class TrialRun {
   // trial_run_command.cpp: command entrypoints
   void handle(const CommandReported& event);
   void take_command_report(const wire::MetricReport& report, CommandReportBatch& batch) const;
+  Status take_command_checkpoint(const wire::MetricReport& report, CommandReportBatch& batch);
+  bool start_command_run();
+  void drop_command_staging();
+  void discard_checkpoints(const CommandReportBatch& batch);
   void drive_command();
   void finish_command_run(const wire::WorkloadResult& result);
   void finish_command();
@@ -208,7 +224,7 @@ class TrialRun {
   bool catch_up_with_ranks();
 
   TrialSetup setup_;
-  const bool command_;  // the entrypoint is a command: one `run` per run, no checkpoints
+  const bool command_;  // the entrypoint is a command: one `run` per run, checkpoints when it makes them
   training::SchedulePolicy policy_;
   TrialEffects effects_;  // of the event being handled
   Phase phase_ = Phase::idle;

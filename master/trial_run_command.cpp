@@ -1,21 +1,54 @@
 // Command entrypoints: one `run` workload per run, and the reports of rank 0.
+#include <algorithm>
+
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "master/trial_run.hpp"
+#include "storage/checkpoints/uuid.hpp"
 
 namespace volador::master {
 
+// Stops at once on a pause or close: the command's checkpoints are the ones it made.
 void TrialRun::drive_command() {
-  if (pause_requested_ || close_requested_) return stop_ranks();  // nothing to checkpoint
+  if (pause_requested_ || close_requested_) return stop_ranks();
   if (target_batches_ == 0 || in_flight_) return;
-  if (!command_run_.finished)
-    return send_workload({wire::WorkloadKind::run, 0, target_batches_, "", setup_.spec.config->metrics_collector.format},
+  if (!command_run_.finished) {
+    if (!command_run_.staging && !start_command_run()) return;
+    return send_workload({wire::WorkloadKind::run, 0, target_batches_, command_run_.staging->dir.string(),
+                          setup_.spec.config->metrics_collector.format},
                          static_cast<std::uint32_t>(ranks_.size()));
+  }
   // Done, and the searcher asks for more: the command's result does not change.
   if (target_batches_ > progress_.batches_trained) finish_command();
 }
 
+// The run's first `run`: its staging folder, and its reports numbered on from the resume point.
+bool TrialRun::start_command_run() {
+  auto uuid = checkpoints::new_uuid();
+  auto staging = uuid ? setup_.spec.store->begin(*uuid) : Result<checkpoints::PendingCheckpoint>(fail(uuid.error()));
+  if (!staging) {
+    end_trial(RunState::error, "checkpoint storage: cannot make the command's staging folder: " + staging.error().message);
+    return false;
+  }
+  command_run_.staging = std::move(*staging);
+  const auto resumed_at = static_cast<std::uint64_t>(std::max<std::int64_t>(newest_checkpoint_at_, 0));
+  command_run_.reports = command_run_.position = command_run_.forwarded_at = resumed_at;
+  return true;
+}
+
+// Removes the run's staging folder and what is left in it (captures not reported).
+void TrialRun::drop_command_staging() {
+  if (!command_run_.staging) return;
+  if (auto aborted = setup_.spec.store->abort(*command_run_.staging); !aborted)
+    spdlog::warn("trial {}: removing the command's staging folder failed: {}", setup_.spec.record.id,
+                 aborted.error().message);
+  command_run_.staging.reset();
+}
+
+// Every report, checkpoints included, was acknowledged before the answer.
 void TrialRun::finish_command_run(const wire::WorkloadResult& result) {
+  drop_command_staging();
   if (!result.error_message.empty()) return restart("the command failed: " + result.error_message, true);
   finish_command();
   drive();
@@ -54,15 +87,58 @@ void TrialRun::handle(const CommandReported& event) {
     effects_.emplace_back(AcknowledgeReports{command_run_.journaled_seq});
     return;
   }
-  CommandReportBatch taken{.run = command_run_, .writes = {}, .validation = std::nullopt, .now_ms = setup_.clock()};
-  for (const auto& report : batch.reports) take_command_report(report, taken);
+  CommandReportBatch taken{.run = command_run_, .writes = {}, .validation = std::nullopt, .now_ms = setup_.clock(),
+                           .newest_checkpoint_at = newest_checkpoint_at_, .checkpoints = {}};
+  for (const auto& report : batch.reports) {
+    if (report.kind != wire::ReportKind::checkpoint) {
+      take_command_report(report, taken);
+    } else if (auto taken_in = take_command_checkpoint(report, taken); !taken_in) {
+      discard_checkpoints(taken);
+      return end_trial(RunState::error, "checkpoint failed: " + taken_in.error().message);
+    }
+  }
   if (!taken.writes.empty()) {
-    if (auto committed = setup_.journal->commit(taken.writes); !committed) return journal_status(committed, "metrics");
+    if (auto committed = setup_.journal->commit(taken.writes); !committed) {
+      discard_checkpoints(taken);
+      return journal_status(committed, "metrics");
+    }
   }
   command_run_ = std::move(taken.run);
   command_run_.journaled_seq = batch.seq;
+  newest_checkpoint_at_ = taken.newest_checkpoint_at;
   effects_.emplace_back(AcknowledgeReports{batch.seq});
   if (taken.validation) effects_.emplace_back(*taken.validation);
+  if (!taken.checkpoints.empty()) effects_.emplace_back(ReportCheckpoint{setup_.spec.record.request_id});
+}
+
+// Removes the checkpoints a batch committed when the batch is not journaled: none is left unregistered.
+void TrialRun::discard_checkpoints(const CommandReportBatch& batch) {
+  for (const auto& uuid : batch.checkpoints)
+    if (auto removed = setup_.spec.store->remove(uuid); !removed)
+      spdlog::warn("trial {}: removing the unregistered checkpoint {} failed: {}", setup_.spec.record.id, uuid,
+                   removed.error().message);
+}
+
+// A capture of the command's checkpoint folder: committed from the run's
+// staging folder and journaled with the batch, after the latest report
+// (after the trial's newest checkpoint if no report came since), with the
+// metrics reported so far. Errors: the store's (a missing capture, io).
+Status TrialRun::take_command_checkpoint(const wire::MetricReport& report, CommandReportBatch& batch) {
+  auto& store = *setup_.spec.store;
+  if (!batch.run.staging) return fail(Error::internal("the run has no staging folder"));
+  auto uuid = checkpoints::new_uuid();
+  if (!uuid) return fail(uuid.error());
+  auto pending = store.begin_from(*uuid, *batch.run.staging, report.checkpoint);
+  if (!pending) return fail(pending.error());
+  auto manifest = store.commit(*pending);
+  if (!manifest) return fail(manifest.error());
+  const auto& r = setup_.spec.record;
+  batch.newest_checkpoint_at = std::max(static_cast<std::int64_t>(batch.run.position), batch.newest_checkpoint_at + 1);
+  batch.writes.put_checkpoint({*uuid, r.experiment_id, r.id, static_cast<std::uint64_t>(batch.newest_checkpoint_at),
+                               r.run_id, batch.run.reported, storage::CheckpointState::active, manifest->total_bytes,
+                               batch.now_ms, false});
+  batch.checkpoints.push_back(*uuid);
+  return {};
 }
 
 // One report of the batch: its metrics (validation metrics at the script's
@@ -77,6 +153,7 @@ void TrialRun::take_command_report(const wire::MetricReport& report, CommandRepo
     return;
   }
   const auto batches = report.step ? *report.step : ++run.reports;
+  run.position = std::max(run.position, batches);
   if (report.kind == wire::ReportKind::loss) {
     batch.writes.append_metrics({trial_id, storage::MetricKind::training, batches, {{"loss", report.value}}, batch.now_ms});
     return;

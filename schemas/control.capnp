@@ -327,7 +327,7 @@ struct WorkloadRequest {
   kind @0 :WorkloadKind;
   startBatch @1 :UInt64;     # batches trained when the workload starts
   batches @2 :UInt64;        # train: how many batches
-  path @3 :Text;             # checkpoint: the empty folder to save into
+  path @3 :Text;             # checkpoint: the empty folder to save into; run: the folder to stage the command's checkpoints in
   metricPattern @4 :Text;    # run: the stdout metrics format; empty = Katib's default
 }
 
@@ -345,6 +345,7 @@ enum ReportKind {
   loss @1;                   # report_loss
   finalResult @2;            # report_final_result
   metrics @3;                # report_metrics, or a stdout line's matches
+  checkpoint @4;             # volador.reporting.checkpoint() or the command's exit: a capture of its checkpoint folder
 }
 
 struct MetricReport {
@@ -357,6 +358,7 @@ struct MetricReport {
     none @5 :Void;
     value @6 :UInt64;
   }
+  checkpoint @7 :Text;       # checkpoint: the capture's folder name in the run's staging folder
 }
 
 # A command rank's reports, many at once (rank -> trial): the rank sends a

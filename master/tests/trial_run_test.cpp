@@ -622,6 +622,57 @@ TEST_CASE("A command's result is its latest metrics when it exits, the final res
   CHECK(h.journaled().batches_trained == 100);
 }
 
+TEST_CASE("A command's captures are committed and journaled with their batch; a relaunch resumes from the latest") {
+  Harness h("", new_trial_record(), kCommandConfig);
+  const fs::path staging = h.start_running().request.path;
+  REQUIRE(fs::is_directory(staging));
+  auto capture = [&](const std::string& name) {
+    fs::create_directories(staging / name);
+    std::ofstream(staging / name / "model.bin") << "weights of " << name;
+    return wire::MetricReport{.run_id = 1, .rank = 0, .kind = wire::ReportKind::checkpoint, .checkpoint = name};
+  };
+  // After the latest report, with the metrics reported so far, in the batch's one commit.
+  const auto commits = h.journal->stats().commits;
+  auto effects = h.on(report_batch(1, {accuracy_report(0.1), accuracy_report(0.2, 4), capture("capture-1")}));
+  CHECK(names(effects) == std::vector<std::string>{"AcknowledgeReports", "ReportValidation", "ReportCheckpoint"});
+  CHECK(h.journal->stats().commits == commits + 1);
+  auto saved = h.journal->checkpoints_of_trial(7).value();
+  REQUIRE(saved.size() == 1);
+  CHECK(saved[0].batches == 4);
+  CHECK(saved[0].validation_metrics == MetricMap{{"accuracy", 0.2}});
+  CHECK(h.store->verify(saved[0].uuid).has_value());
+  CHECK_FALSE(fs::exists(staging / "capture-1"));
+  // With no report since the last one: one past it, so the newest is always the latest.
+  effects = h.on(report_batch(2, {capture("capture-2")}));
+  CHECK(names(effects) == std::vector<std::string>{"AcknowledgeReports", "ReportCheckpoint"});
+  saved = h.journal->checkpoints_of_trial(7).value();
+  REQUIRE(saved.size() == 2);
+  CHECK(saved[1].batches == 5);
+  // A capture that is not in the staging folder fails the trial.
+  SECTION("a missing capture") {
+    CHECK(names(h.on(report_batch(3, {capture("capture-3"), {.kind = wire::ReportKind::checkpoint, .checkpoint = "gone"}})))
+              .back() == "ReportEnded");
+    CHECK_THAT(h.journaled().error_message, Catch::StartsWith("checkpoint failed: no folder"));
+    CHECK(h.journal->checkpoints_of_trial(7).value().size() == 2);  // the batch was not journaled
+  }
+  SECTION("paused and activated") {
+    (void)h.on(Pause{});
+    (void)h.exit(0, 0);
+    (void)h.exit(1, 0);
+    REQUIRE(h.phase() == Phase::paused);
+    CHECK_FALSE(fs::exists(staging));
+    (void)h.on(Activate{});
+    const auto launched = h.on(SlotsGranted{{{"agent-a", {0, 1}}}});
+    CHECK(std::get<LaunchRank>(launched[1]).spec.restore_path == h.store->path(saved[1].uuid).value().string());
+    (void)h.hello(0, 2);
+    const auto run = only<SendWorkload>(h.hello(1, 2));
+    CHECK(run.request.path != staging.string());
+    // Reports without a step are numbered on from the checkpoint.
+    (void)h.on(report_batch(1, {accuracy_report(0.3)}, 2));
+    CHECK(h.metrics().back().batches == 6);
+  }
+}
+
 TEST_CASE("A preempted trial checkpoints where it stands, gives its slots back, waits and resumes from that checkpoint") {
   Harness h;
   const auto first = h.start_running();

@@ -17,7 +17,8 @@ sys.path.insert(0, PYTHON_ROOT)
 
 from volador import reporting  # noqa: E402
 
-VOLADOR_VARIABLES = (reporting.HPARAMS_ENV, reporting.HPARAMS_FILE_ENV)
+VOLADOR_VARIABLES = (reporting.HPARAMS_ENV, reporting.HPARAMS_FILE_ENV, reporting.CHECKPOINT_DIR_ENV,
+                     reporting.LATEST_CHECKPOINT_ENV)
 
 
 def script_environment():
@@ -119,6 +120,43 @@ class ReportLinesTest(unittest.TestCase):
             with self.subTest(metrics=metrics), contextlib.redirect_stdout(out), self.assertRaises(error):
                 reporting.report_metrics(metrics)
             self.assertEqual(out.getvalue(), "")
+
+
+class CheckpointTest(unittest.TestCase):
+    def setUp(self):
+        self.folders = tempfile.TemporaryDirectory()
+        self.addCleanup(self.folders.cleanup)
+        self.current = os.path.join(self.folders.name, "current")
+        os.makedirs(os.path.join(self.current, "model"))
+        with open(os.path.join(self.current, "model", "weights.bin"), "wb") as file:
+            file.write(b"\x00\x01before")
+
+    def test_checkpoint_reports_a_snapshot_of_the_folder_that_later_writes_do_not_change(self):
+        with mock.patch.dict(os.environ, {reporting.CHECKPOINT_DIR_ENV: self.current}):
+            self.assertEqual(reporting.checkpoint_dir(), self.current)
+            line = captured_report(reporting.checkpoint)
+        self.assertTrue(line.startswith(reporting.REPORT_PREFIX) and line.endswith("\n"), line)
+        record = json.loads(line[len(reporting.REPORT_PREFIX):])
+        self.assertEqual(record["kind"], "checkpoint")
+        snapshot = os.path.join(self.folders.name, "snapshots", record["folder"])
+        with open(os.path.join(self.current, "model", "weights.bin"), "wb") as file:
+            file.write(b"after")
+        with open(os.path.join(snapshot, "model", "weights.bin"), "rb") as file:
+            self.assertEqual(file.read(), b"\x00\x01before")
+
+    def test_latest_checkpoint_is_the_restored_folder_or_none(self):
+        with mock.patch.dict(os.environ, {reporting.LATEST_CHECKPOINT_ENV: self.current}):
+            self.assertEqual(reporting.latest_checkpoint(), self.current)
+        with mock.patch.dict(os.environ, {}, clear=True):
+            self.assertIsNone(reporting.latest_checkpoint())
+
+    def test_outside_volador_checkpoint_warns_and_writes_nothing(self):
+        done = subprocess.run(
+            [sys.executable, "-c", "from volador.reporting import checkpoint\ncheckpoint()\n"],
+            env=script_environment(), capture_output=True, text=True, timeout=60, check=True)
+        self.assertEqual(done.stdout, "")
+        self.assertIn("<string>:2", done.stderr)
+        self.assertIn("checkpoint() saves nothing", done.stderr)
 
 
 class GetParameterTest(unittest.TestCase):

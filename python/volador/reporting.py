@@ -13,6 +13,21 @@ needs only this module, in the style of an HPO service's SDK::
         report_loss(loss, step=epoch)
     report_final_result(accuracy)
 
+Checkpoints: write files into the folder ``checkpoint_dir()`` (the
+environment variable ``VOLADOR_CHECKPOINT_DIR``, empty when the command
+starts); what it holds when the command exits successfully becomes the
+trial's checkpoint, and ``checkpoint()`` saves it mid-run. A resumed command
+(after a pause or a restart) finds the trial's latest checkpoint in
+``latest_checkpoint()`` (``VOLADOR_LATEST_CHECKPOINT``), or None::
+
+    latest = latest_checkpoint()
+    start = int(open(os.path.join(latest, "epoch")).read()) if latest else 0
+    for epoch in range(start, epochs):
+        ...
+        with open(os.path.join(checkpoint_dir(), "epoch"), "w") as f:
+            f.write(str(epoch + 1))
+        checkpoint()
+
 Hyperparameters come from the environment variable ``VOLADOR_HPARAMS`` (a
 JSON object), else from the JSON file named by ``VOLADOR_HPARAMS_FILE``
 (Volador sets both, and also passes them as ``--name=value`` arguments).
@@ -27,6 +42,7 @@ reads (report_line.hpp)::
     [volador-report] {"kind": "loss", "value": 0.25}
     [volador-report] {"kind": "final", "value": 0.93}
     [volador-report] {"kind": "metrics", "metrics": {"loss": 0.25, "acc": 0.91}, "step": 3}
+    [volador-report] {"kind": "checkpoint", "folder": "snapshot-k2j4"}
 
 Values must be finite real numbers (int, float, numpy scalars; convert a
 tensor with ``float(t)``): anything else raises TypeError, NaN and infinity
@@ -38,13 +54,17 @@ import json
 import math
 import numbers
 import os
+import shutil
 import sys
+import tempfile
 import threading
 import warnings
 
 REPORT_PREFIX = "[volador-report] "
 HPARAMS_ENV = "VOLADOR_HPARAMS"
 HPARAMS_FILE_ENV = "VOLADOR_HPARAMS_FILE"
+CHECKPOINT_DIR_ENV = "VOLADOR_CHECKPOINT_DIR"
+LATEST_CHECKPOINT_ENV = "VOLADOR_LATEST_CHECKPOINT"
 
 _NO_DEFAULT = object()
 _write_lock = threading.Lock()
@@ -100,6 +120,37 @@ def report_metrics(metrics, step=None):
     _write_report({"kind": "metrics", "metrics": checked, **_step(step)})
 
 
+def checkpoint_dir():
+    """The folder whose files become the trial's checkpoint, or None outside Volador."""
+    return os.environ.get(CHECKPOINT_DIR_ENV)
+
+
+def latest_checkpoint():
+    """The folder holding the trial's latest checkpoint (its files and Volador's
+    manifest.json) when this run resumes from one, else None."""
+    return os.environ.get(LATEST_CHECKPOINT_ENV)
+
+
+def checkpoint():
+    """Saves the files now in ``checkpoint_dir()`` as the trial's checkpoint.
+
+    They are copied at once (a snapshot beside the folder), so the script may
+    change the folder as soon as this returns; Volador then registers the copy
+    (with a manifest and checksums) in the order of the reports around it. A
+    folder without files saves nothing. Files and folders only: a symlink
+    fails the trial. Outside Volador this warns once and does nothing.
+    """
+    folder = checkpoint_dir()
+    if folder is None:
+        _warn_outside_volador(stacklevel=3)
+        return
+    snapshots = os.path.join(os.path.dirname(folder), "snapshots")
+    os.makedirs(snapshots, exist_ok=True)
+    snapshot = tempfile.mkdtemp(prefix="snapshot-", dir=snapshots)
+    shutil.copytree(folder, snapshot, symlinks=True, dirs_exist_ok=True)
+    _write_report({"kind": "checkpoint", "folder": os.path.basename(snapshot)})
+
+
 def _load_hparams():
     text = os.environ.get(HPARAMS_ENV)
     source = f"the environment variable {HPARAMS_ENV}"
@@ -120,13 +171,13 @@ def _load_hparams():
     return hparams
 
 
-def _warn_outside_volador():
+def _warn_outside_volador(stacklevel=4):
     global _warned_outside_volador
     if not _warned_outside_volador:
         _warned_outside_volador = True
         warnings.warn(f"not run by Volador (neither {HPARAMS_ENV} nor {HPARAMS_FILE_ENV} is set): "
-                      "no hyperparameters, get_parameter() returns {} and defaults",
-                      RuntimeWarning, stacklevel=4)
+                      "no hyperparameters, get_parameter() returns {} and defaults; checkpoint() saves nothing",
+                      RuntimeWarning, stacklevel=stacklevel)
 
 
 def _lookup(hparams, name):

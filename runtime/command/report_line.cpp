@@ -11,11 +11,12 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::pair<std::string_view, ReportKind>, 4> kKinds{{
+constexpr std::array<std::pair<std::string_view, ReportKind>, 5> kKinds{{
     {"intermediate", ReportKind::intermediate},
     {"loss", ReportKind::loss},
     {"final", ReportKind::final_result},
     {"metrics", ReportKind::metrics},
+    {"checkpoint", ReportKind::checkpoint},
 }};
 
 Error bad_report(const std::string& why) { return Error::invalid_argument("bad report line: " + why); }
@@ -27,7 +28,7 @@ Result<ReportKind> read_kind(const json& object) {
   for (const auto& [text, kind] : kKinds) {
     if (name == text) return kind;
   }
-  return fail(bad_report("unknown kind \"" + name + "\" (expected intermediate, loss, final or metrics)"));
+  return fail(bad_report("unknown kind \"" + name + "\" (expected intermediate, loss, final, metrics or checkpoint)"));
 }
 
 Result<double> read_finite(const json& value, const std::string& what) {
@@ -67,6 +68,17 @@ Result<std::optional<std::uint64_t>> read_step(const json& object) {
   return std::optional<std::uint64_t>(it->get<std::uint64_t>());
 }
 
+// A checkpoint's snapshot: absent, or one path segment (a folder beside the others).
+Result<std::string> read_folder(const json& object) {
+  const auto it = object.find("folder");
+  if (it == object.end() || it->is_null()) return std::string();
+  if (!it->is_string()) return fail(bad_report("\"folder\" must be a string, got " + it->dump()));
+  const auto& name = it->get_ref<const std::string&>();
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos || name.find('\0') != std::string::npos)
+    return fail(bad_report("\"folder\" must be a plain folder name, got " + it->dump()));
+  return name;
+}
+
 Result<Report> read_report(const json& object) {
   auto kind = read_kind(object);
   if (!kind) return fail(kind.error());
@@ -75,7 +87,11 @@ Result<Report> read_report(const json& object) {
   Report report;
   report.kind = *kind;
   report.step = *step;
-  if (*kind == ReportKind::metrics) {
+  if (*kind == ReportKind::checkpoint) {
+    auto folder = read_folder(object);
+    if (!folder) return fail(folder.error());
+    report.folder = std::move(*folder);
+  } else if (*kind == ReportKind::metrics) {
     auto metrics = read_metrics(object);
     if (!metrics) return fail(metrics.error());
     report.metrics = std::move(*metrics);

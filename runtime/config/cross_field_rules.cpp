@@ -73,15 +73,17 @@ void check_length_sizes(Diagnostics& diag, const ExperimentConfig& config) {
 }
 
 // The workload plan's fields mean nothing to a command, which runs to
-// completion by itself and reports when it likes: refused, not ignored.
+// completion by itself, reports when it likes and checkpoints when it calls
+// volador.reporting.checkpoint() and at its exit: refused, not ignored.
 void check_command_fields(Diagnostics& diag, const ExperimentConfig& config) {
   if (!std::holds_alternative<command::CommandEntrypoint>(config.entrypoint.kind)) return;
   for (const std::string field : {"scheduling_unit", "min_validation_period", "min_checkpoint_period", "checkpoint_policy",
                                   "perform_initial_validation"})
     if (present(diag, field))
       diag.report(diag.where(field), field,
-                  "has no effect on a command entrypoint, which runs to completion by itself and reports when it "
-                  "likes; remove it (or write a Python or native trial)");
+                  "has no effect on a command entrypoint, which runs to completion by itself, reports when it likes "
+                  "and saves its checkpoint folder when it calls volador.reporting.checkpoint() and when it exits; "
+                  "remove it (or write a Python or native trial)");
 }
 
 // The names of every leaf of `space`, dotted, for an error message.

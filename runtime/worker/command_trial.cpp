@@ -20,6 +20,7 @@
 #include "runtime/command/hparam_passing.hpp"
 #include "runtime/command/metric_pattern.hpp"
 #include "runtime/command/report_line.hpp"
+#include "runtime/worker/command_checkpoint.hpp"
 
 namespace volador::worker {
 namespace {
@@ -130,11 +131,13 @@ Result<command::EnvironmentVariables> command_environment(const WorkerLaunch& la
   return env;
 }
 
+// A checkpoint report's `checkpoint` names the script's snapshot until the rank has captured it.
 wire::MetricReport to_wire(const command::Report& report, const WorkerLaunch& launch) {
   static constexpr wire::ReportKind kinds[] = {wire::ReportKind::intermediate, wire::ReportKind::loss,
-                                               wire::ReportKind::final_result, wire::ReportKind::metrics};
+                                               wire::ReportKind::final_result, wire::ReportKind::metrics,
+                                               wire::ReportKind::checkpoint};
   return {launch.hello.run_id, launch.hello.rank, kinds[static_cast<int>(report.kind)], report.value, report.metrics,
-          report.step};
+          report.step, report.folder};
 }
 
 // The report on a stdout line, if any: a reporting-API line, else the pattern's metrics.
@@ -162,6 +165,27 @@ std::string describe(const std::vector<std::string>& argv) {
 // The outcome of one `run`: the answer, or nullopt when the trial stopped this rank.
 using RunOutcome = Result<std::optional<wire::WorkloadResult>>;
 
+// Rank 0 captures the checkpoint folder (or the snapshot `snapshot`) into the
+// run's staging folder and reports it to the trial; other ranks drop their
+// snapshots. An empty folder reports nothing.
+Status save_checkpoint(actors::RankSession& session, const WorkerLaunch& launch, const wire::WorkloadRequest& request,
+                       CommandCheckpoints& checkpoints, const std::string& snapshot) {
+  if (launch.hello.rank != 0) {
+    checkpoints.drop_snapshot(snapshot);
+    return {};
+  }
+  if (request.path.empty()) return fail(Error::internal("the trial gave no folder to stage checkpoints in"));
+  auto captured = checkpoints.capture(request.path, snapshot);
+  if (!captured) return fail(captured.error());
+  if (!*captured) {
+    print_line(stdout, "volador-worker: the checkpoint folder holds no file: no checkpoint saved");
+    return {};
+  }
+  print_line(stdout, "volador-worker: checkpoint " + **captured + " captured");
+  session.report({launch.hello.run_id, 0, wire::ReportKind::checkpoint, 0, {}, std::nullopt, **captured});
+  return {};
+}
+
 RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch, const wire::WorkloadRequest& request,
                        const std::vector<std::string>& user_argv, std::uint16_t master_port) {
   auto failed = [&](const std::string& why) -> RunOutcome {
@@ -172,8 +196,11 @@ RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch,
   if (!pattern) return failed("metrics_collector.format: " + pattern.error().message);
   const auto hparams_file = fs::current_path() / kHparamsFileName;
   std::ofstream(hparams_file) << command::render_hparams_json(launch.hparams) << '\n';
+  auto checkpoints = CommandCheckpoints::prepare(fs::current_path(), launch.restore_path);
+  if (!checkpoints) return failed(checkpoints.error().message);
   auto env = command_environment(launch, session.group(), master_port, hparams_file);
   if (!env) return failed(env.error().message);
+  for (auto& [name, value] : checkpoints->environment()) (*env)[name] = value;
   auto argv = command::command_arguments(user_argv, launch.hparams);
   if (!argv) return failed("entrypoint: " + argv.error().message);
 
@@ -200,7 +227,11 @@ RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch,
         child->reset();  // joins the reader thread, which has finished
         end_leftovers(launch.kill_grace);
         const auto& exit = event.exit;
-        if (exit.signal == 0 && exit.exit_code == 0) return std::optional(wire::WorkloadResult{{}, request.start_batch, ""});
+        if (exit.signal == 0 && exit.exit_code == 0) {
+          if (auto saved = save_checkpoint(session, launch, request, *checkpoints, ""); !saved)
+            return failed("cannot save the checkpoint folder at the command's exit: " + saved.error().message);
+          return std::optional(wire::WorkloadResult{{}, request.start_batch, ""});
+        }
         auto why = exit.signal != 0 ? fmt::format("the command was killed by signal {}", exit.signal)
                                     : fmt::format("the command exited with code {}", exit.exit_code);
         if (!last_error_line.empty()) why += ": " + last_error_line;
@@ -212,8 +243,15 @@ RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch,
         continue;
       }
       print_line(stdout, event.line);
-      if (auto report = read_report(event.line, *pattern, launch); report && launch.hello.rank == 0)
+      auto report = read_report(event.line, *pattern, launch);
+      if (report && report->kind == wire::ReportKind::checkpoint) {
+        if (auto saved = save_checkpoint(session, launch, request, *checkpoints, report->checkpoint); !saved) {
+          process::terminate_descendants(launch.kill_grace, (*child)->pid());
+          return failed("cannot save the checkpoint: " + saved.error().message);
+        }
+      } else if (report && launch.hello.rank == 0) {
         session.report(*report);
+      }
     }
     auto stop = session.wait_for_stop();
     if (!stop) return fail(stop.error());  // the child dies with this object

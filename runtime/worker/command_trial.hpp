@@ -7,8 +7,12 @@
 // torch.distributed / TI-ONE variables; passes its output through to the
 // worker's stdout/stderr (the agent logs them); reports each metric line
 // (reporting API first, then the experiment's stdout pattern) to the trial
-// from rank 0; and answers when the command exits: an error naming the exit
-// code or signal when it failed. A stop from the trial, or SIGTERM from the
+// from rank 0; gives the command its checkpoint folders
+// (command_checkpoint.hpp), and on rank 0 captures the checkpoint folder when
+// the command calls volador.reporting.checkpoint() and when it exits cleanly,
+// into the staging folder its `run` workload names, and reports each capture
+// to the trial; and answers when the command exits: an error naming the exit
+// code or signal when it failed (or a capture that failed). A stop from the trial, or SIGTERM from the
 // agent, ends every process the command started, however it detached (the
 // worker is their subreaper): SIGTERM, then SIGKILL after the trial's
 // resources.kill_grace_period. A command that exits while processes it

@@ -55,12 +55,26 @@ TEST_CASE("a metrics report carries several named values") {
   CHECK(report.step == 0u);
 }
 
+TEST_CASE("a checkpoint report names its snapshot folder, or none") {
+  const Report live = parse_ok(R"([volador-report] {"kind": "checkpoint"})");
+  CHECK(live.kind == ReportKind::checkpoint);
+  CHECK(live.folder.empty());
+  const Report snapshot = parse_ok(R"([volador-report] {"kind": "checkpoint", "folder": "snapshot-a1"})");
+  CHECK(snapshot.kind == ReportKind::checkpoint);
+  CHECK(snapshot.folder == "snapshot-a1");
+  for (const auto* folder : {R"("../x")", R"("a/b")", R"("..")", R"("")", "3"}) {
+    CAPTURE(folder);
+    CHECK(parse_error(std::string(R"([volador-report] {"kind": "checkpoint", "folder": )") + folder + "}")
+              .starts_with("bad report line: \"folder\" must be a"));
+  }
+}
+
 TEST_CASE("a prefixed line that is not a valid report is an error saying what is wrong") {
   CHECK(parse_error("[volador-report] {\"kind\": ") == "bad report line: expected one JSON object after the prefix");
   CHECK(parse_error("[volador-report] [1]") == "bad report line: expected one JSON object after the prefix");
   CHECK(parse_error(R"([volador-report] {"value": 1})") == "bad report line: no \"kind\" string");
   CHECK(parse_error(R"([volador-report] {"kind": "best", "value": 1})") ==
-        "bad report line: unknown kind \"best\" (expected intermediate, loss, final or metrics)");
+        "bad report line: unknown kind \"best\" (expected intermediate, loss, final, metrics or checkpoint)");
   CHECK(parse_error(R"([volador-report] {"kind": "loss"})") == "bad report line: no \"value\"");
   CHECK(parse_error(R"([volador-report] {"kind": "loss", "value": "0.5"})") ==
         "bad report line: \"value\" must be a finite number, got \"0.5\"");
@@ -81,4 +95,5 @@ TEST_CASE("a prefixed line that is not a valid report is an error saying what is
 TEST_CASE("report kinds print as on the line") {
   CHECK(to_string(ReportKind::final_result) == "final");
   CHECK(to_string(ReportKind::metrics) == "metrics");
+  CHECK(to_string(ReportKind::checkpoint) == "checkpoint");
 }

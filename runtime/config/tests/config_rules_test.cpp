@@ -392,8 +392,9 @@ TEST_CASE("experiment_seed may stand under environment, as the manual lists it, 
 TEST_CASE("The workload plan's fields are refused for a command, which cannot honour them", "[config][rules]") {
   const std::string command = "name: t\nentrypoint: python3 train.py\nhyperparameters: {global_batch_size: 8}\n"
                               "searcher: {name: single, metric: m, max_length: {batches: 1}}\n";
-  const std::string why = ": has no effect on a command entrypoint, which runs to completion by itself and reports when "
-                          "it likes; remove it (or write a Python or native trial)";
+  const std::string why = ": has no effect on a command entrypoint, which runs to completion by itself, reports when it "
+                          "likes and saves its checkpoint folder when it calls volador.reporting.checkpoint() and when "
+                          "it exits; remove it (or write a Python or native trial)";
   check_bad_cases({
       {command + "scheduling_unit: 5\n", "distributed.yaml:5:18: scheduling_unit" + why},
       {command + "min_validation_period: {batches: 5}\n", "distributed.yaml:5:24: min_validation_period" + why},

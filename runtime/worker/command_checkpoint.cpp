@@ -1,0 +1,110 @@
+#include "runtime/worker/command_checkpoint.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "storage/checkpoints/manifest.hpp"
+#include "storage/checkpoints/shared_fs_store.hpp"
+
+namespace volador::worker {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kFoldersName = ".volador-checkpoints";
+
+Error io_error(const std::string& what, const fs::path& path, const std::error_code& ec) {
+  return Error::io(what + " " + path.string() + ": " + ec.message());
+}
+
+// How many files `dir` holds (in subfolders too), refusing what a checkpoint cannot hold.
+Result<std::uint64_t> count_files(const fs::path& dir) {
+  std::uint64_t files = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto status = it->symlink_status(ec);
+    if (ec) break;
+    const auto name = it->path().lexically_relative(dir).generic_string();
+    if (fs::is_directory(status)) continue;
+    if (!fs::is_regular_file(status))
+      return fail(Error::invalid_argument(fmt::format(
+          "'{}' in the checkpoint folder is a symlink or special file; a checkpoint holds files and folders only", name)));
+    if (name == checkpoints::kManifestFileName)
+      return fail(Error::invalid_argument(fmt::format(
+          "the checkpoint folder holds a top-level '{}', the name of the checkpoint's own manifest; rename it",
+          checkpoints::kManifestFileName)));
+    ++files;
+  }
+  if (ec) return fail(io_error("cannot read", dir, ec));
+  return files;
+}
+
+Status copy_tree(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  fs::copy(from, to, fs::copy_options::recursive, ec);
+  if (ec) return fail(io_error("cannot copy the checkpoint folder to", to, ec));
+  return {};
+}
+
+// Moves `from` to `to` in one rename, or copies it across filesystems and removes it.
+Status move_tree(const fs::path& from, const fs::path& to) {
+  if (std::rename(from.c_str(), to.c_str()) == 0) return {};
+  const int err = errno;
+  if (err != EXDEV) return fail(io_error("cannot move " + from.string() + " to", to, {err, std::generic_category()}));
+  if (auto copied = copy_tree(from, to); !copied) return copied;
+  std::error_code ignored;
+  fs::remove_all(from, ignored);
+  return {};
+}
+
+}  // namespace
+
+Result<CommandCheckpoints> CommandCheckpoints::prepare(const fs::path& work_dir, const std::string& restore_path) {
+  CommandCheckpoints folders(work_dir / kFoldersName, !restore_path.empty());
+  std::error_code ec;
+  fs::remove_all(folders.root_, ec);
+  if (!ec) fs::create_directories(folders.current(), ec);
+  if (!ec) fs::create_directories(folders.snapshots(), ec);
+  if (ec) return fail(io_error("cannot prepare the checkpoint folders in", folders.root_, ec));
+  if (restore_path.empty()) return folders;
+  const fs::path restore(restore_path);
+  auto store = checkpoints::SharedFsStore::open(restore.parent_path());
+  if (!store) return fail(store.error());
+  if (auto copied = (*store)->download(restore.filename().string(), folders.latest()); !copied)
+    return fail(Error{copied.error().code, "cannot restore checkpoint " + restore_path + ": " + copied.error().message});
+  return folders;
+}
+
+command::EnvironmentVariables CommandCheckpoints::environment() const {
+  command::EnvironmentVariables env{{kCheckpointDirVariable, current().string()}};
+  if (restored_) env[kLatestCheckpointVariable] = latest().string();
+  return env;
+}
+
+Result<std::optional<std::string>> CommandCheckpoints::capture(const fs::path& staging, const std::string& snapshot) {
+  const fs::path source = snapshot.empty() ? current() : snapshots() / snapshot;
+  std::error_code ec;
+  if (!snapshot.empty() && !fs::is_directory(source, ec))
+    return fail(Error::invalid_argument("no checkpoint snapshot " + source.string()));
+  auto files = count_files(source);
+  if (!files) return fail(files.error());
+  if (*files == 0) {
+    drop_snapshot(snapshot);
+    return std::optional<std::string>();
+  }
+  auto name = fmt::format("capture-{}", ++captures_);
+  auto saved = snapshot.empty() ? copy_tree(source, staging / name) : move_tree(source, staging / name);
+  if (!saved) return fail(saved.error());
+  return std::optional(std::move(name));
+}
+
+void CommandCheckpoints::drop_snapshot(const std::string& snapshot) const {
+  if (snapshot.empty()) return;
+  std::error_code ignored;
+  fs::remove_all(snapshots() / snapshot, ignored);
+}
+
+}  // namespace volador::worker
