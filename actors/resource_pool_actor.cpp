@@ -19,7 +19,7 @@ GrantedAgent granted_agent(const ResourcePoolState& st, const scheduling::Placem
 
 void grant_what_fits(Self self) {
   auto& st = self->state;
-  for (const auto& allocation : st.scheduler.schedule()) {
+  for (const auto& allocation : st.scheduler.schedule().grants) {
     auto trial = st.waiting_trials.extract(allocation.trial_id);
     if (trial.empty()) continue;
     std::vector<GrantedAgent> grant;
@@ -163,7 +163,8 @@ PoolActor::behavior_type resource_pool_actor(Self self, std::chrono::millisecond
       [=](register_atom, const wire::Bytes& bytes, caf::actor agent) { return register_agent(self, bytes, std::move(agent)); },
       [=](request_slots_atom, std::uint64_t trial_id, std::uint32_t slots, TrialActor trial) {
         drop_held(self, trial_id);
-        self->state.scheduler.request(trial_id, slots);
+        if (auto queued = self->state.scheduler.request({.trial_id = trial_id, .slots = slots}); !queued)
+          spdlog::error("trial {} cannot be queued: {}", trial_id, queued.error().message);
         self->state.waiting_trials[trial_id] = std::move(trial);
         grant_what_fits(self);
       },

@@ -97,8 +97,8 @@ TEST_CASE("The agent list shows each agent's host, its slots as registered and t
   scheduler.add_agent("a", 4);
   scheduler.add_agent("b", 1);
   scheduler.add_agent("gone", 1);  // no registration known: left out
-  scheduler.request(7, 3);
-  REQUIRE(scheduler.schedule().size() == 1);
+  REQUIRE(scheduler.request({.trial_id = 7, .slots = 3}));
+  REQUIRE(scheduler.schedule().grants.size() == 1);
   const wire::SlotSpec cpu{SlotType::cpu, "", "", 0};
   const std::map<std::string, wire::AgentInfo> registered{{"a", {"a", "host-a", {cpu, cpu, cpu, cpu}, {}}},
                                                           {"b", {"b", "host-b", {cpu}, {}}}};

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/scheduling/slot_scheduler.hpp"
+#include "runtime/scheduling/placement.hpp"
 
 namespace volador::scheduling {
 

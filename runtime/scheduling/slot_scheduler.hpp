@@ -1,88 +1,143 @@
 #pragma once
-// The resource pool's allocation policy, free of actors: agents offer slots,
-// trials ask for a number of slots, and schedule() grants requests first
-// come, first served. Gang allocation: a request gets all its slots or
-// nothing (no partial holds), so two trials can never deadlock each other.
-// Every slot has a kind ("cpu", or "gpu:" and the GPU model) and a trial's
-// slots are all of one kind, GPU kinds preferred to CPU slots. A request
-// that fits on one agent goes there (best fit); a larger one takes whole idle
-// agents of one kind, biggest first, so a multi-host trial never shares a
-// host with another trial and never mixes GPU models. Slots are numbered per
-// agent; an allocation names the slots it got, so each rank can be bound to
-// its own device.
+// The resource pools' allocation policy, free of actors (Ray's style): the
+// caller tells it what changes (agents join and leave, trials ask for slots
+// and release them) and asks it for a decision; it keeps the indexes a
+// decision needs, so deciding never rescans the whole cluster.
+//
+// Pools. Every agent belongs to one pool and every request names one; a
+// trial only ever gets slots of its own pool, and pools are scheduled
+// independently.
+//
+// Placement (within a pool). Gang allocation: a request gets all its slots
+// or nothing, so two trials can never deadlock each other. A trial's slots
+// are all of one kind, GPU kinds (by name) preferred to CPU slots. A request
+// that fits on one agent goes there (best fit: the agent left with the
+// fewest free slots of the kind); a larger one takes whole idle agents of
+// one kind, biggest first, so a multi-host trial never shares a host with
+// another trial and never mixes GPU models.
+//
+// Order (within a pool). Priority first (1 is served before 99); within a
+// priority, the experiment that would be least served after its next gang
+// (fair_share.hpp's served_after: slots held plus the gang, over weight)
+// goes next, ties to the lower experiment id; within an experiment, its
+// oldest queued trial. A trial that cannot be placed blocks its experiment
+// for the rest of the decision and reserves the agents it will start on
+// (those nearest to fitting it, counting slots being preempted): what frees
+// there goes to it alone, so trials placed after it (backfill) never delay
+// it. Work is conserving: slots nobody more entitled can use go to anyone.
+//
+// Preemption (per pool, PoolPolicy). A blocked trial whose reserved agents
+// will not fit it even once the trials already asked to leave have left
+// may have running trials asked to checkpoint and release their slots:
+// those of less important experiments, or of same-priority ones whose
+// share stays no smaller than the requester's (fair_share.hpp's
+// fair_to_take). Never its own experiment's, never one granted less than
+// min_run_before_preemption_ms ago, never one held but not claimed (see
+// attribute). Victims are chosen on the agent(s) that need the fewest
+// slots freed, least important and most served first, most recently
+// granted first. A trial asked once is not asked again; it keeps its slots
+// until the caller releases it (through the trial's pause path), and its
+// experiment counts them as leaving.
+//
+// Time comes from the injected Clock (runtime/core/clock.hpp): it stamps
+// grants for the minimum run before preemption. Not thread-safe: one owner
+// (the resource pool actor).
 
 #include <cstdint>
-#include <deque>
 #include <map>
-#include <optional>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "runtime/core/clock.hpp"
+#include "runtime/core/error.hpp"
+#include "runtime/scheduling/agent_spec.hpp"
+#include "runtime/scheduling/decision.hpp"
 #include "runtime/scheduling/placement.hpp"
+#include "runtime/scheduling/pool_policy.hpp"
 #include "runtime/scheduling/scheduler_usage.hpp"
+#include "runtime/scheduling/slot_request.hpp"
 
 namespace volador::scheduling {
 
+class PoolScheduler;
+
 class SlotScheduler {
  public:
-  // Adds an agent with one slot per entry of `slot_kinds` (or updates its
-  // slots); its allocations stay.
-  void add_agent(const std::string& agent_id, std::vector<std::string> slot_kinds);
-  // Shorthand: an agent of `cpu_slots` CPU slots.
-  void add_agent(const std::string& agent_id, std::uint32_t cpu_slots);
-  // Removes an agent; returns the trials that had slots there (they lost all of them).
+  // `clock` stamps grants (default: the system's wall clock).
+  explicit SlotScheduler(Clock clock = system_now_ms);
+  ~SlotScheduler();
+  SlotScheduler(SlotScheduler&&) noexcept;
+  SlotScheduler& operator=(SlotScheduler&&) noexcept;
+
+  // Sets a pool's policy; a pool not set has PoolPolicy{}. A pool exists
+  // once set, or once an agent or a request names it.
+  void set_pool(const std::string& pool, const PoolPolicy& policy);
+
+  // Adds an agent; one already known is replaced, its trials losing their
+  // slots there (returned, by trial id, as with remove_agent).
+  std::vector<TrialId> add_agent(AgentSpec agent);
+  // Shorthand: an agent of `cpu_slots` CPU slots, or of these slot kinds, in
+  // the default pool without labels.
+  std::vector<TrialId> add_agent(const std::string& agent_id, std::uint32_t cpu_slots);
+  std::vector<TrialId> add_agent(const std::string& agent_id, std::vector<std::string> slot_kinds);
+  // Removes an agent; returns the trials that had slots there, by trial id
+  // (their whole allocation is freed, on every agent it spanned).
   std::vector<TrialId> remove_agent(const std::string& agent_id);
 
-  // Queues a request; a trial has at most one pending request or allocation.
-  void request(TrialId trial_id, std::uint32_t slots);
-  // Frees a trial's allocation or drops its pending request.
+  // Queues a request, in its share's pool (created if new); a trial has at
+  // most one pending request or allocation, so a trial's earlier one is
+  // released first. invalid_argument (validate_share), queueing nothing, for
+  // a bad share or zero slots.
+  Status request(const SlotRequest& request);
+  // Frees a trial's allocation or drops its pending request; nothing for an
+  // unknown trial.
   void release(TrialId trial_id);
 
   // Adds slots an agent reports as already used by a trial (its workers
-  // outlived a master restart) to that trial's allocation. False, changing
-  // nothing, when the agent is unknown, any of the slots is not free, or the
-  // trial waits in the queue (it gave those workers up).
+  // outlived a master restart) to that trial's allocation, stamped now.
+  // False, changing nothing, when the agent is unknown, any of the slots is
+  // not free, the trial waits in the queue (it gave those workers up), or
+  // the trial holds slots in another pool. Held slots belong to no
+  // experiment (no share, never preempted) until attribute names one.
   bool hold(TrialId trial_id, const std::string& agent_id, const std::vector<std::uint32_t>& slot_indices);
-  // The trial's allocation, if it has one.
+  // Names the experiment of a trial's held allocation (the restarted trial
+  // claimed it), which then counts in that experiment's share. not_found
+  // without an allocation; invalid_argument for a bad share or one naming
+  // another pool than the allocation's.
+  Status attribute(TrialId trial_id, const ExperimentShare& share);
+  // The trial's allocation, if it has one; valid until the next call that
+  // changes the scheduler.
   [[nodiscard]] const Allocation* allocation(TrialId trial_id) const;
 
-  // Grants what fits now, in request order; a request that does not fit does
-  // not block smaller ones behind it (backfilling). Returns the new grants.
-  std::vector<Allocation> schedule();
+  // Decides every pool: grants what the order and placement above allow
+  // now and chooses the preemptions. Grants are applied (the trials hold
+  // their slots from now on); preempted trials keep theirs until released.
+  Decision schedule();
 
-  // The most slots one trial could ever get: of one kind, on one agent or on
-  // whole agents of that kind together.
-  [[nodiscard]] std::uint32_t largest_trial() const;
-  // Every agent, by agent id, with the trials allocated slots on it.
+  // The most slots one trial of `pool` could ever get: of one kind, on one
+  // agent or on whole agents of that kind together (0 for an unknown pool).
+  [[nodiscard]] std::uint32_t largest_trial(const std::string& pool = kDefaultPool) const;
+  // Every agent, by agent id.
   [[nodiscard]] std::vector<AgentUsage> usage() const;
+  // Every pool, by name.
+  [[nodiscard]] std::vector<PoolUsage> pools() const;
+  // The experiments with trials running or queued in `pool`, by experiment
+  // id, with their ideal shares; empty for an unknown pool.
+  [[nodiscard]] std::vector<ExperimentUsage> experiments(const std::string& pool) const;
+  // Free slots of an agent (0 when unknown).
   [[nodiscard]] std::uint32_t free_slots(const std::string& agent_id) const;
-  [[nodiscard]] std::size_t pending() const { return queue_.size(); }
+  // Trials queued, in every pool.
+  [[nodiscard]] std::size_t pending() const;
 
  private:
-  struct Agent {
-    std::vector<std::string> kinds;   // per slot
-    std::vector<TrialId> owners;      // per slot: 0 when free
-    [[nodiscard]] std::uint32_t free(const std::string& kind) const;
-    [[nodiscard]] std::uint32_t used() const;
-    // Whether every slot is of `kind` and free.
-    [[nodiscard]] bool idle_of(const std::string& kind) const;
-    // The first `count` free slots of `kind`.
-    [[nodiscard]] std::vector<std::uint32_t> take(const std::string& kind, std::uint32_t count) const;
-  };
-  struct Request {
-    TrialId trial_id;
-    std::uint32_t slots;
-  };
-  // The kinds offered, GPU models first (by name), then CPU.
-  [[nodiscard]] std::vector<std::string> kinds_by_preference() const;
-  [[nodiscard]] std::optional<std::vector<Placement>> place(const std::vector<std::string>& kinds, std::uint32_t slots) const;
-  [[nodiscard]] std::optional<Placement> best_single_agent(const std::string& kind, std::uint32_t slots) const;
-  [[nodiscard]] std::optional<std::vector<Placement>> whole_idle_agents(const std::string& kind, std::uint32_t slots) const;
-  void assign(const Allocation& allocation, TrialId owner);
+  PoolScheduler& pool(const std::string& name);
 
-  std::map<std::string, Agent> agents_;
-  std::deque<Request> queue_;
-  std::map<TrialId, Allocation> allocations_;
+  Clock clock_;
+  std::map<std::string, std::unique_ptr<PoolScheduler>> pools_;
+  std::unordered_map<std::string, PoolScheduler*> agent_pools_;  // agent id -> its pool
+  std::unordered_map<TrialId, PoolScheduler*> trial_pools_;      // queued or allocated trial -> its pool
 };
 
 }  // namespace volador::scheduling

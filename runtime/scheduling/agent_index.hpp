@@ -1,0 +1,136 @@
+#pragma once
+// The agents of one pool and who uses each of their slots, indexed so that
+// placing a trial never rescans the pool: per slot kind, the agents by free
+// slots (best fit) and the idle agents made only of that kind by size
+// (multi-host trials). Slots of trials asked to leave (preemption) are
+// counted per kind, so a waiting trial can tell where it will fit once they
+// have left. Within one scheduling decision a waiting trial claims the
+// slots it will start on: a claimed agent is hidden from placement (its
+// free slots wait for that trial) and offers other waiting trials only its
+// unclaimed slots, until the claims are cleared. Not thread-safe.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runtime/scheduling/agent_spec.hpp"
+#include "runtime/scheduling/placement.hpp"
+
+namespace volador::scheduling {
+
+class AgentIndex {
+ public:
+  // Slots of one kind on one agent.
+  struct KindSlots {
+    std::string kind;
+    std::uint32_t total = 0;
+    std::uint32_t free = 0;
+    std::uint32_t leaving = 0;  // used by trials asked to leave
+    std::uint32_t claimed = 0;  // by waiting trials in this decision
+    // Free or leaving, and not claimed.
+    [[nodiscard]] std::uint32_t soon_free() const { return free + leaving - std::min(claimed, free + leaving); }
+  };
+  struct Agent {
+    std::map<std::string, std::string> labels;
+    std::vector<std::string> kinds;  // per slot
+    std::vector<TrialId> owners;     // per slot: 0 when free
+    std::vector<bool> leaving;       // per slot: its owner was asked to leave
+    std::vector<KindSlots> by_kind;  // one per kind it has, by kind
+    bool hidden = false;  // claimed in this decision: hidden from placement
+    [[nodiscard]] const KindSlots* slots_of(const std::string& kind) const;
+    // Every slot is of `kind`.
+    [[nodiscard]] bool only_of(const std::string& kind) const { return slots_of(kind) && by_kind.size() == 1; }
+  };
+  // The slots of `kind` a waiting trial of `slots` slots will start on: on
+  // one agent, or whole agents; whether they fit it once the trials asked
+  // to leave there have left.
+  struct Reservation {
+    std::string kind;
+    std::uint32_t slots = 0;
+    std::vector<std::string> agent_ids;
+    bool fits_once_left = false;
+  };
+
+  // Adds an agent whose id is not known here.
+  void add(const AgentSpec& spec);
+  // Removes an agent (nothing when unknown); returns the trials that had
+  // slots on it, by trial id.
+  std::vector<TrialId> remove(const std::string& agent_id);
+  [[nodiscard]] const Agent* find(const std::string& agent_id) const;
+  [[nodiscard]] const std::map<std::string, Agent>& agents() const { return agents_; }
+
+  // Gives the placement's slots to `owner`, or frees them (0; their leaving
+  // mark goes too). Slots or agents that are gone are skipped.
+  void assign(const Placement& placement, TrialId owner);
+  // Marks the placement's slots as used by a trial asked to leave.
+  void mark_leaving(const Placement& placement);
+
+  // Where `slots` slots fit now, outside claimed agents: the first kind in
+  // kinds_by_preference() order with one agent (best fit) or whole idle
+  // agents of that kind, biggest first, enough for them; nullopt if none.
+  [[nodiscard]] std::optional<std::vector<Placement>> place(std::uint32_t slots) const;
+  // Where a trial of `slots` slots that does not fit now will start: of the
+  // first kind that could ever hold it, the agent with the most slots free
+  // or leaving and unclaimed, or for a multi-host trial the unclaimed whole
+  // agents of that kind with the most; nullopt when none could.
+  [[nodiscard]] std::optional<Reservation> reservation_for(std::uint32_t slots) const;
+  // Claims the reservation's slots (a whole agent each when it names
+  // several) and hides its agents from place() until clear_claims().
+  void claim(const Reservation& reservation);
+  void clear_claims();
+
+  // The kinds offered, GPU models first (by name), then CPU.
+  [[nodiscard]] const std::vector<std::string>& kinds_by_preference() const { return kind_order_; }
+  // The most slots of one kind one trial could ever get, on one agent or on
+  // whole agents of that kind together.
+  [[nodiscard]] std::uint32_t largest_trial() const;
+  // Whether a trial of `slots` slots fits on one agent of `kind` (else it
+  // needs whole agents of it).
+  [[nodiscard]] bool fits_one_agent(const std::string& kind, std::uint32_t slots) const;
+  [[nodiscard]] std::uint32_t total_slots() const { return total_slots_; }
+  [[nodiscard]] std::uint32_t free_slots() const { return free_slots_; }
+  // Free slots outside claimed agents.
+  [[nodiscard]] std::uint32_t unclaimed_free_slots() const { return unclaimed_free_; }
+
+ private:
+  struct BySizeThenId {
+    bool operator()(const std::pair<std::uint32_t, std::string>& a, const std::pair<std::uint32_t, std::string>& b) const {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    }
+  };
+  // Per kind, the agents offering it (by_free, idle and with_leaving: the
+  // unclaimed ones).
+  struct KindIndex {
+    std::set<std::pair<std::uint32_t, std::string>> by_free;              // (free of the kind, agent)
+    std::set<std::pair<std::uint32_t, std::string>, BySizeThenId> idle;  // agents only of the kind, all free: (size, agent)
+    std::uint32_t idle_slots = 0;
+    std::set<std::string> with_leaving;  // agents with leaving slots of the kind
+    std::set<std::string> only_kind;     // agents whose every slot is of the kind
+    std::uint32_t largest_agent = 0;     // most slots of the kind on one agent, claimed ones included
+    std::uint32_t agents = 0;            // with slots of the kind, claimed ones included
+  };
+  void unindex(const std::string& id, const Agent& agent);
+  void index(const std::string& id, const Agent& agent);
+  void recount(Agent& agent);
+  void order_kinds();
+  [[nodiscard]] std::optional<Placement> best_fit(const std::string& kind, std::uint32_t slots) const;
+  [[nodiscard]] std::optional<std::vector<Placement>> whole_idle_agents(const std::string& kind, std::uint32_t slots) const;
+  [[nodiscard]] std::optional<Reservation> nearest_agent(const std::string& kind, std::uint32_t slots) const;
+  [[nodiscard]] std::optional<Reservation> nearest_whole_agents(const std::string& kind, std::uint32_t slots) const;
+  // The first `count` free slots of `kind` on an agent.
+  [[nodiscard]] static std::vector<std::uint32_t> take(const Agent& agent, const std::string& kind, std::uint32_t count);
+
+  std::map<std::string, Agent> agents_;
+  std::map<std::string, KindIndex> kinds_;
+  std::vector<std::string> kind_order_;
+  std::vector<std::string> claimed_;  // agents claimed in this decision
+  std::uint32_t total_slots_ = 0;
+  std::uint32_t free_slots_ = 0;
+  std::uint32_t unclaimed_free_ = 0;
+};
+
+}  // namespace volador::scheduling
