@@ -111,6 +111,15 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 [[noreturn]] void exec_child(const ProcessSpec& spec, char** argv, char** envp, int out_w, int err_w, int status_w,
                              std::initializer_list<int> inherited) {
   setpgid(0, 0);
+  for (const auto& procs : spec.join_cgroups) {
+    int fd = open(procs.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, "0", 1) != 1) {
+      int err = errno;
+      (void)!write(status_w, &err, sizeof err);
+      _exit(127);
+    }
+    close(fd);
+  }
   for (int fd : inherited)
     if (fd >= 0) fcntl(fd, F_SETFD, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -40,6 +40,10 @@ struct ProcessSpec {
   // Non-empty: the child gets a message channel, its descriptors named in
   // this environment variable (MessageChannel::from_environment).
   std::string channel_variable;
+  // Files (cgroup.procs of a cgroup) the child writes "0" into before it
+  // runs anything, so it and everything it starts live in that cgroup.
+  // A write that fails makes spawn fail with its errno.
+  std::vector<std::filesystem::path> join_cgroups;
 };
 
 struct ProcessExit {
