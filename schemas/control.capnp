@@ -184,6 +184,9 @@ struct AgentInfo {
   workers @3 :List(RunningWorker);  # still running from before a master restart
   pool @4 :Text;             # the resource pool it joins (--pool); empty: the cluster's default for its slots
   labels @5 :List(AgentLabel) $Records.map;  # --label key=value
+  memoryLimitBytes @6 :UInt64;  # the most memory one rank may use there (--rank-memory-limit); 0: no limit
+  maxProcesses @7 :UInt32;      # the most processes one rank may run there (--rank-max-processes); 0: no limit
+  workDiskFreeBytes @8 :UInt64; # free space of its work folder's file system when it registered
 }
 
 # One resource pool (`volador pool list`): the cluster config's entry, its

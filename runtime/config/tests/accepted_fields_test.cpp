@@ -36,6 +36,9 @@ constexpr std::string_view kMedianStopping =
     "Median early stopping: trials validate on the ladder and stop when worse than the median";
 constexpr std::string_view kShown = "An experiment record sets its summary and the facts of its config";
 constexpr std::string_view kFiltered = "Experiments show their config's workspace and project and the list filters by them";
+constexpr std::string_view kRankLimits =
+    "A memory hog and a fork bomb end in ERROR with their limit in the log while a neighbouring trial completes";
+constexpr std::string_view kRankLimitRefusal = "A bad limit is refused at its line";
 constexpr std::string_view kGcPolicy = "GcPolicy::of takes the experiment's numbers and searcher direction";
 
 const std::map<std::string_view, Coverage> kCoverage{
@@ -107,6 +110,8 @@ const std::map<std::string_view, Coverage> kCoverage{
     // The master's launch hands it to the agents (LaunchSpec.killGracePeriodMs).
     {"resources.kill_grace_period",
      {"A trial asks for its slots once given a target and launches one rank per granted slot", ""}},
+    {"resources.memory_limit", {kRankLimits, kRankLimitRefusal}},
+    {"resources.max_processes", {kRankLimits, kRankLimitRefusal}},
     {"environment.environment_variables",
      {"Paused-and-activated and crashed-and-restarted trials report exactly the metrics of an uninterrupted one", ""}},
     {"environment.experiment_seed",
