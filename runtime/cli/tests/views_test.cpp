@@ -144,10 +144,33 @@ TEST_CASE("The experiment list shows owners and marks archived experiments and u
   list.experiments[1].state = RunState::completed;
   list.experiments[1].archived = true;
   const auto text = render_table(list);
-  CHECK(text.starts_with("ID  NAME   OWNER  STATE                 PROGRESS  SEARCHER  TRIALS  BEST\n"));
+  CHECK(text.starts_with("ID  NAME   OWNER  STATE                 PROGRESS  SEARCHER  TRIALS  BEST  LABELS\n"));
   CHECK(text.find("4   mnist  admin  COMPLETED (archived)  40%") != std::string::npos);
   CHECK(render_table(sample_detail()).find("Owner: bob\n") != std::string::npos);
 
   const wire::UserList users{.users = {{.name = "admin", .admin = true}, {.name = "bob", .disabled = true}}};
   CHECK(render_table(users) == "NAME   ROLE   STATE\nadmin  admin  active\nbob    user   disabled\n");
+}
+
+TEST_CASE("The experiment list groups experiments by workspace and project and shows their labels") {
+  wire::ExperimentList list{.experiments = {sample_detail().summary, sample_detail().summary, sample_detail().summary}};
+  list.experiments[0].labels = {"mnist", "baseline"};
+  list.experiments[1].id = 7;
+  list.experiments[1].workspace = "vision";
+  list.experiments[1].project = "digits";
+  list.experiments[2].id = 9;
+  list.experiments[2].workspace = "vision";
+  const auto text = render_table(list);
+  const auto none = text.find("Workspace: -  Project: -\n");
+  const auto no_project = text.find("Workspace: vision  Project: -\n");
+  const auto digits = text.find("Workspace: vision  Project: digits\n");
+  REQUIRE(none == 0);
+  REQUIRE(no_project != std::string::npos);
+  REQUIRE(digits != std::string::npos);
+  CHECK(no_project < digits);
+  CHECK(text.find("3   mnist") < no_project);
+  CHECK(text.find("mnist,baseline\n") < no_project);
+  CHECK(text.find("9   mnist") > no_project);
+  CHECK(text.find("9   mnist") < digits);
+  CHECK(text.find("7   mnist") > digits);
 }
