@@ -346,9 +346,9 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
         return ask(self, history_queries, checkpoints_atom::value, uuid);
       }),
       [=](login_atom, std::string& name, std::string& password) {
+        const auto allowed = master::check_not_rank(current_peer(self), "log in");  // before the promise takes the sender
         auto promise = self->make_response_promise<wire::Bytes>();
-        if (auto allowed = master::check_not_rank(current_peer(self), "log in"); !allowed)
-          return promise.deliver(to_caf_error(allowed.error()));
+        if (!allowed) return promise.deliver(to_caf_error(allowed.error()));
         promise.delegate(passwords, login_atom::value, std::move(name), std::move(password));
         return promise;
       },
@@ -367,9 +367,9 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
             return promise;
           }),
       [=](register_atom, wire::Bytes& bytes, caf::actor& agent) {
+        const auto allowed = master::check_not_rank(current_peer(self), "register as an agent");  // before the promise
         auto promise = self->make_response_promise<bool>();
-        if (auto allowed = master::check_not_rank(current_peer(self), "register as an agent"); !allowed)
-          return promise.deliver(to_caf_error(allowed.error()));
+        if (!allowed) return promise.deliver(to_caf_error(allowed.error()));
         promise.delegate(self->state.context.pool, register_atom::value, std::move(bytes), std::move(agent));
         return promise;
       },
