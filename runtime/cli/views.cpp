@@ -151,6 +151,25 @@ std::string render_table(const wire::UserList& list) {
   return table({"NAME", "ROLE", "STATE"}, rows);
 }
 
+std::string render_table(const wire::ModelList& list) {
+  std::vector<Row> rows;
+  for (const auto& m : list.models) rows.push_back({m.name, std::to_string(m.num_versions), m.owner, m.description});
+  return table({"NAME", "VERSIONS", "OWNER", "DESCRIPTION"}, rows);
+}
+
+std::string render_table(const wire::ModelDetail& detail) {
+  std::vector<Row> rows;
+  for (const auto& v : detail.versions) {
+    std::string metrics;
+    for (const auto& [name, value] : v.metrics) metrics += fmt::format("{}{}={:.4g}", metrics.empty() ? "" : " ", name, value);
+    rows.push_back({std::to_string(v.version), v.checkpoint_uuid, std::to_string(v.experiment_id), std::to_string(v.trial_id),
+                    std::to_string(v.batches), metrics.empty() ? "-" : metrics, compact_hparams(v.hparams)});
+  }
+  const auto& s = detail.summary;
+  return fmt::format("model {} (owner {}){}\n", s.name, s.owner, s.description.empty() ? "" : ": " + s.description) +
+         table({"VERSION", "CHECKPOINT", "EXPERIMENT", "TRIAL", "BATCHES", "METRICS", "HYPERPARAMETERS"}, rows);
+}
+
 std::string render_line(const wire::LogEntry& line) {
   return (line.stream == "stdout" ? "" : "[" + line.stream + "] ") + line.text;
 }

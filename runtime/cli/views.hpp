@@ -28,6 +28,9 @@ std::string render_table(const std::vector<wire::TrialSummary>& trials);
 std::string render_table(const wire::AgentList& list);
 std::string render_slots(const wire::AgentList& list);
 std::string render_table(const wire::UserList& list);
+std::string render_table(const wire::ModelList& list);
+// The model's description, then its versions: checkpoint, experiment, trial, batches, metrics, hyperparameters.
+std::string render_table(const wire::ModelDetail& detail);
 // A log line as `trial logs` prints it: the text, after "[stderr] " or
 // "[system] " when not from stdout.
 std::string render_line(const wire::LogEntry& line);
