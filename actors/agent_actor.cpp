@@ -356,7 +356,7 @@ void adopt_workers(Self self, std::uint64_t trial_id, std::uint32_t run_id, cons
 // does not answer is asked again.
 void register_with_master(Self self) {
   auto& st = self->state;
-  wire::AgentInfo info{st.options.agent_id, hostname(), st.options.slots, {}};
+  wire::AgentInfo info{st.options.agent_id, hostname(), st.options.slots, {}, st.options.pool, st.options.labels};
   for (const auto& [key, worker] : st.workers)
     if (!worker.exit_report) info.workers.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), worker.slot});
   auto master = st.master;
@@ -365,7 +365,9 @@ void register_with_master(Self self) {
             [=](const caf::error& error) {
               if (!net::same_object(self->state.master, master)) return;  // a gateway given up since
               const auto why = from_caf_error(error);
-              if (why.code != ErrorCode::already_exists && why.code != ErrorCode::permission_denied)
+              // Refused for good: its name is taken, its pool is not the cluster's, or it may not register.
+              if (why.code != ErrorCode::already_exists && why.code != ErrorCode::invalid_argument &&
+                  why.code != ErrorCode::permission_denied)
                 return register_with_master(self);
               spdlog::error("agent {}: registration refused: {}", self->state.options.agent_id, why.message);
               self->quit(error);

@@ -73,6 +73,9 @@ struct AgentOptions {
   std::string advertise;
   // Its own waits, and its workers' (handed to each in its working folder).
   master::Timings timings;
+  // The resource pool it joins (empty: the cluster's default for its slots) and its labels.
+  std::string pool;
+  std::map<std::string, std::string> labels;
 };
 
 struct AgentState {

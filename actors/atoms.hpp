@@ -17,17 +17,6 @@ using kill_trial_atom = caf::atom_constant<caf::atom("killtrial")>;
 using logs_atom = caf::atom_constant<caf::atom("logs")>;
 using agents_atom = caf::atom_constant<caf::atom("agents")>;
 using archive_atom = caf::atom_constant<caf::atom("archive")>;
-// client -> master: the experiment lifecycle and the model registry
-using delete_atom = caf::atom_constant<caf::atom("delete")>;
-using fork_atom = caf::atom_constant<caf::atom("fork")>;
-using continue_atom = caf::atom_constant<caf::atom("continue")>;
-using model_def_atom = caf::atom_constant<caf::atom("modeldef")>;
-using set_metadata_atom = caf::atom_constant<caf::atom("setmeta")>;
-using delete_checkpoint_atom = caf::atom_constant<caf::atom("delckpt")>;
-using create_model_atom = caf::atom_constant<caf::atom("mkmodel")>;
-using register_model_atom = caf::atom_constant<caf::atom("regmodel")>;
-using models_atom = caf::atom_constant<caf::atom("models")>;
-using model_atom = caf::atom_constant<caf::atom("model")>;
 // client -> master: users and tokens
 using login_atom = caf::atom_constant<caf::atom("login")>;
 using logout_atom = caf::atom_constant<caf::atom("logout")>;
@@ -58,6 +47,8 @@ using request_slots_atom = caf::atom_constant<caf::atom("reqslots")>;
 using granted_atom = caf::atom_constant<caf::atom("granted")>;
 using release_atom = caf::atom_constant<caf::atom("release")>;
 using capacity_atom = caf::atom_constant<caf::atom("capacity")>;
+using pools_atom = caf::atom_constant<caf::atom("pools")>;
+using preempt_atom = caf::atom_constant<caf::atom("preempt")>;
 using hold_expired_atom = caf::atom_constant<caf::atom("holdexp")>;
 using reattach_timeout_atom = caf::atom_constant<caf::atom("reattach")>;
 using train_to_atom = caf::atom_constant<caf::atom("trainto")>;

@@ -16,6 +16,7 @@
 
 #include "actors/atoms.hpp"
 #include "runtime/core/states.hpp"
+#include "runtime/scheduling/slot_request.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::actors {
@@ -48,6 +49,20 @@ typename Inspector::result_type inspect(Inspector& f, GrantedAgent& x) {
   return f(caf::meta::type_name("GrantedAgent"), x.agent, x.agent_id, x.slot_indices);
 }
 
+}  // namespace volador::actors
+
+namespace volador::scheduling {
+
+// How a trial's experiment shares its pool (its pool empty: the cluster's default), in the pool's messages.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ExperimentShare& x) {
+  return f(caf::meta::type_name("ExperimentShare"), x.experiment_id, x.pool, x.priority, x.weight);
+}
+
+}  // namespace volador::scheduling
+
+namespace volador::actors {
+
 // One trial (trial_actor.hpp).
 using TrialActor = caf::typed_actor<
     // experiment: train to this many batches in all, then validate
@@ -58,8 +73,8 @@ using TrialActor = caf::typed_actor<
     caf::reacts_to<pause_atom>, caf::reacts_to<activate_atom>,
     // experiment or a user (through the gateway): stop now, CANCELED
     caf::reacts_to<kill_atom>,
-    // pool: the slots are the trial's
-    caf::reacts_to<granted_atom, std::vector<GrantedAgent>>,
+    // pool: the slots are the trial's; checkpoint and give them back for this experiment, then wait for slots again
+    caf::reacts_to<granted_atom, std::vector<GrantedAgent>>, caf::reacts_to<preempt_atom, std::uint64_t>,
     // a rank worker reports in (through the gateway): RankHello -> RankGroup, once every rank has
     caf::replies_to<hello_atom, wire::Bytes, caf::actor>::with<wire::Bytes>,
     // a rank of the run a restarted master found live reports in again: RankRejoin -> accepted
@@ -87,17 +102,19 @@ using ExperimentActor = caf::typed_actor<
 using PoolActor = caf::typed_actor<
     // an agent offers its slots (AgentInfo)
     caf::replies_to<register_atom, wire::Bytes, caf::actor>::with<bool>,
-    // a trial asks for its slots; answered later with granted_atom
-    caf::reacts_to<request_slots_atom, std::uint64_t, std::uint32_t, TrialActor>,
+    // a trial asks for its slots, sharing its experiment's pool; answered later with granted_atom
+    // (or asked to make room with preempt_atom once granted)
+    caf::reacts_to<request_slots_atom, std::uint64_t, std::uint32_t, scheduling::ExperimentShare, TrialActor>,
     // a trial gives its slots (granted or asked for) back
     caf::reacts_to<release_atom, std::uint64_t>,
-    // the most slots one trial could get (of one kind)
-    caf::replies_to<capacity_atom>::with<std::uint32_t>,
-    // agents, their slots and trials (AgentList)
-    caf::replies_to<agents_atom>::with<wire::Bytes>,
-    // a restarted trial claims its live run (trial, run, agents in rank order, slots)
-    caf::replies_to<adopt_atom, std::uint64_t, std::uint32_t, std::vector<std::string>, std::uint32_t>::with<
-        std::vector<GrantedAgent>>,
+    // a new experiment's pool (resources.resource_pool, empty: the default) and slots per trial -> the
+    // pool its trials go to; invalid_argument for an unknown pool or one whose agents can never fit a trial
+    caf::replies_to<capacity_atom, std::string, std::uint32_t>::with<std::string>,
+    // agents, their pools, labels, slots and trials (AgentList); the pools, their use and queues (PoolList)
+    caf::replies_to<agents_atom>::with<wire::Bytes>, caf::replies_to<pools_atom>::with<wire::Bytes>,
+    // a restarted trial claims its live run (trial, run, agents in rank order, slots, its experiment's share)
+    caf::replies_to<adopt_atom, std::uint64_t, std::uint32_t, std::vector<std::string>, std::uint32_t,
+                    scheduling::ExperimentShare>::with<std::vector<GrantedAgent>>,
     // itself: a held run (trial, run) was not claimed in time
     caf::reacts_to<hold_expired_atom, std::uint64_t, std::uint32_t>>;
 
@@ -156,8 +173,8 @@ using GatewayActor = caf::typed_actor<
     caf::replies_to<trial_atom, std::string, std::uint64_t, std::uint32_t>::with<wire::Bytes>,
     // a client: a trial's log lines after a sequence number (LogBatch)
     caf::replies_to<logs_atom, std::string, std::uint64_t, std::uint64_t>::with<wire::Bytes>,
-    // a client: agents and their slots (AgentList, from the pool)
-    caf::replies_to<agents_atom, std::string>::with<wire::Bytes>,
+    // a client: agents and their slots (AgentList), the resource pools (PoolList), from the pool
+    caf::replies_to<agents_atom, std::string>::with<wire::Bytes>, caf::replies_to<pools_atom, std::string>::with<wire::Bytes>,
     // a client: pause, activate or kill an experiment; kill a trial (its owner or an admin)
     caf::replies_to<pause_atom, std::string, std::uint64_t>::with<bool>,
     caf::replies_to<activate_atom, std::string, std::uint64_t>::with<bool>,
@@ -168,21 +185,6 @@ using GatewayActor = caf::typed_actor<
     // a client: checkpoints of an experiment and trial (0 = any), or the one with a uuid (CheckpointList)
     caf::replies_to<checkpoints_atom, std::string, std::uint64_t, std::uint64_t>::with<wire::Bytes>,
     caf::replies_to<checkpoints_atom, std::string, std::string>::with<wire::Bytes>,
-    // a client (master/lifecycle_requests.hpp, master/model_registry.hpp): delete an ended experiment;
-    // fork or continue one (ForkExperimentRequest -> CreateExperimentReply); its project archive (ModelDefinition);
-    // set its description or labels (ExperimentMetadataChange); delete a checkpoint by uuid (changes: its
-    // owner or an admin); create a model (name, description -> ModelSummary); register a checkpoint as a
-    // model's next version (name, uuid -> ModelVersion); the models (ModelList); one model (ModelDetail)
-    caf::replies_to<delete_atom, std::string, std::uint64_t>::with<bool>,
-    caf::replies_to<fork_atom, std::string, wire::Bytes>::with<wire::Bytes>,
-    caf::replies_to<continue_atom, std::string, wire::Bytes>::with<wire::Bytes>,
-    caf::replies_to<model_def_atom, std::string, std::uint64_t>::with<wire::Bytes>,
-    caf::replies_to<set_metadata_atom, std::string, wire::Bytes>::with<bool>,
-    caf::replies_to<delete_checkpoint_atom, std::string, std::string>::with<bool>,
-    caf::replies_to<create_model_atom, std::string, std::string, std::string>::with<wire::Bytes>,
-    caf::replies_to<register_model_atom, std::string, std::string, std::string>::with<wire::Bytes>,
-    caf::replies_to<models_atom, std::string>::with<wire::Bytes>,
-    caf::replies_to<model_atom, std::string, std::string>::with<wire::Bytes>,
     // a client, without a token: log in (name, password -> LoginReply)
     caf::replies_to<login_atom, std::string, std::string>::with<wire::Bytes>,
     // a client: revoke its token; who it is (UserInfo); every user (UserList, admins only);

@@ -1,5 +1,7 @@
 #include "actors/master_actor.hpp"
 
+#include <variant>
+
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
@@ -9,13 +11,9 @@
 #include "actors/caf_error.hpp"
 #include "actors/encoded_reply.hpp"
 #include "actors/experiment_actor.hpp"
-#include "actors/gateway_lifecycle.hpp"
 #include "actors/peer_check.hpp"
 #include "actors/query_actors.hpp"
-#include "master/experiment_continuation.hpp"
 #include "master/experiment_store.hpp"
-#include "master/lifecycle_requests.hpp"
-#include "master/model_registry.hpp"
 #include "master/users/ownership.hpp"
 #include "runtime/config/config_parser.hpp"
 #include "runtime/core/clock.hpp"
@@ -103,16 +101,9 @@ std::uint32_t random_experiment_seed() {
   return device() & 0x7fffffffu;
 }
 
-// What this cluster cannot run, one line each (empty when it can run it).
-// `capacity` is the most slots one trial could ever get (0: none registered yet,
-// so nothing is refused for size).
-std::vector<std::string> unsupported_features(const config::ExperimentConfig& config, const std::string& file,
-                                              std::uint32_t capacity) {
+// What this build cannot run, one line each (empty when it can run it).
+std::vector<std::string> unsupported_features(const config::ExperimentConfig& config, const std::string& file) {
   std::vector<std::string> out;
-  if (capacity > 0 && config.resources.slots_per_trial > capacity)
-    out.push_back(fmt::format("{}: resources.slots_per_trial: {} slots per trial can never be scheduled: this cluster "
-                              "can give one trial at most {} slots of one kind (CPU slots, or GPUs of one model)",
-                              file, config.resources.slots_per_trial, capacity));
   const auto& entrypoint = config.entrypoint.kind;
   if (std::holds_alternative<command::PythonTrialEntrypoint>(entrypoint)) {
     if (!kPythonTrialsBuilt)
@@ -182,7 +173,7 @@ Status recover_experiment(Self self, const storage::ExperimentRecord& record) {
   if (config == nullptr) return fail(Error::corruption("its journaled config no longer parses"));
   auto shared_config = std::make_shared<const config::ExperimentConfig>(std::move(*config));
   auto store = master::experiment_store(*shared_config, self->state.context.data_dir);
-  auto searcher = master::experiment_searcher(record.continues, *shared_config, record.experiment_seed);
+  auto searcher = search::make_searcher(*shared_config, record.experiment_seed);
   auto archive = journal.archive(record.id);
   auto search_state = journal.search_log(record.id);
   auto trials = journal.trials(record.id);
@@ -220,9 +211,9 @@ void recover_experiments(Self self) {
   }
 }
 
-// Journals and starts a new experiment; the reply carries its id or why it was refused.
-wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExperimentRequest& request,
-                                              std::uint32_t capacity, const std::string& owner) {
+// The request's config, or the reply refusing it with every error.
+std::variant<std::shared_ptr<const config::ExperimentConfig>, wire::CreateExperimentReply> parse_submission(
+    const wire::CreateExperimentRequest& request) {
   auto parsed = config::parse_experiment_config(request.config_yaml, request.config_file_name);
   if (auto* errors = std::get_if<std::vector<config::ConfigError>>(&parsed)) {
     std::vector<std::string> lines;
@@ -230,12 +221,17 @@ wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExper
     return refused(std::move(lines));
   }
   auto config = std::make_shared<const config::ExperimentConfig>(std::get<config::ExperimentConfig>(std::move(parsed)));
-  if (auto missing = unsupported_features(*config, request.config_file_name, capacity); !missing.empty())
+  if (auto missing = unsupported_features(*config, request.config_file_name); !missing.empty())
     return refused(std::move(missing));
+  return config;
+}
+
+// Journals and starts a new experiment that its pool admitted; the reply carries its id or why it was refused.
+wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExperimentRequest& request,
+                                              std::shared_ptr<const config::ExperimentConfig> config,
+                                              const std::string& owner) {
   const auto seed = config->experiment_seed.value_or(random_experiment_seed());
-  auto plan = master::continuation_plan(*self->state.context.journal, request.continue_from);
-  if (!plan) return refused({plan.error().message});
-  auto searcher = master::experiment_searcher(*plan, *config, seed);
+  auto searcher = search::make_searcher(*config, seed);
   if (!searcher) return refused({request.config_file_name + ": searcher.name: " + searcher.error().message});
 
   auto store = master::experiment_store(*config, self->state.context.data_dir);
@@ -256,8 +252,6 @@ wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExper
                                    .ended_at_ms = 0,
                                    .owner = owner,
                                    .archived = false};
-  record.continued_from = request.continue_from;
-  record.continues = std::move(*plan);
   if (auto s = journal.put_archive(*id, request.archive); !s) return refused({"storing the model definition failed: " + s.error().message});
   if (auto s = journal.put_experiment(record); !s) return refused({"journaling the experiment failed: " + s.error().message});
   spdlog::info("experiment {} '{}' created by {} ({} searcher)", *id, config->name, owner, config->searcher.name);
@@ -299,11 +293,23 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
           promise.deliver(to_caf_error(request.error()));
           return promise;
         }
-        self->request(self->state.context.pool, kPoolTimeout, capacity_atom::value)
-            .then([=](std::uint32_t capacity) mutable {
-                    promise.deliver(wire::encode(create_experiment(self, *request, capacity, user.name)));
+        auto submission = parse_submission(*request);
+        if (auto* refusal = std::get_if<wire::CreateExperimentReply>(&submission)) {
+          promise.deliver(wire::encode(*refusal));
+          return promise;
+        }
+        auto config = std::get<std::shared_ptr<const config::ExperimentConfig>>(std::move(submission));
+        // The pool refuses an unknown pool, or one whose agents could never fit a trial.
+        self->request(self->state.context.pool, kPoolTimeout, capacity_atom::value, config->resources.resource_pool,
+                      config->resources.slots_per_trial)
+            .then([=](const std::string&) mutable {
+                    promise.deliver(wire::encode(create_experiment(self, *request, config, user.name)));
                   },
-                  [=](const caf::error& error) mutable { promise.deliver(error); });
+                  [=](const caf::error& error) mutable {
+                    const auto why = from_caf_error(error);
+                    if (why.code != ErrorCode::invalid_argument) return promise.deliver(error);
+                    promise.deliver(wire::encode(refused({request->config_file_name + ": " + why.message})));
+                  });
         return promise;
       }),
       for_user<wire::Bytes, list_atom, bool>(self, [=](const master::User&, bool all) {
@@ -331,6 +337,11 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
         promise.delegate(self->state.context.pool, agents_atom::value);
         return promise;
       }),
+      for_user<wire::Bytes, pools_atom>(self, [=](const master::User&) {
+        auto promise = self->make_response_promise<wire::Bytes>();
+        promise.delegate(self->state.context.pool, pools_atom::value);
+        return promise;
+      }),
       for_user<bool, pause_atom, std::uint64_t>(self, [=](const master::User& user, std::uint64_t id) {
         return change_experiment(self, user, id, "pause", pause_atom::value);
       }),
@@ -353,44 +364,10 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
       for_user<wire::Bytes, checkpoints_atom, std::string>(self, [=](const master::User&, const std::string& uuid) {
         return ask(self, history_queries, checkpoints_atom::value, uuid);
       }),
-      for_user<bool, delete_atom, std::uint64_t>(self, [=](const master::User& user, std::uint64_t id) {
-        return acknowledge(delete_experiment(self, user, id));
-      }),
-      [=](fork_atom, const std::string& token, const wire::Bytes& bytes) {
-        return fork_experiment(self, token, bytes, false);
-      },
-      [=](continue_atom, const std::string& token, const wire::Bytes& bytes) {
-        return fork_experiment(self, token, bytes, true);
-      },
-      for_user<wire::Bytes, model_def_atom, std::uint64_t>(self, [=](const master::User&, std::uint64_t id) {
-        return encoded_reply(master::model_definition(*self->state.context.journal, id));
-      }),
-      for_user<bool, set_metadata_atom, wire::Bytes>(self, [=](const master::User& user, const wire::Bytes& bytes) {
-        return acknowledge(set_experiment_metadata(self, user, bytes));
-      }),
-      for_user<bool, delete_checkpoint_atom, std::string>(self, [=](const master::User& user, const std::string& uuid) {
-        const auto& c = self->state.context;
-        return acknowledge(master::delete_checkpoint_for(*c.journal, c.data_dir, user, uuid));
-      }),
-      for_user<wire::Bytes, create_model_atom, std::string, std::string>(
-          self, [=](const master::User& user, const std::string& name, std::string description) {
-            return encoded_reply(
-                master::create_model(*self->state.context.journal, name, std::move(description), user, system_now_ms()));
-          }),
-      for_user<wire::Bytes, register_model_atom, std::string, std::string>(
-          self, [=](const master::User& user, const std::string& name, const std::string& uuid) {
-            const auto& c = self->state.context;
-            return encoded_reply(master::register_model_version(*c.journal, c.data_dir, name, uuid, user, system_now_ms()));
-          }),
-      for_user<wire::Bytes, models_atom>(
-          self, [=](const master::User&) { return encoded_reply(master::list_models(*self->state.context.journal)); }),
-      for_user<wire::Bytes, model_atom, std::string>(self, [=](const master::User&, const std::string& name) {
-        return encoded_reply(master::describe_model(*self->state.context.journal, name));
-      }),
       [=](login_atom, std::string& name, std::string& password) {
-        const auto allowed = master::check_not_rank(current_peer(self), "log in");  // before the promise takes the sender
         auto promise = self->make_response_promise<wire::Bytes>();
-        if (!allowed) return promise.deliver(to_caf_error(allowed.error()));
+        if (auto allowed = master::check_not_rank(current_peer(self), "log in"); !allowed)
+          return promise.deliver(to_caf_error(allowed.error()));
         promise.delegate(passwords, login_atom::value, std::move(name), std::move(password));
         return promise;
       },
@@ -409,9 +386,9 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
             return promise;
           }),
       [=](register_atom, wire::Bytes& bytes, caf::actor& agent) {
-        const auto allowed = master::check_not_rank(current_peer(self), "register as an agent");  // before the promise
         auto promise = self->make_response_promise<bool>();
-        if (!allowed) return promise.deliver(to_caf_error(allowed.error()));
+        if (auto allowed = master::check_not_rank(current_peer(self), "register as an agent"); !allowed)
+          return promise.deliver(to_caf_error(allowed.error()));
         promise.delegate(self->state.context.pool, register_atom::value, std::move(bytes), std::move(agent));
         return promise;
       },
@@ -433,7 +410,6 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
         self->state.context.host = host;
         self->state.context.port = port;
         // Recovered trials hand this address to their workers, so recover only now.
-        if (first) finish_interrupted_deletions(self->state.context);
         if (first) recover_experiments(self);
       },
   };

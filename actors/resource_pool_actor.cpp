@@ -6,6 +6,8 @@
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
 #include "master/master_queries.hpp"
+#include "master/pool_admission.hpp"
+#include "master/pool_list.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::actors {
@@ -17,15 +19,68 @@ GrantedAgent granted_agent(const ResourcePoolState& st, const scheduling::Placem
   return {st.agents.at(placement.agent_id), placement.agent_id, placement.slot_indices};
 }
 
+// Carries out one decision of the policy: grants to waiting trials, and
+// running trials asked to checkpoint and make room.
 void grant_what_fits(Self self) {
   auto& st = self->state;
-  for (const auto& allocation : st.scheduler.schedule().grants) {
-    auto trial = st.waiting_trials.extract(allocation.trial_id);
-    if (trial.empty()) continue;
+  const auto decision = st.scheduler.schedule();
+  for (const auto& allocation : decision.grants) {
+    auto trial = st.trials.find(allocation.trial_id);
+    if (trial == st.trials.end()) continue;
     std::vector<GrantedAgent> grant;
     for (const auto& placement : allocation.placements) grant.push_back(granted_agent(st, placement));
-    self->send(trial.mapped(), granted_atom::value, std::move(grant));
+    self->send(trial->second, granted_atom::value, std::move(grant));
   }
+  for (const auto& preemption : decision.preemptions) {
+    auto trial = st.trials.find(preemption.trial_id);
+    if (trial == st.trials.end()) continue;
+    spdlog::info("trial {} is asked to make room for experiment {}", preemption.trial_id, preemption.for_experiment);
+    self->send(trial->second, preempt_atom::value, preemption.for_experiment);
+  }
+}
+
+// Whether an agent of `pool` offers GPUs.
+bool pool_has_gpus(const ResourcePoolState& st, const std::string& pool) {
+  return std::ranges::any_of(st.scheduler.usage(), [&](const scheduling::AgentUsage& agent) {
+    if (agent.pool != pool) return false;
+    auto info = st.registered.find(agent.agent_id);
+    return info != st.registered.end() && std::ranges::any_of(info->second.slots, [](const wire::SlotSpec& slot) {
+             return wire::slot_kind(slot) != scheduling::kCpuKind;
+           });
+  });
+}
+
+// The pool a trial's share names, or the cluster's default for an empty name.
+Result<std::string> pool_of(const ResourcePoolState& st, const std::string& requested) {
+  return master::choose_pool(st.cluster, requested, pool_has_gpus(st, st.cluster.default_gpu_pool));
+}
+
+// `share` with its pool resolved (an unknown one, journaled before the
+// cluster config changed, becomes the default: the trial still runs).
+scheduling::ExperimentShare resolved(const ResourcePoolState& st, scheduling::ExperimentShare share) {
+  auto pool = pool_of(st, share.pool);
+  if (!pool) {
+    spdlog::warn("experiment {}: {}; its trials go to the default pool", share.experiment_id, pool.error().message);
+    pool = pool_of(st, "");
+  }
+  share.pool = *pool;
+  return share;
+}
+
+// A new experiment's pool, or why its trials could never run.
+caf::result<std::string> admit(Self self, const std::string& requested, std::uint32_t slots) {
+  auto& st = self->state;
+  auto pool = pool_of(st, requested);
+  if (!pool) return to_caf_error(Error::invalid_argument("resources.resource_pool: " + pool.error().message));
+  if (auto fits = master::check_fits(*pool, slots, st.scheduler.largest_trial(*pool)); !fits)
+    return to_caf_error(fits.error());
+  return *pool;
+}
+
+wire::Bytes pool_list(const ResourcePoolState& st) {
+  std::map<std::string, std::vector<scheduling::ExperimentUsage>> experiments;
+  for (const auto& pool : st.cluster.pools) experiments[pool.name] = st.scheduler.experiments(pool.name);
+  return wire::encode(master::list_pools(st.cluster, st.scheduler.pools(), experiments));
 }
 
 void kill_on_agent(Self self, const std::string& agent_id, std::uint64_t trial_id, std::uint32_t run_id) {
@@ -51,6 +106,7 @@ void judge_adoption(Self self, std::uint64_t trial_id) {
   for (const auto& [id, agent] : st.agents) registered.insert(id);
   auto held = st.held.find(trial_id);
   const auto claim = it->second.claim;  // outlives the entry, erased below
+  const auto adoption_share = it->second.share;
   auto verdict = scheduling::judge_claim(claim, held == st.held.end() ? nullptr : &held->second,
                                          st.scheduler.allocation(trial_id), registered);
   if (verdict == scheduling::ClaimVerdict::wait) return;
@@ -63,6 +119,8 @@ void judge_adoption(Self self, std::uint64_t trial_id) {
     return;
   }
   st.held.erase(trial_id);
+  if (auto attributed = st.scheduler.attribute(trial_id, adoption_share); !attributed)
+    spdlog::warn("trial {}: {}", trial_id, attributed.error().message);
   // In the run's rank order, which the claim names.
   const auto& placements = st.scheduler.allocation(trial_id)->placements;
   std::vector<GrantedAgent> grant;
@@ -86,7 +144,7 @@ void hold_surviving_workers(Self self, const wire::AgentInfo& info) {
     auto held = st.held.find(trial_id);
     const bool claimable = held != st.held.end() ? held->second.run_id == run_id
                                                  : st.scheduler.allocation(trial_id) == nullptr &&
-                                                       !st.waiting_trials.contains(trial_id);
+                                                       !st.trials.contains(trial_id);
     if (!claimable || !st.scheduler.hold(trial_id, info.agent_id, slots)) {
       spdlog::info("agent {} kept {} rank worker(s) of trial {} run {}, which is over: killing them", info.agent_id,
                    slots.size(), trial_id, run_id);
@@ -114,12 +172,19 @@ caf::result<bool> register_agent(Self self, const wire::Bytes& bytes, caf::actor
     // them again would kill those already claimed.
     return true;
   }
-  spdlog::info("agent {} on {} registered with {} slots", info->agent_id, info->hostname, info->slots.size());
-  st.agents[info->agent_id] = caf::actor_cast<AgentActor>(agent);
   std::vector<std::string> kinds;
   for (const auto& slot : info->slots) kinds.push_back(wire::slot_kind(slot));
-  st.scheduler.add_agent(info->agent_id, std::move(kinds));
-  st.registered[info->agent_id] = {info->agent_id, info->hostname, info->slots, {}};
+  const bool gpus = std::ranges::any_of(kinds, [](const std::string& kind) { return kind != scheduling::kCpuKind; });
+  auto pool = info->pool.empty() ? Result<std::string>(st.cluster.default_pool(gpus))
+                                 : master::choose_pool(st.cluster, info->pool, gpus);
+  if (!pool) {
+    spdlog::warn("agent {} refused: --pool: {}", info->agent_id, pool.error().message);
+    return to_caf_error(Error::invalid_argument("--pool: " + pool.error().message));
+  }
+  spdlog::info("agent {} on {} joined pool {} with {} slots", info->agent_id, info->hostname, *pool, info->slots.size());
+  st.agents[info->agent_id] = caf::actor_cast<AgentActor>(agent);
+  st.scheduler.add_agent({info->agent_id, *pool, info->labels, std::move(kinds)});
+  st.registered[info->agent_id] = {info->agent_id, info->hostname, info->slots, {}, *pool, info->labels};
   self->monitor(agent);
   hold_surviving_workers(self, *info);
   std::vector<std::uint64_t> claimed;
@@ -130,9 +195,11 @@ caf::result<bool> register_agent(Self self, const wire::Bytes& bytes, caf::actor
 }
 
 caf::typed_response_promise<std::vector<GrantedAgent>> adopt(Self self, std::uint64_t trial_id,
-                                                            scheduling::RunClaim claim) {
+                                                            scheduling::RunClaim claim,
+                                                            scheduling::ExperimentShare share) {
   auto promise = self->make_response_promise<std::vector<GrantedAgent>>();
-  self->state.adoptions[trial_id] = {promise, std::move(claim)};
+  self->state.adoptions[trial_id] = {promise, std::move(claim), resolved(self->state, std::move(share))};
+  self->state.trials[trial_id] = caf::actor_cast<TrialActor>(self->current_sender());
   judge_adoption(self, trial_id);
   return promise;
 }
@@ -156,29 +223,38 @@ void on_agent_down(Self self, const caf::down_msg& down) {
 
 }  // namespace
 
-PoolActor::behavior_type resource_pool_actor(Self self, std::chrono::milliseconds reattach_grace) {
+PoolActor::behavior_type resource_pool_actor(Self self, std::chrono::milliseconds reattach_grace,
+                                             config::ClusterConfig cluster) {
   self->state.reattach_grace = reattach_grace;
+  for (const auto& pool : cluster.pools)
+    self->state.scheduler.set_pool(pool.name, {.preemption = pool.scheduler.preemption,
+                                               .min_run_before_preemption_ms = pool.scheduler.min_run_time.count()});
+  self->state.cluster = std::move(cluster);
   self->set_down_handler([=](const caf::down_msg& down) { on_agent_down(self, down); });
   return {
       [=](register_atom, const wire::Bytes& bytes, caf::actor agent) { return register_agent(self, bytes, std::move(agent)); },
-      [=](request_slots_atom, std::uint64_t trial_id, std::uint32_t slots, TrialActor trial) {
+      [=](request_slots_atom, std::uint64_t trial_id, std::uint32_t slots, scheduling::ExperimentShare share,
+          TrialActor trial) {
         drop_held(self, trial_id);
-        if (auto queued = self->state.scheduler.request({.trial_id = trial_id, .slots = slots}); !queued)
-          spdlog::error("trial {} cannot be queued: {}", trial_id, queued.error().message);
-        self->state.waiting_trials[trial_id] = std::move(trial);
+        auto queued = self->state.scheduler.request({trial_id, slots, resolved(self->state, std::move(share))});
+        if (!queued) return spdlog::error("trial {}: cannot queue its request: {}", trial_id, queued.error().message);
+        self->state.trials[trial_id] = std::move(trial);
         grant_what_fits(self);
       },
-      [=](capacity_atom) -> std::uint32_t { return self->state.scheduler.largest_trial(); },
+      [=](capacity_atom, const std::string& pool, std::uint32_t slots) { return admit(self, pool, slots); },
       [=](agents_atom) { return wire::encode(master::list_agents(self->state.scheduler.usage(), self->state.registered)); },
+      [=](pools_atom) { return pool_list(self->state); },
       [=](release_atom, std::uint64_t trial_id) {
         drop_held(self, trial_id);
         self->state.adoptions.erase(trial_id);
         self->state.scheduler.release(trial_id);
-        self->state.waiting_trials.erase(trial_id);
+        self->state.trials.erase(trial_id);
         grant_what_fits(self);
       },
       [=](adopt_atom, std::uint64_t trial_id, std::uint32_t run_id, std::vector<std::string> agent_ids,
-          std::uint32_t slots) { return adopt(self, trial_id, {run_id, std::move(agent_ids), slots}); },
+          std::uint32_t slots, scheduling::ExperimentShare share) {
+        return adopt(self, trial_id, {run_id, std::move(agent_ids), slots}, std::move(share));
+      },
       [=](hold_expired_atom, std::uint64_t trial_id, std::uint32_t run_id) {
         auto held = self->state.held.find(trial_id);
         if (held == self->state.held.end() || held->second.run_id != run_id) return;

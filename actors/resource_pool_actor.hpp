@@ -1,12 +1,17 @@
 #pragma once
-// The resource pool: agents' slots and the queue of trials waiting for them;
-// the policy is runtime/scheduling's SlotScheduler.
+// The resource pools: agents' slots, each in the pool of the cluster config
+// it joined, and the trials waiting for them; the policy (priority, weighted
+// fair share, backfill, preemption) is runtime/scheduling's SlotScheduler.
 //
-// Its messages: PoolActor (actors/interfaces.hpp). A trial's request is
-// answered with (granted_atom, vector<GrantedAgent>) once its slots fit. A
-// lost agent (down message) is removed with its allocations; it may register
-// again (back from a stall or a partition). A registration repeated by an
-// agent still registered changes nothing.
+// Its messages: PoolActor (actors/interfaces.hpp). A trial's request, with
+// its experiment's share of its pool, is answered with (granted_atom,
+// vector<GrantedAgent>) once the policy grants its slots; a running trial
+// the policy chooses to make room is sent (preempt_atom, experiment), and
+// checkpoints, releases and asks again (its pause path). An agent naming a
+// pool the cluster config lacks is refused at registration
+// (invalid_argument). A lost agent (down message) is removed with its
+// allocations; it may register again (back from a stall or a partition). A
+// registration repeated by an agent still registered changes nothing.
 //
 // Across a master restart: an agent that kept rank workers running reports
 // them when it registers, and their slots are held for their trial. The
@@ -25,6 +30,8 @@
 
 #include "actors/interfaces.hpp"
 
+#include "runtime/config/cluster_config.hpp"
+#include "runtime/core/clock.hpp"
 #include "runtime/scheduling/held_run.hpp"
 #include "runtime/scheduling/slot_scheduler.hpp"
 #include "runtime/wire/messages.hpp"
@@ -35,21 +42,24 @@ namespace volador::actors {
 struct Adoption {
   caf::typed_response_promise<std::vector<GrantedAgent>> promise;
   scheduling::RunClaim claim;
+  scheduling::ExperimentShare share;  // its pool resolved
 };
 
 struct ResourcePoolState {
-  scheduling::SlotScheduler scheduler;
+  config::ClusterConfig cluster;
+  scheduling::SlotScheduler scheduler{system_now_ms};
   std::map<std::string, AgentActor> agents;
   std::map<std::string, wire::AgentInfo> registered;  // what each agent offered (its workers left out), by id
-  std::map<std::uint64_t, TrialActor> waiting_trials;
+  std::map<std::uint64_t, TrialActor> trials;          // that asked for slots, waiting or granted, until released
   std::map<std::uint64_t, scheduling::HeldRun> held;  // by trial, until claimed
   std::map<std::uint64_t, Adoption> adoptions;
   std::chrono::milliseconds reattach_grace{};  // how long held workers wait for their trial's claim
   static inline const char* name = "resource-pool";
 };
 
-// `reattach_grace`: master::Timings' (held workers wait that long for their trial).
+// `reattach_grace`: master::Timings' (held workers wait that long for their
+// trial); `cluster`: the pools and their schedulers.
 PoolActor::behavior_type resource_pool_actor(PoolActor::stateful_pointer<ResourcePoolState> self,
-                                             std::chrono::milliseconds reattach_grace);
+                                             std::chrono::milliseconds reattach_grace, config::ClusterConfig cluster);
 
 }  // namespace volador::actors

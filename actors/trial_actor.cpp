@@ -10,6 +10,7 @@
 #include "actors/caf_error.hpp"
 #include "actors/peer_check.hpp"
 #include "actors/resource_pool_actor.hpp"
+#include "master/pool_admission.hpp"
 #include "runtime/core/overloaded.hpp"
 #include "runtime/wire/codec.hpp"
 
@@ -40,6 +41,12 @@ master::TrialSetup trial_setup(const MasterContext& context, master::TrialSpec s
 }
 
 std::uint64_t trial_id(Self self) { return self->state.run->record().id; }
+
+// How the trial's experiment shares its pool (the pool resolved by the pool actor).
+scheduling::ExperimentShare share(Self self) {
+  const auto& spec = self->state.run->spec();
+  return master::experiment_share(spec.record.experiment_id, spec.config->resources, spec.config->resources.resource_pool);
+}
 
 // Whether the sender may act as a rank of this trial's experiment (`what`), else why not.
 Status check_rank(Self self, std::string_view what) {
@@ -108,7 +115,7 @@ void launch_rank(Self self, const master::LaunchRank& launch) {
 void adopt_run(Self self, const master::AdoptRun& adopt) {
   auto& st = self->state;
   self->request(st.context.pool, st.context.timings.adopt_timeout(), adopt_atom::value, trial_id(self), adopt.run_id,
-                adopt.agent_ids, adopt.slots)
+                adopt.agent_ids, adopt.slots, share(self))
       .then([=](const std::vector<GrantedAgent>& grant) { feed(self, master::RunAdopted{adopt.run_id, offer(self, grant)}); },
             [=](const caf::error& error) {
               feed(self, master::AdoptFailed{adopt.run_id, from_caf_error(error).message});
@@ -162,7 +169,7 @@ void carry_out(Self self, master::TrialEffects effects) {
     std::visit(
         Overloaded{
             [&](const master::RequestSlots& e) {
-              self->send(st.context.pool, request_slots_atom::value, id, e.slots, TrialActor(self));
+              self->send(st.context.pool, request_slots_atom::value, id, e.slots, share(self), TrialActor(self));
             },
             [&](const master::ReleaseSlots&) { self->send(st.context.pool, release_atom::value, id); },
             [&](const master::WatchAgents& e) { watch_agents(self, e); },
@@ -203,9 +210,8 @@ void carry_out(Self self, master::TrialEffects effects) {
 // A hello or rejoin, answered with `Reply`: held in `reporting` while TrialRun decides.
 template <class Message, class Event, class Reply>
 caf::typed_response_promise<Reply> accept_report(Self self, const wire::Bytes& bytes, caf::actor worker) {
-  const auto allowed = check_rank(self, "report in for a trial");  // before the promise takes the sender
   auto promise = self->template make_response_promise<Reply>();
-  if (!allowed) return promise.deliver(to_caf_error(allowed.error()));
+  if (auto allowed = check_rank(self, "report in for a trial"); !allowed) return promise.deliver(to_caf_error(allowed.error()));
   auto message = wire::decode<Message>(bytes);
   if (!message) {
     promise.deliver(to_caf_error(message.error()));
@@ -226,9 +232,8 @@ void feed_decoded(Self self, const wire::Bytes& bytes) {
 // last batch journaled; one the trial does not expect (another run, or a run
 // not running) is refused, and the rank keeps it.
 caf::typed_response_promise<std::uint64_t> take_reports(Self self, const wire::Bytes& bytes) {
-  const auto allowed = check_rank(self, "report metrics for a trial");  // before the promise takes the sender
   auto promise = self->make_response_promise<std::uint64_t>();
-  if (!allowed) return promise.deliver(to_caf_error(allowed.error()));
+  if (auto allowed = check_rank(self, "report metrics for a trial"); !allowed) return promise.deliver(to_caf_error(allowed.error()));
   auto batch = wire::decode<wire::MetricReports>(bytes);
   if (!batch) return promise.deliver(to_caf_error(batch.error()));
   const auto why = fmt::format("trial {}: reports of run {} rank {} are not expected now", trial_id(self),
@@ -282,6 +287,9 @@ TrialActor::behavior_type trial_actor(Self self, MasterContext context, master::
       },
       [=](granted_atom, const std::vector<GrantedAgent>& grant) {
         if (from_master(self, "grant slots")) feed(self, master::SlotsGranted{offer(self, grant)});
+      },
+      [=](preempt_atom, std::uint64_t for_experiment) {
+        if (from_master(self, "preempt a trial")) feed(self, master::Preempt{for_experiment});
       },
       [=](hello_atom, const wire::Bytes& bytes, caf::actor worker) {
         return accept_report<wire::RankHello, master::RankHelloed, wire::Bytes>(self, bytes, std::move(worker));

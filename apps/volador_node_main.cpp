@@ -19,6 +19,7 @@
 #include "runtime/node/cluster_tls.hpp"
 #include "runtime/node/node_roles.hpp"
 #include "http/http_server.hpp"
+#include "runtime/node/agent_placement.hpp"
 #include "runtime/node/timings_file.hpp"
 #include "runtime/tls/identity.hpp"
 #include "runtime/tls/private_file.hpp"
@@ -46,6 +47,9 @@ struct Flags {
   std::string web_dir;       // up, master: the web UI's files; empty: web/dist beside the build's bin/
   std::vector<std::string> http_names;  // up, master: more names for the HTTPS certificate
   bool accept_journal_loss = false;     // up, master: open a journal whose log lost acknowledged writes
+  std::string cluster_config;           // up, master: the pools (--cluster-config); empty: one default pool
+  std::string pool;                     // up, agent: the pool the agent joins; empty: the default for its slots
+  std::vector<std::string> labels;      // up, agent: --label key=value
 };
 
 // The first admin's password (used on the master's first start only).
@@ -160,6 +164,8 @@ int run_agent(const Flags& flags) {
   std::atomic<bool> agent_ended{false};  // outlives the actor system, whose shutdown may set it
   auto slots = node::offered_slots(flags.slot_type, flags.slots);
   if (!slots) return fail_with(slots.error());
+  auto labels = node::parse_agent_labels(flags.labels);
+  if (!labels) return fail_with(labels.error());
   caf::actor_system_config config;
   net::configure_actor_system(config, *identity, timings->links);
   caf::actor_system system{config};
@@ -168,7 +174,8 @@ int run_agent(const Flags& flags) {
   if (!master) return fail_with(master.error());
   auto agent = node::start_agent(
       system,
-      {agent_id, std::move(*slots), work_dir, *endpoint, identity->private_key.parent_path(), flags.advertise, *timings},
+      {agent_id, std::move(*slots), work_dir, *endpoint, identity->private_key.parent_path(), flags.advertise, *timings,
+       flags.pool, std::move(*labels)},
       *master);
   if (!agent) return fail_with(agent.error());
   caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&agent_ended] { agent_ended = true; });
@@ -184,6 +191,8 @@ int run_master(const std::string& role, const Flags& flags) {
   if (!listen) return fail_with(listen.error());
   auto timings = node_timings(flags);  // a bad file stops the master before it writes anything
   if (!timings) return fail_with(timings.error());
+  auto cluster = node::read_cluster_config(flags.cluster_config);  // so does a bad cluster config
+  if (!cluster) return fail_with(cluster.error());
   auto tls = node::prepare_master_tls(flags.data_dir);
   if (!tls) return fail_with(tls.error());
   std::atomic<bool> stopped{false};  // outlives the actor system, whose shutdown may set it
@@ -192,8 +201,10 @@ int run_master(const std::string& role, const Flags& flags) {
   caf::actor_system system{config};
   auto slots = role == "up" ? node::offered_slots(flags.slot_type, flags.slots) : std::vector<wire::SlotSpec>{};
   if (!slots) return fail_with(slots.error());
-  auto running = node::start_master(
-      system, {flags.data_dir, *listen, *timings, admin_password_source(flags), flags.accept_journal_loss});
+  auto labels = node::parse_agent_labels(flags.labels);
+  if (!labels) return fail_with(labels.error());
+  auto running = node::start_master(system, {flags.data_dir, *listen, *timings, admin_password_source(flags),
+                                             flags.accept_journal_loss, std::move(*cluster)});
   if (!running) return fail_with(running.error());
   auto web = start_http(flags, system, *running, *listen);
   if (!web) return fail_with(web.error());
@@ -203,7 +214,7 @@ int run_master(const std::string& role, const Flags& flags) {
   if (role == "up") {
     auto agent = node::start_agent(system,
                                    {"local", std::move(*slots), std::filesystem::path(flags.data_dir) / "work", std::nullopt,
-                                    tls->local_agent_dir, "", *timings},
+                                    tls->local_agent_dir, "", *timings, flags.pool, std::move(*labels)},
                                    running->gateway);
     if (!agent) return fail_with(agent.error());
     caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&stopped] { stopped = true; });
@@ -272,6 +283,17 @@ int main(int argc, char** argv) {
     cmd->add_option("--slot-type", flags.slot_type, "auto: one slot per GPU, CPU slots without GPUs; gpu; cpu")
         ->capture_default_str()
         ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+  }
+  for (auto* cmd : {up, master})
+    cmd->add_option("--cluster-config", flags.cluster_config,
+                    "a YAML file declaring the resource pools and their schedulers (README, Resource pools); "
+                    "default: one pool, `default`")
+        ->check(CLI::ExistingFile);
+  for (auto* cmd : {up, agent}) {
+    cmd->add_option("--pool", flags.pool,
+                    "the resource pool the agent joins (default: the cluster config's default_gpu_pool with GPUs, "
+                    "else its default_cpu_pool)");
+    cmd->add_option("--label", flags.labels, "a label key=value the agent carries (repeatable)");
   }
   for (auto* cmd : {up, master}) {
     cmd->add_option("--http-listen", flags.http_listen,

@@ -1,5 +1,4 @@
 #include "runtime/cli/command_line.hpp"
-#include "runtime/cli/lifecycle_command_line.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -137,12 +136,13 @@ std::variant<Invocation, ParseExit> parse_command_line(int argc, const char* con
   auto* download = checkpoint->add_subcommand("download", "copy a checkpoint into DIR, verified");
   download->add_option("UUID", in.uuid, "checkpoint UUID")->required();
   download->add_option("DIR", in.dir, "destination folder (missing or empty)")->required();
-  add_lifecycle_verbs(app, *experiment, *checkpoint, in);
 
   auto* agent = app.add_subcommand("agent", "agents")->require_subcommand(1);
   json_flag(agent->add_subcommand("list", "registered agents: host, slots, used slots, running trials"));
   auto* slot = app.add_subcommand("slot", "slots")->require_subcommand(1);
   json_flag(slot->add_subcommand("list", "every agent's slots: free, or the trial using it"));
+  auto* pool = app.add_subcommand("pool", "resource pools")->require_subcommand(1);
+  json_flag(pool->add_subcommand("list", "resource pools: agents, slots, use, queue and each experiment's share"));
 
   auto* user = app.add_subcommand("user", "users and logging in")->require_subcommand(1);
   auto password_flag = [&](CLI::App* cmd) {

@@ -41,6 +41,8 @@ int list_trials(MasterClient& client, std::uint64_t experiment_id, bool json);
 int list_agents(MasterClient& client, bool json);
 // Every agent's slots, one row each: free or the trial using it.
 int list_slots(MasterClient& client, bool json);
+// `volador pool list`: each resource pool's capacity, use and queue (--json: the PoolList's records).
+int list_pools(MasterClient& client, bool json);
 // pause / activate / kill / archive / unarchive an experiment, or kill a trial; prints what was done.
 int change_state(MasterClient& client, const std::string& verb, const std::string& what, std::uint64_t id);
 int list_checkpoints(MasterClient& client, std::uint64_t experiment_id, std::uint64_t trial_id, bool json);

@@ -88,8 +88,8 @@ nlohmann::json agents_json(const wire::AgentList& list) {
     }
     auto types = nlohmann::json::object();
     for (const auto& [type, slots] : slot_types(a)) types[type] = slots;
-    out.push_back({{"id", a.agent_id}, {"hostname", a.hostname}, {"slots", a.slots.size()}, {"used_slots", used},
-                   {"slot_types", types}, {"trials", trials}});
+    out.push_back({{"id", a.agent_id}, {"hostname", a.hostname}, {"pool", a.pool}, {"labels", a.labels},
+                   {"slots", a.slots.size()}, {"used_slots", used}, {"slot_types", types}, {"trials", trials}});
   }
   return out;
 }
@@ -100,7 +100,7 @@ nlohmann::json slots_json(const wire::AgentList& list) {
     for (std::size_t i = 0; i < a.slots.size(); ++i) {
       const auto& slot = a.slots[i];
       const auto trial = i < a.slot_trials.size() ? a.slot_trials[i] : 0;
-      out.push_back({{"agent_id", a.agent_id}, {"slot", i}, {"type", lowercase_name(slot.type)}, {"model", slot.model},
+      out.push_back({{"agent_id", a.agent_id}, {"pool", a.pool}, {"slot", i}, {"type", lowercase_name(slot.type)}, {"model", slot.model},
                      {"memory_bytes", slot.memory_bytes}, {"device", slot.device_uuid},
                      {"trial_id", trial != 0 ? nlohmann::json(trial) : nlohmann::json(nullptr)}});
     }
@@ -126,10 +126,29 @@ std::string render_table(const wire::AgentList& list) {
       used += slots;
     }
     for (const auto& [type, slots] : slot_types(a)) types += fmt::format("{}{} x {}", types.empty() ? "" : ", ", slots, type);
-    rows.push_back({a.agent_id, a.hostname, std::to_string(a.slots.size()), std::to_string(used), types.empty() ? "-" : types,
-                    trials.empty() ? "-" : trials});
+    std::string labels;
+    for (const auto& [key, value] : a.labels) labels += fmt::format("{}{}={}", labels.empty() ? "" : ",", key, value);
+    rows.push_back({a.agent_id, a.hostname, a.pool, std::to_string(a.slots.size()), std::to_string(used),
+                    types.empty() ? "-" : types, labels.empty() ? "-" : labels, trials.empty() ? "-" : trials});
   }
-  return table({"AGENT", "HOST", "SLOTS", "USED", "TYPE", "TRIALS"}, rows);
+  return table({"AGENT", "HOST", "POOL", "SLOTS", "USED", "TYPE", "LABELS", "TRIALS"}, rows);
+}
+
+std::string render_table(const wire::PoolList& list) {
+  std::vector<Row> rows;
+  for (const auto& p : list.pools) {
+    std::string shares;
+    for (const auto& e : p.experiments)
+      shares += fmt::format("{}{} (p{} w{:g}: {} of {:.1f})", shares.empty() ? "" : ", ", e.experiment_id, e.priority,
+                            e.weight, e.allocated_slots, e.ideal_slots);
+    rows.push_back({p.name, std::to_string(p.agents), std::to_string(p.slots), std::to_string(p.used_slots),
+                    std::to_string(p.running_trials), fmt::format("{} ({} slots)", p.pending_trials, p.pending_slots),
+                    std::to_string(p.preempting_trials), shares.empty() ? "-" : shares,
+                    p.description.empty() ? "-" : p.description});
+  }
+  return table({"POOL", "AGENTS", "SLOTS", "USED", "RUNNING", "QUEUED", "PREEMPTING", "EXPERIMENTS (priority weight: "
+                "slots of fair share)", "DESCRIPTION"},
+               rows);
 }
 
 std::string render_slots(const wire::AgentList& list) {
@@ -137,11 +156,11 @@ std::string render_slots(const wire::AgentList& list) {
   for (const auto& a : list.agents)
     for (std::size_t i = 0; i < a.slots.size(); ++i) {
       const auto trial = i < a.slot_trials.size() ? a.slot_trials[i] : 0;
-      rows.push_back({a.agent_id, std::to_string(i), slot_type_text(a.slots[i]),
+      rows.push_back({a.agent_id, a.pool, std::to_string(i), slot_type_text(a.slots[i]),
                       a.slots[i].device_uuid.empty() ? "-" : a.slots[i].device_uuid,
                       trial != 0 ? "trial " + std::to_string(trial) : "free"});
     }
-  return table({"AGENT", "SLOT", "TYPE", "DEVICE", "USED BY"}, rows);
+  return table({"AGENT", "POOL", "SLOT", "TYPE", "DEVICE", "USED BY"}, rows);
 }
 
 std::string render_table(const wire::UserList& list) {
@@ -149,25 +168,6 @@ std::string render_table(const wire::UserList& list) {
   for (const auto& u : list.users)
     rows.push_back({u.name, u.admin ? "admin" : "user", u.disabled ? "disabled" : "active"});
   return table({"NAME", "ROLE", "STATE"}, rows);
-}
-
-std::string render_table(const wire::ModelList& list) {
-  std::vector<Row> rows;
-  for (const auto& m : list.models) rows.push_back({m.name, std::to_string(m.num_versions), m.owner, m.description});
-  return table({"NAME", "VERSIONS", "OWNER", "DESCRIPTION"}, rows);
-}
-
-std::string render_table(const wire::ModelDetail& detail) {
-  std::vector<Row> rows;
-  for (const auto& v : detail.versions) {
-    std::string metrics;
-    for (const auto& [name, value] : v.metrics) metrics += fmt::format("{}{}={:.4g}", metrics.empty() ? "" : " ", name, value);
-    rows.push_back({std::to_string(v.version), v.checkpoint_uuid, std::to_string(v.experiment_id), std::to_string(v.trial_id),
-                    std::to_string(v.batches), metrics.empty() ? "-" : metrics, compact_hparams(v.hparams)});
-  }
-  const auto& s = detail.summary;
-  return fmt::format("model {} (owner {}){}\n", s.name, s.owner, s.description.empty() ? "" : ": " + s.description) +
-         table({"VERSION", "CHECKPOINT", "EXPERIMENT", "TRIAL", "BATCHES", "METRICS", "HYPERPARAMETERS"}, rows);
 }
 
 std::string render_line(const wire::LogEntry& line) {
@@ -186,23 +186,11 @@ std::string render_table(const wire::CheckpointList& list) {
 }
 
 std::string render_table(const wire::ExperimentList& list) {
-  // Experiments grouped by workspace and project (none first), in id order within a group.
-  std::map<std::pair<std::string, std::string>, std::vector<Row>> groups;
+  std::vector<Row> rows;
   for (const auto& e : list.experiments)
-    groups[{e.workspace, e.project}].push_back(
-        {std::to_string(e.id), e.name, e.owner, std::string(to_string(e.state)) + (e.archived ? " (archived)" : ""),
-         percent(e.progress), e.searcher, std::to_string(e.num_trials), best_text(e), fmt::format("{}", fmt::join(e.labels, ","))});
-  const Row header{"ID", "NAME", "OWNER", "STATE", "PROGRESS", "SEARCHER", "TRIALS", "BEST", "LABELS"};
-  if (groups.size() <= 1 && (groups.empty() || groups.begin()->first == std::pair<std::string, std::string>{}))
-    return table(header, groups.empty() ? std::vector<Row>{} : groups.begin()->second);
-  std::string out;
-  for (const auto& [where, rows] : groups) {
-    const auto& [workspace, project] = where;
-    out += (out.empty() ? "" : "\n") + fmt::format("Workspace: {}  Project: {}\n", workspace.empty() ? "-" : workspace,
-                                                    project.empty() ? "-" : project);
-    out += table(header, rows);
-  }
-  return out;
+    rows.push_back({std::to_string(e.id), e.name, e.owner, std::string(to_string(e.state)) + (e.archived ? " (archived)" : ""),
+                    percent(e.progress), e.searcher, std::to_string(e.num_trials), best_text(e)});
+  return table({"ID", "NAME", "OWNER", "STATE", "PROGRESS", "SEARCHER", "TRIALS", "BEST"}, rows);
 }
 
 std::string render_table(const wire::ExperimentDetail& detail) {

@@ -40,7 +40,7 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   auto ca = tls::CertificateAuthority::open_or_create(options.data_dir / "tls" / "ca");
   if (!ca) return fail(ca.error());
   context.ca = std::make_shared<const tls::CertificateAuthority>(std::move(*ca));
-  context.pool = system.spawn(actors::resource_pool_actor, options.timings.reattach_grace);
+  context.pool = system.spawn(actors::resource_pool_actor, options.timings.reattach_grace, options.cluster);
   context.data_dir = fs::absolute(options.data_dir);
   auto gateway = system.spawn(actors::master_actor, context, *summaries);
   // Published dynamically typed: remote peers check their messages on arrival.
@@ -53,9 +53,7 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   // Rank workers of an in-process agent need the port actually bound (the
   // option may be 0) and an address to dial (remote agents give theirs).
   const bool wildcard = options.listen.host == "0.0.0.0" || options.listen.host == "::";
-  // From an actor of this process: the gateway takes its address from no one else.
-  caf::scoped_actor(system)->send(gateway, actors::listening_atom::value,
-                                  wildcard ? std::string("127.0.0.1") : options.listen.host, *port);
+  caf::anon_send(gateway, actors::listening_atom::value, wildcard ? std::string("127.0.0.1") : options.listen.host, *port);
   spdlog::info("master listening on {}:{} (mutual TLS), data in {}", options.listen.host, *port, options.data_dir.string());
   return RunningMaster{caf::actor_cast<caf::actor>(gateway), caf::actor_cast<caf::actor>(context.pool),
                        {options.listen.host, *port}, context.users, context.journal, *summaries};
@@ -77,6 +75,8 @@ Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions
   agent.worker_tls_dir = fs::absolute(options.worker_tls_dir);
   agent.advertise = options.advertise;
   agent.timings = options.timings;
+  agent.pool = options.pool;
+  agent.labels = options.labels;
   if (const char* python = std::getenv("VOLADOR_PYTHON"); python != nullptr && *python != '\0')
     agent.python_program = python;  // else /usr/bin/python3
   return caf::actor_cast<caf::actor>(system.spawn(actors::agent_actor, agent, std::move(master)));

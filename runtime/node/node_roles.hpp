@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "master/timings.hpp"
 #include "master/users/first_admin.hpp"
 #include "master/users/user_directory.hpp"
+#include "runtime/config/cluster_config.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/net/endpoint.hpp"
 #include "runtime/wire/messages.hpp"
@@ -28,6 +30,7 @@ struct MasterOptions {
   master::Timings timings;         // the trials' and the pool's waits
   master::AdminPasswordSource admin_password;  // the first admin's, on the first start
   bool accept_journal_loss = false;  // open a journal whose damaged log lost acknowledged writes (Journal::open)
+  config::ClusterConfig cluster = config::default_cluster_config();  // its pools (--cluster-config)
 };
 
 struct RunningMaster {
@@ -59,6 +62,8 @@ struct AgentNodeOptions {
   std::filesystem::path worker_tls_dir;  // an identity folder whose CA checks its workers' rank identities
   std::string advertise;                 // the data-plane address of its workers; empty: routed towards the master
   master::Timings timings;               // its waits for the master, and its workers'
+  std::string pool;                      // the resource pool it joins; empty: the cluster's default for its slots
+  std::map<std::string, std::string> labels;  // --label key=value
 };
 
 // Spawns an agent that registers with `master` and launches volador-worker

@@ -82,6 +82,7 @@ Cluster::Cluster(const fs::path& data_dir, std::uint32_t agent_slots) : Cluster(
 Cluster::Cluster(const fs::path& data_dir, const NetnsLab& lab) : data_dir_(data_dir), lab_(&lab) {}
 
 Cluster::~Cluster() {
+  named_agents_.clear();
   lab_agents_.clear();
   agent_.reset();
   master_.reset();
@@ -110,13 +111,15 @@ std::unique_ptr<process::ChildProcess> Cluster::spawn_node(std::vector<std::stri
   return std::move(*child);
 }
 
-void Cluster::start_master() {
+void Cluster::start_master(const std::vector<std::string>& extra) {
   const auto address_file = data_dir_ / "master.addr";
   fs::remove(address_file);
   const std::string port = address_.empty() ? "0" : address_.substr(address_.rfind(':') + 1);
   const std::string listen = (lab_ != nullptr ? "0.0.0.0:" : "127.0.0.1:") + port;
   master_exited_ = std::make_shared<std::atomic<bool>>(false);
-  master_ = spawn_node({"master", "--data", data_dir_.string(), "--listen", listen}, 0, {}, master_exited_);
+  std::vector<std::string> args{"master", "--data", data_dir_.string(), "--listen", listen};
+  args.insert(args.end(), extra.begin(), extra.end());
+  master_ = spawn_node(std::move(args), 0, {}, master_exited_);
   for (int i = 0; i < 200 && !fs::exists(address_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   REQUIRE(fs::exists(address_file));
   std::ifstream(address_file) >> address_;
@@ -154,7 +157,15 @@ void Cluster::start_agent(std::uint32_t slots, const std::vector<std::string>& e
                                 issue_test_bundle(data_dir_, "test-agent").string(), "--work-dir",
                                 (data_dir_ / "agent-work").string()};
   args.insert(args.end(), extra.begin(), extra.end());
-  start_agent_process(std::move(args), "test-agent", 0, env);
+  agent_ = start_agent_process(std::move(args), "test-agent", 0, env);
+}
+
+void Cluster::start_named_agent(const std::string& name, std::uint32_t slots, const std::vector<std::string>& extra) {
+  std::vector<std::string> args{"agent", "-m", address_, "--slots", std::to_string(slots), "--id", name, "--bundle",
+                                issue_test_bundle(data_dir_, name).string(), "--work-dir",
+                                (data_dir_ / ("work-" + name)).string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  named_agents_[name] = start_agent_process(std::move(args), name, 0);
 }
 
 void Cluster::start_agent_on(int host, const std::string& name, std::uint32_t slots, const std::string& advertise) {
@@ -163,18 +174,18 @@ void Cluster::start_agent_on(int host, const std::string& name, std::uint32_t sl
                                 issue_test_bundle(data_dir_, name).string(), "--work-dir",
                                 (data_dir_ / ("work-" + name)).string()};
   if (!advertise.empty()) args.insert(args.end(), {"--advertise", advertise});
-  start_agent_process(std::move(args), name, host);
+  lab_agents_[name] = start_agent_process(std::move(args), name, host);
 }
 
-// Starts an agent process and waits until the master logged its registration.
-void Cluster::start_agent_process(std::vector<std::string> args, const std::string& name, int host,
-                                  const std::map<std::string, std::string>& env) {
+std::unique_ptr<process::ChildProcess> Cluster::start_agent_process(std::vector<std::string> args,
+                                                                    const std::string& name, int host,
+                                                                    const std::map<std::string, std::string>& env) {
   const auto log = data_dir_ / "nodes.log";
   const std::string registered = "agent " + name + " registered with";
   const auto before = count_lines_with(log, registered);
   auto agent = spawn_node(std::move(args), host, env);
-  (lab_ != nullptr ? lab_agents_[name] : agent_) = std::move(agent);
   REQUIRE(eventually([&] { return count_lines_with(log, registered) > before; }, 20));
+  return agent;
 }
 
 void Cluster::kill_agent() { agent_.reset(); }

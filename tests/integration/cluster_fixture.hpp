@@ -59,8 +59,9 @@ class Cluster {
   // Adds `args` to the command line of every volador-node it starts from now
   // on (master and agents), e.g. {"--timings", FILE}.
   void add_node_arguments(const std::vector<std::string>& args);
-  // Starts the master on a free port the first time, on the same port later.
-  void start_master();
+  // Starts the master on a free port the first time, on the same port later;
+  // `extra` arguments are added to its command line (e.g. {"--cluster-config", FILE}).
+  void start_master(const std::vector<std::string>& extra = {});
   // SIGTERM; true when the master exited by itself within 10 s (else it is killed).
   bool stop_master();
   void kill_master();  // SIGKILL, as if its host died
@@ -69,6 +70,10 @@ class Cluster {
   void start_agent(std::uint32_t slots, const std::vector<std::string>& extra = {},
                    const std::map<std::string, std::string>& env = {});
   void kill_agent();  // SIGKILL, as if its host died
+  // Starts one more agent on this host, `name` (its own bundle and work
+  // folder DATA/work-NAME, `extra` arguments such as {"--pool", "spare"}),
+  // and waits until the master has registered it.
+  void start_named_agent(const std::string& name, std::uint32_t slots, const std::vector<std::string>& extra = {});
   // On a lab: starts agent `name` on host `host` (its own bundle and work
   // folder DATA/work-NAME; `advertise` its --advertise when not empty) and
   // waits until the master has registered it.
@@ -97,13 +102,15 @@ class Cluster {
   std::unique_ptr<process::ChildProcess> spawn_node(std::vector<std::string> args, int host = 0,
                                                     const std::map<std::string, std::string>& env = {},
                                                     std::shared_ptr<std::atomic<bool>> exited = nullptr);
-  void start_agent_process(std::vector<std::string> args, const std::string& name, int host,
-                           const std::map<std::string, std::string>& env = {});
+  // Starts an agent process and waits until it registered; the process.
+  std::unique_ptr<process::ChildProcess> start_agent_process(std::vector<std::string> args, const std::string& name,
+                                                             int host, const std::map<std::string, std::string>& env = {});
 
   std::filesystem::path data_dir_;
   const NetnsLab* lab_ = nullptr;
   std::vector<std::string> node_arguments_;
   std::map<std::string, std::unique_ptr<process::ChildProcess>> lab_agents_;
+  std::map<std::string, std::unique_ptr<process::ChildProcess>> named_agents_;  // on this host
   std::string address_;
   std::unique_ptr<process::ChildProcess> master_;
   std::shared_ptr<std::atomic<bool>> master_exited_;

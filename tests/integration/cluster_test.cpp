@@ -338,7 +338,7 @@ TEST_CASE("The master refuses what this cluster cannot run, saying why, and stor
              example_config("native:mlp_classifier", 1, 1) + "resources: {slots_per_trial: 4}\n");
   auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()});
   CHECK(created.exit_code == 1);
-  CHECK(created.err.find("4 slots per trial can never be scheduled: this cluster can give one trial at most 2 slots of one kind") !=
+  CHECK(created.err.find("4 slots per trial can never be scheduled in pool 'default': its agents can give one trial at most 2 slots of one kind") !=
         std::string::npos);
   CHECK(cluster.cli({"experiment", "list", "--json"}).json().empty());
 }

@@ -93,7 +93,7 @@ TEST_CASE("With fake GPUs an agent offers one slot per device and every rank see
                                     (dir.path() / "c").string()});
   INFO(refused.err);
   CHECK(refused.exit_code == 1);
-  CHECK(refused.err.find("5 slots per trial can never be scheduled: this cluster can give one trial at most 4 slots") !=
+  CHECK(refused.err.find("5 slots per trial can never be scheduled in pool 'default': its agents can give one trial at most 4 slots") !=
         std::string::npos);
 }
 

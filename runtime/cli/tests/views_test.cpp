@@ -95,46 +95,67 @@ TEST_CASE("The trial list shows each trial's experiment, state and best validati
   CHECK(json[0]["best_validation"].is_null());
 }
 
-TEST_CASE("Agents list their slots and trials, and slots are numbered per agent") {
+TEST_CASE("Agents list their pool, labels, slots and trials, and slots are numbered per agent") {
   const wire::SlotSpec cpu{SlotType::cpu, "", "", 0};
-  const wire::AgentList list{{{"a", "host-a", {cpu, cpu, cpu, cpu}, {7, 7, 9, 0}}, {"b", "host-b", {cpu}, {0}}}};
+  const wire::AgentList list{{{"a", "host-a", {cpu, cpu, cpu, cpu}, {7, 7, 9, 0}, "gpus", {{"disk", "ssd"}, {"rack", "b2"}}},
+                              {"b", "host-b", {cpu}, {0}, "default", {}}}};
   const auto table = render_table(list);
-  CHECK(table.starts_with("AGENT  HOST    SLOTS  USED  TYPE     TRIALS\n"));
-  CHECK(table.find("a      host-a  4      3     4 x cpu  7 (2 slots), 9 (1 slot)\n") != std::string::npos);
-  CHECK(table.find("b      host-b  1      0     1 x cpu  -\n") != std::string::npos);
+  CHECK(table.starts_with("AGENT  HOST    POOL     SLOTS  USED  TYPE     LABELS            TRIALS\n"));
+  CHECK(table.find("a      host-a  gpus     4      3     4 x cpu  disk=ssd,rack=b2  7 (2 slots), 9 (1 slot)\n") !=
+        std::string::npos);
+  CHECK(table.find("b      host-b  default  1      0     1 x cpu  -                 -\n") != std::string::npos);
   const auto json = agents_json(list);
-  CHECK(json[0] == nlohmann::json({{"id", "a"}, {"hostname", "host-a"}, {"slots", 4}, {"used_slots", 3},
+  CHECK(json[0] == nlohmann::json({{"id", "a"}, {"hostname", "host-a"}, {"pool", "gpus"},
+                                   {"labels", {{"disk", "ssd"}, {"rack", "b2"}}}, {"slots", 4}, {"used_slots", 3},
                                    {"slot_types", {{"cpu", 4}}},
                                    {"trials", {{{"trial_id", 7}, {"slots", 2}}, {{"trial_id", 9}, {"slots", 1}}}}}));
   CHECK(json[1]["trials"].empty());
 
   const auto slots = slots_json(list);
   REQUIRE(slots.size() == 5);
-  CHECK(slots[1] == nlohmann::json({{"agent_id", "a"}, {"slot", 1}, {"type", "cpu"}, {"model", ""}, {"memory_bytes", 0},
-                                    {"device", ""}, {"trial_id", 7}}));
+  CHECK(slots[1] == nlohmann::json({{"agent_id", "a"}, {"pool", "gpus"}, {"slot", 1}, {"type", "cpu"}, {"model", ""},
+                                    {"memory_bytes", 0}, {"device", ""}, {"trial_id", 7}}));
   CHECK(slots[2]["trial_id"] == 9);
   CHECK(slots[3]["trial_id"].is_null());
   CHECK(slots[4]["agent_id"] == "b");
   CHECK(render_slots(list) ==
-        "AGENT  SLOT  TYPE  DEVICE  USED BY\n"
-        "a      0     cpu   -       trial 7\n"
-        "a      1     cpu   -       trial 7\n"
-        "a      2     cpu   -       trial 9\n"
-        "a      3     cpu   -       free\n"
-        "b      0     cpu   -       free\n");
+        "AGENT  POOL     SLOT  TYPE  DEVICE  USED BY\n"
+        "a      gpus     0     cpu   -       trial 7\n"
+        "a      gpus     1     cpu   -       trial 7\n"
+        "a      gpus     2     cpu   -       trial 9\n"
+        "a      gpus     3     cpu   -       free\n"
+        "b      default  0     cpu   -       free\n");
 }
 
 TEST_CASE("GPU slots show their model and memory and device") {
   const wire::SlotSpec gpu0{SlotType::gpu, "GPU-aa", "Fake GPU", 80ULL << 30}, gpu1{SlotType::gpu, "GPU-bb", "Fake GPU", 80ULL << 30};
-  const wire::AgentList list{{{"g", "host-g", {gpu0, gpu1}, {0, 4}}}};
+  const wire::AgentList list{{{"g", "host-g", {gpu0, gpu1}, {0, 4}, "default", {}}}};
   CHECK(render_table(list).find("2 x gpu Fake GPU (80 GiB)") != std::string::npos);
   CHECK(agents_json(list)[0]["slot_types"] == nlohmann::json({{"gpu Fake GPU (80 GiB)", 2}}));
   CHECK(render_slots(list) ==
-        "AGENT  SLOT  TYPE                   DEVICE  USED BY\n"
-        "g      0     gpu Fake GPU (80 GiB)  GPU-aa  free\n"
-        "g      1     gpu Fake GPU (80 GiB)  GPU-bb  trial 4\n");
+        "AGENT  POOL     SLOT  TYPE                   DEVICE  USED BY\n"
+        "g      default  0     gpu Fake GPU (80 GiB)  GPU-aa  free\n"
+        "g      default  1     gpu Fake GPU (80 GiB)  GPU-bb  trial 4\n");
   CHECK(slots_json(list)[1]["device"] == "GPU-bb");
   CHECK(slots_json(list)[1]["model"] == "Fake GPU");
+}
+
+TEST_CASE("The pool list shows each pool's capacity, use, queue and experiments beside their fair share") {
+  wire::PoolList list;
+  list.pools.push_back({.name = "gpus", .description = "A100 hosts", .scheduler = "priority", .preemption = true,
+                        .min_run_time_ms = 60000, .agents = 2, .slots = 8, .used_slots = 6, .running_trials = 3,
+                        .pending_trials = 4, .pending_slots = 8, .preempting_trials = 1,
+                        .experiments = {{.experiment_id = 3, .priority = 10, .weight = 2, .allocated_slots = 6,
+                                         .running_trials = 3, .pending_trials = 4, .ideal_slots = 5.5}}});
+  list.pools.push_back({.name = "spare"});
+  const auto table = render_table(list);
+  CHECK(table.starts_with("POOL   AGENTS  SLOTS  USED  RUNNING  QUEUED       PREEMPTING  EXPERIMENTS"));
+  CHECK(table.find("gpus   2       8      6     3        4 (8 slots)  1           3 (p10 w2: 6 of 5.5)") != std::string::npos);
+  CHECK(table.find("A100 hosts\n") != std::string::npos);
+  CHECK(table.find("spare  0       0      0     0        0 (0 slots)  0           -") != std::string::npos);
+  const nlohmann::json json = list.pools;
+  CHECK(json[0]["experiments"][0]["ideal_slots"] == 5.5);
+  CHECK(json[1]["name"] == "spare");
 }
 
 TEST_CASE("The experiment list shows owners and marks archived experiments and users show their role") {

@@ -36,9 +36,8 @@ constexpr std::string_view kMedianStopping =
     "Median early stopping: trials validate on the ladder and stop when worse than the median";
 constexpr std::string_view kShown = "An experiment record sets its summary and the facts of its config";
 constexpr std::string_view kFiltered = "Experiments show their config's workspace and project and the list filters by them";
-constexpr std::string_view kRankLimits =
-    "A memory hog and a fork bomb end in ERROR with their limit in the log while a neighbouring trial completes";
-constexpr std::string_view kRankLimitRefusal = "A bad limit is refused at its line";
+constexpr std::string_view kSchedulingRefusal =
+    "resources.priority outside 1..99, a weight not above 0 and an empty pool are refused at their line";
 constexpr std::string_view kGcPolicy = "GcPolicy::of takes the experiment's numbers and searcher direction";
 
 const std::map<std::string_view, Coverage> kCoverage{
@@ -110,8 +109,13 @@ const std::map<std::string_view, Coverage> kCoverage{
     // The master's launch hands it to the agents (LaunchSpec.killGracePeriodMs).
     {"resources.kill_grace_period",
      {"A trial asks for its slots once given a target and launches one rank per granted slot", ""}},
-    {"resources.memory_limit", {kRankLimits, kRankLimitRefusal}},
-    {"resources.max_processes", {kRankLimits, kRankLimitRefusal}},
+    {"resources.resource_pool",
+     {"A pool with no agents queues its experiment until an agent joins it, and agents show their pool and labels",
+      "An unknown pool or one that can never fit a trial is refused at submission and an unknown --pool at registration"}},
+    {"resources.priority",
+     {"A priority-10 experiment preempts a priority-50 one, which resumes with the metrics of an uninterrupted run",
+      kSchedulingRefusal}},
+    {"resources.weight", {"Two experiments of equal weight share the slots of their pool evenly", kSchedulingRefusal}},
     {"environment.environment_variables",
      {"Paused-and-activated and crashed-and-restarted trials report exactly the metrics of an uninterrupted one", ""}},
     {"environment.experiment_seed",
@@ -131,9 +135,6 @@ const std::map<std::string_view, std::string_view> kNotYetCovered{
     {"searcher.xi", "no test sets it"},
     {"searcher.n_candidates", "no test shows bayesian's candidate count changing its suggestions"},
     {"resources.shm_size", "the sandbox's field (its own issue): no test shows the limit applied"},
-    {"resources.resource_pool", "issue 16: the pool actor does not place trials by pool yet"},
-    {"resources.priority", "issue 16: the pool actor does not pass it to the scheduler yet"},
-    {"resources.weight", "issue 16: the pool actor does not pass it to the scheduler yet"},
     {"bind_mounts[].host_path", "the sandbox's field (its own issue)"},
     {"bind_mounts[].container_path", "the sandbox's field (its own issue)"},
     {"bind_mounts[].read_only", "the sandbox's field (its own issue)"},
