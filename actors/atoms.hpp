@@ -17,6 +17,17 @@ using kill_trial_atom = caf::atom_constant<caf::atom("killtrial")>;
 using logs_atom = caf::atom_constant<caf::atom("logs")>;
 using agents_atom = caf::atom_constant<caf::atom("agents")>;
 using archive_atom = caf::atom_constant<caf::atom("archive")>;
+// client -> master: the experiment lifecycle and the model registry
+using delete_atom = caf::atom_constant<caf::atom("delete")>;
+using fork_atom = caf::atom_constant<caf::atom("fork")>;
+using continue_atom = caf::atom_constant<caf::atom("continue")>;
+using model_def_atom = caf::atom_constant<caf::atom("modeldef")>;
+using set_metadata_atom = caf::atom_constant<caf::atom("setmeta")>;
+using delete_checkpoint_atom = caf::atom_constant<caf::atom("delckpt")>;
+using create_model_atom = caf::atom_constant<caf::atom("mkmodel")>;
+using register_model_atom = caf::atom_constant<caf::atom("regmodel")>;
+using models_atom = caf::atom_constant<caf::atom("models")>;
+using model_atom = caf::atom_constant<caf::atom("model")>;
 // client -> master: users and tokens
 using login_atom = caf::atom_constant<caf::atom("login")>;
 using logout_atom = caf::atom_constant<caf::atom("logout")>;

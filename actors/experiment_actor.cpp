@@ -6,6 +6,7 @@
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
 #include "master/checkpoint_gc.hpp"
+#include "master/experiment_continuation.hpp"
 #include "actors/trial_actor.hpp"
 #include "master/trial_resume.hpp"
 #include "runtime/core/clock.hpp"
@@ -73,6 +74,7 @@ void create_trial(Self self, const search::CreateTrial& op) {
   record.hparams = op.hparams;
   record.seed = op.seed;
   record.created_at_ms = system_now_ms();
+  master::take_continued_trial(st.record, record);
   if (st.record.state == RunState::paused) record.state = RunState::paused;  // starts when activated
   st.pending.put_trial(record);  // journaled with the search event that knows it
   st.trials[op.request_id] = {spawn_trial(self, record)};

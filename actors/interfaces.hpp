@@ -185,6 +185,21 @@ using GatewayActor = caf::typed_actor<
     // a client: checkpoints of an experiment and trial (0 = any), or the one with a uuid (CheckpointList)
     caf::replies_to<checkpoints_atom, std::string, std::uint64_t, std::uint64_t>::with<wire::Bytes>,
     caf::replies_to<checkpoints_atom, std::string, std::string>::with<wire::Bytes>,
+    // a client (master/lifecycle_requests.hpp, master/model_registry.hpp): delete an ended experiment;
+    // fork or continue one (ForkExperimentRequest -> CreateExperimentReply); its project archive (ModelDefinition);
+    // set its description or labels (ExperimentMetadataChange); delete a checkpoint by uuid (changes: its
+    // owner or an admin); create a model (name, description -> ModelSummary); register a checkpoint as a
+    // model's next version (name, uuid -> ModelVersion); the models (ModelList); one model (ModelDetail)
+    caf::replies_to<delete_atom, std::string, std::uint64_t>::with<bool>,
+    caf::replies_to<fork_atom, std::string, wire::Bytes>::with<wire::Bytes>,
+    caf::replies_to<continue_atom, std::string, wire::Bytes>::with<wire::Bytes>,
+    caf::replies_to<model_def_atom, std::string, std::uint64_t>::with<wire::Bytes>,
+    caf::replies_to<set_metadata_atom, std::string, wire::Bytes>::with<bool>,
+    caf::replies_to<delete_checkpoint_atom, std::string, std::string>::with<bool>,
+    caf::replies_to<create_model_atom, std::string, std::string, std::string>::with<wire::Bytes>,
+    caf::replies_to<register_model_atom, std::string, std::string, std::string>::with<wire::Bytes>,
+    caf::replies_to<models_atom, std::string>::with<wire::Bytes>,
+    caf::replies_to<model_atom, std::string, std::string>::with<wire::Bytes>,
     // a client, without a token: log in (name, password -> LoginReply)
     caf::replies_to<login_atom, std::string, std::string>::with<wire::Bytes>,
     // a client: revoke its token; who it is (UserInfo); every user (UserList, admins only);

@@ -11,9 +11,13 @@
 #include "actors/caf_error.hpp"
 #include "actors/encoded_reply.hpp"
 #include "actors/experiment_actor.hpp"
+#include "actors/gateway_lifecycle.hpp"
 #include "actors/peer_check.hpp"
 #include "actors/query_actors.hpp"
+#include "master/experiment_continuation.hpp"
 #include "master/experiment_store.hpp"
+#include "master/lifecycle_requests.hpp"
+#include "master/model_registry.hpp"
 #include "master/users/ownership.hpp"
 #include "runtime/config/config_parser.hpp"
 #include "runtime/core/clock.hpp"
@@ -173,7 +177,7 @@ Status recover_experiment(Self self, const storage::ExperimentRecord& record) {
   if (config == nullptr) return fail(Error::corruption("its journaled config no longer parses"));
   auto shared_config = std::make_shared<const config::ExperimentConfig>(std::move(*config));
   auto store = master::experiment_store(*shared_config, self->state.context.data_dir);
-  auto searcher = search::make_searcher(*shared_config, record.experiment_seed);
+  auto searcher = master::experiment_searcher(record.continues, *shared_config, record.experiment_seed);
   auto archive = journal.archive(record.id);
   auto search_state = journal.search_log(record.id);
   auto trials = journal.trials(record.id);
@@ -231,7 +235,9 @@ wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExper
                                               std::shared_ptr<const config::ExperimentConfig> config,
                                               const std::string& owner) {
   const auto seed = config->experiment_seed.value_or(random_experiment_seed());
-  auto searcher = search::make_searcher(*config, seed);
+  auto plan = master::continuation_plan(*self->state.context.journal, request.continue_from);
+  if (!plan) return refused({plan.error().message});
+  auto searcher = master::experiment_searcher(*plan, *config, seed);
   if (!searcher) return refused({request.config_file_name + ": searcher.name: " + searcher.error().message});
 
   auto store = master::experiment_store(*config, self->state.context.data_dir);
@@ -252,6 +258,8 @@ wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExper
                                    .ended_at_ms = 0,
                                    .owner = owner,
                                    .archived = false};
+  record.continued_from = request.continue_from;
+  record.continues = std::move(*plan);
   if (auto s = journal.put_archive(*id, request.archive); !s) return refused({"storing the model definition failed: " + s.error().message});
   if (auto s = journal.put_experiment(record); !s) return refused({"journaling the experiment failed: " + s.error().message});
   spdlog::info("experiment {} '{}' created by {} ({} searcher)", *id, config->name, owner, config->searcher.name);
@@ -364,10 +372,44 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
       for_user<wire::Bytes, checkpoints_atom, std::string>(self, [=](const master::User&, const std::string& uuid) {
         return ask(self, history_queries, checkpoints_atom::value, uuid);
       }),
+      for_user<bool, delete_atom, std::uint64_t>(self, [=](const master::User& user, std::uint64_t id) {
+        return acknowledge(delete_experiment(self, user, id));
+      }),
+      [=](fork_atom, const std::string& token, const wire::Bytes& bytes) {
+        return fork_experiment(self, token, bytes, false);
+      },
+      [=](continue_atom, const std::string& token, const wire::Bytes& bytes) {
+        return fork_experiment(self, token, bytes, true);
+      },
+      for_user<wire::Bytes, model_def_atom, std::uint64_t>(self, [=](const master::User&, std::uint64_t id) {
+        return encoded_reply(master::model_definition(*self->state.context.journal, id));
+      }),
+      for_user<bool, set_metadata_atom, wire::Bytes>(self, [=](const master::User& user, const wire::Bytes& bytes) {
+        return acknowledge(set_experiment_metadata(self, user, bytes));
+      }),
+      for_user<bool, delete_checkpoint_atom, std::string>(self, [=](const master::User& user, const std::string& uuid) {
+        const auto& c = self->state.context;
+        return acknowledge(master::delete_checkpoint_for(*c.journal, c.data_dir, user, uuid));
+      }),
+      for_user<wire::Bytes, create_model_atom, std::string, std::string>(
+          self, [=](const master::User& user, const std::string& name, std::string description) {
+            return encoded_reply(
+                master::create_model(*self->state.context.journal, name, std::move(description), user, system_now_ms()));
+          }),
+      for_user<wire::Bytes, register_model_atom, std::string, std::string>(
+          self, [=](const master::User& user, const std::string& name, const std::string& uuid) {
+            const auto& c = self->state.context;
+            return encoded_reply(master::register_model_version(*c.journal, c.data_dir, name, uuid, user, system_now_ms()));
+          }),
+      for_user<wire::Bytes, models_atom>(
+          self, [=](const master::User&) { return encoded_reply(master::list_models(*self->state.context.journal)); }),
+      for_user<wire::Bytes, model_atom, std::string>(self, [=](const master::User&, const std::string& name) {
+        return encoded_reply(master::describe_model(*self->state.context.journal, name));
+      }),
       [=](login_atom, std::string& name, std::string& password) {
+        const auto allowed = master::check_not_rank(current_peer(self), "log in");  // before the promise takes the sender
         auto promise = self->make_response_promise<wire::Bytes>();
-        if (auto allowed = master::check_not_rank(current_peer(self), "log in"); !allowed)
-          return promise.deliver(to_caf_error(allowed.error()));
+        if (!allowed) return promise.deliver(to_caf_error(allowed.error()));
         promise.delegate(passwords, login_atom::value, std::move(name), std::move(password));
         return promise;
       },
@@ -386,9 +428,9 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
             return promise;
           }),
       [=](register_atom, wire::Bytes& bytes, caf::actor& agent) {
+        const auto allowed = master::check_not_rank(current_peer(self), "register as an agent");  // before the promise
         auto promise = self->make_response_promise<bool>();
-        if (auto allowed = master::check_not_rank(current_peer(self), "register as an agent"); !allowed)
-          return promise.deliver(to_caf_error(allowed.error()));
+        if (!allowed) return promise.deliver(to_caf_error(allowed.error()));
         promise.delegate(self->state.context.pool, register_atom::value, std::move(bytes), std::move(agent));
         return promise;
       },
@@ -410,6 +452,7 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
         self->state.context.host = host;
         self->state.context.port = port;
         // Recovered trials hand this address to their workers, so recover only now.
+        if (first) finish_interrupted_deletions(self->state.context);
         if (first) recover_experiments(self);
       },
   };

@@ -12,7 +12,8 @@
 namespace volador::actors {
 
 // The peer behind the message `self` is handling now: its own process's
-// actors, or the certificate its node's connection presented.
+// actors, or the certificate its node's connection presented. Ask before
+// make_response_promise, which takes the message's sender away.
 template <class Self>
 master::Peer current_peer(Self self) {
   const auto& sender = self->current_sender();

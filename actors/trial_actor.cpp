@@ -210,8 +210,9 @@ void carry_out(Self self, master::TrialEffects effects) {
 // A hello or rejoin, answered with `Reply`: held in `reporting` while TrialRun decides.
 template <class Message, class Event, class Reply>
 caf::typed_response_promise<Reply> accept_report(Self self, const wire::Bytes& bytes, caf::actor worker) {
+  const auto allowed = check_rank(self, "report in for a trial");  // before the promise takes the sender
   auto promise = self->template make_response_promise<Reply>();
-  if (auto allowed = check_rank(self, "report in for a trial"); !allowed) return promise.deliver(to_caf_error(allowed.error()));
+  if (!allowed) return promise.deliver(to_caf_error(allowed.error()));
   auto message = wire::decode<Message>(bytes);
   if (!message) {
     promise.deliver(to_caf_error(message.error()));
@@ -232,8 +233,9 @@ void feed_decoded(Self self, const wire::Bytes& bytes) {
 // last batch journaled; one the trial does not expect (another run, or a run
 // not running) is refused, and the rank keeps it.
 caf::typed_response_promise<std::uint64_t> take_reports(Self self, const wire::Bytes& bytes) {
+  const auto allowed = check_rank(self, "report metrics for a trial");  // before the promise takes the sender
   auto promise = self->make_response_promise<std::uint64_t>();
-  if (auto allowed = check_rank(self, "report metrics for a trial"); !allowed) return promise.deliver(to_caf_error(allowed.error()));
+  if (!allowed) return promise.deliver(to_caf_error(allowed.error()));
   auto batch = wire::decode<wire::MetricReports>(bytes);
   if (!batch) return promise.deliver(to_caf_error(batch.error()));
   const auto why = fmt::format("trial {}: reports of run {} rank {} are not expected now", trial_id(self),

@@ -5,9 +5,12 @@
 #include <spdlog/spdlog.h>
 
 #include <iostream>
+#include <optional>
 
 #include "runtime/cli/command_line.hpp"
 #include "runtime/cli/commands.hpp"
+#include "runtime/cli/lifecycle_commands.hpp"
+#include "runtime/cli/model_commands.hpp"
 #include "runtime/cli/preview_command.hpp"
 #include "runtime/cli/token_store.hpp"
 #include "runtime/cli/user_commands.hpp"
@@ -17,6 +20,24 @@
 using namespace volador;
 
 namespace {
+
+// A verb of an experiment's lifecycle or of the model registry; nullopt for another verb.
+std::optional<int> run_lifecycle_verb(cli::MasterClient& client, const cli::Invocation& in) {
+  const auto& verb = in.verb;
+  if (verb == "experiment delete") return cli::delete_experiment(client, in.id, in.yes);
+  if (verb == "experiment fork") return cli::fork_experiment(client, in.id, in.changes_path, in.json);
+  if (verb == "experiment continue") return cli::continue_experiment(client, in.id, in.changes_path, in.json);
+  if (verb == "experiment download-model-def") return cli::download_model_definition(client, in.id, in.dir);
+  if (verb == "experiment set description") return cli::set_description(client, in.id, in.text);
+  if (verb == "experiment set labels") return cli::set_labels(client, in.id, in.labels);
+  if (verb == "checkpoint delete") return cli::delete_checkpoint(client, in.uuid);
+  if (verb == "model create") return cli::create_model(client, in.model_name, in.description, in.json);
+  if (verb == "model register") return cli::register_model_version(client, in.model_name, in.uuid, in.json);
+  if (verb == "model list") return cli::list_models(client, in.json);
+  if (verb == "model describe") return cli::describe_model(client, in.model_name, in.json);
+  if (verb == "model download") return cli::download_model(client, in.model_name, in.version, in.dir);
+  return std::nullopt;
+}
 
 // A verb that asks the master a question or tells it what to do.
 int run_on_master(cli::MasterClient& client, const cli::Invocation& in) {
@@ -36,6 +57,7 @@ int run_on_master(cli::MasterClient& client, const cli::Invocation& in) {
   if (verb == "user whoami") return cli::whoami(client, in.json);
   if (verb == "user list") return cli::list_users(client, in.json);
   if (verb == "user create") return cli::create_user(client, in.user_name, in.admin, in.password_stdin);
+  if (auto status = run_lifecycle_verb(client, in)) return *status;
   for (const auto* state_verb : {"experiment pause", "experiment activate", "experiment kill", "experiment archive",
                                  "experiment unarchive", "trial kill"}) {
     if (verb != state_verb) continue;

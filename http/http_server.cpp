@@ -97,6 +97,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(const HttpOptions& options
   add_trial_routes(*router);
   add_cluster_routes(*router);
   add_config_routes(*router);
+  add_lifecycle_routes(*router);
   add_metrics_route(server, out->context_);
   add_error_replies(server);
   out->router_ = router;

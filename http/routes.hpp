@@ -11,5 +11,6 @@ void add_experiment_routes(ApiRouter& router);  // list, create, describe, steer
 void add_trial_routes(ApiRouter& router);       // describe, metrics, logs (paged and live), checkpoints
 void add_cluster_routes(ApiRouter& router);     // agents, slots
 void add_config_routes(ApiRouter& router);      // validate a config, preview its search
+void add_lifecycle_routes(ApiRouter& router);   // delete, fork, set, model definitions, checkpoint delete, models
 
 }  // namespace volador::http

@@ -33,6 +33,9 @@ Result<std::size_t> collect_checkpoint_garbage(storage::Journal& journal, checkp
     if (c.state == storage::CheckpointState::active) active.push_back(std::move(c));
   auto in_use = resume_points(journal, experiment_id, active);
   if (!in_use) return fail(in_use.error());
+  auto registered = journal.registered_checkpoints();
+  if (!registered) return fail(registered.error());
+  in_use->insert(registered->begin(), registered->end());
 
   std::vector<checkpoints::GcCandidate> candidates;
   for (const auto& c : active) {

@@ -2,7 +2,8 @@
 // Applies the checkpoint GC policy (storage/checkpoints/gc_policy.hpp) to an
 // experiment: deletes the files of checkpoints the policy gives up and marks
 // their records deleted, keeping each unfinished trial's latest checkpoint
-// (its resume point). No actors: journal and store only.
+// (its resume point) and every checkpoint a model version registers
+// (model_registry.hpp). No actors: journal and store only.
 
 #include <cstdint>
 #include <set>

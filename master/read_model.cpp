@@ -41,7 +41,11 @@ Result<std::unique_ptr<ReadModel>> ReadModel::load(const storage::Journal& journ
   auto experiments = journal.experiments();
   if (!experiments) return fail(experiments.error());
   for (const auto& experiment : *experiments) {
+    if (experiment.deleting) continue;
     model->take(experiment);
+    auto metadata = journal.experiment_metadata(experiment.id);
+    if (!metadata) return fail(metadata.error());
+    if (*metadata) model->take(**metadata);
     auto trials = journal.trials(experiment.id);
     if (!trials) return fail(trials.error());
     for (const auto& trial : *trials) {
@@ -82,11 +86,18 @@ Status ReadModel::apply(const storage::JournalBatch& batch, const MetricHistory&
 }
 
 void ReadModel::take(const storage::ExperimentRecord& record) {
+  if (record.deleting) return forget(record.id);
   auto [it, added] = experiments_.try_emplace(record.id);
   auto& entry = it->second;
   auto& s = entry.summary;
   if (added || entry.config_yaml != record.config_yaml) {
+    const auto labels = s.labels;
+    const auto description = entry.description;
     read_config(record, s, entry.description);
+    if (entry.user_metadata) {
+      s.labels = labels;
+      entry.description = description;
+    }
     entry.config_yaml = record.config_yaml;
   }
   s.id = record.id;
@@ -153,6 +164,26 @@ void ReadModel::take(const storage::MetricRecord& record) {
     entry.best_batches = record.batches;
     offer_best(*experiment, entry);
   }
+}
+
+void ReadModel::take(const storage::ExperimentMetadataRecord& record) {
+  auto it = experiments_.find(record.experiment_id);
+  if (it == experiments_.end()) return;
+  auto& entry = it->second;
+  entry.user_metadata = true;
+  entry.description = record.description;
+  entry.summary.labels = record.labels;
+  changed(&entry);
+}
+
+void ReadModel::take(const storage::JournalBatch::ExperimentDeletion& deletion) { forget(deletion.experiment_id); }
+
+void ReadModel::forget(std::uint64_t experiment_id) {
+  auto it = experiments_.find(experiment_id);
+  if (it == experiments_.end()) return;
+  for (std::uint64_t trial_id : it->second.trial_ids) trials_.erase(trial_id);
+  experiments_.erase(it);
+  changed(nullptr);
 }
 
 bool ReadModel::invalidates(const storage::JournalBatch::MetricsDeletion& deletion) const {

@@ -65,6 +65,7 @@ class ReadModel {
     std::vector<std::uint64_t> trial_ids;  // ascending
     std::map<RunState, std::uint32_t> trial_states;
     std::uint64_t version = 0;  // changes_ when it last changed
+    bool user_metadata = false;  // description and labels set by a user (`experiment set`), not the config's
   };
   struct TrialEntry {
     wire::TrialSummary summary;  // best_validation and latest_* kept current
@@ -75,6 +76,10 @@ class ReadModel {
   void take(const storage::ExperimentRecord& record);
   void take(const storage::TrialRecord& record);
   void take(const storage::MetricRecord& record);
+  void take(const storage::ExperimentMetadataRecord& record);
+  void take(const storage::JournalBatch::ExperimentDeletion& deletion);
+  // Drops an experiment being deleted or deleted, and its trials.
+  void forget(std::uint64_t experiment_id);
   // True when the deletion removes the trial's best or latest report.
   [[nodiscard]] bool invalidates(const storage::JournalBatch::MetricsDeletion& deletion) const;
   // The trial's metric summary from all its reports, and its experiment's best anew.

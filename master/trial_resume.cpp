@@ -1,6 +1,7 @@
 #include "master/trial_resume.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace volador::master {
 namespace {
@@ -51,10 +52,38 @@ Status rewind_point_to(ResumePoint& point, const storage::Journal& journal, std:
   return {};
 }
 
+// Checkpoint `uuid` of another trial that a trial starts from while it has
+// none of its own (`experiment continue`); nullopt without one (`uuid`
+// empty), or (`verify`) when it no longer verifies, said in `notes`.
+Result<std::optional<storage::CheckpointRecord>> warm_start(const storage::Journal& journal,
+                                                            const checkpoints::CheckpointStore* verify,
+                                                            std::string_view uuid, std::vector<std::string>& notes) {
+  if (uuid.empty()) return std::optional<storage::CheckpointRecord>();
+  auto checkpoint = journal.checkpoint(uuid);
+  if (!checkpoint && checkpoint.error().code != ErrorCode::not_found) return fail(checkpoint.error());
+  Status usable = fail(Error::not_found("it was deleted"));
+  if (checkpoint && checkpoint->state == storage::CheckpointState::active)
+    usable = verify != nullptr ? verify->verify(checkpoint->uuid) : Status();
+  if (usable) return std::optional(std::move(*checkpoint));
+  notes.push_back("checkpoint " + std::string(uuid) + " this trial continues from is unusable (" +
+                  usable.error().message + "); starting from the beginning");
+  return std::optional<storage::CheckpointRecord>();
+}
+
+// Starts `point` from the trial's warm start when it found no checkpoint of its own.
+Status take_warm_start(ResumePoint& point, const storage::Journal& journal, const checkpoints::CheckpointStore* verify,
+                       std::string_view uuid, std::uint64_t batches) {
+  if (point.checkpoint) return {};
+  auto warm = warm_start(journal, verify, uuid, point.notes);
+  if (!warm) return fail(warm.error());
+  if (*warm && (*warm)->batches <= batches) point.checkpoint = std::move(**warm);
+  return {};
+}
+
 }  // namespace
 
 Result<ResumePoint> prepare_resume(storage::Journal& journal, checkpoints::CheckpointStore& store,
-                                   std::uint64_t trial_id) {
+                                   std::uint64_t trial_id, std::string_view warm_start_uuid) {
   auto candidates = newest_first(journal, trial_id);
   if (!candidates) return fail(candidates.error());
   ResumePoint point;
@@ -70,8 +99,11 @@ Result<ResumePoint> prepare_resume(storage::Journal& journal, checkpoints::Check
     candidate.state = storage::CheckpointState::deleted;
     batch.put_checkpoint(candidate);
   }
+  if (auto s = take_warm_start(point, journal, &store, warm_start_uuid, std::numeric_limits<std::uint64_t>::max()); !s) return fail(s.error());
   const std::uint64_t batches = point.checkpoint ? point.checkpoint->batches : 0;
   if (auto s = rewind_point_to(point, journal, trial_id, batches); !s) return fail(s.error());
+  if (point.checkpoint && point.checkpoint->trial_id != trial_id)
+    point.progress.last_checkpoint_at = static_cast<std::int64_t>(batches);  // the periodic count goes on from there
   // Reports up to the resume point stand (an initial validation at 0 too);
   // later ones will be reported again by the new run.
   batch.delete_metrics_after(trial_id, batches);
@@ -79,13 +111,17 @@ Result<ResumePoint> prepare_resume(storage::Journal& journal, checkpoints::Check
   return point;
 }
 
-Result<ResumePoint> standing_point(const storage::Journal& journal, std::uint64_t trial_id, std::uint64_t batches) {
+Result<ResumePoint> standing_point(const storage::Journal& journal, std::uint64_t trial_id, std::uint64_t batches,
+                                   std::string_view warm_start_uuid) {
   auto candidates = newest_first(journal, trial_id);
   if (!candidates) return fail(candidates.error());
   ResumePoint point;
   auto at_or_before = std::ranges::find_if(*candidates, [&](const auto& c) { return c.batches <= batches; });
   if (at_or_before != candidates->end()) point.checkpoint = std::move(*at_or_before);
+  if (auto s = take_warm_start(point, journal, nullptr, warm_start_uuid, batches); !s) return fail(s.error());
   if (auto s = rewind_point_to(point, journal, trial_id, batches); !s) return fail(s.error());
+  if (point.checkpoint && point.checkpoint->trial_id != trial_id)
+    point.progress.last_checkpoint_at = static_cast<std::int64_t>(point.checkpoint->batches);
   return point;
 }
 

@@ -1,11 +1,13 @@
 #pragma once
 // Where a trial run starts: the latest checkpoint of the trial that still
 // verifies against its manifest (corrupt ones are marked deleted and skipped,
-// falling back to older ones), or the beginning. No actors: journal and store
-// only.
+// falling back to older ones), else the checkpoint of another trial it
+// continues (TrialRecord.warm_start, master/experiment_continuation.hpp),
+// else the beginning. No actors: journal and store only.
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/core/error.hpp"
@@ -29,14 +31,16 @@ struct ResumePoint {
 
 // Finds the resume point of `trial_id` and journals, in one batch, the
 // removal of metric reports after it (a re-run reports them again) and the
-// deletion marks of corrupt checkpoints. Errors: journal failures.
+// deletion marks of corrupt checkpoints. `warm_start_uuid`: the trial's
+// TrialRecord.warm_start (empty: none). Errors: journal failures.
 Result<ResumePoint> prepare_resume(storage::Journal& journal, checkpoints::CheckpointStore& store,
-                                   std::uint64_t trial_id);
+                                   std::uint64_t trial_id, std::string_view warm_start_uuid = {});
 
 // Where a trial stands after `batches` by its journal, for a run that goes on
 // (reattached after a master restart): the newest active checkpoint at or
 // before it, the validations up to it. Changes nothing. Errors: journal failures.
-Result<ResumePoint> standing_point(const storage::Journal& journal, std::uint64_t trial_id, std::uint64_t batches);
+Result<ResumePoint> standing_point(const storage::Journal& journal, std::uint64_t trial_id, std::uint64_t batches,
+                                   std::string_view warm_start_uuid = {});
 
 // The trial's journaled validations of `metric` after batch `seen`, as
 // (batches, value) in order: those a trial journaled while the old master's

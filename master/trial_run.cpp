@@ -166,7 +166,7 @@ bool TrialRun::is_new_best(const MetricMap& validation) {
 }
 
 bool TrialRun::rewind_to_resume_point() {
-  auto point = prepare_resume(*setup_.journal, *setup_.spec.store, setup_.spec.record.id);
+  auto point = prepare_resume(*setup_.journal, *setup_.spec.store, setup_.spec.record.id, setup_.spec.record.warm_start);
   if (!point) {
     end_trial(RunState::error, "cannot find where to resume: " + point.error().message);
     return false;

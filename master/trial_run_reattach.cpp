@@ -111,7 +111,8 @@ void TrialRun::finish_reattach() {
 
 // Progress, validations and best metric as the journal has them now.
 bool TrialRun::take_journal_standing() {
-  auto point = standing_point(*setup_.journal, setup_.spec.record.id, setup_.spec.record.batches_trained);
+  auto point = standing_point(*setup_.journal, setup_.spec.record.id, setup_.spec.record.batches_trained,
+                              setup_.spec.record.warm_start);
   if (!point) {
     give_up_reattach("cannot read the trial's journal: " + point.error().message);
     return false;

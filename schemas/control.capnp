@@ -30,6 +30,7 @@ struct CreateExperimentRequest {
   configYaml @0 :Text;
   configFileName @1 :Text;
   archive @2 :Data;    # the project folder, packed (storage/archives)
+  continueFrom @3 :UInt64;  # an ended experiment whose trials this one trains more (`experiment continue`); 0: none
 }
 
 struct CreateExperimentReply {
@@ -184,6 +185,9 @@ struct AgentInfo {
   workers @3 :List(RunningWorker);  # still running from before a master restart
   pool @4 :Text;             # the resource pool it joins (--pool); empty: the cluster's default for its slots
   labels @5 :List(AgentLabel) $Records.map;  # --label key=value
+  memoryLimitBytes @6 :UInt64;  # the most memory one rank may use there (--rank-memory-limit); 0: no limit
+  maxProcesses @7 :UInt32;      # the most processes one rank may run there (--rank-max-processes); 0: no limit
+  workDiskFreeBytes @8 :UInt64; # free space of its work folder's file system when it registered
 }
 
 # One resource pool (`volador pool list`): the cluster config's entry, its
@@ -409,4 +413,63 @@ struct WorkerFinished {
   trialId @0 :UInt64;
   runId @1 :UInt32;
   rank @2 :UInt32;
+}
+
+# --- client -> master: the experiment lifecycle and the model registry ---
+
+# An experiment made from an earlier one (`experiment fork`): its stored
+# project and config, with the YAML of `changesYaml` merged over the config.
+struct ForkExperimentRequest {
+  experimentId @0 :UInt64;
+  changesYaml @1 :Text;      # empty: the config unchanged
+  changesFileName @2 :Text;  # as given, for error messages (FILE:LINE:COL)
+}
+
+# A user's description and labels of an experiment (`experiment set`).
+struct ExperimentMetadataChange {
+  experimentId @0 :UInt64;
+  description :union {       # none: unchanged
+    none @1 :Void;
+    value @2 :Text;
+  }
+  labels @3 :List(Text);
+  setLabels @4 :Bool;        # false: labels unchanged
+}
+
+# A checkpoint registered as a version of a model.
+struct ModelVersion {
+  modelName @0 :Text;
+  version @1 :UInt32;
+  checkpointUuid @2 :Text;
+  experimentId @3 :UInt64;
+  trialId @4 :UInt64;
+  batches @5 :UInt64;        # batches trained when the checkpoint was taken
+  hparams @6 :Text $Records.json;  # the trial's hyperparameters, a JSON object
+  metrics @7 :List(MetricEntry) $Records.map;  # the checkpoint's validation metrics
+  registeredBy @8 :Text;
+  createdAtMs @9 :Int64;
+  path @10 :Text;            # where the checkpoint lies on the shared file system
+}
+
+struct ModelSummary {
+  name @0 :Text;
+  description @1 :Text;
+  owner @2 :Text;
+  createdAtMs @3 :Int64;
+  numVersions @4 :UInt32;
+}
+
+struct ModelList {
+  models @0 :List(ModelSummary);  # by name
+}
+
+struct ModelDetail {
+  summary @0 :ModelSummary $Records.flatten;
+  versions @1 :List(ModelVersion);  # by version
+}
+
+# A project archive as stored (`experiment download-model-def`).
+struct ModelDefinition {
+  experimentId @0 :UInt64;
+  archive @1 :Data;          # gzip tar, as packed at submission (storage/archives)
 }

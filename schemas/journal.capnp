@@ -41,6 +41,22 @@ struct ExperimentRecord {
   # existed, which belong to the admin (master/users)
   archived @11 :Bool;
   # hidden from `experiment list` (only an ended experiment is archived)
+  deleting @12 :Bool;
+  # `experiment delete` has begun (master/experiment_deletion.hpp): hidden from
+  # every list and refused every change; a restarted master finishes the deletion
+  continuedFrom @13 :UInt64;
+  # the experiment it continues (`experiment continue`, master/experiment_continuation.hpp); 0: none
+  continues @14 :List(ContinuedTrial);
+  # its trials' sources, by searcher request id (the first is request 1); empty: its config's searcher
+}
+
+struct ContinuedTrial {
+  # A trial that a continuing experiment trains more: one of its trials starts
+  # from this trial's newest checkpoint with its hyperparameters and seed.
+  sourceTrialId @0 :UInt64;
+  checkpointUuid @1 :Text;
+  hparams @2 :Text $Records.jsonValue;
+  seed @3 :UInt32;
 }
 
 struct TrialRecord {
@@ -70,6 +86,9 @@ struct TrialRecord {
   # agents of the current run, node by node (rank order); empty: no live run
   preemptions @14 :UInt32;
   # times the scheduler had it checkpoint and give its slots to a more important or under-served experiment
+  warmStart @15 :Text;
+  # the checkpoint (of another trial) it starts from while it has none of its
+  # own (`experiment continue`); empty: it starts from the beginning
 }
 
 struct MetricValue {
@@ -211,4 +230,49 @@ struct SearchEventRecord {
   # the searcher has asked for Shutdown
   searchFailed @3 :Bool;
   # ... as a failure
+}
+
+struct ExperimentMetadataRecord {
+  # What a user changed of an experiment's description and labels after
+  # submitting it (`experiment set`); without one, its config's. Kept apart
+  # from ExperimentRecord, which the running experiment rewrites. Keyed by experimentId.
+  experimentId @0 :UInt64;
+  description @1 :Text;
+  labels @2 :List(Text);
+  changedAtMs @3 :Int64;
+  # unix epoch milliseconds
+  changedBy @4 :Text;
+  # the user who last changed it
+}
+
+struct ModelRecord {
+  # A model of the registry (master/model_registry.hpp). Keyed by name.
+  name @0 :Text;
+  # [A-Za-z0-9_.-]{1,64}
+  description @1 :Text;
+  owner @2 :Text;
+  # the user who created it
+  createdAtMs @3 :Int64;
+}
+
+struct ModelVersionRecord {
+  # A checkpoint registered as a version of a model: where it came from, kept
+  # whole even when that experiment is deleted. Keyed by (modelName, version).
+  modelName @0 :Text;
+  version @1 :UInt32;
+  # 1, 2, 3, ... per model
+  checkpointUuid @2 :Text;
+  experimentId @3 :UInt64;
+  trialId @4 :UInt64;
+  batches @5 :UInt64;
+  # batches trained when the checkpoint was taken
+  hparams @6 :Text $Records.jsonValue;
+  # the trial's hyperparameters
+  metrics @7 :List(MetricValue) $Records.map;
+  # the checkpoint's validation metrics (empty when it had none)
+  registeredBy @8 :Text;
+  createdAtMs @9 :Int64;
+  path @10 :Text;
+  # the checkpoint's folder in its storage when registered (its experiment's
+  # checkpoint_storage may be gone with the experiment)
 }

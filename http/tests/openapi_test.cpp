@@ -25,6 +25,7 @@ TEST_CASE("Every route the server registers is documented in openapi.yaml and no
   add_trial_routes(router);
   add_cluster_routes(router);
   add_config_routes(router);
+  add_lifecycle_routes(router);
   std::set<std::pair<std::string, std::string>> served;
   for (const auto& [method, path] : router.routes()) served.emplace(method, shape(path));
 

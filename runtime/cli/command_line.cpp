@@ -1,4 +1,5 @@
 #include "runtime/cli/command_line.hpp"
+#include "runtime/cli/lifecycle_command_line.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -136,6 +137,7 @@ std::variant<Invocation, ParseExit> parse_command_line(int argc, const char* con
   auto* download = checkpoint->add_subcommand("download", "copy a checkpoint into DIR, verified");
   download->add_option("UUID", in.uuid, "checkpoint UUID")->required();
   download->add_option("DIR", in.dir, "destination folder (missing or empty)")->required();
+  add_lifecycle_verbs(app, *experiment, *checkpoint, in);
 
   auto* agent = app.add_subcommand("agent", "agents")->require_subcommand(1);
   json_flag(agent->add_subcommand("list", "registered agents: host, slots, used slots, running trials"));

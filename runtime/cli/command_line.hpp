@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace volador::cli {
 
@@ -44,8 +45,16 @@ struct Invocation {
   bool password_stdin = false;  // user create, user login: the password is stdin's first line
   std::string config_path;  // experiment create, preview-search
   std::string model_dir;    // experiment create
-  std::string uuid;         // checkpoint download
-  std::string dir;          // checkpoint download
+  std::string uuid;         // checkpoint download, checkpoint delete, model register
+  std::string dir;          // checkpoint download, experiment download-model-def, model download
+  // The lifecycle and model verbs (lifecycle_command_line.hpp).
+  std::string changes_path;         // experiment fork / continue --config: YAML merged over the config
+  std::string text;                 // experiment set description TEXT
+  std::vector<std::string> labels;  // experiment set labels L1 L2 ...
+  bool yes = false;                 // experiment delete --yes: no question asked
+  std::string model_name;           // model create, register, describe, download
+  std::string description;          // model create --description
+  std::uint32_t version = 0;        // model download --version (0: the latest)
 };
 
 // How the process ends without running a verb.

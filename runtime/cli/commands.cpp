@@ -6,12 +6,12 @@
 #include <thread>
 
 #include "runtime/cli/config_file.hpp"
+#include "runtime/cli/model_commands.hpp"
 #include "runtime/cli/trial_imports.hpp"
 #include "runtime/cli/views.hpp"
 #include "runtime/config/config_parser.hpp"
 #include "runtime/core/states.hpp"
 #include "storage/archives/archive.hpp"
-#include "storage/checkpoints/shared_fs_store.hpp"
 
 namespace volador::cli {
 namespace {
@@ -183,9 +183,7 @@ int download_checkpoint(MasterClient& client, const std::string& uuid, const std
   const auto& c = found->checkpoints.front();
   if (c.path.empty()) return report(Error::not_found("checkpoint " + uuid + " was deleted"));
   // shared_fs: the checkpoint folder is readable here; copy it, verifying every byte.
-  auto store = checkpoints::SharedFsStore::open(std::filesystem::path(c.path).parent_path());
-  if (!store) return report(store.error());
-  if (auto copied = (*store)->download(uuid, dir); !copied) return report(copied.error());
+  if (auto copied = copy_checkpoint(c.path, uuid, dir); !copied) return report(copied.error());
   std::cout << "checkpoint " << uuid << " (trial " << c.trial_id << ", " << c.batches << " batches) -> " << dir << "\n";
   return 0;
 }

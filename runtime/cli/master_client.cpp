@@ -142,6 +142,47 @@ Result<wire::AgentList> MasterClient::agents() { return query<wire::AgentList>(a
 
 Result<wire::PoolList> MasterClient::pools() { return query<wire::PoolList>(actors::pools_atom::value); }
 
+// Removing an experiment's checkpoint folders may take a while.
+Status MasterClient::delete_experiment(std::uint64_t id) {
+  auto done = call<bool>(kCreateTimeout, actors::delete_atom::value, id);
+  if (!done) return fail(done.error());
+  return {};
+}
+
+Result<wire::CreateExperimentReply> MasterClient::fork_experiment(const wire::ForkExperimentRequest& request) {
+  return call<wire::CreateExperimentReply>(kCreateTimeout, actors::fork_atom::value, wire::encode(request));
+}
+
+Result<wire::CreateExperimentReply> MasterClient::continue_experiment(const wire::ForkExperimentRequest& request) {
+  return call<wire::CreateExperimentReply>(kCreateTimeout, actors::continue_atom::value, wire::encode(request));
+}
+
+Result<wire::ModelDefinition> MasterClient::model_definition(std::uint64_t id) {
+  return query<wire::ModelDefinition>(actors::model_def_atom::value, id);
+}
+
+Status MasterClient::set_experiment_metadata(const wire::ExperimentMetadataChange& change) {
+  return command(actors::set_metadata_atom::value, wire::encode(change));
+}
+
+Status MasterClient::delete_checkpoint(const std::string& uuid) {
+  return command(actors::delete_checkpoint_atom::value, uuid);
+}
+
+Result<wire::ModelSummary> MasterClient::create_model(const std::string& name, const std::string& description) {
+  return call<wire::ModelSummary>(kQueryTimeout, actors::create_model_atom::value, name, description);
+}
+
+Result<wire::ModelVersion> MasterClient::register_model_version(const std::string& name, const std::string& uuid) {
+  return call<wire::ModelVersion>(kQueryTimeout, actors::register_model_atom::value, name, uuid);
+}
+
+Result<wire::ModelList> MasterClient::models() { return query<wire::ModelList>(actors::models_atom::value); }
+
+Result<wire::ModelDetail> MasterClient::model(const std::string& name) {
+  return query<wire::ModelDetail>(actors::model_atom::value, name);
+}
+
 std::string not_logged_in(const std::string& master) {
   return "not logged in to " + master + ": run 'volador user login NAME'";
 }

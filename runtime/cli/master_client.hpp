@@ -63,6 +63,18 @@ class MasterClient {
   Result<wire::AgentList> agents();
   Result<wire::PoolList> pools();
 
+  // The lifecycle of an experiment (master/lifecycle_requests.hpp) and the model registry (master/model_registry.hpp).
+  Status delete_experiment(std::uint64_t id);
+  Result<wire::CreateExperimentReply> fork_experiment(const wire::ForkExperimentRequest& request);
+  Result<wire::CreateExperimentReply> continue_experiment(const wire::ForkExperimentRequest& request);
+  Result<wire::ModelDefinition> model_definition(std::uint64_t id);
+  Status set_experiment_metadata(const wire::ExperimentMetadataChange& change);
+  Status delete_checkpoint(const std::string& uuid);
+  Result<wire::ModelSummary> create_model(const std::string& name, const std::string& description);
+  Result<wire::ModelVersion> register_model_version(const std::string& name, const std::string& uuid);
+  Result<wire::ModelList> models();
+  Result<wire::ModelDetail> model(const std::string& name);
+
  private:
   struct Runtime;  // the certificate's files and the actor system, shared by copies
   MasterClient(std::shared_ptr<Runtime> runtime, caf::actor gateway, net::Endpoint endpoint, std::string token);

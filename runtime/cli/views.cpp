@@ -170,6 +170,25 @@ std::string render_table(const wire::UserList& list) {
   return table({"NAME", "ROLE", "STATE"}, rows);
 }
 
+std::string render_table(const wire::ModelList& list) {
+  std::vector<Row> rows;
+  for (const auto& m : list.models) rows.push_back({m.name, std::to_string(m.num_versions), m.owner, m.description});
+  return table({"NAME", "VERSIONS", "OWNER", "DESCRIPTION"}, rows);
+}
+
+std::string render_table(const wire::ModelDetail& detail) {
+  std::vector<Row> rows;
+  for (const auto& v : detail.versions) {
+    std::string metrics;
+    for (const auto& [name, value] : v.metrics) metrics += fmt::format("{}{}={:.4g}", metrics.empty() ? "" : " ", name, value);
+    rows.push_back({std::to_string(v.version), v.checkpoint_uuid, std::to_string(v.experiment_id), std::to_string(v.trial_id),
+                    std::to_string(v.batches), metrics.empty() ? "-" : metrics, compact_hparams(v.hparams)});
+  }
+  const auto& s = detail.summary;
+  return fmt::format("model {} (owner {}){}\n", s.name, s.owner, s.description.empty() ? "" : ": " + s.description) +
+         table({"VERSION", "CHECKPOINT", "EXPERIMENT", "TRIAL", "BATCHES", "METRICS", "HYPERPARAMETERS"}, rows);
+}
+
 std::string render_line(const wire::LogEntry& line) {
   return (line.stream == "stdout" ? "" : "[" + line.stream + "] ") + line.text;
 }
@@ -186,11 +205,23 @@ std::string render_table(const wire::CheckpointList& list) {
 }
 
 std::string render_table(const wire::ExperimentList& list) {
-  std::vector<Row> rows;
+  // Experiments grouped by workspace and project (none first), in id order within a group.
+  std::map<std::pair<std::string, std::string>, std::vector<Row>> groups;
   for (const auto& e : list.experiments)
-    rows.push_back({std::to_string(e.id), e.name, e.owner, std::string(to_string(e.state)) + (e.archived ? " (archived)" : ""),
-                    percent(e.progress), e.searcher, std::to_string(e.num_trials), best_text(e)});
-  return table({"ID", "NAME", "OWNER", "STATE", "PROGRESS", "SEARCHER", "TRIALS", "BEST"}, rows);
+    groups[{e.workspace, e.project}].push_back(
+        {std::to_string(e.id), e.name, e.owner, std::string(to_string(e.state)) + (e.archived ? " (archived)" : ""),
+         percent(e.progress), e.searcher, std::to_string(e.num_trials), best_text(e), fmt::format("{}", fmt::join(e.labels, ","))});
+  const Row header{"ID", "NAME", "OWNER", "STATE", "PROGRESS", "SEARCHER", "TRIALS", "BEST", "LABELS"};
+  if (groups.size() <= 1 && (groups.empty() || groups.begin()->first == std::pair<std::string, std::string>{}))
+    return table(header, groups.empty() ? std::vector<Row>{} : groups.begin()->second);
+  std::string out;
+  for (const auto& [where, rows] : groups) {
+    const auto& [workspace, project] = where;
+    out += (out.empty() ? "" : "\n") + fmt::format("Workspace: {}  Project: {}\n", workspace.empty() ? "-" : workspace,
+                                                    project.empty() ? "-" : project);
+    out += table(header, rows);
+  }
+  return out;
 }
 
 std::string render_table(const wire::ExperimentDetail& detail) {

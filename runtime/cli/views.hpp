@@ -30,6 +30,9 @@ std::string render_slots(const wire::AgentList& list);
 // Pools: capacity, use, queue, preemptions under way and each experiment's slots beside its fair share.
 std::string render_table(const wire::PoolList& list);
 std::string render_table(const wire::UserList& list);
+std::string render_table(const wire::ModelList& list);
+// The model's description, then its versions: checkpoint, experiment, trial, batches, metrics, hyperparameters.
+std::string render_table(const wire::ModelDetail& detail);
 // A log line as `trial logs` prints it: the text, after "[stderr] " or
 // "[system] " when not from stdout.
 std::string render_line(const wire::LogEntry& line);

@@ -7,11 +7,14 @@
 #include "runtime/config/field_readers.hpp"
 #include "runtime/config/scalars.hpp"
 #include "runtime/config/section.hpp"
+#include "runtime/sandbox/container_paths.hpp"
 
 namespace volador::config {
 namespace {
 
-constexpr std::array<std::string_view, 3> kMountKeys{"host_path", "container_path", "read_only"};
+constexpr std::array<std::string_view, 4> kMountKeys{"host_path", "container_path", "read_only", "propagation"};
+// The propagation a rank's bind mounts have: bubblewrap makes them private.
+constexpr std::string_view kPropagation = "rprivate";
 // experiment_seed: the manual lists it here too; config_parser.cpp reads it into the top-level field.
 constexpr std::array<std::string_view, 5> kEnvironmentKeys{
     "image", "force_pull_image", "registry_auth", "environment_variables", "experiment_seed"};
@@ -45,6 +48,27 @@ std::optional<std::string> read_assignment(Diagnostics& diag, const YAML::Node& 
   return std::nullopt;
 }
 
+// Where the mount appears in the rank's sandbox (runtime/sandbox/container_paths.hpp says where it may not).
+std::optional<std::string> read_container_path(Diagnostics& diag, const YAML::Node& node, const std::string& field) {
+  auto path = read_string(diag, node, field);
+  if (!path) return std::nullopt;
+  if (auto why = sandbox::container_path_refusal(*path)) {
+    diag.report(node, field, *why);
+    return std::nullopt;
+  }
+  return path;
+}
+
+// Only the propagation the sandbox gives (Determined's default) is accepted.
+std::optional<std::string> read_propagation(Diagnostics& diag, const YAML::Node& node, const std::string& field) {
+  auto propagation = read_string(diag, node, field);
+  if (!propagation || *propagation == kPropagation) return propagation;
+  diag.report(node, field,
+              "only rprivate is available: a rank's bind mounts are private (mounts made later on the host "
+              "under host_path do not appear inside, and none made inside leave it), got '" + *propagation + "'");
+  return std::nullopt;
+}
+
 }  // namespace
 
 Keys bind_mount_keys() { return kMountKeys; }
@@ -58,8 +82,10 @@ std::optional<BindMount> read_bind_mount(Diagnostics& diag, const YAML::Node& no
   BindMount mount;
   const Section section(diag, node, field, kMountKeys);
   section.read_required("host_path", mount.host_path, read_absolute_path);
-  section.read_required("container_path", mount.container_path, read_nonempty_string);
+  section.read_required("container_path", mount.container_path, read_container_path);
   section.read("read_only", mount.read_only, read_bool);
+  std::string propagation;
+  section.read("propagation", propagation, read_propagation);
   return mount;
 }
 

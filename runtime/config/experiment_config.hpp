@@ -79,6 +79,10 @@ struct Resources {
   double weight = 1.0;                  // > 0: the experiment's share of its pool beside others of its priority
   // A stopped or killed trial's processes get SIGTERM, then SIGKILL after this; `30s`, `500ms`, `2min`.
   std::chrono::milliseconds kill_grace_period{10000};
+  // Each rank's processes together may use this many bytes and run this many
+  // processes at once (a rank past either is killed); 0: what its agent allows.
+  std::uint64_t memory_limit = 0;
+  std::uint32_t max_processes = 0;
 };
 
 struct BindMount {

@@ -12,8 +12,11 @@
 namespace volador::config {
 namespace {
 
-constexpr std::array<std::string_view, 6> kKeys{"slots_per_trial", "shm_size",          "resource_pool",
-                                                "priority",        "weight",            "kill_grace_period"};
+constexpr std::array<std::string_view, 8> kKeys{"slots_per_trial", "shm_size",          "resource_pool",
+                                                "priority",        "weight",            "kill_grace_period",
+                                                "memory_limit",    "max_processes"};
+// A rank needs a few processes of its own (the worker, a shell, the command).
+constexpr ReadUnsigned<std::uint32_t> read_max_processes{8};
 constexpr ReadUnsigned<std::uint32_t> read_priority{1, 99};
 
 std::string lowercase(std::string_view text) {
@@ -79,6 +82,8 @@ Resources read_resources(Diagnostics& diag, const YAML::Node& node, const std::s
   section.read("priority", resources.priority, read_priority);
   section.read("weight", resources.weight, read_weight);
   section.read("kill_grace_period", resources.kill_grace_period, read_duration);
+  section.read("memory_limit", resources.memory_limit, read_byte_size);
+  section.read("max_processes", resources.max_processes, read_max_processes);
   return resources;
 }
 

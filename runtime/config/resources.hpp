@@ -23,7 +23,7 @@ std::optional<std::uint64_t> parse_byte_size(std::string_view text);
 Keys resources_keys();
 
 // slots_per_trial (> 0), shm_size (> 0 bytes), resource_pool (a pool's name), priority (1..99),
-// weight (> 0), kill_grace_period (a duration, > 0).
+// weight (> 0), kill_grace_period (a duration, > 0), memory_limit (> 0 bytes), max_processes (>= 8).
 Resources read_resources(Diagnostics& diag, const YAML::Node& node, const std::string& field);
 
 }  // namespace volador::config

@@ -13,8 +13,6 @@ bool PeerIdentities::admit(const void* session, const std::string& name, const B
     return bind(session, name, NodeBytes(head.begin(), head.end()));
   }
   if (!tls::parse_rank_name(name)) return true;
-  const bool addressed = frame.operation == basp::kDirectMessage || frame.operation == basp::kRoutedMessage;
-  if (addressed && (frame.flags & basp::kNamedReceiverFlag) != 0) return false;
   if (frame.operation != basp::kRoutedMessage && frame.operation != basp::kMonitorMessage &&
       frame.operation != basp::kDownMessage)
     return true;

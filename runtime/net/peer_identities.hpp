@@ -13,7 +13,8 @@
 //   whose connection presented another certificate;
 // - a rank's session (tls/rank_name.hpp) may not speak for another node
 //   either: a routed, monitor or down message from it must name its own node
-//   as the source, and it may not address actors by registered name.
+//   as the source. (It may address actors by registered name: CAF's own
+//   SpawnServ and ConfigServ queries do, on every new connection.)
 //
 // Thread-safe: the interposers run on CAF's network thread, the lookups on
 // the actors' threads.
@@ -34,7 +35,6 @@ namespace volador::net {
 namespace basp {
 inline constexpr std::uint8_t kClientHandshake = 0x01, kDirectMessage = 0x02, kRoutedMessage = 0x03,
                               kMonitorMessage = 0x04, kDownMessage = 0x05;
-inline constexpr std::uint8_t kNamedReceiverFlag = 0x01;
 }  // namespace basp
 
 class PeerIdentities {

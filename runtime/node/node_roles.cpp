@@ -53,7 +53,9 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   // Rank workers of an in-process agent need the port actually bound (the
   // option may be 0) and an address to dial (remote agents give theirs).
   const bool wildcard = options.listen.host == "0.0.0.0" || options.listen.host == "::";
-  caf::anon_send(gateway, actors::listening_atom::value, wildcard ? std::string("127.0.0.1") : options.listen.host, *port);
+  // From an actor of this process: the gateway takes its address from no one else.
+  caf::scoped_actor(system)->send(gateway, actors::listening_atom::value,
+                                  wildcard ? std::string("127.0.0.1") : options.listen.host, *port);
   spdlog::info("master listening on {}:{} (mutual TLS), data in {}", options.listen.host, *port, options.data_dir.string());
   return RunningMaster{caf::actor_cast<caf::actor>(gateway), caf::actor_cast<caf::actor>(context.pool),
                        {options.listen.host, *port}, context.users, context.journal, *summaries};

@@ -85,19 +85,4 @@ Status probe_bubblewrap() {
   return {};
 }
 
-Result<std::string> probe_container_runtime() {
-  std::string why;
-  for (const std::string program : {"podman", "docker"}) {
-    if (!on_path(program)) {
-      why += (why.empty() ? "" : "; ") + program + " is not installed";
-      continue;
-    }
-    auto ran = run_to_end({program, "info"});
-    if (ran && ran->exit.exit_code == 0 && ran->exit.signal == 0) return program;
-    why += (why.empty() ? "" : "; ") + program + " info failed (" +
-           (ran ? describe(ran->exit, ran->output.substr(0, 300)) : ran.error().message) + ")";
-  }
-  return fail(Error::unavailable(why));
-}
-
 }  // namespace volador::sandbox

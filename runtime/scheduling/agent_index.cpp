@@ -33,6 +33,7 @@ void AgentIndex::unindex(const std::string& id, const Agent& agent) {
     index.by_free.erase({slots.free, id});
     if (index.idle.erase({slots.total, id}) > 0) index.idle_slots -= slots.total;
     index.with_leaving.erase(id);
+    if (agent.only_of(slots.kind)) index.by_busy.erase({slots.total - slots.free - slots.leaving, slots.total, id});
     unclaimed_free_ -= slots.free;
   }
 }
@@ -46,6 +47,7 @@ void AgentIndex::index(const std::string& id, const Agent& agent) {
       index.idle_slots += slots.total;
     }
     if (slots.leaving > 0) index.with_leaving.insert(id);
+    if (agent.only_of(slots.kind)) index.by_busy.insert({slots.total - slots.free - slots.leaving, slots.total, id, &agent});
     unclaimed_free_ += slots.free;
   }
 }
@@ -196,29 +198,20 @@ std::optional<AgentIndex::Reservation> AgentIndex::nearest_agent(const std::stri
 
 std::optional<AgentIndex::Reservation> AgentIndex::nearest_whole_agents(const std::string& kind,
                                                                         std::uint32_t slots) const {
-  struct Candidate {
-    std::uint32_t soon;  // free or leaving
-    std::uint32_t size;
-    const std::string* id;
-  };
-  std::vector<Candidate> candidates;
-  for (const auto& id : kinds_.at(kind).only_kind) {
-    const auto& of_kind = agents_.at(id).by_kind.front();
-    if (of_kind.claimed == 0) candidates.push_back({of_kind.free + of_kind.leaving, of_kind.total, &id});
-  }
-  std::ranges::sort(candidates, [](const Candidate& a, const Candidate& b) {
-    if (a.size - a.soon != b.size - b.soon) return a.size - a.soon < b.size - b.soon;  // fewest slots staying busy
-    return a.size != b.size ? a.size > b.size : *a.id < *b.id;
-  });
   Reservation reservation{kind, slots, {}, true};
-  for (const auto& candidate : candidates) {
-    if (slots == 0) break;
-    reservation.agent_ids.push_back(*candidate.id);
-    reservation.fits_once_left = reservation.fits_once_left && candidate.soon == candidate.size;
-    slots -= std::min(slots, candidate.size);
+  for (auto it = kinds_.at(kind).by_busy.begin(); slots > 0 && it != kinds_.at(kind).by_busy.end(); ++it) {
+    reservation.agent_ids.push_back(it->agent_id);
+    reservation.fits_once_left = reservation.fits_once_left && it->busy == 0;
+    slots -= std::min(slots, it->size);
   }
   if (slots > 0) return std::nullopt;
   return reservation;
+}
+
+const std::set<AgentIndex::BusyAgent>& AgentIndex::whole_agents(const std::string& kind) const {
+  static const std::set<BusyAgent> none;
+  auto it = kinds_.find(kind);
+  return it == kinds_.end() ? none : it->second.by_busy;
 }
 
 std::optional<AgentIndex::Reservation> AgentIndex::reservation_for(std::uint32_t slots) const {

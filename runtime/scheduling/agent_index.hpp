@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "runtime/scheduling/agent_spec.hpp"
@@ -96,6 +97,22 @@ class AgentIndex {
   // Free slots outside claimed agents.
   [[nodiscard]] std::uint32_t unclaimed_free_slots() const { return unclaimed_free_; }
 
+  // An agent made only of one kind, by how many of its slots stay busy
+  // (neither free nor leaving), then biggest first, then by id.
+  struct BusyAgent {
+    std::uint32_t busy;
+    std::uint32_t size;
+    std::string agent_id;
+    const Agent* agent = nullptr;  // the index's
+    auto operator<=>(const BusyAgent& other) const {
+      return std::tie(busy, other.size, agent_id) <=> std::tie(other.busy, size, other.agent_id);
+    }
+    bool operator==(const BusyAgent& other) const { return (*this <=> other) == 0; }
+  };
+  // The unclaimed agents made only of `kind`, fewest busy slots first (none
+  // when the kind is unknown).
+  [[nodiscard]] const std::set<BusyAgent>& whole_agents(const std::string& kind) const;
+
  private:
   struct BySizeThenId {
     bool operator()(const std::pair<std::uint32_t, std::string>& a, const std::pair<std::uint32_t, std::string>& b) const {
@@ -110,6 +127,7 @@ class AgentIndex {
     std::uint32_t idle_slots = 0;
     std::set<std::string> with_leaving;  // agents with leaving slots of the kind
     std::set<std::string> only_kind;     // agents whose every slot is of the kind
+    std::set<BusyAgent> by_busy;         // the unclaimed ones of only_kind
     std::uint32_t largest_agent = 0;     // most slots of the kind on one agent, claimed ones included
     std::uint32_t agents = 0;            // with slots of the kind, claimed ones included
   };

@@ -1,129 +1,127 @@
 // PoolScheduler's choice of the running trials to ask to leave for a
-// blocked gang (the preemption rules of slot_scheduler.hpp).
+// blocked gang (the preemption rules of slot_scheduler.hpp). Only the
+// experiments that may give slots are visited, each through its trials past
+// the minimum run (a prefix of its trials by grant time), so a search that
+// finds nothing costs little.
 
 #include <algorithm>
-#include <set>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "runtime/scheduling/fair_share.hpp"
 #include "runtime/scheduling/pool_scheduler.hpp"
 
 namespace volador::scheduling {
 
-std::vector<TrialId> PoolScheduler::victims_on(const AgentIndex::Agent& agent, const std::string& kind,
-                                               const Experiment& requester, std::int64_t now_ms) const {
-  std::vector<TrialId> victims;
-  for (std::size_t i = 0; i < agent.owners.size(); ++i) {
-    const auto owner = agent.owners[i];
-    if (owner == 0 || agent.leaving[i] || agent.kinds[i] != kind || std::ranges::find(victims, owner) != victims.end())
+std::vector<const PoolScheduler::Experiment*> PoolScheduler::victim_experiments(const Experiment& requester,
+                                                                                std::uint32_t gang) const {
+  std::vector<const Experiment*> out;
+  for (const auto& [id, e] : experiments_) {
+    if (&e == &requester || e.preemptible.empty() || e.share.priority < requester.share.priority) continue;
+    if (e.share.priority == requester.share.priority &&
+        !fair_to_take(requester.effective_slots(), requester.share.weight, gang, e.effective_slots(), e.share.weight, 1))
       continue;
-    const auto& trial = trials_.at(owner);
-    if (!trial.experiment || *trial.experiment == requester.share.experiment_id) continue;
-    if (now_ms - trial.granted_ms < policy_.min_run_before_preemption_ms) continue;
-    if (experiments_.at(*trial.experiment).share.priority < requester.share.priority) continue;
-    victims.push_back(owner);
+    out.push_back(&e);
   }
-  // Least important, then most served, then most recently granted (then
-  // created) first.
-  auto value = [&](TrialId id) {
-    const auto& trial = trials_.at(id);
-    const auto& e = experiments_.at(*trial.experiment);
-    return std::tuple(-e.share.priority, -e.effective_slots() / e.share.weight, -trial.granted_ms, -static_cast<double>(id));
+  auto value = [](const Experiment* e) {
+    return std::tuple(-e->share.priority, -e->effective_slots() / e->share.weight, e->share.experiment_id);
   };
-  std::ranges::sort(victims, [&](TrialId a, TrialId b) { return value(a) < value(b); });
-  return victims;
+  std::ranges::sort(out, [&](const Experiment* a, const Experiment* b) { return value(a) < value(b); });
+  return out;
 }
 
 bool PoolScheduler::may_take(const Experiment& requester, std::uint32_t gang, TrialId victim,
                              std::map<ExperimentId, std::uint32_t>& taken) const {
   const auto& trial = trials_.at(victim);
   const auto& owner = experiments_.at(*trial.experiment);
+  if (owner.share.priority > requester.share.priority) return true;
   auto& from_owner = taken[owner.share.experiment_id];
-  if (owner.share.priority == requester.share.priority &&
-      !fair_to_take(requester.effective_slots(), requester.share.weight, gang, owner.effective_slots(),
+  if (!fair_to_take(requester.effective_slots(), requester.share.weight, gang, owner.effective_slots(),
                     owner.share.weight, from_owner + trial.slots))
     return false;
   from_owner += trial.slots;
   return true;
 }
 
-// The agent where freeing the fewest slots (then the fewest trials, then
-// the least important ones) makes room for the gang.
+// Walks the victims, least important experiment and most recently granted
+// trial first, adding each to its agent's slots free or leaving; the first
+// agent that would then hold the gang is where it starts.
 std::optional<PoolScheduler::Victims> PoolScheduler::victims_on_one_agent(const std::string& kind,
                                                                          const Experiment& requester,
                                                                          std::uint32_t gang, std::int64_t now_ms) const {
-  // Its most important victim decides between agents freeing as much.
-  auto cost = [&](const Victims& victims) {
-    int most_important = kLeastImportantPriority + 1;
-    for (auto victim : victims.trials)
-      most_important = std::min(most_important, experiments_.at(*trials_.at(victim).experiment).share.priority);
-    return std::tuple(victims.freed, victims.trials.size(), -most_important);
-  };
-  std::optional<Victims> best;
-  for (const auto& [id, agent] : agents_.agents()) {
-    const auto* of_kind = agent.slots_of(kind);
-    if (of_kind == nullptr || of_kind->total < gang) continue;
-    const auto need = gang - std::min(gang, of_kind->soon_free());
-    if (need == 0) continue;
-    Victims here{{}, {kind, gang, {id}, true}, 0};
-    std::uint32_t freed_here = 0;
+  struct Gathered {
+    std::uint32_t soon = 0;  // slots free, leaving, or of the victims gathered here
+    std::vector<TrialId> victims;
     std::map<ExperimentId, std::uint32_t> taken;
-    for (auto victim : victims_on(agent, kind, requester, now_ms)) {
-      if (freed_here >= need) break;
-      if (!may_take(requester, gang, victim, taken)) continue;
-      here.trials.push_back(victim);
-      here.freed += trials_.at(victim).slots;
-      freed_here += static_cast<std::uint32_t>(std::ranges::count(agent.owners, victim));
+  };
+  std::unordered_map<const AgentIndex::Agent*, Gathered> by_agent;
+  const std::pair<std::int64_t, TrialId> last_eligible{now_ms - policy_.min_run_before_preemption_ms, UINT64_MAX};
+  for (const auto* owner : victim_experiments(requester, gang)) {
+    for (auto it = owner->preemptible.upper_bound(last_eligible); it != owner->preemptible.begin();) {
+      const auto victim = (--it)->second;
+      const auto& trial = trials_.at(victim);
+      for (std::size_t p = 0; p < trial.agents.size(); ++p) {
+        const auto* agent = trial.agents[p];
+        const auto& placement = trial.allocation.placements[p];
+        if (placement.slot_indices.empty() || agent->kinds[placement.slot_indices[0]] != kind) continue;
+        const auto* of_kind = agent->slots_of(kind);
+        if (of_kind->total < gang) continue;
+        auto [gathered, fresh] = by_agent.try_emplace(agent);
+        auto& here = gathered->second;
+        if (fresh) here.soon = of_kind->soon_free();
+        if (!may_take(requester, gang, victim, here.taken)) continue;
+        here.victims.push_back(victim);
+        here.soon += placement.slots();
+        if (here.soon < gang) continue;
+        Victims chosen{here.victims, {kind, gang, {placement.agent_id}, true}, 0};
+        for (auto chosen_trial : chosen.trials) chosen.freed += trials_.at(chosen_trial).slots;
+        return chosen;
+      }
     }
-    if (freed_here < need) continue;
-    if (!best || cost(here) < cost(*best)) best = here;
   }
-  return best;
+  return std::nullopt;
 }
 
 // Whole agents of the kind whose every busy slot may be freed, those with
-// the fewest busy slots first, until they hold the gang.
+// the fewest busy slots first, until they hold the gang. The search stops
+// there; an agent with a busy slot that may not be freed is passed over.
 std::optional<PoolScheduler::Victims> PoolScheduler::victims_on_whole_agents(const std::string& kind,
                                                                             const Experiment& requester,
                                                                             std::uint32_t gang,
                                                                             std::int64_t now_ms) const {
-  struct Candidate {
-    std::uint32_t busy;
-    std::uint32_t size;
-    const std::string* id;
-    std::vector<TrialId> victims;
+  std::unordered_set<ExperimentId> owners;
+  for (const auto* owner : victim_experiments(requester, gang)) owners.insert(owner->share.experiment_id);
+  auto eligible = [&](TrialId owner) {
+    const auto& trial = trials_.at(owner);
+    return trial.experiment && owners.contains(*trial.experiment) && !trial.leaving_for &&
+           now_ms - trial.granted_ms >= policy_.min_run_before_preemption_ms;
   };
-  std::vector<Candidate> candidates;
-  for (const auto& [id, agent] : agents_.agents()) {
-    if (!agent.only_of(kind) || agent.by_kind.front().claimed > 0) continue;
-    const auto& of_kind = agent.by_kind.front();
-    auto victims = victims_on(agent, kind, requester, now_ms);
-    std::uint32_t freeable = of_kind.free + of_kind.leaving;
-    for (auto victim : victims) freeable += static_cast<std::uint32_t>(std::ranges::count(agent.owners, victim));
-    if (freeable == of_kind.total)
-      candidates.push_back({of_kind.total - of_kind.free - of_kind.leaving, of_kind.total, &id, std::move(victims)});
-  }
-  std::ranges::sort(candidates, [](const Candidate& a, const Candidate& b) {
-    return std::tie(a.busy, b.size, *a.id) < std::tie(b.busy, a.size, *b.id);
-  });
   Victims chosen{{}, {kind, gang, {}, true}, 0};
-  std::set<TrialId> seen;
+  std::unordered_set<TrialId> seen;
   std::map<ExperimentId, std::uint32_t> taken;
   std::uint32_t held = 0;
-  for (const auto& candidate : candidates) {
+  for (const auto& candidate : agents_.whole_agents(kind)) {
     if (held >= gang) break;
+    const auto& agent = *candidate.agent;
+    std::vector<TrialId> victims;
+    bool all_taken = true;
     auto tentative = taken;
-    const bool all_taken = std::ranges::all_of(candidate.victims, [&](TrialId victim) {
-      return seen.contains(victim) || may_take(requester, gang, victim, tentative);
-    });
+    for (std::size_t i = 0; i < agent.owners.size() && all_taken; ++i) {
+      const auto owner = agent.owners[i];
+      if (owner == 0 || agent.leaving[i] || seen.contains(owner) || std::ranges::find(victims, owner) != victims.end())
+        continue;
+      all_taken = eligible(owner) && may_take(requester, gang, owner, tentative);
+      victims.push_back(owner);
+    }
     if (!all_taken) continue;
     taken = std::move(tentative);
-    for (auto victim : candidate.victims)
-      if (seen.insert(victim).second) {
-        chosen.trials.push_back(victim);
-        chosen.freed += trials_.at(victim).slots;
-      }
-    chosen.reservation.agent_ids.push_back(*candidate.id);
+    for (auto victim : victims) {
+      seen.insert(victim);
+      chosen.trials.push_back(victim);
+      chosen.freed += trials_.at(victim).slots;
+    }
+    chosen.reservation.agent_ids.push_back(candidate.agent_id);
     held += candidate.size;
   }
   if (held < gang || chosen.trials.empty()) return std::nullopt;

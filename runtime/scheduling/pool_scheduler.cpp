@@ -28,7 +28,7 @@ PoolScheduler::Experiment& PoolScheduler::experiment(const ExperimentShare& shar
 
 void PoolScheduler::forget_if_idle(ExperimentId experiment_id) {
   auto it = experiments_.find(experiment_id);
-  if (it != experiments_.end() && it->second.queued.empty() && it->second.allocated_slots == 0 &&
+  if (it != experiments_.end() && it->second.queued_trials == 0 && it->second.allocated_slots == 0 &&
       it->second.incoming_slots == 0)
     experiments_.erase(it);
 }
@@ -36,16 +36,18 @@ void PoolScheduler::forget_if_idle(ExperimentId experiment_id) {
 void PoolScheduler::request(const SlotRequest& request) {
   trials_[request.trial_id] = Trial{.experiment = request.share.experiment_id, .slots = request.slots};
   auto& e = experiment(request.share);
-  e.queued.insert(request.trial_id);
-  ++e.queued_gangs[request.slots];
+  e.queued[request.slots].insert(request.trial_id);
+  ++e.queued_trials;
   e.queued_slots += request.slots;
   ++pending_trials_;
   pending_slots_ += request.slots;
 }
 
 void PoolScheduler::unqueue(Experiment& e, TrialId trial_id, std::uint32_t slots) {
-  e.queued.erase(trial_id);
-  if (auto gang = e.queued_gangs.find(slots); --gang->second == 0) e.queued_gangs.erase(gang);
+  auto gang = e.queued.find(slots);
+  gang->second.erase(trial_id);
+  if (gang->second.empty()) e.queued.erase(gang);
+  --e.queued_trials;
   e.queued_slots -= slots;
   --pending_trials_;
   pending_slots_ -= slots;
@@ -78,6 +80,7 @@ bool PoolScheduler::release(TrialId trial_id) {
     if (e) {
       e->allocated_slots -= trial.slots;
       --e->running_trials;
+      e->preemptible.erase({trial.granted_ms, trial_id});
     }
     --running_trials_;
   }
@@ -100,6 +103,7 @@ bool PoolScheduler::hold(TrialId trial_id, const std::string& agent_id, const st
   Placement placement{agent_id, slot_indices};
   const auto added = placement.slots();
   agents_.assign(placement, trial_id);
+  trial.agents.push_back(agent);
   trial.allocation.placements.push_back(std::move(placement));
   trial.slots += added;
   if (trial.experiment) experiments_.at(*trial.experiment).allocated_slots += added;
@@ -120,6 +124,7 @@ Status PoolScheduler::attribute(TrialId trial_id, const ExperimentShare& share) 
     auto& old = experiments_.at(*trial.experiment);
     old.allocated_slots -= trial.slots;
     --old.running_trials;
+    old.preemptible.erase({trial.granted_ms, trial_id});
     if (trial.leaving_for) old.leaving_slots -= trial.slots;
     forget_if_idle(*trial.experiment);
   }
@@ -127,6 +132,7 @@ Status PoolScheduler::attribute(TrialId trial_id, const ExperimentShare& share) 
   e.allocated_slots += trial.slots;
   ++e.running_trials;
   if (trial.leaving_for) e.leaving_slots += trial.slots;
+  else e.preemptible.insert({trial.granted_ms, trial_id});
   trial.experiment = share.experiment_id;
   return {};
 }
@@ -143,10 +149,12 @@ void PoolScheduler::grant(TrialId trial_id, std::vector<Placement> placements, s
   for (const auto& placement : placements) agents_.assign(placement, trial_id);
   trial.queued = false;
   trial.allocation = {trial_id, std::move(placements)};
+  for (const auto& placement : trial.allocation.placements) trial.agents.push_back(agents_.find(placement.agent_id));
   trial.granted_ms = now_ms;
   unqueue(e, trial_id, trial.slots);
   e.allocated_slots += trial.slots;
   ++e.running_trials;
+  e.preemptible.insert({now_ms, trial_id});
   ++running_trials_;
   decision.grants.push_back(trial.allocation);
 }
@@ -156,7 +164,9 @@ void PoolScheduler::ask_to_leave(const Victims& victims, ExperimentId for_experi
   for (auto trial_id : victims.trials) {
     auto& trial = trials_.at(trial_id);
     trial.leaving_for = for_experiment;
-    experiments_.at(*trial.experiment).leaving_slots += trial.slots;
+    auto& owner = experiments_.at(*trial.experiment);
+    owner.leaving_slots += trial.slots;
+    owner.preemptible.erase({trial.granted_ms, trial_id});
     beneficiary.incoming_slots += trial.slots;
     ++leaving_trials_;
     for (const auto& placement : trial.allocation.placements) agents_.mark_leaving(placement);
@@ -166,14 +176,14 @@ void PoolScheduler::ask_to_leave(const Victims& victims, ExperimentId for_experi
 
 std::optional<PoolScheduler::Turn> PoolScheduler::turn_after(const Experiment& e, TrialId from,
                                                              std::uint32_t below) const {
-  if (e.queued_gangs.empty() || e.queued_gangs.begin()->first >= below) return std::nullopt;
-  for (auto next = e.queued.lower_bound(from); next != e.queued.end(); ++next) {
-    const auto gang = trials_.at(*next).slots;
-    if (gang < below)
-      return Turn{e.share.priority, served_after(e.effective_slots(), gang, e.share.weight), e.share.experiment_id,
-                  *next, gang, below};
+  std::optional<Turn> turn;
+  for (auto gang = e.queued.begin(); gang != e.queued.end() && gang->first < below; ++gang) {
+    auto next = gang->second.lower_bound(from);
+    if (next == gang->second.end() || (turn && turn->next_trial < *next)) continue;
+    turn = Turn{e.share.priority, served_after(e.effective_slots(), gang->first, e.share.weight), e.share.experiment_id,
+                *next, gang->first, below};
   }
-  return std::nullopt;
+  return turn;
 }
 
 void PoolScheduler::decide(std::int64_t now_ms, Decision& decision) {
@@ -233,11 +243,11 @@ std::vector<ExperimentUsage> PoolScheduler::experiments() const {
   std::vector<ExperimentUsage> out;
   std::vector<ShareDemand> demands;
   for (const auto& [id, e] : experiments_) {
-    if (e.queued.empty() && e.allocated_slots == 0) continue;
+    if (e.queued_trials == 0 && e.allocated_slots == 0) continue;
     out.push_back({.share = e.share,
                    .allocated_slots = e.allocated_slots,
                    .running_trials = e.running_trials,
-                   .pending_trials = static_cast<std::uint32_t>(e.queued.size()),
+                   .pending_trials = e.queued_trials,
                    .pending_slots = e.queued_slots});
     demands.push_back({e.share.priority, e.share.weight, static_cast<double>(e.allocated_slots + e.queued_slots)});
   }

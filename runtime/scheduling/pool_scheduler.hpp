@@ -60,14 +60,18 @@ class PoolScheduler {
     std::uint32_t slots = 0;
     bool queued = true;
     Allocation allocation;  // when not queued
+    std::vector<const AgentIndex::Agent*> agents;  // of each placement (the index's, stable while it has slots there)
     std::int64_t granted_ms = 0;
     std::optional<ExperimentId> leaving_for;  // asked to leave, for this experiment
   };
   struct Experiment {
     ExperimentShare share;
-    std::set<TrialId> queued;        // creation order
-    std::map<std::uint32_t, std::uint32_t> queued_gangs;  // gang size -> trials queued
+    std::map<std::uint32_t, std::set<TrialId>> queued;  // by gang size, each in creation order
+    std::uint32_t queued_trials = 0;
     std::uint32_t queued_slots = 0;
+    // Its running trials that may be asked to leave (claimed, not leaving),
+    // by grant time: those past the minimum run are a prefix.
+    std::set<std::pair<std::int64_t, TrialId>> preemptible;
     std::uint32_t allocated_slots = 0;  // leaving ones included
     std::uint32_t running_trials = 0;
     std::uint32_t leaving_slots = 0;   // of its trials asked to leave
@@ -113,8 +117,12 @@ class PoolScheduler {
   void unqueue(Experiment& e, TrialId trial_id, std::uint32_t slots);
   // Trial ids on the agent that may be asked to leave for `requester`'s
   // gang, least valuable first.
-  [[nodiscard]] std::vector<TrialId> victims_on(const AgentIndex::Agent& agent, const std::string& kind,
-                                                const Experiment& requester, std::int64_t now_ms) const;
+  // The experiments whose trials may leave for `requester`'s gang: less
+  // important ones, or same-priority ones served more than it would be
+  // after the gang; least important, then most served first.
+  [[nodiscard]] std::vector<const Experiment*> victim_experiments(const Experiment& requester, std::uint32_t gang) const;
+  // Whether `victim` may leave for the gang, counting the slots `taken`
+  // from each experiment so far (updated when it may).
   [[nodiscard]] bool may_take(const Experiment& requester, std::uint32_t gang, TrialId victim,
                               std::map<ExperimentId, std::uint32_t>& taken) const;
   [[nodiscard]] std::optional<Victims> victims_on_one_agent(const std::string& kind, const Experiment& requester,

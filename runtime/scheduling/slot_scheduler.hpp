@@ -20,24 +20,29 @@
 // priority, the experiment that would be least served after its next gang
 // (fair_share.hpp's served_after: slots held plus the gang, over weight)
 // goes next, ties to the lower experiment id; within an experiment, its
-// oldest queued trial. A trial that cannot be placed blocks its experiment
-// for the rest of the decision and reserves the agents it will start on
-// (those nearest to fitting it, counting slots being preempted): what frees
-// there goes to it alone, so trials placed after it (backfill) never delay
-// it. Work is conserving: slots nobody more entitled can use go to anyone.
+// oldest queued trial. A trial that cannot be placed claims the slots it
+// will start on (the agent with the most slots free or being preempted, or
+// for a multi-host trial the whole agents with the fewest busy slots): free
+// slots there go to it alone, so trials placed after it (backfill) never
+// delay it; its experiment's trials as big wait behind it, smaller ones may
+// go on. Work is conserving: slots nobody more entitled can use go to
+// anyone.
 //
-// Preemption (per pool, PoolPolicy). A blocked trial whose reserved agents
+// Preemption (per pool, PoolPolicy). A blocked trial whose claimed slots
 // will not fit it even once the trials already asked to leave have left
 // may have running trials asked to checkpoint and release their slots:
-// those of less important experiments, or of same-priority ones whose
-// share stays no smaller than the requester's (fair_share.hpp's
+// those of less important experiments, or of same-priority ones that stay
+// at least as served as the requester after the move (fair_share.hpp's
 // fair_to_take). Never its own experiment's, never one granted less than
 // min_run_before_preemption_ms ago, never one held but not claimed (see
-// attribute). Victims are chosen on the agent(s) that need the fewest
-// slots freed, least important and most served first, most recently
-// granted first. A trial asked once is not asked again; it keeps its slots
-// until the caller releases it (through the trial's pause path), and its
-// experiment counts them as leaving.
+// attribute). Victims are taken least important experiment first, then
+// most served, then most recently granted trial, until one agent would
+// hold the gang; a multi-host gang frees the whole agents with the fewest
+// busy slots whose every trial may leave. When a trial is asked to leave,
+// its experiment's next trial may ask too in the same decision. A trial
+// asked once is not asked again; it keeps its slots until the caller
+// releases it (through the trial's pause path); meanwhile its experiment
+// counts them as leaving and the requester's as coming.
 //
 // Time comes from the injected Clock (runtime/core/clock.hpp): it stamps
 // grants for the minimum run before preemption. Not thread-safe: one owner

@@ -5,7 +5,7 @@
 // are warped to a linear scale), int by the cell of its value, categorical
 // one-hot (decoded by its largest column). Each suggestion refits the
 // kernel's length scales, signal and noise by maximum marginal likelihood
-// (L-BFGS from the previous fit, the default and one random start; from the
+// (L-BFGS from the previous fit, the default at first, and one random start; from the
 // previous fit only beyond 200 results) on at most 100 results (the 50 best
 // and 50 most recent), conditions on at most 256 (128 best, 128 most recent),
 // treats running trials as observed at the predicted mean ("kriging

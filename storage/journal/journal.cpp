@@ -40,6 +40,16 @@ JournalBatch& JournalBatch::put_user(UserRecord record) { return add(std::move(r
 
 JournalBatch& JournalBatch::put_token(TokenRecord record) { return add(std::move(record)); }
 
+JournalBatch& JournalBatch::put_experiment_metadata(ExperimentMetadataRecord record) { return add(std::move(record)); }
+
+JournalBatch& JournalBatch::put_model(ModelRecord record) { return add(std::move(record)); }
+
+JournalBatch& JournalBatch::put_model_version(ModelVersionRecord record) { return add(std::move(record)); }
+
+JournalBatch& JournalBatch::delete_experiment(std::uint64_t experiment_id) {
+  return add(ExperimentDeletion{.experiment_id = experiment_id});
+}
+
 namespace {
 
 // The report of what a damaged store lost.
@@ -87,6 +97,16 @@ Status Journal::put_experiment(const ExperimentRecord& record) { return commit(J
 Status Journal::put_trial(const TrialRecord& record) { return commit(JournalBatch().put_trial(record)); }
 Status Journal::append_metrics(const MetricRecord& record) { return commit(JournalBatch().append_metrics(record)); }
 Status Journal::put_checkpoint(const CheckpointRecord& record) { return commit(JournalBatch().put_checkpoint(record)); }
+Status Journal::put_experiment_metadata(const ExperimentMetadataRecord& record) {
+  return commit(JournalBatch().put_experiment_metadata(record));
+}
+Status Journal::put_model(const ModelRecord& record) { return commit(JournalBatch().put_model(record)); }
+Status Journal::put_model_version(const ModelVersionRecord& record) {
+  return commit(JournalBatch().put_model_version(record));
+}
+Status Journal::delete_experiment(std::uint64_t experiment_id) {
+  return commit(JournalBatch().delete_experiment(experiment_id));
+}
 
 Status Journal::delete_metrics_after(std::uint64_t trial_id, std::uint64_t batches) {
   return commit(JournalBatch().delete_metrics_after(trial_id, batches));

@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -67,8 +68,12 @@ class JournalBatch {
     std::uint64_t trial_id = 0;
     std::uint64_t after_batches = 0;
   };
+  struct ExperimentDeletion {
+    std::uint64_t experiment_id = 0;
+  };
   using Operation = std::variant<ExperimentRecord, TrialRecord, SearcherStatePut, SearchEventAppend,
-                                 CheckpointRecord, MetricRecord, MetricsDeletion, UserRecord, TokenRecord>;
+                                 CheckpointRecord, MetricRecord, MetricsDeletion, UserRecord, TokenRecord,
+                                 ExperimentMetadataRecord, ModelRecord, ModelVersionRecord, ExperimentDeletion>;
 
   // The meaning of each operation is that of the Journal method of the same name.
   JournalBatch& put_experiment(ExperimentRecord record);
@@ -82,6 +87,10 @@ class JournalBatch {
   JournalBatch& delete_metrics_after(std::uint64_t trial_id, std::uint64_t batches);
   JournalBatch& put_user(UserRecord record);
   JournalBatch& put_token(TokenRecord record);
+  JournalBatch& put_experiment_metadata(ExperimentMetadataRecord record);
+  JournalBatch& put_model(ModelRecord record);
+  JournalBatch& put_model_version(ModelVersionRecord record);
+  JournalBatch& delete_experiment(std::uint64_t experiment_id);
 
   [[nodiscard]] const std::vector<Operation>& operations() const { return operations_; }
   [[nodiscard]] bool empty() const { return operations_.empty(); }
@@ -144,6 +153,20 @@ class Journal {
   [[nodiscard]] Status put_user(const UserRecord& record);
   // Inserts or replaces the token with the same hash (invalid_argument for an empty hash).
   [[nodiscard]] Status put_token(const TokenRecord& record);
+  // Inserts or replaces the experiment's metadata.
+  [[nodiscard]] Status put_experiment_metadata(const ExperimentMetadataRecord& record);
+  // Inserts or replaces the model with the same name, the version with the
+  // same (model name, version) (invalid_argument for an empty or '/'-holding
+  // name, a version 0 or an empty checkpoint uuid).
+  [[nodiscard]] Status put_model(const ModelRecord& record);
+  [[nodiscard]] Status put_model_version(const ModelVersionRecord& record);
+  // Removes every record of the experiment: the experiment, its metadata,
+  // model definition and search state, its trials with their metric reports
+  // and log lines, and its checkpoints' records, but for the checkpoints that
+  // a model version registers (their records stay, out of the experiment's
+  // and trials' indexes). Nothing of another experiment is touched; deleting
+  // an unknown experiment writes nothing and succeeds.
+  [[nodiscard]] Status delete_experiment(std::uint64_t experiment_id);
 
   // Appends lines, assigning their seq; returns the seq of the last one (with
   // no lines: the trial's last seq, 0 if none; nothing is written).
@@ -175,6 +198,18 @@ class Journal {
   [[nodiscard]] Result<std::vector<UserRecord>> users() const;
   // not_found for an unknown hash.
   [[nodiscard]] Result<TokenRecord> token(std::string_view token_hash) const;
+  // nullopt when no user changed the experiment's description or labels.
+  [[nodiscard]] Result<std::optional<ExperimentMetadataRecord>> experiment_metadata(std::uint64_t experiment_id) const;
+  // not_found for an unknown name.
+  [[nodiscard]] Result<ModelRecord> model(std::string_view name) const;
+  // Every model, by name. Empty when none.
+  [[nodiscard]] Result<std::vector<ModelRecord>> models() const;
+  // The versions of model `name` by version, or (empty name) of every model
+  // by name and version. Empty when none.
+  [[nodiscard]] Result<std::vector<ModelVersionRecord>> model_versions(std::string_view name) const;
+  // The uuids of every checkpoint some model version registers: never
+  // garbage-collected or deleted. Reads every version (a registry is small).
+  [[nodiscard]] Result<std::set<std::string>> registered_checkpoints() const;
 
   // What opening found damaged and which acknowledged writes it lost;
   // nullopt when it was whole.

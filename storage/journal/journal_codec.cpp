@@ -34,6 +34,17 @@ std::string misplaced(const UserRecord& record, std::string_view key) {
 std::string misplaced(const TokenRecord& record, std::string_view key) {
   return key == keys::token(record.token_hash) ? "" : "holds another token";
 }
+std::string misplaced(const ExperimentMetadataRecord& record, std::string_view key) {
+  return key == keys::experiment_metadata(record.experiment_id) ? "" : "holds experiment " + std::to_string(record.experiment_id);
+}
+std::string misplaced(const ModelRecord& record, std::string_view key) {
+  return key == keys::model(record.name) ? "" : "holds model " + record.name;
+}
+std::string misplaced(const ModelVersionRecord& record, std::string_view key) {
+  return key == keys::model_version(record.model_name, record.version)
+             ? ""
+             : "holds version " + std::to_string(record.version) + " of model " + record.model_name;
+}
 // The other records repeat nothing of their key.
 template <class Record>
 std::string misplaced(const Record&, std::string_view) {

@@ -86,6 +86,42 @@ class Journal::BatchBuilder {
 
   Status operator()(const UserRecord& record) { return put_record(keys::user(record.name), record); }
   Status operator()(const TokenRecord& record) { return put_record(keys::token(record.token_hash), record); }
+  Status operator()(const ExperimentMetadataRecord& record) {
+    return put_record(keys::experiment_metadata(record.experiment_id), record);
+  }
+  Status operator()(const ModelRecord& record) { return put_record(keys::model(record.name), record); }
+  Status operator()(const ModelVersionRecord& record) {
+    return put_record(keys::model_version(record.model_name, record.version), record);
+  }
+
+  // Reads the experiment's trials and checkpoints and the registered
+  // checkpoints as stored: an experiment being deleted gets no new records.
+  Status operator()(const JournalBatch::ExperimentDeletion& deletion) {
+    const std::uint64_t id = deletion.experiment_id;
+    auto trials = journal_.trials(id);
+    auto checkpoints = journal_.checkpoints_of_experiment(id);
+    auto registered = journal_.registered_checkpoints();
+    if (!trials) return fail(trials.error());
+    if (!checkpoints) return fail(checkpoints.error());
+    if (!registered) return fail(registered.error());
+    for (const auto& c : *checkpoints) {
+      if (!registered->contains(c.uuid)) batch_.erase(keys::checkpoint(c.uuid));
+      checkpoints_.erase(c.uuid);
+    }
+    for (const auto& trial : *trials) {
+      batch_.erase(keys::trial(trial.id));
+      for (const std::string& prefix : {keys::metrics_prefix(trial.id), keys::logs_prefix(trial.id),
+                                        keys::checkpoint_trial_index_prefix(trial.id)})
+        erase_prefix(prefix);
+    }
+    for (const std::string& key : {keys::experiment(id), keys::archive(id), keys::searcher_state(id),
+                                   keys::experiment_metadata(id)})
+      batch_.erase(key);
+    for (const std::string& prefix : {keys::search_events_prefix(id), keys::trial_index_prefix(id),
+                                      keys::checkpoint_experiment_index_prefix(id)})
+      erase_prefix(prefix);
+    return {};
+  }
 
   Status operator()(const CheckpointRecord& record) {
     auto value = codec::encode(record);
@@ -112,6 +148,10 @@ class Journal::BatchBuilder {
   };
 
   void put(const std::string& key, std::string_view value) { batch_.put(key, std::string(value)); }
+  void erase_prefix(const std::string& prefix) {
+    batch_.erase_range(prefix, prefix_end(prefix));
+    last_seq_.erase(prefix);
+  }
 
   // Puts the encoded `record` under `key` alone (no index).
   template <class Record>

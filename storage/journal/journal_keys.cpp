@@ -40,7 +40,7 @@ std::string_view field_kinds(std::string_view tag) {
   if (tag == "m") return "ikii";
   if (tag == "kx") return "iiit";
   if (tag == "kt") return "iit";
-  if (tag == "c" || tag == "k" || tag == "u" || tag == "tk") return "t";
+  if (tag == "c" || tag == "k" || tag == "u" || tag == "tk" || tag == "mo" || tag == "mv") return "t";
   return "ii";
 }
 
@@ -92,6 +92,15 @@ std::string checkpoint_trial_index(const CheckpointRecord& record) {
 std::string user(std::string_view name) { return users_prefix() + std::string(name); }
 std::string users_prefix() { return "u/"; }
 std::string token(std::string_view token_hash) { return "tk/" + std::string(token_hash); }
+std::string experiment_metadata(std::uint64_t experiment_id) { return with_id("em/", experiment_id); }
+std::string models_prefix() { return "mo/"; }
+std::string model(std::string_view name) { return models_prefix() + std::string(name); }
+std::string model_versions_prefix(std::string_view model_name) {
+  return model_name.empty() ? "mv/" : "mv/" + std::string(model_name) + '/';
+}
+std::string model_version(std::string_view model_name, std::uint32_t version) {
+  return with_id(model_versions_prefix(model_name), version);
+}
 
 KeyRange metrics_after(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches) {
   std::string end = prefix_end(metric_kind_prefix(trial_id, kind));

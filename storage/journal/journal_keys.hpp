@@ -15,6 +15,9 @@
 //   kt/<trial>/<batches>/<uuid>        index: the checkpoints of a trial (empty value)
 //   u/<name>                           user (name: its text, to the end of the key)
 //   tk/<hash>                          login token (hex of its hash, to the end of the key)
+//   em/<exp>                           an experiment's description and labels as a user set them
+//   mo/<name>                          model of the registry (name: its text, to the end of the key)
+//   mv/<name>/<version>                version of a model (the name holds no '/')
 // Changing this layout makes existing journals unreadable.
 
 #include <cstdint>
@@ -39,6 +42,9 @@ std::string checkpoint_experiment_index(const CheckpointRecord& record);
 std::string checkpoint_trial_index(const CheckpointRecord& record);
 std::string user(std::string_view name);
 std::string token(std::string_view token_hash);
+std::string experiment_metadata(std::uint64_t experiment_id);
+std::string model(std::string_view name);
+std::string model_version(std::string_view model_name, std::uint32_t version);
 
 // Prefixes shared by the keys of one scan.
 std::string experiments_prefix();
@@ -51,6 +57,9 @@ std::string search_events_prefix(std::uint64_t experiment_id);
 std::string checkpoint_experiment_index_prefix(std::uint64_t experiment_id);
 std::string checkpoint_trial_index_prefix(std::uint64_t trial_id);
 std::string users_prefix();
+std::string models_prefix();
+// The versions of one model; with an empty name, of every model.
+std::string model_versions_prefix(std::string_view model_name);
 
 // Keys from `begin` (included) to `end` (excluded); empty when begin >= end.
 struct KeyRange {

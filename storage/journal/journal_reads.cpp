@@ -139,6 +139,34 @@ Result<TokenRecord> Journal::token(std::string_view token_hash) const {
   return record_at<TokenRecord>(keys::token(token_hash), "token");
 }
 
+Result<std::optional<ExperimentMetadataRecord>> Journal::experiment_metadata(std::uint64_t experiment_id) const {
+  const std::string key = keys::experiment_metadata(experiment_id);
+  auto value = get(key);
+  if (!value) return fail(value.error());
+  if (!*value) return std::optional<ExperimentMetadataRecord>();
+  auto record = codec::decode<ExperimentMetadataRecord>(key, **value);
+  if (!record) return fail(record.error());
+  return std::optional(std::move(*record));
+}
+
+Result<ModelRecord> Journal::model(std::string_view name) const {
+  return record_at<ModelRecord>(keys::model(name), "model '" + std::string(name) + "'");
+}
+
+Result<std::vector<ModelRecord>> Journal::models() const { return records_under<ModelRecord>(keys::models_prefix()); }
+
+Result<std::vector<ModelVersionRecord>> Journal::model_versions(std::string_view name) const {
+  return records_under<ModelVersionRecord>(keys::model_versions_prefix(name));
+}
+
+Result<std::set<std::string>> Journal::registered_checkpoints() const {
+  auto versions = model_versions("");
+  if (!versions) return fail(versions.error());
+  std::set<std::string> uuids;
+  for (const auto& version : *versions) uuids.insert(version.checkpoint_uuid);
+  return uuids;
+}
+
 Result<std::vector<CheckpointRecord>> Journal::checkpoints_of_experiment(std::uint64_t experiment_id) const {
   return indexed_checkpoints(keys::checkpoint_experiment_index_prefix(experiment_id));
 }

@@ -44,6 +44,26 @@ Status check_token(const TokenRecord& record) {
   return fail(Error::invalid_argument("token of user '" + record.user_name + "' has an empty hash"));
 }
 
+namespace {
+Status check_model_name(std::string_view name) {
+  if (!name.empty() && name.find('/') == std::string_view::npos) return {};
+  return fail(Error::invalid_argument("model name '" + std::string(name) + "' is empty or holds a '/'"));
+}
+}  // namespace
+
+Status check_model(const ModelRecord& record) { return check_model_name(record.name); }
+
+Status check_model_version(const ModelVersionRecord& record) {
+  if (auto name = check_model_name(record.model_name); !name) return name;
+  if (record.version == 0) return fail(Error::invalid_argument("model '" + record.model_name + "' has a version 0"));
+  if (record.checkpoint_uuid.empty())
+    return fail(Error::invalid_argument("version " + std::to_string(record.version) + " of model '" + record.model_name +
+                                        "' names no checkpoint"));
+  if (auto hparams = json_text(record.hparams, "hparams of model '" + record.model_name + "'"); !hparams)
+    return fail(hparams.error());
+  return {};
+}
+
 Status check_counter_name(std::string_view counter) {
   if (!counter.empty()) return {};
   return fail(Error::invalid_argument("journal counter name is empty"));
@@ -57,6 +77,8 @@ Status check_operation(const JournalBatch::Operation& operation) {
   if (const auto* checkpoint = std::get_if<CheckpointRecord>(&operation)) return check_checkpoint(*checkpoint);
   if (const auto* user = std::get_if<UserRecord>(&operation)) return check_user(*user);
   if (const auto* token = std::get_if<TokenRecord>(&operation)) return check_token(*token);
+  if (const auto* model = std::get_if<ModelRecord>(&operation)) return check_model(*model);
+  if (const auto* version = std::get_if<ModelVersionRecord>(&operation)) return check_model_version(*version);
   return {};
 }
 

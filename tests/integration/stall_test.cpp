@@ -5,6 +5,7 @@
 // view of its sockets, not a sleep.
 #include <catch2/catch.hpp>
 
+#include <deque>
 #include <fstream>
 #include <future>
 #include <regex>
@@ -39,6 +40,19 @@ pid_t worker_pid(const fs::path& nodes_log, const std::string& trial_id) {
   return pid;
 }
 
+// The last `count` lines of the file at `path` (for a failure's report).
+std::string last_lines(const fs::path& path, std::size_t count) {
+  std::ifstream in(path);
+  std::deque<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    lines.push_back(std::move(line));
+    if (lines.size() > count) lines.pop_front();
+  }
+  std::string text;
+  for (const auto& line : lines) text += line + "\n";
+  return text;
+}
+
 struct StallCluster {
   TempDir dir;
   fs::path project = dir.path() / "project";
@@ -67,10 +81,12 @@ struct StallCluster {
   }
   // The trial ended COMPLETED, without a restart, with the undisturbed run's metrics.
   void check_undisturbed(const std::string& id) const {
-    REQUIRE(ended(id));
+    const bool done = ended(id);
     const auto trial = first_trial(id);
     const auto logs = cluster.cli({"trial", "logs", trial["id"].dump(), "--all"}).out;
     INFO(logs);
+    INFO("the nodes' log ends:\n" << last_lines(nodes_log(), 80));
+    REQUIRE(done);
     CHECK(trial["state"] == "COMPLETED");
     CHECK(trial["restarts"] == 0);
     CHECK(metric_history(cluster, trial["id"].dump()) == expected);

@@ -108,7 +108,7 @@ TEST_CASE("A usage error is one line naming the verb and what was wrong, with st
   CHECK(refused({"trial", "logs"}) == "volador: trial logs: missing ID\n");
   CHECK(refused({"trial", "logs", "abc"}) == "volador: trial logs: ID: expected a number, got 'abc'\n");
   CHECK(refused({"experiment", "create", "c.yaml"}) == "volador: experiment create: missing DIR\n");
-  CHECK(refused({}) == "volador: missing command (one of: experiment, trial, checkpoint, agent, slot, pool, user, preview-search)\n");
+  CHECK(refused({}) == "volador: missing command (one of: experiment, trial, checkpoint, model, agent, slot, pool, user, preview-search)\n");
   CHECK(refused({"bogus"}).starts_with("volador: unknown command 'bogus' (one of: experiment, "));
   CHECK(refused({"trial", "bogus"}) == "volador: trial: unknown command 'bogus' (one of: list, describe, logs, kill)\n");
   CHECK(refused({"experiment"}).starts_with("volador: experiment: missing command (one of: create, list, "));

@@ -36,6 +36,9 @@ constexpr std::string_view kMedianStopping =
     "Median early stopping: trials validate on the ladder and stop when worse than the median";
 constexpr std::string_view kShown = "An experiment record sets its summary and the facts of its config";
 constexpr std::string_view kFiltered = "Experiments show their config's workspace and project and the list filters by them";
+constexpr std::string_view kRankLimits =
+    "A memory hog and a fork bomb end in ERROR with their limit in the log while a neighbouring trial completes";
+constexpr std::string_view kRankLimitRefusal = "A bad limit is refused at its line";
 constexpr std::string_view kSchedulingRefusal =
     "resources.priority outside 1..99, a weight not above 0 and an empty pool are refused at their line";
 constexpr std::string_view kGcPolicy = "GcPolicy::of takes the experiment's numbers and searcher direction";
@@ -109,6 +112,8 @@ const std::map<std::string_view, Coverage> kCoverage{
     // The master's launch hands it to the agents (LaunchSpec.killGracePeriodMs).
     {"resources.kill_grace_period",
      {"A trial asks for its slots once given a target and launches one rank per granted slot", ""}},
+    {"resources.memory_limit", {kRankLimits, kRankLimitRefusal}},
+    {"resources.max_processes", {kRankLimits, kRankLimitRefusal}},
     {"resources.resource_pool",
      {"A pool with no agents queues its experiment until an agent joins it, and agents show their pool and labels",
       "An unknown pool or one that can never fit a trial is refused at submission and an unknown --pool at registration"}},

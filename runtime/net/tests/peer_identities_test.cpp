@@ -56,7 +56,7 @@ TEST_CASE("No connection speaks as a node whose connection presented another cer
   CHECK_FALSE(identities.admit(&kRankSession, kRank, {basp::kClientHandshake, 0, kBaspFrameHeadBytes + 44, head}));
 }
 
-TEST_CASE("A rank's connection may not speak for another node or address actors by name") {
+TEST_CASE("A rank's connection may not speak for another node") {
   PeerIdentities identities;
   REQUIRE(identities.admit(&kAgentSession, "agent-a", handshake(node(1))));
   REQUIRE(identities.admit(&kRankSession, kRank, handshake(node(2))));
@@ -66,7 +66,6 @@ TEST_CASE("A rank's connection may not speak for another node or address actors 
     CHECK(identities.admit(&kAgentSession, "agent-a", Routed(node(7)).frame(operation)));  // nodes route for others
   }
   CHECK(identities.admit(&kRankSession, kRank, {basp::kDirectMessage, 0, 0, {}}));
-  CHECK_FALSE(identities.admit(&kRankSession, kRank, {basp::kDirectMessage, basp::kNamedReceiverFlag, 0, {}}));
   // before its handshake, a rank has no node to speak for
   CHECK_FALSE(identities.admit(&kOtherSession, kRank, Routed(node(3)).frame()));
 }

@@ -163,8 +163,8 @@ TEST_CASE("Preemption spares the requester's own trials and more important ones 
   }
 }
 
-TEST_CASE("Victims are chosen on the agent needing the fewest slots freed and a multi-host gang frees whole agents") {
-  SECTION("one agent: the fewest slots freed") {
+TEST_CASE("Victims are the most recently granted trials that make room on one agent and a multi-host gang frees whole agents") {
+  SECTION("one agent") {
     Pool p;
     p.s.add_agent("a", 4);
     p.s.add_agent("b", 4);
@@ -173,7 +173,7 @@ TEST_CASE("Victims are chosen on the agent needing the fewest slots freed and a 
     queue(p.s, 3, 1, experiment(1, 50));  // a
     REQUIRE(p.s.schedule().grants.size() == 3);
     p.time.advance(kMinRun);
-    queue(p.s, 10, 3, experiment(2, 10));  // b has 2 free: freeing trial 2 (2 slots) beats freeing a's 3 or 4
+    queue(p.s, 10, 3, experiment(2, 10));  // 3 (on a) then 2 (on b, 2 free): b holds 3 first
     CHECK(preempted(p.s.schedule()) == std::vector<TrialId>{2});
   }
   SECTION("whole agents") {
