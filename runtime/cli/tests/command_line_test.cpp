@@ -3,35 +3,10 @@
 #include <cstdlib>
 
 #include "runtime/cli/command_line.hpp"
+#include "runtime/cli/tests/command_line_support.hpp"
 
 using namespace volador::cli;
-
-namespace {
-
-std::variant<Invocation, ParseExit> parse(std::vector<const char*> args) {
-  args.insert(args.begin(), "volador");
-  return parse_command_line(static_cast<int>(args.size()), args.data());
-}
-
-Invocation parsed(std::vector<const char*> args) {
-  auto out = parse(args);
-  if (auto* exit = std::get_if<ParseExit>(&out)) FAIL("refused: " << exit->err);
-  return std::get<Invocation>(out);
-}
-
-// The one-line usage error (the parse must be refused with status 1).
-std::string refused(std::vector<const char*> args) {
-  auto out = parse(args);
-  REQUIRE(std::holds_alternative<ParseExit>(out));
-  const auto& exit = std::get<ParseExit>(out);
-  CHECK(exit.status == 1);
-  CHECK(exit.out.empty());
-  REQUIRE(exit.err.ends_with("\n"));
-  CHECK(exit.err.find('\n') == exit.err.size() - 1);  // one line
-  return exit.err;
-}
-
-}  // namespace
+using namespace volador::cli::testing;
 
 TEST_CASE("The command line names the verb and its arguments") {
   ::unsetenv("VOLADOR_MASTER");

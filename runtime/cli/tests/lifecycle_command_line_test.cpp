@@ -1,30 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include "runtime/cli/command_line.hpp"
+#include "runtime/cli/tests/command_line_support.hpp"
 
 using namespace volador::cli;
-
-namespace {
-
-std::variant<Invocation, ParseExit> parse(std::vector<const char*> args) {
-  args.insert(args.begin(), "volador");
-  return parse_command_line(static_cast<int>(args.size()), args.data());
-}
-
-Invocation parsed(std::vector<const char*> args) {
-  auto out = parse(args);
-  if (auto* exit = std::get_if<ParseExit>(&out)) FAIL("refused: " << exit->err);
-  return std::get<Invocation>(out);
-}
-
-std::string refused(std::vector<const char*> args) {
-  auto out = parse(args);
-  REQUIRE(std::holds_alternative<ParseExit>(out));
-  CHECK(std::get<ParseExit>(out).status == 1);
-  return std::get<ParseExit>(out).err;
-}
-
-}  // namespace
+using namespace volador::cli::testing;
 
 TEST_CASE("The lifecycle verbs name their experiment, changes, labels and confirmation") {
   auto remove = parsed({"experiment", "delete", "7", "--yes"});
