@@ -23,10 +23,24 @@ bool PeerIdentities::admit(const void* session, const std::string& name, const B
   return head.size() >= own.size() && std::equal(own.begin(), own.end(), head.begin());
 }
 
+namespace {
+
+// Whether connections presenting `a` and `b` may speak for one node: the
+// same identity, or ranks of one experiment (the master authorizes them
+// alike). Sandboxed ranks on one host can share a node id: CAF makes it of
+// the host and the process id, which each PID namespace starts again.
+bool may_share_node(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  const auto rank_a = tls::parse_rank_name(a), rank_b = tls::parse_rank_name(b);
+  return rank_a && rank_b && rank_a->experiment_id == rank_b->experiment_id;
+}
+
+}  // namespace
+
 bool PeerIdentities::bind(const void* session, const std::string& name, const NodeBytes& node) {
   std::lock_guard lock(mutex_);
   for (const auto& [other, bound] : sessions_)
-    if (other != session && bound.node == node && bound.name != name) return false;
+    if (other != session && bound.node == node && !may_share_node(bound.name, name)) return false;
   auto [it, fresh] = sessions_.try_emplace(session, Session{name, node});
   return fresh || it->second.node == node;
 }

@@ -10,7 +10,8 @@
 // - a client handshake binds the session to the node id it names; naming
 //   another node than the session's first handshake did, or a node bound to
 //   a session of another certificate, is refused: no peer speaks as a node
-//   whose connection presented another certificate;
+//   whose connection presented another certificate (but ranks of one
+//   experiment may share a node id: sandboxed ranks on one host do);
 // - a rank's session (tls/rank_name.hpp) may not speak for another node
 //   either: a routed, monitor or down message from it must name its own node
 //   as the source. (It may address actors by registered name: CAF's own

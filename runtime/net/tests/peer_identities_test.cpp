@@ -51,6 +51,11 @@ TEST_CASE("No connection speaks as a node whose connection presented another cer
   CHECK(identities.admit(&kOtherSession, "agent-a", handshake(node(1))));  // the agent's second connection
   CHECK(identities.admit(&kAgentSession, "agent-a", handshake(node(1))));  // a repeated handshake
   CHECK_FALSE(identities.admit(&kAgentSession, "agent-a", handshake(node(4))));  // another node later
+  // ranks of one experiment may share a node id (sandboxed on one host), of another experiment not
+  const int kSecondRank = 4, kForeignRank = 5;
+  REQUIRE(identities.admit(&kRankSession, kRank, handshake(node(2))));
+  CHECK(identities.admit(&kSecondRank, "rank:1:7:1.1", handshake(node(2))));
+  CHECK_FALSE(identities.admit(&kForeignRank, "rank:2:9:1.0", handshake(node(2))));
   // a "node id" longer than the head a frame observer sees
   const std::vector<std::byte> head(kBaspFrameHeadBytes, std::byte{9});
   CHECK_FALSE(identities.admit(&kRankSession, kRank, {basp::kClientHandshake, 0, kBaspFrameHeadBytes + 44, head}));
