@@ -12,9 +12,13 @@ bool PoolScheduler::Turn::operator>(const Turn& other) const {
   return std::tie(priority, served, experiment_id) > std::tie(other.priority, other.served, other.experiment_id);
 }
 
-void PoolScheduler::add_agent(const AgentSpec& agent) { agents_.add(agent); }
+void PoolScheduler::add_agent(const AgentSpec& agent) {
+  agents_.add(agent);
+  settled_.reset();
+}
 
 std::vector<TrialId> PoolScheduler::remove_agent(const std::string& agent_id) {
+  settled_.reset();
   auto lost = agents_.remove(agent_id);
   for (auto trial_id : lost) release(trial_id);  // frees their slots on the other agents too
   return lost;
@@ -34,6 +38,7 @@ void PoolScheduler::forget_if_idle(ExperimentId experiment_id) {
 }
 
 void PoolScheduler::request(const SlotRequest& request) {
+  settled_.reset();
   trials_[request.trial_id] = Trial{.experiment = request.share.experiment_id, .slots = request.slots};
   auto& e = experiment(request.share);
   e.queued[request.slots].insert(request.trial_id);
@@ -70,6 +75,7 @@ void PoolScheduler::stop_leaving(Trial& trial) {
 bool PoolScheduler::release(TrialId trial_id) {
   auto it = trials_.find(trial_id);
   if (it == trials_.end()) return false;
+  settled_.reset();
   auto& trial = it->second;
   auto* e = trial.experiment ? &experiments_.at(*trial.experiment) : nullptr;
   if (trial.queued) {
@@ -97,6 +103,7 @@ bool PoolScheduler::hold(TrialId trial_id, const std::string& agent_id, const st
   const auto& owners = agent->owners;
   if (!std::ranges::all_of(slot_indices, [&](std::uint32_t i) { return i < owners.size() && owners[i] == 0; }))
     return false;
+  settled_.reset();
   auto [it, is_new] = trials_.try_emplace(trial_id, Trial{.queued = false, .allocation = {trial_id, {}}, .granted_ms = now_ms});
   auto& trial = it->second;
   if (trial.queued) return false;
@@ -115,6 +122,7 @@ Status PoolScheduler::attribute(TrialId trial_id, const ExperimentShare& share) 
   auto it = trials_.find(trial_id);
   if (it == trials_.end() || it->second.queued)
     return fail(Error::not_found("trial " + std::to_string(trial_id) + " holds no slots in pool '" + name_ + "'"));
+  settled_.reset();
   auto& trial = it->second;
   if (trial.experiment) {
     if (*trial.experiment == share.experiment_id) {
@@ -186,8 +194,20 @@ std::optional<PoolScheduler::Turn> PoolScheduler::turn_after(const Experiment& e
   return turn;
 }
 
+std::int64_t PoolScheduler::next_eligible_ms(std::int64_t now_ms) const {
+  std::int64_t next = INT64_MAX;
+  if (!policy_.preemption) return next;
+  const std::pair<std::int64_t, TrialId> last_eligible{now_ms - policy_.min_run_before_preemption_ms, UINT64_MAX};
+  for (const auto& [id, e] : experiments_)
+    if (auto young = e.preemptible.upper_bound(last_eligible); young != e.preemptible.end())
+      next = std::min(next, young->first + policy_.min_run_before_preemption_ms);
+  return next;
+}
+
 void PoolScheduler::decide(std::int64_t now_ms, Decision& decision) {
   if (pending_trials_ == 0) return;
+  if (settled_ && settled_->since_ms <= now_ms && now_ms < settled_->until_ms) return;
+  const auto answers_before = decision.grants.size() + decision.preemptions.size();
   std::priority_queue<Turn, std::vector<Turn>, std::greater<>> turns;
   for (const auto& [id, e] : experiments_)
     if (auto turn = turn_after(e, 0, UINT32_MAX)) turns.push(*turn);
@@ -207,6 +227,10 @@ void PoolScheduler::decide(std::int64_t now_ms, Decision& decision) {
     if (auto next = turn_after(e, turn.next_trial + 1, turn.below)) turns.push(*next);
   }
   agents_.clear_claims();
+  if (decision.grants.size() + decision.preemptions.size() == answers_before)
+    settled_ = Settled{now_ms, next_eligible_ms(now_ms)};
+  else
+    settled_.reset();
 }
 
 bool PoolScheduler::make_room(const Experiment& e, std::uint32_t gang, std::uint32_t& hopeless_gang,

@@ -25,7 +25,10 @@ class PoolScheduler {
  public:
   explicit PoolScheduler(std::string name) : name_(std::move(name)) {}
 
-  void set_policy(const PoolPolicy& policy) { policy_ = policy; }
+  void set_policy(const PoolPolicy& policy) {
+    policy_ = policy;
+    settled_.reset();
+  }
   // Adds an agent unknown to every pool.
   void add_agent(const AgentSpec& agent);
   // Removes an agent; the trials that had slots there lose their whole
@@ -46,7 +49,9 @@ class PoolScheduler {
   [[nodiscard]] const Allocation* allocation(TrialId trial_id) const;
   [[nodiscard]] bool knows(TrialId trial_id) const { return trials_.contains(trial_id); }
 
-  // One decision at `now_ms`, appended to `decision`.
+  // One decision at `now_ms`, appended to `decision`. After a decision that
+  // granted and asked nothing, later ones are skipped (they would be the
+  // same) until the pool changes or a running trial passes its minimum run.
   void decide(std::int64_t now_ms, Decision& decision);
 
   [[nodiscard]] const AgentIndex& agents() const { return agents_; }
@@ -101,6 +106,17 @@ class PoolScheduler {
     std::uint32_t freed = 0;              // slots they hold, everywhere
   };
 
+  // A decision that granted and asked nothing at `since_ms`, the pool
+  // unchanged since: until `until_ms` (when a trial next passes its minimum
+  // run, so may be asked to leave) a decision would find the same nothing.
+  struct Settled {
+    std::int64_t since_ms;
+    std::int64_t until_ms;
+  };
+
+  // When the next running trial passes its minimum run after `now_ms`
+  // (INT64_MAX: none will, or the pool does not preempt).
+  [[nodiscard]] std::int64_t next_eligible_ms(std::int64_t now_ms) const;
   Experiment& experiment(const ExperimentShare& share);
   void forget_if_idle(ExperimentId experiment_id);
   void grant(TrialId trial_id, std::vector<Placement> placements, std::int64_t now_ms, Decision& decision);
@@ -141,6 +157,7 @@ class PoolScheduler {
   std::uint32_t pending_slots_ = 0;
   std::uint32_t running_trials_ = 0;
   std::uint32_t leaving_trials_ = 0;
+  std::optional<Settled> settled_;  // reset by every change to the pool
 };
 
 }  // namespace volador::scheduling

@@ -192,3 +192,48 @@ TEST_CASE("Victims are the most recently granted trials that make room on one ag
     CHECK(granted(p.s.schedule()) == std::vector<TrialId>{10});
   }
 }
+
+TEST_CASE("A gang whose preemption search found nothing searches again once a release or a joining agent or the minimum run changes the answer") {
+  Pool p;
+  p.s.add_agent("a", 2);
+  p.s.add_agent("b", 2);
+  auto place = [&](TrialId trial, const ExperimentShare& share, const std::string& agent) {
+    queue(p.s, trial, 1, share);
+    REQUIRE(granted(p.s.schedule()) == std::vector<TrialId>{trial});
+    REQUIRE(p.s.allocation(trial)->placements[0].agent_id == agent);
+  };
+  place(1, experiment(1, 50), "a");
+  place(2, experiment(3, 10), "a");
+  place(3, experiment(3, 10), "b");
+  p.time.advance(kMinRun);
+  place(4, experiment(1, 50), "b");
+  // Experiment 2 (priority 10) needs both slots of one agent: experiment
+  // 3's trials are as important and no more served, trial 4 is too young,
+  // and trial 1 alone does not empty a.
+  queue(p.s, 10, 2, experiment(2, 10));
+  CHECK(p.s.schedule().preemptions.empty());
+  CHECK(p.s.schedule().preemptions.empty());  // nothing changed: the same answer
+  SECTION("a release on its agent") {
+    // Trial 2 leaves a: trial 1 alone now stands between the gang and a.
+    p.s.release(2);
+    CHECK(p.s.schedule().preemptions == std::vector<Preemption>{{1, 2}});
+    p.s.release(1);
+    const auto decision = p.s.schedule();
+    REQUIRE(granted(decision) == std::vector<TrialId>{10});
+    CHECK(decision.grants[0].placements == std::vector<Placement>{{"a", {0, 1}}});
+  }
+  SECTION("a trial passing its minimum run") {
+    // Trial 3 leaves b: trial 4 alone stands between the gang and b, but
+    // it is too young until its minimum run has passed.
+    p.s.release(3);
+    CHECK(p.s.schedule().preemptions.empty());
+    p.time.advance(kMinRun - 1);
+    CHECK(p.s.schedule().preemptions.empty());
+    p.time.advance(1);
+    CHECK(p.s.schedule().preemptions == std::vector<Preemption>{{4, 2}});
+  }
+  SECTION("an agent joining") {
+    p.s.add_agent("c", 2);
+    CHECK(granted(p.s.schedule()) == std::vector<TrialId>{10});
+  }
+}
