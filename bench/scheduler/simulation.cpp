@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <queue>
 #include <string>
@@ -37,6 +38,14 @@ struct Event {
   std::uint32_t version;
   bool operator>(const Event& other) const { return std::tie(at_ms, seq) > std::tie(other.at_ms, other.seq); }
 };
+
+// CPU time this thread has used: unlike the wall clock, it leaves out the
+// time the thread waits for a core on a loaded machine.
+double thread_cpu_us() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
+}
 
 Percentiles percentiles(std::vector<double> values) {
   if (values.empty()) return {};
@@ -125,10 +134,16 @@ class Simulation {
   void decide() {
     const auto pending = scheduler_.pending();
     const auto started = std::chrono::steady_clock::now();
+    const auto cpu_started = thread_cpu_us();
     const auto decision = scheduler_.schedule();
+    const double cpu_us = thread_cpu_us() - cpu_started;
     const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started).count();
     decision_us_.push_back(us);
-    if (pending >= options_.target_pending) decision_us_at_target_.push_back(us);
+    decision_cpu_us_.push_back(cpu_us);
+    if (pending >= options_.target_pending) {
+      decision_us_at_target_.push_back(us);
+      decision_cpu_us_at_target_.push_back(cpu_us);
+    }
     result_.max_pending = std::max(result_.max_pending, static_cast<std::uint32_t>(pending));
     for (const auto& grant : decision.grants) start(grant.trial_id);
     for (const auto& preemption : decision.preemptions) {
@@ -193,6 +208,8 @@ class Simulation {
     result_.decisions_at_target = decision_us_at_target_.size();
     result_.decision_us = percentiles(decision_us_);
     result_.decision_us_at_target = percentiles(decision_us_at_target_);
+    result_.decision_cpu_us = percentiles(decision_cpu_us_);
+    result_.decision_cpu_us_at_target = percentiles(decision_cpu_us_at_target_);
     return result_;
   }
 
@@ -209,6 +226,7 @@ class Simulation {
   std::int64_t accounted_ms_ = 0;
   double waiting_ms_ = 0, used_integral_ = 0, fairness_integral_ = 0;
   std::vector<double> waits_, waits_priority_10_, decision_us_, decision_us_at_target_;
+  std::vector<double> decision_cpu_us_, decision_cpu_us_at_target_;
   SimResult result_;
 };
 

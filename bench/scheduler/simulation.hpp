@@ -2,9 +2,11 @@
 // A discrete-event simulation of one pool under the scheduler: experiments
 // arrive (workload.hpp), their trials queue, run for their work, and leave
 // when done or when preempted (a checkpoint later, then they queue again
-// with the work left). The policy's decisions are timed on the wall clock;
-// everything else runs on simulated time, so the figures other than the
-// timings are the same on every machine.
+// with the work left). The policy's decisions are timed on the wall clock
+// and in the CPU time of the thread (which a loaded machine does not
+// inflate by keeping the thread waiting for a core); everything else runs
+// on simulated time, so the figures other than the timings are the same on
+// every machine.
 
 #include <cstdint>
 #include <vector>
@@ -44,6 +46,8 @@ struct SimResult {
   Percentiles wait_minutes_priority_10;  // the most important experiments'
   Percentiles decision_us;               // every decision
   Percentiles decision_us_at_target;     // decisions with >= target_pending queued
+  Percentiles decision_cpu_us;           // the same in the thread's CPU time
+  Percentiles decision_cpu_us_at_target;
   std::uint64_t decisions_at_target = 0;
 };
 
