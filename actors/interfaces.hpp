@@ -107,9 +107,10 @@ using PoolActor = caf::typed_actor<
     caf::reacts_to<request_slots_atom, std::uint64_t, std::uint32_t, scheduling::ExperimentShare, TrialActor>,
     // a trial gives its slots (granted or asked for) back
     caf::reacts_to<release_atom, std::uint64_t>,
-    // a new experiment's pool (resources.resource_pool, empty: the default) and slots per trial -> the
-    // pool its trials go to; invalid_argument for an unknown pool or one whose agents can never fit a trial
-    caf::replies_to<capacity_atom, std::string, std::uint32_t>::with<std::string>,
+    // a new experiment's pool (resources.resource_pool, empty: the default), slots per trial and rank
+    // limits (resources.memory_limit, max_processes) -> the pool its trials go to; invalid_argument for an
+    // unknown pool, or one whose agents can never fit a trial or allow its limits
+    caf::replies_to<capacity_atom, std::string, std::uint32_t, std::uint64_t, std::uint32_t>::with<std::string>,
     // agents, their pools, labels, slots and trials (AgentList); the pools, their use and queues (PoolList)
     caf::replies_to<agents_atom>::with<wire::Bytes>, caf::replies_to<pools_atom>::with<wire::Bytes>,
     // a restarted trial claims its live run (trial, run, agents in rank order, slots, its experiment's share)

@@ -309,14 +309,14 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
         auto config = std::get<std::shared_ptr<const config::ExperimentConfig>>(std::move(submission));
         // The pool refuses an unknown pool, or one whose agents could never fit a trial.
         self->request(self->state.context.pool, kPoolTimeout, capacity_atom::value, config->resources.resource_pool,
-                      config->resources.slots_per_trial)
+                      config->resources.slots_per_trial, config->resources.memory_limit, config->resources.max_processes)
             .then([=](const std::string&) mutable {
                     promise.deliver(wire::encode(create_experiment(self, *request, config, user.name)));
                   },
                   [=](const caf::error& error) mutable {
                     const auto why = from_caf_error(error);
-                    if (why.code != ErrorCode::invalid_argument) return promise.deliver(error);
-                    promise.deliver(wire::encode(refused({request->config_file_name + ": " + why.message})));
+                    if (why.code != ErrorCode::invalid_argument) promise.deliver(error);
+                    else promise.deliver(wire::encode(refused({request->config_file_name + ": " + why.message})));
                   });
         return promise;
       }),

@@ -8,6 +8,7 @@
 #include "master/master_queries.hpp"
 #include "master/pool_admission.hpp"
 #include "master/pool_list.hpp"
+#include "master/rank_limit_admission.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::actors {
@@ -68,12 +69,18 @@ scheduling::ExperimentShare resolved(const ResourcePoolState& st, scheduling::Ex
 }
 
 // A new experiment's pool, or why its trials could never run.
-caf::result<std::string> admit(Self self, const std::string& requested, std::uint32_t slots) {
+caf::result<std::string> admit(Self self, const std::string& requested, std::uint32_t slots, std::uint64_t memory_limit,
+                               std::uint32_t max_processes) {
   auto& st = self->state;
   auto pool = pool_of(st, requested);
   if (!pool) return to_caf_error(Error::invalid_argument("resources.resource_pool: " + pool.error().message));
   if (auto fits = master::check_fits(*pool, slots, st.scheduler.largest_trial(*pool)); !fits)
     return to_caf_error(fits.error());
+  std::vector<wire::AgentInfo> agents;
+  for (const auto& [id, info] : st.registered)
+    if (info.pool == *pool) agents.push_back(info);
+  if (auto allowed = master::check_rank_limits(*pool, agents, memory_limit, max_processes); !allowed)
+    return to_caf_error(allowed.error());
   return *pool;
 }
 
@@ -184,7 +191,8 @@ caf::result<bool> register_agent(Self self, const wire::Bytes& bytes, caf::actor
   spdlog::info("agent {} on {} joined pool {} with {} slots", info->agent_id, info->hostname, *pool, info->slots.size());
   st.agents[info->agent_id] = caf::actor_cast<AgentActor>(agent);
   st.scheduler.add_agent({info->agent_id, *pool, info->labels, std::move(kinds)});
-  st.registered[info->agent_id] = {info->agent_id, info->hostname, info->slots, {}, *pool, info->labels};
+  st.registered[info->agent_id] = {info->agent_id, info->hostname, info->slots, {}, *pool, info->labels,
+                                   info->memory_limit_bytes, info->max_processes, info->work_disk_free_bytes};
   self->monitor(agent);
   hold_surviving_workers(self, *info);
   std::vector<std::uint64_t> claimed;
@@ -241,7 +249,8 @@ PoolActor::behavior_type resource_pool_actor(Self self, std::chrono::millisecond
         self->state.trials[trial_id] = std::move(trial);
         grant_what_fits(self);
       },
-      [=](capacity_atom, const std::string& pool, std::uint32_t slots) { return admit(self, pool, slots); },
+      [=](capacity_atom, const std::string& pool, std::uint32_t slots, std::uint64_t memory_limit,
+          std::uint32_t max_processes) { return admit(self, pool, slots, memory_limit, max_processes); },
       [=](agents_atom) { return wire::encode(master::list_agents(self->state.scheduler.usage(), self->state.registered)); },
       [=](pools_atom) { return pool_list(self->state); },
       [=](release_atom, std::uint64_t trial_id) {

@@ -24,8 +24,8 @@ void register_agent(caf::scoped_actor& agent, const PoolActor& pool, const wire:
 // Whether the pool told `agent` to kill a run's workers before it answered
 // the question asked now: its messages to the agent arrive in order.
 bool told_to_kill(caf::scoped_actor& agent, const PoolActor& pool) {
-  agent->request(pool, caf::infinite, capacity_atom::value)
-      .receive([](std::uint32_t) {}, [](const caf::error& error) { FAIL(caf::to_string(error)); });
+  agent->request(pool, caf::infinite, capacity_atom::value, std::string(), std::uint32_t{1}, std::uint64_t{0}, std::uint32_t{0})
+      .receive([](const std::string&) {}, [](const caf::error& error) { FAIL(caf::to_string(error)); });
   bool killed = false;
   agent->receive([&](kill_atom, std::uint64_t, std::uint32_t) { killed = true; },
                  caf::after(std::chrono::seconds(0)) >> [] {});
