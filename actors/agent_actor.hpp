@@ -47,6 +47,8 @@
 #include "master/timings.hpp"
 #include "runtime/net/endpoint.hpp"
 #include "runtime/process/child_process.hpp"
+#include "runtime/sandbox/rank_cgroups.hpp"
+#include "runtime/sandbox/work_folders.hpp"
 #include "runtime/trial_output/worker_output.hpp"
 #include "runtime/wire/codec.hpp"
 #include "runtime/wire/messages.hpp"
@@ -76,6 +78,9 @@ struct AgentOptions {
   // The resource pool it joins (empty: the cluster's default for its slots) and its labels.
   std::string pool;
   std::map<std::string, std::string> labels;
+  // Its ranks' memory and process limits, and how long a failed rank's folder stays (actors/agent_limits.hpp).
+  sandbox::LimitOptions limits;
+  sandbox::WorkFolderOptions work_folders;
 };
 
 struct AgentState {
@@ -106,6 +111,8 @@ struct AgentState {
   IdleWorkers idle{0};  // its limit is the options' timings.warm_worker_idle
   std::map<std::uint64_t, IdleProcess> idle_processes;  // by worker id, as listed in `idle`
   std::map<std::uint64_t, std::unique_ptr<process::ChildProcess>> ending;  // ended idle workers, until they exit
+  sandbox::RankCgroups cgroups;  // each worker process's cgroup, with its trial's limits
+  sandbox::WorkFolders work_folders;  // failed ranks' folders, until their time is up
   static inline const char* name = "agent";
 };
 

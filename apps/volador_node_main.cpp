@@ -23,6 +23,7 @@
 #include "runtime/node/timings_file.hpp"
 #include "runtime/tls/identity.hpp"
 #include "runtime/tls/private_file.hpp"
+#include "runtime/core/duration.hpp"
 
 namespace {
 
@@ -50,7 +51,17 @@ struct Flags {
   std::string cluster_config;           // up, master: the pools (--cluster-config); empty: one default pool
   std::string pool;                     // up, agent: the pool the agent joins; empty: the default for its slots
   std::vector<std::string> labels;      // up, agent: --label key=value
+  sandbox::LimitOptions limits;         // up, agent: its ranks' memory and process limits
+  std::string keep_failed_work_dirs = "1h";  // up, agent: how long a failed rank's folder stays
+  std::uint64_t min_free_disk = 1ull << 30;  // up, agent: below it the agent starts no trial
 };
+
+// The agent's work folder options; Error invalid_argument for a bad --keep-failed-work-dirs.
+Result<sandbox::WorkFolderOptions> work_folder_options(const Flags& flags) {
+  auto keep = flags.keep_failed_work_dirs == "0" ? std::chrono::milliseconds(0) : parse_duration(flags.keep_failed_work_dirs);
+  if (!keep) return fail(Error::invalid_argument("--keep-failed-work-dirs: " + keep.error().message));
+  return sandbox::WorkFolderOptions{*keep, flags.min_free_disk};
+}
 
 // The first admin's password (used on the master's first start only).
 master::AdminPasswordSource admin_password_source(const Flags& flags) {
@@ -166,6 +177,8 @@ int run_agent(const Flags& flags) {
   if (!slots) return fail_with(slots.error());
   auto labels = node::parse_agent_labels(flags.labels);
   if (!labels) return fail_with(labels.error());
+  auto work_folders = work_folder_options(flags);
+  if (!work_folders) return fail_with(work_folders.error());
   caf::actor_system_config config;
   net::configure_actor_system(config, *identity, timings->links);
   caf::actor_system system{config};
@@ -175,7 +188,7 @@ int run_agent(const Flags& flags) {
   auto agent = node::start_agent(
       system,
       {agent_id, std::move(*slots), work_dir, *endpoint, identity->private_key.parent_path(), flags.advertise, *timings,
-       flags.pool, std::move(*labels)},
+       flags.pool, std::move(*labels), flags.limits, *work_folders},
       *master);
   if (!agent) return fail_with(agent.error());
   caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&agent_ended] { agent_ended = true; });
@@ -203,6 +216,8 @@ int run_master(const std::string& role, const Flags& flags) {
   if (!slots) return fail_with(slots.error());
   auto labels = node::parse_agent_labels(flags.labels);
   if (!labels) return fail_with(labels.error());
+  auto work_folders = work_folder_options(flags);
+  if (!work_folders) return fail_with(work_folders.error());
   auto running = node::start_master(system, {flags.data_dir, *listen, *timings, admin_password_source(flags),
                                              flags.accept_journal_loss, std::move(*cluster)});
   if (!running) return fail_with(running.error());
@@ -214,7 +229,8 @@ int run_master(const std::string& role, const Flags& flags) {
   if (role == "up") {
     auto agent = node::start_agent(system,
                                    {"local", std::move(*slots), std::filesystem::path(flags.data_dir) / "work", std::nullopt,
-                                    tls->local_agent_dir, "", *timings, flags.pool, std::move(*labels)},
+                                    tls->local_agent_dir, "", *timings, flags.pool, std::move(*labels), flags.limits,
+                                    *work_folders},
                                    running->gateway);
     if (!agent) return fail_with(agent.error());
     caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&stopped] { stopped = true; });
@@ -294,6 +310,24 @@ int main(int argc, char** argv) {
                     "the resource pool the agent joins (default: the cluster config's default_gpu_pool with GPUs, "
                     "else its default_cpu_pool)");
     cmd->add_option("--label", flags.labels, "a label key=value the agent carries (repeatable)");
+    cmd->add_option("--rank-memory-limit", flags.limits.allowed.memory_bytes,
+                    "the most memory one rank's processes may use together, e.g. 8G (default: this host's memory "
+                    "shared by its slots); also the most an experiment's resources.memory_limit may ask for")
+        ->transform(CLI::AsSizeValue(false));
+    cmd->add_option("--rank-max-processes", flags.limits.allowed.max_processes,
+                    "the most processes one rank may run at once (default 4096); also the most an experiment's "
+                    "resources.max_processes may ask for");
+    cmd->add_option("--cgroup-parent", flags.limits.cgroup_parent,
+                    "the cgroup (a path from the root of the memory and pids hierarchies) to make the ranks' cgroups "
+                    "in (default: the agent's own)");
+    cmd->add_flag("--no-trial-limits{false}", flags.limits.enabled, "run ranks without memory and process limits");
+    cmd->add_option("--keep-failed-work-dirs", flags.keep_failed_work_dirs,
+                    "how long the folder of a rank that failed stays for debugging (a duration such as 30min; 0: "
+                    "removed at once); a rank that ends cleanly has its folder removed at once")
+        ->capture_default_str();
+    cmd->add_option("--min-free-disk", flags.min_free_disk,
+                    "below this much free space on the work folder's disk the agent refuses new trials (default 1G)")
+        ->transform(CLI::AsSizeValue(false));
   }
   for (auto* cmd : {up, master}) {
     cmd->add_option("--http-listen", flags.http_listen,

@@ -79,6 +79,8 @@ Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions
   agent.timings = options.timings;
   agent.pool = options.pool;
   agent.labels = options.labels;
+  agent.limits = options.limits;
+  agent.work_folders = options.work_folders;
   if (const char* python = std::getenv("VOLADOR_PYTHON"); python != nullptr && *python != '\0')
     agent.python_program = python;  // else /usr/bin/python3
   return caf::actor_cast<caf::actor>(system.spawn(actors::agent_actor, agent, std::move(master)));

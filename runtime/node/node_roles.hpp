@@ -20,6 +20,8 @@
 #include "runtime/config/cluster_config.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/net/endpoint.hpp"
+#include "runtime/sandbox/rank_cgroups.hpp"
+#include "runtime/sandbox/work_folders.hpp"
 #include "runtime/wire/messages.hpp"
 
 namespace volador::node {
@@ -64,6 +66,8 @@ struct AgentNodeOptions {
   master::Timings timings;               // its waits for the master, and its workers'
   std::string pool;                      // the resource pool it joins; empty: the cluster's default for its slots
   std::map<std::string, std::string> labels;  // --label key=value
+  sandbox::LimitOptions limits;               // its ranks' memory and process limits
+  sandbox::WorkFolderOptions work_folders;    // how long a failed rank's folder stays; the least free work disk
 };
 
 // Spawns an agent that registers with `master` and launches volador-worker

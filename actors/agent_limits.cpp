@@ -1,0 +1,91 @@
+#include "actors/agent_limits.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "actors/worker_sandbox.hpp"
+#include "runtime/core/clock.hpp"
+
+namespace volador::actors {
+
+void open_rank_limits(AgentState& state) {
+  auto& options = state.options.limits;
+  const auto& agent = state.options.agent_id;
+  if (!options.enabled) {
+    spdlog::warn("agent {}: trials run without memory and process limits (--no-trial-limits)", agent);
+    return;
+  }
+  const auto defaults = sandbox::default_rank_limits(sandbox::host_memory_bytes(), state.options.slots.size());
+  if (options.allowed.memory_bytes == 0) options.allowed.memory_bytes = defaults.memory_bytes;
+  if (options.allowed.max_processes == 0) options.allowed.max_processes = defaults.max_processes;
+  auto parent = sandbox::own_cgroup(options.cgroup_parent);
+  auto cgroups = parent ? sandbox::RankCgroups::open(*parent, getpid()) : fail(parent.error());
+  if (!cgroups) {
+    spdlog::warn("agent {}: trials run without memory and process limits: {}", agent, cgroups.error().message);
+    return;
+  }
+  state.cgroups = std::move(*cgroups);
+  spdlog::info("agent {}: each rank runs in a cgroup ({} under {}): {} MiB of memory and {} processes at most", agent,
+               parent->version == sandbox::CgroupVersion::v1 ? "v1" : "v2", parent->memory.string(),
+               options.allowed.memory_bytes >> 20, options.allowed.max_processes);
+}
+
+void describe_rank_limits(const AgentState& state, wire::AgentInfo& info) {
+  info.work_disk_free_bytes = sandbox::free_disk_bytes(state.options.work_dir).value_or(0);
+  if (!state.cgroups.active()) return;
+  info.memory_limit_bytes = state.options.limits.allowed.memory_bytes;
+  info.max_processes = state.options.limits.allowed.max_processes;
+}
+
+Result<std::vector<std::filesystem::path>> limit_rank(AgentState& state, std::uint64_t worker,
+                                                      const wire::LaunchSpec& spec) {
+  auto limits = sandbox::rank_limits({spec.memory_limit_bytes, spec.max_processes}, state.options.limits.allowed);
+  if (!limits) return fail(limits.error());
+  return state.cgroups.assign(worker, *limits);
+}
+
+void enforce_rank_limits(AgentState& state) {
+  for (const auto& [id, why] : state.cgroups.enforce()) {
+    auto worker = std::ranges::find_if(state.workers, [id](const auto& entry) { return entry.second.id == id; });
+    if (worker == state.workers.end()) continue;  // an idle worker: its exit is ignored
+    spdlog::warn("trial {} run {} rank {}: {}", std::get<0>(worker->first), std::get<1>(worker->first),
+                 std::get<2>(worker->first), why);
+    worker->second.output->add("stderr", "volador-agent: " + why);
+  }
+}
+
+std::optional<std::string> release_worker(AgentState& state, std::uint64_t worker) {
+  auto why = state.cgroups.breach(worker);
+  state.cgroups.release(worker);
+  std::error_code ec;
+  std::filesystem::remove(worker_home(state.options, worker), ec);  // only when empty
+  return why;
+}
+
+std::filesystem::path rank_folder(const std::filesystem::path& home, std::uint64_t trial_id, std::uint32_t run_id,
+                                  std::uint32_t rank) {
+  return home / fmt::format("trial-{}-run-{}-rank-{}", trial_id, run_id, rank);
+}
+
+void open_work_folders(AgentState& state) {
+  state.work_folders = sandbox::WorkFolders(state.options.work_folders);
+  state.work_folders.reap_left_over(state.options.work_dir);
+}
+
+std::optional<std::string> launch_refusal(const AgentState& state) {
+  auto refusal = state.work_folders.refusal(state.options.work_dir);
+  if (refusal) return fmt::format("agent {}: {}", state.options.agent_id, *refusal);
+  return std::nullopt;
+}
+
+void rank_folder_ended(AgentState& state, std::uint64_t worker, const wire::WorkerExit& exit) {
+  const bool failed = exit.exit_code != 0 || exit.signal != 0;
+  const auto home = worker_home(state.options, worker);
+  state.work_folders.rank_ended(rank_folder(home, exit.trial_id, exit.run_id, exit.rank), failed, system_now_ms());
+}
+
+}  // namespace volador::actors

@@ -1,0 +1,56 @@
+#pragma once
+// The agent's side of its ranks' limits and working folders. Limits (runtime/sandbox/rank_cgroups.hpp):
+// each worker process runs in a cgroup of its own carrying the limits of the
+// trial it runs now; a rank that breaks one is killed whole and its end
+// reported with the limit ("killed: memory limit 64 MiB"). Without usable
+// cgroups (no root, no controllers) the agent says so once and runs its
+// ranks without limits. Working folders (runtime/sandbox/work_folders.hpp)
+// go when their rank ends, after the operator's delay when it failed, and a
+// work disk short of space refuses launches.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actors/agent_actor.hpp"
+
+namespace volador::actors {
+
+// Opens the agent's cgroups as its options say, ending what a dead agent left;
+// logs why and leaves them inactive when it cannot.
+void open_rank_limits(AgentState& state);
+
+// What its ranks may use at most (0s when it runs them without limits) and its free work disk, in the registration `info`.
+void describe_rank_limits(const AgentState& state, wire::AgentInfo& info);
+
+// Worker `worker`'s cgroup set to `spec`'s limits (resources.memory_limit
+// and max_processes, else the agent's); the files its new process joins.
+// Error invalid_argument when the trial asks for more than the agent allows.
+Result<std::vector<std::filesystem::path>> limit_rank(AgentState& state, std::uint64_t worker,
+                                                      const wire::LaunchSpec& spec);
+
+// Kills the ranks that broke a limit since the last call; each one's reason
+// goes into its trial's output.
+void enforce_rank_limits(AgentState& state);
+
+// Worker `worker`'s process exited (or never started): its cgroup is emptied
+// and removed, its home folder removed unless a failed rank's folder is kept
+// in it. Returns the limit that got it killed, if one did.
+std::optional<std::string> release_worker(AgentState& state, std::uint64_t worker);
+
+// The working folder of rank `rank` of run `run_id` of trial `trial_id` in a worker's `home`.
+std::filesystem::path rank_folder(const std::filesystem::path& home, std::uint64_t trial_id, std::uint32_t run_id,
+                                  std::uint32_t rank);
+
+// Removes the folders an earlier agent left (older than the keep time).
+void open_work_folders(AgentState& state);
+
+// Why this agent may not start a trial now (its work disk is short of space); nullopt when it may.
+std::optional<std::string> launch_refusal(const AgentState& state);
+
+// The rank `exit` names, run by worker `worker`, ended: its folder goes now, or later when it failed.
+void rank_folder_ended(AgentState& state, std::uint64_t worker, const wire::WorkerExit& exit);
+
+}  // namespace volador::actors
