@@ -4,6 +4,7 @@
 // the refusals at submission and registration.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "tests/integration/cluster_fixture.hpp"
@@ -25,10 +26,12 @@ std::filesystem::path cluster_config(const std::filesystem::path& dir) {
   return path;
 }
 
-// One native trial of `epochs` epochs with a checkpoint every 2, and `resources`.
+// One native trial of `epochs` epochs (about 1 ms each here) with a validation and a
+// checkpoint every tenth of them, and `resources`.
 std::string single_trial(const std::string& name, int epochs, const std::string& resources) {
-  return native_trial_config(name, "min_validation_period: {epochs: 2}\n"
-                                   "min_checkpoint_period: {epochs: 2}\n"
+  const auto period = std::to_string(std::max(1, epochs / 10));
+  return native_trial_config(name, "min_validation_period: {epochs: " + period + "}\n"
+                                   "min_checkpoint_period: {epochs: " + period + "}\n"
                                    "max_restarts: 0\n"
                                    "searcher: {name: single, metric: accuracy, smaller_is_better: false, "
                                    "max_length: {epochs: " + std::to_string(epochs) + "}}\n"
@@ -47,7 +50,7 @@ std::string many_trials(const std::string& name, int trials, int epochs, const s
          std::to_string(trials) + "}\n"
          "records_per_epoch: 2000\n"
          "scheduling_unit: 20\n"
-         "min_checkpoint_period: {epochs: 1}\n"
+         "min_checkpoint_period: {epochs: " + std::to_string(std::max(1, epochs / 6)) + "}\n"
          "max_restarts: 0\n"
          "experiment_seed: 7\n"
          "searcher: {name: grid, metric: accuracy, smaller_is_better: false, max_concurrent_trials: " +
@@ -83,9 +86,9 @@ TEST_CASE("Two experiments of equal weight share the slots of their pool evenly"
   cluster.start_master({"--cluster-config", cluster_config(dir.path()).string()});
   cluster.start_named_agent("agent-a", 2);
   cluster.start_named_agent("agent-b", 2);
-  const auto first = submit(cluster, dir.path() / "first", many_trials("first", 6, 40, "weight: 1"));
+  const auto first = submit(cluster, dir.path() / "first", many_trials("first", 6, 600, "weight: 1"));
   REQUIRE(eventually([&] { return allocated_by_experiment(pool_named(cluster, "default"))[std::stoull(first)] == 4; }));
-  const auto second = submit(cluster, dir.path() / "second", many_trials("second", 6, 40, "weight: 1"));
+  const auto second = submit(cluster, dir.path() / "second", many_trials("second", 6, 600, "weight: 1"));
   // The later experiment gets half the pool (the first one's trials beyond
   // its share checkpoint and wait), and both then run on two slots each.
   REQUIRE(eventually(
@@ -109,11 +112,11 @@ TEST_CASE("A priority-10 experiment preempts a priority-50 one, which resumes wi
   cluster.start_named_agent("only-agent", 1);
   auto first_trial = [&](const std::string& id) { return describe_experiment(cluster, id)["trials"][0]; };
 
-  const auto reference = submit(cluster, dir.path() / "reference", single_trial("reference", 60, "priority: 50"));
+  const auto reference = submit(cluster, dir.path() / "reference", single_trial("reference", 1500, "priority: 50"));
   REQUIRE(state_is(cluster, reference, "COMPLETED"));
   const auto expected = metric_history(cluster, first_trial(reference)["id"].dump());
 
-  const auto low = submit(cluster, dir.path() / "low", single_trial("low", 60, "priority: 50"));
+  const auto low = submit(cluster, dir.path() / "low", single_trial("low", 1500, "priority: 50"));
   REQUIRE(eventually([&] { return !checkpoints(cluster, low).empty(); }, 120));
   const auto high = submit(cluster, dir.path() / "high", single_trial("high", 4, "priority: 10"));
   REQUIRE(state_is(cluster, high, "COMPLETED"));
