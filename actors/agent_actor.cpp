@@ -12,6 +12,7 @@
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
 #include "actors/master_context.hpp"
+#include "actors/worker_sandbox.hpp"
 #include "runtime/core/clock.hpp"
 #include "runtime/core/states.hpp"
 #include "runtime/net/remote.hpp"
@@ -104,12 +105,13 @@ std::map<std::string, std::string> worker_environment(const AgentOptions& option
   env["VOLADOR_HPARAMS"] = spec.hparams_json;
   env["VOLADOR_TRIAL_FILE"] = worker::kTrialFileName;
   env["VOLADOR_TIMINGS_FILE"] = kTimingsFileName;
+  add_sandbox_environment(options, env);
   return env;
 }
 
-// Prepares the working folder: the unpacked model definition plus the trial and timings files.
-Result<fs::path> prepare_folder(const AgentOptions& options, const wire::LaunchSpec& spec) {
-  auto dir = options.work_dir / fmt::format("trial-{}-run-{}-rank-{}", spec.trial_id, spec.run_id, spec.rank);
+// Prepares the working folder in the worker's `home`: the unpacked model definition plus the trial and timings files.
+Result<fs::path> prepare_folder(const AgentOptions& options, const wire::LaunchSpec& spec, const fs::path& home) {
+  auto dir = home / fmt::format("trial-{}-run-{}-rank-{}", spec.trial_id, spec.run_id, spec.rank);
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (auto s = archives::unpack_archive(spec.archive, dir); !s) return fail(s.error());
@@ -159,10 +161,9 @@ AgentState::Worker running_worker(std::uint64_t id, std::shared_ptr<OutputRoute>
   return worker;
 }
 
-// Starts a worker process for `spec` in `dir`; a warm one gets its channel to the agent.
-Result<AgentState::Worker> spawn_worker(Self self, const wire::LaunchSpec& spec, const fs::path& dir,
+// Starts worker process `id` for `spec` in `dir`, in its sandbox; a warm one gets its channel to the agent.
+Result<AgentState::Worker> spawn_worker(Self self, std::uint64_t id, const wire::LaunchSpec& spec, const fs::path& dir,
                                         std::map<std::string, std::string> env, std::optional<WorkerReuseKey> reuse) {
-  const auto id = ++self->state.last_worker_id;
   const auto& work_dir = self->state.options.work_dir;
   auto tls_dir = tls::install_rank_identity(spec.rank_certificate, spec.rank_private_key, self->state.options.worker_tls_dir,
                                             work_dir, id);
@@ -181,9 +182,11 @@ Result<AgentState::Worker> spawn_worker(Self self, const wire::LaunchSpec& spec,
     caf::anon_send(agent, idle_atom::value, id, wire::Bytes(message.begin(), message.end()));
   };
   const auto stop_grace = std::chrono::milliseconds(spec.kill_grace_period_ms) + kWorkerStopMargin;
-  process::ProcessSpec process_spec{worker_command(self->state.options, spec), std::move(env), dir, stop_grace,
-                                    reuse ? worker::kAgentChannelVariable : ""};
-  auto child = process::ChildProcess::spawn(process_spec, on_line, on_exit, on_message);
+  auto command = sandboxed_command(self->state.options, spec, worker_home(self->state.options, id), dir,
+                                   worker_command(self->state.options, spec), env);
+  process::ProcessSpec process_spec{command ? std::move(*command) : std::vector<std::string>{}, std::move(env), dir,
+                                    stop_grace, reuse ? worker::kAgentChannelVariable : ""};
+  auto child = command ? process::ChildProcess::spawn(process_spec, on_line, on_exit, on_message) : fail(command.error());
   if (!child) {
     tls::remove_rank_identity(work_dir, id);
     return fail(child.error());
@@ -203,7 +206,8 @@ std::optional<AgentState::Worker> hand_over(Self self, std::uint64_t id, const w
   if (it == st.idle_processes.end()) return std::nullopt;
   auto worker_env = env;  // the warm worker keeps the identity it was started with
   worker_env["VOLADOR_TLS_DIR"] = tls::rank_identity_folder(st.options.work_dir, id).string();
-  const auto bytes = wire::encode(wire::WorkerAssignment{dir.string(), worker::to_environment_list(worker_env)});
+  const auto view = worker_view(st.options, worker_home(st.options, id), dir);
+  const auto bytes = wire::encode(wire::WorkerAssignment{view.string(), worker::to_environment_list(worker_env)});
   if (auto sent = it->second.process->send_message(process::Message(bytes.begin(), bytes.end())); !sent) {
     spdlog::warn("trial {} run {} rank {}: idle worker pid {} did not take the launch ({}); starting a new one",
                  spec.trial_id, spec.run_id, spec.rank, it->second.process->pid(), sent.error().message);
@@ -217,17 +221,29 @@ std::optional<AgentState::Worker> hand_over(Self self, std::uint64_t id, const w
   return worker;
 }
 
-// The worker for `spec`: the slot's idle worker when it may take it, else a new process.
-Result<AgentState::Worker> worker_for(Self self, const wire::LaunchSpec& spec, const fs::path& dir) {
-  auto env = worker_environment(self->state.options, spec);
-  auto reuse = warm_key(self->state.options, spec);
+// The worker for `spec`: the slot's idle worker when it may take it, else a
+// new process; the trial's folder goes in that worker's home.
+Result<AgentState::Worker> worker_for(Self self, const wire::LaunchSpec& spec) {
+  const auto& options = self->state.options;
+  auto env = worker_environment(options, spec);
+  auto reuse = warm_key(options, spec);
   if (reuse) {
     const auto claim = self->state.idle.claim(*reuse);
     if (claim.end) end_idle(self, *claim.end);
-    if (claim.reuse)
-      if (auto warm = hand_over(self, *claim.reuse, spec, dir, env, *reuse)) return std::move(*warm);
+    if (claim.reuse) {
+      auto dir = prepare_folder(options, spec, worker_home(options, *claim.reuse));
+      if (!dir) {
+        end_idle(self, *claim.reuse);
+        return fail(dir.error());
+      }
+      if (auto warm = hand_over(self, *claim.reuse, spec, *dir, env, *reuse)) return std::move(*warm);
+    }
   }
-  return spawn_worker(self, spec, dir, std::move(env), std::move(reuse));
+  const auto id = ++self->state.last_worker_id;
+  auto home = fresh_worker_home(options, id);
+  auto dir = home ? prepare_folder(options, spec, *home) : fail(home.error());
+  if (!dir) return fail(dir.error());
+  return spawn_worker(self, id, spec, *dir, std::move(env), std::move(reuse));
 }
 
 caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) {
@@ -236,9 +252,7 @@ caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) 
   if (spec->slot >= self->state.options.slots.size())
     return to_caf_error(Error::invalid_argument(fmt::format("slot {} of agent {}: it has {} slots", spec->slot,
                                                             self->state.options.agent_id, self->state.options.slots.size())));
-  auto dir = prepare_folder(self->state.options, *spec);
-  if (!dir) return to_caf_error(dir.error());
-  auto worker = worker_for(self, *spec, *dir);
+  auto worker = worker_for(self, *spec);
   if (!worker) return to_caf_error(worker.error());
   worker->trial = caf::actor_cast<TrialActor>(trial);
   self->state.workers[{spec->trial_id, spec->run_id, spec->rank}] = std::move(*worker);

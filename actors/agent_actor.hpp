@@ -81,6 +81,9 @@ struct AgentOptions {
   // Its ranks' memory and process limits, and how long a failed rank's folder stays (actors/agent_limits.hpp).
   sandbox::LimitOptions limits;
   sandbox::WorkFolderOptions work_folders;
+  // Whether its ranks run in sandboxes (actors/worker_sandbox.hpp); false only
+  // when the operator says so (volador-node --sandbox off).
+  bool sandbox = true;
 };
 
 struct AgentState {

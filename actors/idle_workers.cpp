@@ -1,9 +1,11 @@
 #include "actors/idle_workers.hpp"
 
+#include "actors/worker_sandbox.hpp"
+
 namespace volador::actors {
 
 WorkerReuseKey reuse_key(const wire::LaunchSpec& spec, const std::string& master) {
-  return {spec.experiment_id, spec.slot, spec.entrypoint, spec.environment_variables, master};
+  return {spec.experiment_id, spec.slot, spec.entrypoint, spec.environment_variables, master, sandbox_key(spec)};
 }
 
 std::optional<IdleWorkers::WorkerId> IdleWorkers::park(WorkerId worker, WorkerReuseKey key, std::int64_t now_ms) {

@@ -19,13 +19,14 @@ namespace volador::actors {
 // must share for one worker to run both: the experiment (its model
 // definition, environment variables and startup hook, which ran once, when
 // the worker started), the slot (its device binding), the entrypoint (command
-// or native trial) and the master's address (its connection).
+// or native trial), the master's address (its connection) and its sandbox.
 struct WorkerReuseKey {
   std::uint64_t experiment_id = 0;
   std::uint32_t slot = 0;
   std::string entrypoint;
   std::vector<std::string> environment_variables;
   std::string master;
+  std::string sandbox;  // what decides its sandbox (worker_sandbox.hpp's sandbox_key), fixed when it started
   auto operator<=>(const WorkerReuseKey&) const = default;
 };
 

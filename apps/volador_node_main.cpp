@@ -54,6 +54,7 @@ struct Flags {
   sandbox::LimitOptions limits;         // up, agent: its ranks' memory and process limits
   std::string keep_failed_work_dirs = "1h";  // up, agent: how long a failed rank's folder stays
   std::uint64_t min_free_disk = 1ull << 30;  // up, agent: below it the agent starts no trial
+  std::string sandbox = "on";                // up, agent: its ranks in sandboxes, or (off) not
 };
 
 // The agent's work folder options; Error invalid_argument for a bad --keep-failed-work-dirs.
@@ -188,7 +189,7 @@ int run_agent(const Flags& flags) {
   auto agent = node::start_agent(
       system,
       {agent_id, std::move(*slots), work_dir, *endpoint, identity->private_key.parent_path(), flags.advertise, *timings,
-       flags.pool, std::move(*labels), flags.limits, *work_folders},
+       flags.pool, std::move(*labels), flags.limits, *work_folders, flags.sandbox == "on"},
       *master);
   if (!agent) return fail_with(agent.error());
   caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&agent_ended] { agent_ended = true; });
@@ -230,7 +231,7 @@ int run_master(const std::string& role, const Flags& flags) {
     auto agent = node::start_agent(system,
                                    {"local", std::move(*slots), std::filesystem::path(flags.data_dir) / "work", std::nullopt,
                                     tls->local_agent_dir, "", *timings, flags.pool, std::move(*labels), flags.limits,
-                                    *work_folders},
+                                    *work_folders, flags.sandbox == "on"},
                                    running->gateway);
     if (!agent) return fail_with(agent.error());
     caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&stopped] { stopped = true; });
@@ -310,6 +311,11 @@ int main(int argc, char** argv) {
                     "the resource pool the agent joins (default: the cluster config's default_gpu_pool with GPUs, "
                     "else its default_cpu_pool)");
     cmd->add_option("--label", flags.labels, "a label key=value the agent carries (repeatable)");
+    cmd->add_option("--sandbox", flags.sandbox,
+                    "on: each rank runs in a bubblewrap sandbox (README, The trial sandbox; the agent refuses to "
+                    "start where bwrap cannot build one); off: ranks see this host as the agent does (said loudly)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"on", "off"}));
     cmd->add_option("--rank-memory-limit", flags.limits.allowed.memory_bytes,
                     "the most memory one rank's processes may use together, e.g. 8G (default: this host's memory "
                     "shared by its slots); also the most an experiment's resources.memory_limit may ask for")

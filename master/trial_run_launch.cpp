@@ -74,6 +74,10 @@ Result<wire::LaunchSpec> TrialRun::launch_spec(const AgentShare& share, std::uin
   spec.kill_grace_period_ms = static_cast<std::uint64_t>(config.resources.kill_grace_period.count());
   spec.data_json = config.data.dump();
   spec.environment_variables = config.environment.environment_variables;
+  for (const auto& mount : config.bind_mounts)
+    spec.bind_mounts.push_back({mount.host_path, mount.container_path, mount.read_only});
+  spec.shm_size_bytes = config.resources.shm_size;
+  spec.checkpoint_folder = setup_.spec.store->root().string();
   spec.archive = *setup_.spec.archive;
   spec.master_host = setup_.master_host;
   spec.master_port = setup_.master_port;

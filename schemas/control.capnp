@@ -257,6 +257,16 @@ struct LaunchSpec {
   killGracePeriodMs @21 :UInt64 = 10000;  # resources.kill_grace_period: from SIGTERM to SIGKILL when stopped
   rankCertificate @22 :Text;  # PEM: the identity the master issued for this launch (tls/rank_name.hpp), which
   rankPrivateKey @23 :Text;   # the worker presents instead of its agent's; the key never reaches the trial file
+  bindMounts @24 :List(BindMount);  # the config's bind_mounts, shown in the rank's sandbox
+  shmSizeBytes @25 :UInt64 = 4294967296;  # resources.shm_size: the size of the rank's own /dev/shm
+  checkpointFolder @26 :Text;  # the checkpoint store's folder, which the rank writes into (shown in its sandbox)
+}
+
+# A host folder shown in a rank's sandbox (the config's bind_mounts entry).
+struct BindMount {
+  hostPath @0 :Text;
+  containerPath @1 :Text;
+  readOnly @2 :Bool;
 }
 
 struct WorkerExit {

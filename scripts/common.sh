@@ -11,7 +11,7 @@ DEB_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libcaf-dev capnproto libcapnp-dev libssl-dev libyaml-cpp-dev librocksdb-dev libspdlog-dev
   catch2 nlohmann-json3-dev libcli11-dev libarchive-dev libsodium-dev libcpp-httplib-dev
-  iproute2 openssl
+  iproute2 openssl bubblewrap
   python3 python3-dev pybind11-dev python3-numpy python3-torch python3-sklearn
   chromium
 )

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <thread>
 
 #include "runtime/collective/socket.hpp"
@@ -32,15 +33,30 @@ bool valid_id(std::string_view id) {
   return true;
 }
 
+// A segment's name lives in POSIX shared memory (/dev/shm), or in the folder
+// VOLADOR_SHM_DIR names: a sandboxed rank's /dev/shm is its own, so its
+// agent shows the ranks of one trial a folder they share (actors/worker_sandbox.hpp).
+int open_segment(const std::string& name, int flags, mode_t mode) {
+  const char* folder = std::getenv("VOLADOR_SHM_DIR");
+  if (folder == nullptr || *folder == '\0') return ::shm_open(name.c_str(), flags, mode);
+  return ::open((std::string(folder) + name).c_str(), flags, mode);
+}
+
+int unlink_segment(const std::string& name) {
+  const char* folder = std::getenv("VOLADOR_SHM_DIR");
+  if (folder == nullptr || *folder == '\0') return unlink_segment(name);
+  return ::unlink((std::string(folder) + name).c_str());
+}
+
 Result<UniqueFd> create(const std::string& name, std::size_t bytes) {
-  UniqueFd fd(::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600));
+  UniqueFd fd(open_segment(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600));
   if (!fd) {
     if (errno == EEXIST) return fail(Error::already_exists("shared-memory segment " + name + " exists already"));
     return fail(Error::io("shm_open " + name + ": " + errno_text(errno)));
   }
   if (::ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0) {
     const int err = errno;
-    ::shm_unlink(name.c_str());
+    unlink_segment(name);
     return fail(Error::io("sizing " + name + " to " + std::to_string(bytes) + " bytes: " + errno_text(err)));
   }
   return fd;
@@ -49,7 +65,7 @@ Result<UniqueFd> create(const std::string& name, std::size_t bytes) {
 // Opens the segment rank 0 creates, once it has its full size.
 Result<UniqueFd> open_created(const std::string& name, std::size_t bytes, Deadline& deadline) {
   for (;;) {
-    UniqueFd fd(::shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0));
+    UniqueFd fd(open_segment(name, O_RDWR | O_CLOEXEC, 0));
     if (fd) {
       struct stat st {};
       if (::fstat(fd.get(), &st) != 0) return fail(Error::io("fstat " + name + ": " + errno_text(errno)));
@@ -109,7 +125,7 @@ std::string shm_name(std::string_view group_id) { return "/volador-" + std::stri
 
 Status remove_shm_segment(std::string_view group_id) {
   if (!valid_id(group_id)) return fail(Error::invalid_argument("bad group id '" + std::string(group_id) + "'"));
-  if (::shm_unlink(shm_name(group_id).c_str()) != 0 && errno != ENOENT) {
+  if (unlink_segment(shm_name(group_id)) != 0 && errno != ENOENT) {
     return fail(Error::io("shm_unlink " + shm_name(group_id) + ": " + errno_text(errno)));
   }
   return {};
@@ -126,7 +142,7 @@ Result<ShmSegment> ShmSegment::join(std::string_view group_id, int rank, const S
   if (!fd) return fail(fd.error());
   auto base = map(fd->get(), bytes);
   if (!base) {
-    ::shm_unlink(name.c_str());
+    unlink_segment(name);
     return fail(base.error());
   }
   ShmSegment segment(*base, geometry);
@@ -137,10 +153,10 @@ Result<ShmSegment> ShmSegment::join(std::string_view group_id, int rank, const S
     return fail(ok.error());
   }
   atomic(segment.line(rank).pid).store(::getpid());
-  if (atomic(h.attached).fetch_add(1) + 1 == static_cast<std::uint32_t>(geometry.ranks)) ::shm_unlink(name.c_str());
+  if (atomic(h.attached).fetch_add(1) + 1 == static_cast<std::uint32_t>(geometry.ranks)) unlink_segment(name);
   auto all_attached = [&] { return atomic(h.attached).load() == static_cast<std::uint32_t>(geometry.ranks); };
   if (auto ok = await(h, deadline, all_attached, "not every rank attached to " + name); !ok) {
-    ::shm_unlink(name.c_str());
+    unlink_segment(name);
     atomic(h.aborted).store(static_cast<std::uint32_t>(rank) + 1);
     return fail({ok.error().code, ok.error().message + " (missing: ranks " + segment.missing_ranks() + ")"});
   }

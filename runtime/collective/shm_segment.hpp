@@ -46,7 +46,7 @@ class ShmSegment {
   ShmGeometry geometry_;
 };
 
-// "/volador-<group_id>", the name under /dev/shm.
+// "/volador-<group_id>", the name under /dev/shm (or VOLADOR_SHM_DIR, see shm_segment.cpp).
 [[nodiscard]] std::string shm_name(std::string_view group_id);
 // Removes a group's segment name if it is still there: for an agent cleaning
 // up after a trial whose ranks all died while forming their group.

@@ -12,6 +12,7 @@
 #include "actors/atoms.hpp"
 #include "actors/master_actor.hpp"
 #include "actors/resource_pool_actor.hpp"
+#include "actors/worker_sandbox.hpp"
 #include "runtime/devices/discovery.hpp"
 #include "runtime/net/remote.hpp"
 #include "runtime/tls/certificate_authority.hpp"
@@ -83,6 +84,8 @@ Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions
   agent.work_folders = options.work_folders;
   if (const char* python = std::getenv("VOLADOR_PYTHON"); python != nullptr && *python != '\0')
     agent.python_program = python;  // else /usr/bin/python3
+  agent.sandbox = options.sandbox;
+  if (auto ready = actors::prepare_sandboxes(agent); !ready) return fail(ready.error());
   return caf::actor_cast<caf::actor>(system.spawn(actors::agent_actor, agent, std::move(master)));
 }
 

@@ -68,6 +68,7 @@ struct AgentNodeOptions {
   std::map<std::string, std::string> labels;  // --label key=value
   sandbox::LimitOptions limits;               // its ranks' memory and process limits
   sandbox::WorkFolderOptions work_folders;    // how long a failed rank's folder stays; the least free work disk
+  bool sandbox = true;                        // its ranks in sandboxes (--sandbox off: without, said loudly)
 };
 
 // Spawns an agent that registers with `master` and launches volador-worker

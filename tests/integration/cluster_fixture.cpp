@@ -243,10 +243,14 @@ std::string kill_once_hook(const std::string& only_if, double delay_s) {
 
 std::string kill_once_config(const fs::path& marker, const fs::path& storage, const std::string& other_variables) {
   fs::create_directories(storage);
+  // The marker in a folder of its own, mounted into the ranks' sandboxes at its path.
+  const auto folder = marker.parent_path() / (marker.filename().string() + ".d");
+  fs::create_directories(folder);
   const std::string others = other_variables.empty() ? "" : other_variables + ", ";
-  return "environment: {environment_variables: [" + others + "KILL_ONCE=" + marker.string() +
+  return "environment: {environment_variables: [" + others + "KILL_ONCE=" + (folder / marker.filename()).string() +
          ", KILL_STORAGE=" + storage.string() + "]}\ncheckpoint_storage: {type: shared_fs, host_path: " +
-         storage.string() + "}\n";
+         storage.string() + "}\nbind_mounts: [{host_path: " + folder.string() + ", container_path: " + folder.string() +
+         "}]\n";
 }
 
 MetricHistory metric_history(const Cluster& cluster, const std::string& trial_id) {
@@ -279,14 +283,29 @@ void check_same_validations(const std::vector<nlohmann::json>& run, const std::v
   }
 }
 
-std::size_t processes_under(const fs::path& dir) {
+namespace {
+
+// Processes whose working folder `cwd` satisfies `counts`.
+std::size_t processes_where(const std::function<bool(const fs::path& cwd)>& counts) {
   std::size_t count = 0;
   for (const auto& entry : fs::directory_iterator("/proc")) {
     std::error_code ec;
     const auto cwd = fs::read_symlink(entry.path() / "cwd", ec);
-    if (!ec && cwd.string().starts_with(dir.string())) ++count;
+    if (!ec && counts(cwd)) ++count;
   }
   return count;
+}
+
+}  // namespace
+
+std::size_t processes_under(const fs::path& dir) {
+  return processes_where([&](const fs::path& cwd) { return cwd.string().starts_with(dir.string()); });
+}
+
+std::size_t processes_in_trial_folders(const fs::path& work_dir, const std::string& prefix) {
+  return processes_where([&](const fs::path& cwd) {
+    return cwd.string().starts_with(work_dir.string()) && cwd.filename().string().starts_with(prefix);
+  });
 }
 
 std::vector<std::string> short_link_timings(const fs::path& dir) {

@@ -152,7 +152,8 @@ std::string kill_once_hook(const std::string& only_if = "true", double delay_s =
 // The config lines that arm kill_once_hook: an environment of
 // `other_variables` (comma-separated NAME=VALUE, may be empty), its marker
 // file and `storage`, and `storage` (created here) as the checkpoint storage
-// the hook watches.
+// the hook watches. The marker goes in MARKER.d/, created here and bind-mounted
+// into the ranks' sandboxes.
 std::string kill_once_config(const std::filesystem::path& marker, const std::filesystem::path& storage,
                              const std::string& other_variables = "");
 
@@ -167,8 +168,13 @@ std::vector<nlohmann::json> validations(const Cluster& cluster, const std::strin
 // rounding: at the same batches, accuracy to 1e-6, loss to 1e-4 relative.
 void check_same_validations(const std::vector<nlohmann::json>& run, const std::vector<nlohmann::json>& reference);
 
-// Processes whose working folder lies under `dir` (rank workers and their commands).
+// Processes whose working folder lies under `dir` (rank workers and their
+// commands; of a sandboxed rank, the sandbox's outer bwrap, which lives as
+// long as anything inside it).
 std::size_t processes_under(const std::filesystem::path& dir);
+// Those of an agent working in `work_dir` started in a trial folder whose
+// name begins with `prefix` ("trial-7-run-1-"), in any worker's folder.
+std::size_t processes_in_trial_folders(const std::filesystem::path& work_dir, const std::string& prefix);
 
 // A timings file in `dir` with which the client gives up on a master it
 // cannot reach after 500 ms (`volador --timings FILE`), not 3 s.

@@ -158,7 +158,7 @@ TEST_CASE("A partitioned host is detected and its trial restarts from the checkp
   CHECK(metric_history(cluster, trial_id()) == expected);
   // Nothing of run 1 is left on host 2; run 2's workers, kept warm for a
   // next trial of the experiment, stop once idle a few seconds.
-  CHECK(processes_under(host2_work / ("trial-" + trial_id() + "-run-1-")) == 0);
+  CHECK(processes_in_trial_folders(host2_work, "trial-" + trial_id() + "-run-1-") == 0);
   CHECK(eventually([&] { return processes_under(host2_work) == 0; }, 30));
 }
 
