@@ -105,6 +105,15 @@ std::uint32_t random_experiment_seed() {
   return device() & 0x7fffffffu;
 }
 
+// The environment's fields about container images that `environment` sets.
+std::vector<const char*> image_fields(const config::Environment& environment) {
+  std::vector<const char*> set;
+  if (!environment.image.empty()) set.push_back("image");
+  if (environment.force_pull_image) set.push_back("force_pull_image");
+  if (environment.registry_auth) set.push_back("registry_auth");
+  return set;
+}
+
 // What this build cannot run, one line each (empty when it can run it).
 std::vector<std::string> unsupported_features(const config::ExperimentConfig& config, const std::string& file) {
   std::vector<std::string> out;
@@ -119,6 +128,9 @@ std::vector<std::string> unsupported_features(const config::ExperimentConfig& co
                   "': a command runs to completion by itself and cannot stop at a rung and resume later "
                   "(use single, grid, random, tpe or bayesian, with median early stopping if you like)");
   }
+  for (const auto* field : image_fields(config.environment))
+    out.push_back(file + ": environment." + field + ": no agent of this cluster can run images: ranks run in "
+                  "bubblewrap sandboxes on their host's own system (README, The trial sandbox); remove it");
   return out;
 }
 

@@ -41,6 +41,10 @@ constexpr std::string_view kRankLimits =
 constexpr std::string_view kRankLimitRefusal = "A bad limit is refused at its line";
 constexpr std::string_view kSchedulingRefusal =
     "resources.priority outside 1..99, a weight not above 0 and an empty pool are refused at their line";
+constexpr std::string_view kSandboxed =
+    "A sandboxed trial reads its mounted data set, cannot write a read-only mount, has its shm_size and sees no other "
+    "folder";
+constexpr std::string_view kImageRefusal = "A config with a container image is refused at submission: no agent can run images";
 constexpr std::string_view kGcPolicy = "GcPolicy::of takes the experiment's numbers and searcher direction";
 
 const std::map<std::string_view, Coverage> kCoverage{
@@ -127,6 +131,19 @@ const std::map<std::string_view, Coverage> kCoverage{
      {"experiment_seed may stand under environment, as the manual lists it, but in one place only",
       "experiment_seed may stand under environment, as the manual lists it, but in one place only"}},
     {"experiment_seed", {"random: the experiment seed decides the samples", ""}},
+    // The trial sandbox (tests/integration/sandbox_test.cpp, runtime/config/tests/sandbox_fields_test.cpp).
+    {"resources.shm_size", {kSandboxed, ""}},
+    {"bind_mounts[].host_path", {kSandboxed, "A bind mount whose host_path is missing fails the trial at launch naming the mount"}},
+    {"bind_mounts[].container_path",
+     {kSandboxed, "A bind mount's container path that is relative or would shadow the sandbox's folders is refused at its line"}},
+    {"bind_mounts[].read_only", {kSandboxed, ""}},
+    {"bind_mounts[].propagation",
+     {"", "A bind mount's propagation other than rprivate is refused: the sandbox's mounts are private"}},
+    {"environment.image", {"", kImageRefusal}},
+    {"environment.force_pull_image", {"", kImageRefusal}},
+    {"environment.registry_auth.username", {"", kImageRefusal}},
+    {"environment.registry_auth.password", {"", kImageRefusal}},
+    {"environment.registry_auth.serveraddress", {"", kImageRefusal}},
 };
 
 // Accepted fields that no test shows taking effect yet, and why: the gap,
@@ -139,15 +156,6 @@ const std::map<std::string_view, std::string_view> kNotYetCovered{
     {"searcher.n_initial_points", "no test shows bayesian's initial points changing its suggestions"},
     {"searcher.xi", "no test sets it"},
     {"searcher.n_candidates", "no test shows bayesian's candidate count changing its suggestions"},
-    {"resources.shm_size", "the sandbox's field (its own issue): no test shows the limit applied"},
-    {"bind_mounts[].host_path", "the sandbox's field (its own issue)"},
-    {"bind_mounts[].container_path", "the sandbox's field (its own issue)"},
-    {"bind_mounts[].read_only", "the sandbox's field (its own issue)"},
-    {"environment.image", "the sandbox's field (its own issue)"},
-    {"environment.force_pull_image", "the sandbox's field (its own issue)"},
-    {"environment.registry_auth.username", "the sandbox's field (its own issue)"},
-    {"environment.registry_auth.password", "the sandbox's field (its own issue)"},
-    {"environment.registry_auth.serveraddress", "the sandbox's field (its own issue)"},
 };
 
 bool skipped_directory(const std::filesystem::path& dir) {
