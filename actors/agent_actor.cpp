@@ -11,6 +11,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
+#include "actors/agent_limits.hpp"
 #include "actors/master_context.hpp"
 #include "actors/worker_sandbox.hpp"
 #include "runtime/core/clock.hpp"
@@ -111,7 +112,7 @@ std::map<std::string, std::string> worker_environment(const AgentOptions& option
 
 // Prepares the working folder in the worker's `home`: the unpacked model definition plus the trial and timings files.
 Result<fs::path> prepare_folder(const AgentOptions& options, const wire::LaunchSpec& spec, const fs::path& home) {
-  auto dir = home / fmt::format("trial-{}-run-{}-rank-{}", spec.trial_id, spec.run_id, spec.rank);
+  auto dir = rank_folder(home, spec.trial_id, spec.run_id, spec.rank);
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (auto s = archives::unpack_archive(spec.archive, dir); !s) return fail(s.error());
@@ -164,6 +165,8 @@ AgentState::Worker running_worker(std::uint64_t id, std::shared_ptr<OutputRoute>
 // Starts worker process `id` for `spec` in `dir`, in its sandbox; a warm one gets its channel to the agent.
 Result<AgentState::Worker> spawn_worker(Self self, std::uint64_t id, const wire::LaunchSpec& spec, const fs::path& dir,
                                         std::map<std::string, std::string> env, std::optional<WorkerReuseKey> reuse) {
+  auto cgroup = limit_rank(self->state, id, spec);
+  if (!cgroup) return fail(cgroup.error());
   const auto& work_dir = self->state.options.work_dir;
   auto tls_dir = tls::install_rank_identity(spec.rank_certificate, spec.rank_private_key, self->state.options.worker_tls_dir,
                                             work_dir, id);
@@ -186,9 +189,11 @@ Result<AgentState::Worker> spawn_worker(Self self, std::uint64_t id, const wire:
                                    worker_command(self->state.options, spec), env);
   process::ProcessSpec process_spec{command ? std::move(*command) : std::vector<std::string>{}, std::move(env), dir,
                                     stop_grace, reuse ? worker::kAgentChannelVariable : ""};
+  process_spec.join_cgroups = std::move(*cgroup);
   auto child = command ? process::ChildProcess::spawn(process_spec, on_line, on_exit, on_message) : fail(command.error());
   if (!child) {
     tls::remove_rank_identity(work_dir, id);
+    release_worker(self->state, id);
     return fail(child.error());
   }
   const auto& slot = self->state.options.slots[spec.slot];
@@ -204,6 +209,10 @@ std::optional<AgentState::Worker> hand_over(Self self, std::uint64_t id, const w
   auto& st = self->state;
   auto it = st.idle_processes.find(id);
   if (it == st.idle_processes.end()) return std::nullopt;
+  if (!limit_rank(st, id, spec)) {  // a new worker will say why
+    end_idle(self, id);
+    return std::nullopt;
+  }
   auto worker_env = env;  // the warm worker keeps the identity it was started with
   worker_env["VOLADOR_TLS_DIR"] = tls::rank_identity_folder(st.options.work_dir, id).string();
   const auto view = worker_view(st.options, worker_home(st.options, id), dir);
@@ -252,6 +261,7 @@ caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) 
   if (spec->slot >= self->state.options.slots.size())
     return to_caf_error(Error::invalid_argument(fmt::format("slot {} of agent {}: it has {} slots", spec->slot,
                                                             self->state.options.agent_id, self->state.options.slots.size())));
+  if (auto refusal = launch_refusal(self->state)) return to_caf_error(Error::resource_exhausted(*refusal));
   auto worker = worker_for(self, *spec);
   if (!worker) return to_caf_error(worker.error());
   worker->trial = caf::actor_cast<TrialActor>(trial);
@@ -283,6 +293,7 @@ void on_rank_end(Self self, const wire::Bytes& bytes) {
   if (!report) return;
   auto it = self->state.workers.find({report->trial_id, report->run_id, report->rank});
   if (it == self->state.workers.end()) return;
+  rank_folder_ended(self->state, it->second.id, *report);
   if (!it->second.trial) {
     it->second.exit_report = bytes;  // for the trial that adopts it, if any
     return;
@@ -304,6 +315,7 @@ std::map<WorkerKey, AgentState::Worker>::iterator find_worker(Self self, std::ui
 // Worker process `id` ended: the end of its trial's rank if it was running one; an idle one is forgotten.
 void on_process_exit(Self self, std::uint64_t id, const wire::Bytes& bytes) {
   auto& st = self->state;
+  const auto limit_breach = release_worker(st, id);  // the killed: reason, if a limit ended it
   if (st.ending.erase(id) > 0) return;
   if (st.idle.forget(id)) {
     st.idle_processes.erase(id);
@@ -314,6 +326,7 @@ void on_process_exit(Self self, std::uint64_t id, const wire::Bytes& bytes) {
   auto report = wire::decode<wire::WorkerExit>(bytes);
   if (!report) return;
   std::tie(report->trial_id, report->run_id, report->rank) = it->first;
+  if (limit_breach) report->message = *limit_breach;
   on_rank_end(self, wire::encode(*report));
 }
 
@@ -373,6 +386,7 @@ void register_with_master(Self self) {
   wire::AgentInfo info{st.options.agent_id, hostname(), st.options.slots, {}, st.options.pool, st.options.labels};
   for (const auto& [key, worker] : st.workers)
     if (!worker.exit_report) info.workers.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), worker.slot});
+  describe_rank_limits(st, info);
   auto master = st.master;
   self->request(master, st.options.timings.register_timeout, register_atom::value, wire::encode(info), caf::actor_cast<caf::actor>(self))
       .then([=](bool) { spdlog::info("agent {} registered with {} slots", self->state.options.agent_id, self->state.options.slots.size()); },
@@ -449,6 +463,8 @@ AgentActor::behavior_type agent_actor(Self self, AgentOptions options, caf::acto
   self->state.options = std::move(options);
   tls::remove_rank_identities(self->state.options.work_dir);  // an earlier agent's workers are gone
   self->state.idle = IdleWorkers(self->state.options.timings.warm_worker_idle.count());
+  open_rank_limits(self->state);
+  open_work_folders(self->state);
   self->set_down_handler([=](const caf::down_msg& down) {
     if (self->state.master && down.source == self->state.master.address()) on_master_lost(self, down.reason);
   });
@@ -458,6 +474,8 @@ AgentActor::behavior_type agent_actor(Self self, AgentOptions options, caf::acto
       [=](flush_atom) {
         ship_all_output(self);
         end_expired_idle(self);
+        enforce_rank_limits(self->state);
+        self->state.work_folders.reap(system_now_ms());
         self->delayed_send(self, kFlushInterval, flush_atom::value);
       },
       [=](launch_atom, const wire::Bytes& bytes, caf::actor trial) { return launch(self, bytes, std::move(trial)); },

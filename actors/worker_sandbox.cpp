@@ -164,7 +164,7 @@ Status prepare_sandboxes(const AgentOptions& options) {
 }
 
 fs::path worker_home(const AgentOptions& options, std::uint64_t worker_id) {
-  return options.work_dir / "workers" / fmt::format("worker-{}", worker_id);
+  return options.work_dir / sandbox::kWorkerHomes / fmt::format("worker-{}", worker_id);
 }
 
 Result<fs::path> fresh_worker_home(const AgentOptions& options, std::uint64_t worker_id) {

@@ -72,6 +72,8 @@ Result<wire::LaunchSpec> TrialRun::launch_spec(const AgentShare& share, std::uin
   spec.seed = r.seed;
   spec.global_batch_size = config.global_batch_size;
   spec.kill_grace_period_ms = static_cast<std::uint64_t>(config.resources.kill_grace_period.count());
+  spec.memory_limit_bytes = config.resources.memory_limit;
+  spec.max_processes = config.resources.max_processes;
   spec.data_json = config.data.dump();
   spec.environment_variables = config.environment.environment_variables;
   for (const auto& mount : config.bind_mounts)

@@ -260,6 +260,8 @@ struct LaunchSpec {
   bindMounts @24 :List(BindMount);  # the config's bind_mounts, shown in the rank's sandbox
   shmSizeBytes @25 :UInt64 = 4294967296;  # resources.shm_size: the size of the rank's own /dev/shm
   checkpointFolder @26 :Text;  # the checkpoint store's folder, which the rank writes into (shown in its sandbox)
+  memoryLimitBytes @27 :UInt64;  # resources.memory_limit: the rank's processes together; 0: the agent's limit
+  maxProcesses @28 :UInt32;      # resources.max_processes: alive at once in the rank; 0: the agent's limit
 }
 
 # A host folder shown in a rank's sandbox (the config's bind_mounts entry).
