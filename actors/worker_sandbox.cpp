@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <optional>
+#include <random>
 
 #include "runtime/sandbox/bubblewrap_command.hpp"
 #include "runtime/sandbox/host_probes.hpp"
@@ -88,6 +90,21 @@ Result<std::vector<SandboxMount>> user_mounts(const wire::LaunchSpec& spec, cons
   return mounts;
 }
 
+// An /etc/fstab of the worker's own, naming a random UUID for "/", shown over
+// the host's. CAF 0.17 names a node by a hash of the host's MAC addresses and
+// that UUID, plus its process id; every sandboxed worker is PID 2 in a PID
+// namespace of its own, so without it all workers on a host would share one
+// node id and the master would mix their connections.
+Result<SandboxMount> own_node_name(const fs::path& home) {
+  std::random_device random;
+  const auto file = home / ".volador-fstab";
+  std::ofstream out(file);
+  out << fmt::format("UUID={:08x}-{:04x}-{:04x}-{:04x}-{:08x}{:04x} / ext4 defaults 0 1\n", random(), random() & 0xffff,
+                     random() & 0xffff, random() & 0xffff, random(), random() & 0xffff);
+  if (!out.flush()) return fail(Error::io("cannot write " + file.string()));
+  return SandboxMount{file, fs::path("/etc/fstab"), true};
+}
+
 // The worker's own mounts: its home, its experiment's allreduce folder, its
 // program and identity, and the checkpoint folder it writes into.
 Result<std::vector<SandboxMount>> worker_mounts(const AgentOptions& options, const wire::LaunchSpec& spec,
@@ -99,6 +116,9 @@ Result<std::vector<SandboxMount>> worker_mounts(const AgentOptions& options, con
   std::vector<SandboxMount> mounts{{home, fs::path(sandbox::kWorkerHomeInside), false},
                                    {collective, fs::path(sandbox::kCollectiveInside), false}};
   std::ranges::copy(program_mounts(options), std::back_inserter(mounts));
+  auto node_name = own_node_name(home);
+  if (!node_name) return fail(node_name.error());
+  mounts.push_back(*node_name);
   if (auto identity = worker_identity_mount(env)) mounts.push_back(*identity);
   if (!spec.checkpoint_folder.empty()) {
     if (!fs::is_directory(spec.checkpoint_folder, ec))

@@ -293,8 +293,12 @@ TEST_CASE("Pausing a command trial stops its command, activating runs it again f
                                   "for step in range(1, 6):\n"
                                   "    print(f'accuracy={step / 10}', flush=True)\n"
                                   "    while step == 1 and not os.path.exists(go): time.sleep(0.05)\n");
-  const auto go = dir.path() / "go";
-  write_file(project / "distributed.yaml", command_config("/usr/bin/python3 slow.py " + go.string()));
+  const auto signals = dir.path() / "signals";  // mounted into the trial's sandbox at the same path
+  fs::create_directories(signals);
+  const auto go = signals / "go";
+  write_file(project / "distributed.yaml", command_config("/usr/bin/python3 slow.py " + go.string()) +
+                                               "bind_mounts: [{host_path: " + signals.string() +
+                                               ", container_path: " + signals.string() + ", read_only: true}]\n");
   Cluster cluster(dir.path() / "data", 1);
   auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--json"});
   REQUIRE(created.exit_code == 0);
