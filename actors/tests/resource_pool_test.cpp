@@ -37,13 +37,14 @@ bool told_to_kill(caf::scoped_actor& agent, const PoolActor& pool) {
 TEST_CASE("A registration an agent repeats changes nothing: the workers of its claimed run live on") {
   caf::actor_system_config config;
   caf::actor_system system{config};
-  auto pool = system.spawn(resource_pool_actor, std::chrono::duration_cast<std::chrono::milliseconds>(kReattachGrace));
+  auto pool = system.spawn(resource_pool_actor, std::chrono::duration_cast<std::chrono::milliseconds>(kReattachGrace),
+                           config::ClusterConfig{});
   caf::scoped_actor agent{system};
   // Back from a master restart, it kept a worker of trial 7's run 3.
   const wire::AgentInfo info{"agent-a", "host", {wire::SlotSpec{}}, {{7, 3, 0, 0}}};
   register_agent(agent, pool, info);
   agent->request(pool, caf::infinite, adopt_atom::value, std::uint64_t{7}, std::uint32_t{3},
-                 std::vector<std::string>{"agent-a"}, std::uint32_t{1})
+                 std::vector<std::string>{"agent-a"}, std::uint32_t{1}, scheduling::ExperimentShare{.experiment_id = 1})
       .receive([](const std::vector<GrantedAgent>& grant) { CHECK(grant.size() == 1); },
                [](const caf::error& error) { FAIL(caf::to_string(error)); });
   CHECK_FALSE(told_to_kill(agent, pool));
@@ -56,7 +57,7 @@ TEST_CASE("A registration an agent repeats changes nothing: the workers of its c
 TEST_CASE("Another agent under a registered agent's name is refused") {
   caf::actor_system_config config;
   caf::actor_system system{config};
-  auto pool = system.spawn(resource_pool_actor, std::chrono::milliseconds(50));
+  auto pool = system.spawn(resource_pool_actor, std::chrono::milliseconds(50), config::ClusterConfig{});
   caf::scoped_actor first{system};
   caf::scoped_actor second{system};
   const wire::AgentInfo info{"agent-a", "host", {wire::SlotSpec{}}, {}};
