@@ -44,7 +44,7 @@ int open_segment(const std::string& name, int flags, mode_t mode) {
 
 int unlink_segment(const std::string& name) {
   const char* folder = std::getenv("VOLADOR_SHM_DIR");
-  if (folder == nullptr || *folder == '\0') return unlink_segment(name);
+  if (folder == nullptr || *folder == '\0') return ::shm_unlink(name.c_str());
   return ::unlink((std::string(folder) + name).c_str());
 }
 

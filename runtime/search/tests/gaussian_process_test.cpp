@@ -124,7 +124,7 @@ TEST_CASE("The GP's predictive mean and variance gradients match finite differen
   }
 }
 
-TEST_CASE("-log EI's derivatives match finite differences, in the tail too", "[search][gp]") {
+TEST_CASE("Minus log EI's derivatives match finite differences, in the tail too", "[search][gp]") {
   const double best = -1.0, xi = 0.01;
   // z = (best - xi - mean) / sd from about +1 to about -40, both sides of the tail's series at -20.
   for (const auto [mean, sd] : {std::pair{-1.5, 0.4}, std::pair{0.2, 0.5}, std::pair{3.0, 0.4}, std::pair{6.0, 0.4},
