@@ -175,8 +175,9 @@ Result<AgentState::Worker> spawn_worker(Self self, std::uint64_t id, const wire:
   auto route = std::make_shared<OutputRoute>(kOutputLimits, kMaxBufferedOutput, system_now_ms);
   auto agent = AgentActor(self);
   auto on_line = [route](std::string_view stream, std::string line) { route->add(stream, std::move(line)); };
-  auto on_exit = [agent, id, work_dir](process::ProcessExit exit) {
+  auto on_exit = [agent, id, work_dir, sandboxed = self->state.options.sandbox](process::ProcessExit exit) {
     tls::remove_rank_identity(work_dir, id);
+    exit = worker_exit(sandboxed, exit);
     wire::WorkerExit report{0, 0, 0, exit.exit_code, exit.signal, ""};
     caf::anon_send(agent, exited_atom::value, id, wire::encode(report));
   };

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -237,6 +238,17 @@ std::string sandbox_key(const wire::LaunchSpec& spec) {
   for (const auto& mount : spec.bind_mounts)
     key += fmt::format(" mount={}:{}:{}", mount.host_path, mount.container_path, mount.read_only ? "ro" : "rw");
   return key;
+}
+
+}  // namespace volador::actors
+
+namespace volador::actors {
+
+process::ProcessExit worker_exit(bool sandboxed, process::ProcessExit exit) {
+  constexpr int kSignalBase = 128;
+  if (sandboxed && exit.signal == 0 && exit.exit_code > kSignalBase && exit.exit_code < kSignalBase + NSIG)
+    return {.exit_code = -1, .signal = exit.exit_code - kSignalBase};
+  return exit;
 }
 
 }  // namespace volador::actors

@@ -17,6 +17,7 @@
 
 #include "actors/agent_actor.hpp"
 #include "runtime/core/error.hpp"
+#include "runtime/process/child_process.hpp"
 #include "runtime/wire/messages.hpp"
 
 namespace volador::actors {
@@ -54,6 +55,10 @@ Result<std::vector<std::string>> sandboxed_command(const AgentOptions& options, 
                                                    const std::filesystem::path& home, const std::filesystem::path& dir,
                                                    std::vector<std::string> command,
                                                    const std::map<std::string, std::string>& env);
+
+// The worker's exit (`sandboxed`: as its sandbox saw it; bwrap exits 128+N when the worker
+// was killed by signal N, which is reported as that signal).
+process::ProcessExit worker_exit(bool sandboxed, process::ProcessExit exit);
 
 // What of a launch decides its worker's sandbox: its bind mounts, /dev/shm
 // size and checkpoint folder (the experiment and slot are in WorkerReuseKey).

@@ -128,7 +128,7 @@ TEST_CASE("A user's description and labels replace the config's in the read mode
   }
 }
 
-TEST_CASE("A registered checkpoint and a running trial's resume point cannot be deleted; others can") {
+TEST_CASE("A registered checkpoint and a running trial's resume point cannot be deleted but others can") {
   LifecycleFixture f;
   const auto older = f.checkpoint(10, 5);
   const auto newest = f.checkpoint(10, 10);

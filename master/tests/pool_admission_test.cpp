@@ -33,7 +33,7 @@ TEST_CASE("An experiment goes to the pool it names, else to the default GPU pool
   CHECK(unknown.error().message == "this cluster has no pool named 'tpus' (its pools: gpus, cpus)");
 }
 
-TEST_CASE("A trial larger than any agent of its pool can give is refused; a pool without agents refuses nothing") {
+TEST_CASE("A trial larger than any agent of its pool can give is refused but a pool without agents refuses nothing") {
   CHECK(check_fits("gpus", 4, 4));
   CHECK(check_fits("gpus", 16, 0));  // no agent yet: it waits
   auto refused = check_fits("gpus", 8, 4);

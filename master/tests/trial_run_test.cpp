@@ -622,7 +622,7 @@ TEST_CASE("A command's result is its latest metrics when it exits, the final res
   CHECK(h.journaled().batches_trained == 100);
 }
 
-TEST_CASE("A command's captures are committed and journaled with their batch; a relaunch resumes from the latest") {
+TEST_CASE("A command's captures are committed and journaled with their batch and a relaunch resumes from the latest") {
   Harness h("", new_trial_record(), kCommandConfig);
   const fs::path staging = h.start_running().request.path;
   REQUIRE(fs::is_directory(staging));

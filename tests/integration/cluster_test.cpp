@@ -112,7 +112,8 @@ TEST_CASE("A random search runs on a master and an agent in separate processes a
   CHECK(agents.json()[0]["used_slots"] == 0);
   CHECK(agents.json()[0]["trials"].empty());
   CHECK(cluster.cli({"slot", "list"}).out ==
-        "AGENT       SLOT  TYPE  DEVICE  USED BY\ntest-agent  0     cpu   -       free\ntest-agent  1     cpu   -       free\n");
+        "AGENT       POOL     SLOT  TYPE  DEVICE  USED BY\ntest-agent  default  0     cpu   -       free\n"
+        "test-agent  default  1     cpu   -       free\n");
 
   // The journal holds everything once the master is gone, and a new master reads it back.
   CHECK(cluster.stop_master());  // SIGTERM ends it (with an agent connected, it used to hang)

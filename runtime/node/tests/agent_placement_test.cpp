@@ -8,7 +8,7 @@
 namespace volador::node {
 namespace {
 
-TEST_CASE("Agent labels are key=value flags; a malformed or repeated one is refused naming it", "[node][pools]") {
+TEST_CASE("Agent labels are key=value flags and a malformed or repeated one is refused naming it", "[node][pools]") {
   auto labels = parse_agent_labels({"rack=b2", "gpu.memory=80GiB", "note="});
   REQUIRE(labels);
   CHECK(*labels == std::map<std::string, std::string>{{"gpu.memory", "80GiB"}, {"note", ""}, {"rack", "b2"}});

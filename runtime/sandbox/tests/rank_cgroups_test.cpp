@@ -154,7 +154,7 @@ TEST_CASE("The groups of agents no longer running are ended at open: processes k
   CHECK_FALSE(fs::exists(stale.pids));
 }
 
-TEST_CASE("A trial asking for no limit gets the agent's; more than it allows is refused naming the field") {
+TEST_CASE("A trial asking for no limit gets the agent's and more than it allows is refused naming the field") {
   const RankLimits allowed{1ull << 30, 4096};
   CHECK(rank_limits({}, allowed) == allowed);
   CHECK(rank_limits({64ull << 20, 64}, allowed) == RankLimits{64ull << 20, 64});

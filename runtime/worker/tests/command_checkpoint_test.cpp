@@ -81,7 +81,7 @@ TEST_CASE_METHOD(Folders, "The checkpoint folder is captured into a new staging 
   CHECK(store->commit(*pending).has_value());
 }
 
-TEST_CASE_METHOD(Folders, "A snapshot is moved into the staging folder; other ranks drop theirs") {
+TEST_CASE_METHOD(Folders, "A snapshot is moved into the staging folder and other ranks drop theirs") {
   auto folders = prepare();
   const fs::path snapshots = work / ".volador-checkpoints/snapshots";
   write_file(snapshots / "snapshot-a/epoch.txt", "2");
