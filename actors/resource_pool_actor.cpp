@@ -149,9 +149,9 @@ void hold_surviving_workers(Self self, const wire::AgentInfo& info) {
     // with slots of its own, or waiting for them, has moved on to a new run
     // (a host back from a partition brings such stale workers).
     auto held = st.held.find(trial_id);
+    const bool waits_for_new_slots = st.trials.contains(trial_id) && !st.adoptions.contains(trial_id);
     const bool claimable = held != st.held.end() ? held->second.run_id == run_id
-                                                 : st.scheduler.allocation(trial_id) == nullptr &&
-                                                       !st.trials.contains(trial_id);
+                                                 : st.scheduler.allocation(trial_id) == nullptr && !waits_for_new_slots;
     if (!claimable || !st.scheduler.hold(trial_id, info.agent_id, slots)) {
       spdlog::info("agent {} kept {} rank worker(s) of trial {} run {}, which is over: killing them", info.agent_id,
                    slots.size(), trial_id, run_id);
@@ -205,9 +205,10 @@ caf::result<bool> register_agent(Self self, const wire::Bytes& bytes, caf::actor
 caf::typed_response_promise<std::vector<GrantedAgent>> adopt(Self self, std::uint64_t trial_id,
                                                             scheduling::RunClaim claim,
                                                             scheduling::ExperimentShare share) {
+  // Before the promise: making it clears the current sender (CAF 0.17).
+  self->state.trials[trial_id] = caf::actor_cast<TrialActor>(self->current_sender());
   auto promise = self->make_response_promise<std::vector<GrantedAgent>>();
   self->state.adoptions[trial_id] = {promise, std::move(claim), resolved(self->state, std::move(share))};
-  self->state.trials[trial_id] = caf::actor_cast<TrialActor>(self->current_sender());
   judge_adoption(self, trial_id);
   return promise;
 }
