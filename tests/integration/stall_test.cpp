@@ -9,6 +9,7 @@
 #include <fstream>
 #include <future>
 #include <regex>
+#include <sstream>
 
 #include "tests/integration/cluster_fixture.hpp"
 
@@ -38,6 +39,34 @@ pid_t worker_pid(const fs::path& nodes_log, const std::string& trial_id) {
   for (std::string line; std::getline(in, line);)
     if (std::regex_search(line, match, started)) pid = std::stoi(match[1]);
   return pid;
+}
+
+// The parent of process `pid`, or 0.
+pid_t parent_of(pid_t pid) {
+  std::ifstream stat(fs::path("/proc") / std::to_string(pid) / "stat");
+  std::string text;
+  std::getline(stat, text);
+  const auto after_name = text.rfind(')');
+  if (after_name == std::string::npos) return 0;
+  std::istringstream rest(text.substr(after_name + 2));
+  char state = 0;
+  pid_t parent = 0;
+  rest >> state >> parent;
+  return parent;
+}
+
+// The volador-worker process that the agent's process `spawned` runs: itself,
+// or its descendant inside the rank's sandbox.
+pid_t worker_process(pid_t spawned) {
+  const auto worker = fs::canonical(binary("volador-worker"));
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::error_code ec;
+    if (fs::read_symlink(entry.path() / "exe", ec) != worker || ec) continue;
+    const pid_t pid = std::atoi(entry.path().filename().c_str());
+    for (pid_t up = pid; up > 1; up = parent_of(up))
+      if (up == spawned) return pid;
+  }
+  return spawned;
 }
 
 // The last `count` lines of the file at `path` (for a failure's report).
@@ -121,9 +150,9 @@ TEST_CASE("A rank worker stalled past the connection timeout rejoins its running
   StallCluster stall;
   const auto id = stall.submit_and_train();
   const auto trial_id = stall.first_trial(id)["id"].dump();
-  const auto worker = worker_pid(stall.nodes_log(), trial_id);
-  REQUIRE(worker != 0);
-  stall.stall(worker, 1);  // until the master dropped the silent worker's link
+  const auto spawned = worker_pid(stall.nodes_log(), trial_id);
+  REQUIRE(spawned != 0);
+  stall.stall(worker_process(spawned), 1);  // until the master dropped the silent worker's link
   stall.check_undisturbed(id);
   const auto logs = stall.cluster.cli({"trial", "logs", trial_id, "--all"}).out;
   INFO(logs);
