@@ -213,9 +213,12 @@ Result<std::vector<std::string>> sandboxed_command(const AgentOptions& options, 
                                                    std::vector<std::string> command,
                                                    const std::map<std::string, std::string>& env) {
   if (!options.sandbox) {
-    if (!spec.bind_mounts.empty())
-      return fail(Error::invalid_argument("bind_mounts need the sandbox, and agent " + options.agent_id +
-                                          " runs with --sandbox off"));
+    // Without a sandbox only a writable mount at its own path is honoured: the folder is there already.
+    for (const auto& mount : spec.bind_mounts)
+      if (mount.container_path != mount.host_path || mount.read_only)
+        return fail(Error::invalid_argument(fmt::format(
+            "bind_mounts ({} -> {}{}) need the sandbox, and agent {} runs with --sandbox off", mount.host_path,
+            mount.container_path, mount.read_only ? ", read-only" : "", options.agent_id)));
     return command;
   }
   auto own = worker_mounts(options, spec, home, env);

@@ -151,13 +151,25 @@ std::size_t count_lines_with(const fs::path& file, const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// An agent's arguments with `--sandbox off` unless they say otherwise: the
+// tests of other features run their trials unsandboxed (their markers and
+// process checks are on the host); the sandbox's own tests pass `--sandbox on`.
+std::vector<std::string> unsandboxed_unless_asked(std::vector<std::string> args) {
+  if (std::ranges::find(args, "--sandbox") == args.end()) args.insert(args.end(), {"--sandbox", "off"});
+  return args;
+}
+
+}  // namespace
+
 void Cluster::start_agent(std::uint32_t slots, const std::vector<std::string>& extra,
                           const std::map<std::string, std::string>& env) {
   std::vector<std::string> args{"agent", "-m", address_, "--slots", std::to_string(slots), "--id", "test-agent", "--bundle",
                                 issue_test_bundle(data_dir_, "test-agent").string(), "--work-dir",
                                 (data_dir_ / "agent-work").string()};
   args.insert(args.end(), extra.begin(), extra.end());
-  agent_ = start_agent_process(std::move(args), "test-agent", 0, env);
+  agent_ = start_agent_process(unsandboxed_unless_asked(std::move(args)), "test-agent", 0, env);
 }
 
 void Cluster::start_named_agent(const std::string& name, std::uint32_t slots, const std::vector<std::string>& extra) {
@@ -165,7 +177,7 @@ void Cluster::start_named_agent(const std::string& name, std::uint32_t slots, co
                                 issue_test_bundle(data_dir_, name).string(), "--work-dir",
                                 (data_dir_ / ("work-" + name)).string()};
   args.insert(args.end(), extra.begin(), extra.end());
-  named_agents_[name] = start_agent_process(std::move(args), name, 0);
+  named_agents_[name] = start_agent_process(unsandboxed_unless_asked(std::move(args)), name, 0);
 }
 
 void Cluster::start_agent_on(int host, const std::string& name, std::uint32_t slots, const std::string& advertise) {
@@ -243,7 +255,7 @@ std::string kill_once_hook(const std::string& only_if, double delay_s) {
 
 std::string kill_once_config(const fs::path& marker, const fs::path& storage, const std::string& other_variables) {
   fs::create_directories(storage);
-  // The marker in a folder of its own, mounted into the ranks' sandboxes at its path.
+  // The marker in a folder of its own, mounted at its path (into the ranks' sandboxes, when they have one).
   const auto folder = marker.parent_path() / (marker.filename().string() + ".d");
   fs::create_directories(folder);
   const std::string others = other_variables.empty() ? "" : other_variables + ", ";
@@ -375,6 +387,23 @@ bool peers_dropped(pid_t pid, std::uint16_t port, std::size_t at_least) {
 
 std::uint16_t port_of(const std::string& address) {
   return static_cast<std::uint16_t>(std::stoul(address.substr(address.rfind(':') + 1)));
+}
+
+std::vector<pid_t> rank_workers(const std::filesystem::path& dir, int rank) {
+  std::vector<pid_t> out;
+  const auto worker = fs::canonical(binary("volador-worker"));
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::error_code ec;
+    if (fs::read_symlink(entry.path() / "exe", ec) != worker || ec) continue;
+    std::ifstream environ_file(entry.path() / "environ");
+    bool ours = false, ranked = false;
+    for (std::string variable; std::getline(environ_file, variable, '\0');) {
+      ours = ours || variable.starts_with("VOLADOR_TLS_DIR=" + dir.string());
+      ranked = ranked || variable == "VOLADOR_RANK=" + std::to_string(rank);
+    }
+    if (ours && ranked) out.push_back(std::stoi(entry.path().filename()));
+  }
+  return out;
 }
 
 bool stall_until_dropped(pid_t pid, std::uint16_t port, std::size_t peers) {

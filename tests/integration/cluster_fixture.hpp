@@ -190,6 +190,10 @@ pid_t pid_with_arguments(const std::vector<std::string>& arguments);
 // The port of HOST:PORT.
 std::uint16_t port_of(const std::string& address);
 
+// Pids of the rank workers whose identity folder is under `dir` (a cluster's
+// data folder) and whose environment says they are `rank`, sandboxed or not.
+std::vector<pid_t> rank_workers(const std::filesystem::path& dir, int rank);
+
 // Stops process `pid` (SIGSTOP) until `peers` of its peers have closed their
 // connections with `port` at one end, read from the kernel's socket table
 // (they dropped it: the stall outlasted their connection timeout), then

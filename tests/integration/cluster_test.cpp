@@ -630,29 +630,6 @@ TEST_CASE("checkpoint_policy decides which validations a trial checkpoints after
   CHECK(best.contains(250));
 }
 
-namespace {
-
-// Pids of the rank workers whose identity folder is under `dir` and whose
-// environment says they are `rank` (a sandboxed worker's working folder reads
-// as its path inside the sandbox, so the environment tells where it belongs).
-std::vector<pid_t> rank_workers(const fs::path& dir, int rank) {
-  std::vector<pid_t> out;
-  const auto worker = fs::canonical(binary("volador-worker"));
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    std::error_code ec;
-    if (fs::read_symlink(entry.path() / "exe", ec) != worker || ec) continue;
-    std::ifstream environ_file(entry.path() / "environ");
-    bool ours = false, ranked = false;
-    for (std::string variable; std::getline(environ_file, variable, '\0');) {
-      ours = ours || variable.starts_with("VOLADOR_TLS_DIR=" + dir.string());
-      ranked = ranked || variable == "VOLADOR_RANK=" + std::to_string(rank);
-    }
-    if (ours && ranked) out.push_back(std::stoi(entry.path().filename()));
-  }
-  return out;
-}
-
-}  // namespace
 
 // The rank used to wait for its group in a blocking request that only a
 // 10-minute timeout ended (its agent killed it after a minute without master).

@@ -298,7 +298,7 @@ TEST_CASE("Pausing a command trial stops its command, activating runs it again f
   const auto go = signals / "go";
   write_file(project / "distributed.yaml", command_config("/usr/bin/python3 slow.py " + go.string()) +
                                                "bind_mounts: [{host_path: " + signals.string() +
-                                               ", container_path: " + signals.string() + ", read_only: true}]\n");
+                                               ", container_path: " + signals.string() + "}]\n");
   Cluster cluster(dir.path() / "data", 1);
   auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string(), "--json"});
   REQUIRE(created.exit_code == 0);

@@ -110,9 +110,9 @@ TEST_CASE("A rank worker whose link to the master drops mid-flood rejoins and ne
   FloodRun run(0, true);
   const auto id = submit(run.cluster, run.project);
   REQUIRE(eventually([&] { return fs::exists(run.marks / "worker.pid"); }, 60));
-  pid_t worker = 0;
-  std::ifstream(run.marks / "worker.pid") >> worker;
-  REQUIRE(worker > 0);
+  const auto workers = rank_workers(run.dir.path() / "data", 0);  // the pid it wrote is its sandbox's
+  REQUIRE(workers.size() == 1);
+  const pid_t worker = workers.front();
   const auto trial_id = describe_experiment(run.cluster, id)["trials"][0]["id"].dump();
   // Stopped (its command fills the pipe and waits) until the master gave the silent worker up.
   REQUIRE(stall_until_dropped(worker, port_of(run.cluster.master_address()), 1));

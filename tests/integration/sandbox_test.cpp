@@ -76,11 +76,18 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+// A master and the test agent with `slots` slots, its ranks sandboxed.
+void start_sandboxed(Cluster& cluster, std::uint32_t slots) {
+  cluster.start_master();
+  cluster.start_agent(slots, {"--sandbox", "on"});
+}
+
 }  // namespace
 
 TEST_CASE("A sandboxed trial reads its mounted data set, cannot write a read-only mount, has its shm_size and sees no other folder") {
   TempDir dir;
-  Cluster cluster(dir.path() / "data", 2);
+  Cluster cluster(dir.path() / "data");
+  start_sandboxed(cluster, 2);
   const auto set = dir.path() / "dataset", out = dir.path() / "results", storage = dir.path() / "checkpoints";
   write_file(set / "numbers.txt", "dataset_sum=42\n");
   fs::create_directories(out);
@@ -116,7 +123,8 @@ TEST_CASE("A sandboxed trial reads its mounted data set, cannot write a read-onl
 
 TEST_CASE("Two sandboxed ranks of one trial allreduce over shared memory and learn as one rank") {
   TempDir dir;
-  Cluster cluster(dir.path() / "data", 2);
+  Cluster cluster(dir.path() / "data");
+  start_sandboxed(cluster, 2);
   const auto project = dir.path() / "project";
   write_file(project / "distributed.yaml",
              native_trial_config("shm", "resources: {slots_per_trial: 2, shm_size: 32M}\n"
@@ -132,7 +140,8 @@ TEST_CASE("Two sandboxed ranks of one trial allreduce over shared memory and lea
 
 TEST_CASE("A bind mount whose host_path is missing fails the trial at launch naming the mount") {
   TempDir dir;
-  Cluster cluster(dir.path() / "data", 1);
+  Cluster cluster(dir.path() / "data");
+  start_sandboxed(cluster, 1);
   const auto missing = dir.path() / "no-such-dataset";
   const auto logs = failed_trial_logs(cluster, dir.path() / "project",
                                       "bind_mounts: [{host_path: " + missing.string() + ", container_path: /data}]\n");
@@ -142,7 +151,8 @@ TEST_CASE("A bind mount whose host_path is missing fails the trial at launch nam
 
 TEST_CASE("A bind mount into a system folder or a relative one is refused at submission at its line") {
   TempDir dir;
-  Cluster cluster(dir.path() / "data", 1);
+  Cluster cluster(dir.path() / "data");
+  start_sandboxed(cluster, 1);
   const auto err = refusal(cluster, dir.path() / "project",
                            "bind_mounts:\n  - {host_path: /srv, container_path: /usr/local}\n"
                            "  - {host_path: /srv, container_path: data}\n");
@@ -154,7 +164,8 @@ TEST_CASE("A bind mount into a system folder or a relative one is refused at sub
 
 TEST_CASE("A config with a container image is refused at submission: no agent can run images") {
   TempDir dir;
-  Cluster cluster(dir.path() / "data", 1);
+  Cluster cluster(dir.path() / "data");
+  start_sandboxed(cluster, 1);
   const auto err = refusal(cluster, dir.path() / "project",
                            "environment:\n  image: pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime\n"
                            "  force_pull_image: true\n"
@@ -184,6 +195,6 @@ TEST_CASE("With --sandbox off a trial with bind mounts fails at launch: they can
   cluster.start_agent(1, {"--sandbox", "off"});
   const auto logs =
       failed_trial_logs(cluster, dir.path() / "project", "bind_mounts: [{host_path: /srv, container_path: /data}]\n");
-  CHECK_THAT(logs, Catch::Contains("bind_mounts need the sandbox, and agent"));
+  CHECK_THAT(logs, Catch::Contains("bind_mounts (/srv -> /data) need the sandbox, and agent"));
   CHECK_THAT(logs, Catch::Contains("runs with --sandbox off"));
 }
