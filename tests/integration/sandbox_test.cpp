@@ -34,11 +34,12 @@ std::string script_config(const std::string& script, int count, const std::strin
 constexpr const char* kLookAround =
     "cat /data/set/numbers.txt\n"
     "if echo x > /data/set/new.txt 2>/dev/null; then echo ro_write=1; else echo ro_write=0; fi\n"
-    "echo written > /data/out/result-$$.txt && echo rw_write=1\n"
+    "echo written > /data/out/result-$(cat /proc/sys/kernel/random/uuid).txt && echo rw_write=1\n"
     "df -k /dev/shm | awk 'NR==2 {print \"shm_kib=\" $2}'\n"
     "seen() { if [ -e \"$1\" ]; then echo \"$2=1\"; else echo \"$2=0\"; fi; }\n"
-    "seen \"$MASTER_DATA\" master_data_seen\n"
-    "seen \"$AGENT_WORK\" agent_work_seen\n"
+    "seen \"$MASTER_DATA/journal\" master_data_seen\n"
+    "seen \"$MASTER_DATA/tls/ca\" master_ca_seen\n"
+    "seen \"$AGENT_WORK/tls\" agent_work_seen\n"
     "seen /etc/ssh/ssh_host_ed25519_key host_key_seen\n"
     "echo own_folders=$(ls /run/volador/work | wc -l)\n"
     "echo processes=$(ls /proc | grep -c '^[0-9]')\n"
@@ -115,8 +116,9 @@ TEST_CASE("A sandboxed trial reads its mounted data set, cannot write a read-onl
   CHECK(std::distance(fs::directory_iterator(out), fs::directory_iterator()) == 2);
   CHECK_FALSE(fs::exists(set / "new.txt"));
   CHECK(count(logs, "shm_kib=65536") == 2);        // df /dev/shm says shm_size
-  CHECK(count(logs, "master_data_seen=0") == 2);   // nor the master's journal and certificates
-  CHECK(count(logs, "agent_work_seen=0") == 2);    // nor the agent's identity and other trials' folders
+  CHECK(count(logs, "master_data_seen=0") == 2);   // nor the master's journal
+  CHECK(count(logs, "master_ca_seen=0") == 2);     // nor its CA
+  CHECK(count(logs, "agent_work_seen=0") == 2);    // nor the agent's own certificate and key
   CHECK(count(logs, "host_key_seen=0") == 2);
   CHECK(count(logs, "own_folders=1") == 2);        // its worker's folder holds its own trial alone
 }
