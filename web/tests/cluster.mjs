@@ -35,6 +35,7 @@ export async function startCluster({ nodeBinary, webDir, artifactsDir, slots = 2
   const child = spawn(nodeBinary, [
     "up", "--data", dataDir, "--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0",
     "--slots", String(slots), "--slot-type", "cpu", "--web-dir", webDir,
+    "--sandbox", "off",  // the gated project's gate file is on the host, which a sandbox hides
   ], { stdio: ["ignore", log, log] });
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
