@@ -211,6 +211,19 @@ CommandResult create_and_follow(const Cluster& cluster, const fs::path& config, 
   return cluster.cli({"experiment", "create", config.string(), project.string(), "--follow", "--json"}, timeout_s);
 }
 
+std::string single_command_config(const std::string& name, const std::string& entrypoint, const std::string& rest) {
+  return "name: " + name + "\n"
+         "entrypoint: " + entrypoint + "\n"
+         "hyperparameters:\n"
+         "  global_batch_size: 32\n"
+         "searcher:\n"
+         "  name: single\n"
+         "  metric: accuracy\n"
+         "  smaller_is_better: false\n"
+         "  max_length: {batches: 10}\n"
+         "max_restarts: 0\n" + rest;
+}
+
 std::string native_trial_config(const std::string& name, const std::string& rest) {
   return "name: " + name + "\n"
          "entrypoint: native:mlp_classifier\n"

@@ -123,6 +123,10 @@ std::filesystem::path binary(const std::string& name);
 // A bundle for `node` from a cluster CA made in `data_dir` (as a master's first start makes it).
 std::filesystem::path issue_test_bundle(const std::filesystem::path& data_dir, const std::string& node);
 
+// A single trial named `name` running command `entrypoint` (metric accuracy,
+// larger is better, 10 batches, no restart), with `rest` appended.
+std::string single_command_config(const std::string& name, const std::string& entrypoint, const std::string& rest = "");
+
 // The native example (examples/native_mlp) as one trial of fixed
 // hyperparameters, seeded; `rest` adds what each test sets (periods,
 // restarts, the searcher and its length, resources).

@@ -21,17 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string command_config(const std::string& name, const std::string& entrypoint, const std::string& resources = "") {
-  return "name: " + name + "\n"
-         "entrypoint: " + entrypoint + "\n"
-         "hyperparameters:\n"
-         "  global_batch_size: 32\n"
-         "searcher:\n"
-         "  name: single\n"
-         "  metric: accuracy\n"
-         "  smaller_is_better: false\n"
-         "  max_length: {batches: 10}\n"
-         "max_restarts: 0\n" +
-         (resources.empty() ? "" : "resources: {" + resources + "}\n");
+  return single_command_config(name, entrypoint, resources.empty() ? "" : "resources: {" + resources + "}\n");
 }
 
 // True where this host lets an agent make cgroups with memory and pids limits; else a WARN.

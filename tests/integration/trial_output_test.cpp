@@ -18,16 +18,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string command_config(const std::string& entrypoint, const std::string& extra = "") {
-  return "name: output\n"
-         "entrypoint: " + entrypoint + "\n"
-         "hyperparameters:\n"
-         "  global_batch_size: 32\n"
-         "searcher:\n"
-         "  name: single\n"
-         "  metric: accuracy\n"
-         "  smaller_is_better: false\n"
-         "  max_length: {batches: 10}\n"
-         "max_restarts: 0\n" + extra;
+  return single_command_config("output", entrypoint, extra);
 }
 
 // The peak resident memory of `pid` (VmHWM in /proc/PID/status), in MiB.
