@@ -69,17 +69,23 @@ pid_t worker_process(pid_t spawned) {
   return spawned;
 }
 
-// The last `count` lines of the file at `path` (for a failure's report).
-std::string last_lines(const fs::path& path, std::size_t count) {
-  std::ifstream in(path);
+// Whether a log line tells of an event, not of training progress (a failure's
+// report shows events: CI cuts a long report, and training lines fill it).
+bool is_event(const std::string& line) {
+  return line.find("trained batches") == std::string::npos && line.find("validated") == std::string::npos;
+}
+
+// The last `count` event lines of `text`, one per line.
+std::string last_events(std::istream& text, std::size_t count) {
   std::deque<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
+  for (std::string line; std::getline(text, line);) {
+    if (!is_event(line)) continue;
     lines.push_back(std::move(line));
     if (lines.size() > count) lines.pop_front();
   }
-  std::string text;
-  for (const auto& line : lines) text += line + "\n";
-  return text;
+  std::string out;
+  for (const auto& line : lines) out += line + "\n";
+  return out;
 }
 
 struct StallCluster {
@@ -112,9 +118,10 @@ struct StallCluster {
   void check_undisturbed(const std::string& id) const {
     const bool done = ended(id);
     const auto trial = first_trial(id);
-    const auto logs = cluster.cli({"trial", "logs", trial["id"].dump(), "--all"}).out;
-    INFO(logs);
-    INFO("the nodes' log ends:\n" << last_lines(nodes_log(), 80));
+    std::ifstream nodes(nodes_log());
+    INFO("the nodes' last events:\n" << last_events(nodes, 60));
+    std::istringstream logs(cluster.cli({"trial", "logs", trial["id"].dump(), "--all"}).out);
+    INFO("the trial's last events:\n" << last_events(logs, 30));
     REQUIRE(done);
     CHECK(trial["state"] == "COMPLETED");
     CHECK(trial["restarts"] == 0);
