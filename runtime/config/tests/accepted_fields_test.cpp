@@ -45,6 +45,9 @@ constexpr std::string_view kSandboxed =
     "A sandboxed trial reads its mounted data set, cannot write a read-only mount, has its shm_size and sees no other "
     "folder";
 constexpr std::string_view kImageRefusal = "A config with a container image is refused at submission: no agent can run images";
+constexpr std::string_view kCommandInputs =
+    "Hyperparameters and the data section reach a command in its arguments, environment and files, a custom stdout "
+    "pattern is used";
 constexpr std::string_view kGcPolicy = "GcPolicy::of takes the experiment's numbers and searcher direction";
 
 const std::map<std::string_view, Coverage> kCoverage{
@@ -52,7 +55,8 @@ const std::map<std::string_view, Coverage> kCoverage{
     {"workspace", {kFiltered, "cross-field rules"}},
     {"project", {kFiltered, "cross-field rules"}},
     {"labels", {"Experiments show their config's labels and the list filters by label", ""}},
-    {"data", {"A worker reads back every field of the trial file its agent wrote, and nothing else", ""}},
+    // A trial class gets it as context.get_data_config() (the trial file), a command in VOLADOR_DATA.
+    {"data", {kCommandInputs, ""}},
     {"entrypoint", {"A plain script's stdout metrics are journaled, its trials complete and the best one is chosen", ""}},
     {"hyperparameters.global_batch_size",
      {"The example trial on 2 and 4 ranks learns as on 1 rank with the same global batch", ""}},
@@ -83,7 +87,7 @@ const std::map<std::string_view, Coverage> kCoverage{
     {"searcher.max_rungs", {"asha: promotions and stops at each rung exactly as specified", ""}},
     {"searcher.gamma", {"Searcher options: defaults and bad values", ""}},
     {"metrics_collector.format",
-     {"Hyperparameters reach a command as arguments, environment and file, a custom stdout pattern is used",
+     {kCommandInputs,
       "metrics_collector is refused for a trial class which reports its metrics through the trial API"}},
     {"records_per_epoch", {"Epoch lengths multiply by records_per_epoch before dividing", ""}},
     {"scheduling_unit", {kSchedulePolicy, kCommandRefusal}},
