@@ -1,13 +1,16 @@
 // End to end: the master's HTTP API on a real cluster, driven by an HTTP
 // client: every route's 401, the users' 403, unknown ids' 404, bad input's
-// 400 (each a JSON error), and an experiment uploaded as files whose curves,
-// logs, live log stream and checkpoints are then served.
+// 400 (each a JSON error), an experiment uploaded as files whose curves,
+// logs, live log stream and checkpoints are then served, and a Keras trial
+// refused at submission.
 #include <catch2/catch.hpp>
 
 #include <httplib.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
 
 #include "tests/integration/cluster_fixture.hpp"
 
@@ -73,18 +76,24 @@ std::string user_token(httplib::Client& client, const std::string& admin_token, 
   return login(client, name, name + "-password");
 }
 
-// Uploads the native MLP example, file by file, as a browser does.
+// Uploads `config` and the project's `files` (path -> content), file by file, as a browser does.
+httplib::Result upload(httplib::Client& client, const std::string& token, const std::string& config,
+                       const std::map<std::string, std::string>& files) {
+  httplib::MultipartFormDataItems items{{"config", config, "distributed.yaml", "application/yaml"}};
+  for (const auto& [path, content] : files) items.push_back({"files", content, path, "application/octet-stream"});
+  return client.Post("/api/v1/experiments", bearer(token), items);
+}
+
+// Uploads the native MLP example.
 httplib::Result upload_example(httplib::Client& client, const std::string& token) {
-  httplib::MultipartFormDataItems items;
   auto read = [](const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
-  items.push_back({"config", read(kExample / "distributed.yaml"), "distributed.yaml", "application/yaml"});
+  std::map<std::string, std::string> files;
   for (const auto& entry : fs::recursive_directory_iterator(kExample))
-    if (entry.is_regular_file())
-      items.push_back({"files", read(entry.path()), fs::relative(entry.path(), kExample).string(), "application/octet-stream"});
-  return client.Post("/api/v1/experiments", bearer(token), items);
+    if (entry.is_regular_file()) files[fs::relative(entry.path(), kExample).string()] = read(entry.path());
+  return upload(client, token, read(kExample / "distributed.yaml"), files);
 }
 
 // Waits until experiment `id` ended; its summary.
@@ -310,4 +319,25 @@ TEST_CASE("Over HTTPS the API presents a certificate of the cluster CA valid for
   httplib::Client plain("127.0.0.1", port);
   auto refused = plain.Get("/api/v1/me");
   CHECK((!refused || refused->status != 401));
+}
+
+TEST_CASE("A Keras trial is refused at submission over the API and from the CLI, naming its import") {
+  ApiCluster api;
+  const auto token = login(api.client, "admin", api.admin_password());
+  const std::string config = "name: k\nentrypoint: model_def:MyTrial\nhyperparameters: {global_batch_size: 8}\n"
+                             "searcher: {name: single, metric: accuracy, max_length: {batches: 10}}\n";
+  const std::string model = "import determined.keras as dk\n\nclass MyTrial(dk.TFKerasTrial):\n    pass\n";
+  const std::string why = "model_def.py:1: imports determined.keras: Keras trials are not available";
+
+  auto uploaded = upload(api.client, token, config, {{"model_def.py", model}});
+  check_error(uploaded, 400, "invalid_argument");
+  CHECK_THAT(body(uploaded)["error"]["message"].get<std::string>(), Catch::Contains(why));
+
+  const auto project = api.dir.path() / "keras";
+  write_file(project / "model_def.py", model);
+  write_file(project / "distributed.yaml", config);
+  auto created = api.cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()});
+  CHECK(created.exit_code == 1);
+  CHECK_THAT(created.err, Catch::Contains(why));
+  CHECK(body(api.client.Get("/api/v1/experiments", bearer(token)))["total"] == 0);
 }
