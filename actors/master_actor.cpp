@@ -18,6 +18,7 @@
 #include "master/experiment_store.hpp"
 #include "master/lifecycle_requests.hpp"
 #include "master/model_registry.hpp"
+#include "master/trial_imports.hpp"
 #include "master/users/ownership.hpp"
 #include "runtime/config/config_parser.hpp"
 #include "runtime/core/clock.hpp"
@@ -114,11 +115,23 @@ std::vector<const char*> image_fields(const config::Environment& environment) {
   return set;
 }
 
+// Why the Python trial `entrypoint` of the project `archive` cannot run for
+// the trial API it imports (Keras, DeepSpeed), one line each.
+std::vector<std::string> unavailable_trial_apis(const command::PythonTrialEntrypoint& entrypoint,
+                                                std::string_view archive) {
+  auto found = master::unsupported_trial_imports(archive, entrypoint);
+  if (!found) return {"the project archive cannot be read: " + found.error().message};
+  return std::move(*found);
+}
+
 // What this build cannot run, one line each (empty when it can run it).
-std::vector<std::string> unsupported_features(const config::ExperimentConfig& config, const std::string& file) {
+std::vector<std::string> unsupported_features(const config::ExperimentConfig& config,
+                                              const wire::CreateExperimentRequest& request) {
+  const std::string& file = request.config_file_name;
   std::vector<std::string> out;
   const auto& entrypoint = config.entrypoint.kind;
-  if (std::holds_alternative<command::PythonTrialEntrypoint>(entrypoint)) {
+  if (const auto* python = std::get_if<command::PythonTrialEntrypoint>(&entrypoint)) {
+    out = unavailable_trial_apis(*python, request.archive);
     if (!kPythonTrialsBuilt)
       out.push_back(file + ": entrypoint: '" + config.entrypoint.text + "' is a Python trial, and this build has no Python "
                     "support (install python3-dev and pybind11-dev, then rebuild)");
@@ -237,7 +250,7 @@ std::variant<std::shared_ptr<const config::ExperimentConfig>, wire::CreateExperi
     return refused(std::move(lines));
   }
   auto config = std::make_shared<const config::ExperimentConfig>(std::get<config::ExperimentConfig>(std::move(parsed)));
-  if (auto missing = unsupported_features(*config, request.config_file_name); !missing.empty())
+  if (auto missing = unsupported_features(*config, request); !missing.empty())
     return refused(std::move(missing));
   return config;
 }

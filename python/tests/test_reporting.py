@@ -17,8 +17,8 @@ sys.path.insert(0, PYTHON_ROOT)
 
 from volador import reporting  # noqa: E402
 
-VOLADOR_VARIABLES = (reporting.HPARAMS_ENV, reporting.HPARAMS_FILE_ENV, reporting.CHECKPOINT_DIR_ENV,
-                     reporting.LATEST_CHECKPOINT_ENV)
+VOLADOR_VARIABLES = (reporting.HPARAMS_ENV, reporting.HPARAMS_FILE_ENV, reporting.DATA_ENV, reporting.DATA_FILE_ENV,
+                     reporting.CHECKPOINT_DIR_ENV, reporting.LATEST_CHECKPOINT_ENV)
 
 
 def script_environment():
@@ -217,10 +217,24 @@ class GetParameterTest(unittest.TestCase):
         with self.assertRaises(FileNotFoundError):
             reporting.get_parameter()
 
+    def test_the_data_section_comes_from_its_variable_else_its_file(self):
+        data = {"url": "https://example.com/mnist", "shards": {"train": 4}}
+        self.environment(VOLADOR_DATA=json.dumps(data), VOLADOR_HPARAMS='{"url": "not data"}')
+        self.assertEqual(reporting.get_data(), data)
+        self.assertEqual(reporting.get_data("shards.train"), 4)
+        self.assertEqual(reporting.get_data("cache", "/tmp"), "/tmp")
+        with self.assertRaisesRegex(KeyError, "no data field named 'cache' .known: shards, url"):
+            reporting.get_data("cache")
+        self.environment(VOLADOR_DATA_FILE=self.hparams_file(json.dumps(data)))
+        self.assertEqual(reporting.get_data("url"), "https://example.com/mnist")
+        self.environment(VOLADOR_DATA="[1]")
+        with self.assertRaisesRegex(ValueError, "the data in the environment variable VOLADOR_DATA are not a JSON object"):
+            reporting.get_data()
+
     def test_outside_volador_there_are_no_hyperparameters_and_one_warning(self):
         stderr = subprocess.run(
             [sys.executable, "-c", textwrap.dedent("""
-                from volador.reporting import get_parameter
+                from volador.reporting import get_data, get_parameter
                 assert get_parameter() == {}
                 assert get_parameter("lr", 0.1) == 0.1
                 try:
@@ -229,6 +243,7 @@ class GetParameterTest(unittest.TestCase):
                     assert "known: none" in str(error)
                 else:
                     raise AssertionError("no KeyError")
+                assert get_data() == {} and get_data("url", None) is None
             """)],
             env=script_environment(), capture_output=True, text=True, timeout=60, check=True).stderr
         self.assertEqual(stderr.count("RuntimeWarning: not run by Volador"), 1, stderr)

@@ -3,10 +3,11 @@
 A script run by a command entrypoint (``entrypoint: python3 train.py``)
 needs only this module, in the style of an HPO service's SDK::
 
-    from volador.reporting import get_parameter, report_final_result, report_intermediate_result
+    from volador.reporting import get_data, get_parameter, report_final_result, report_intermediate_result
 
     params = get_parameter()                  # {"lr": 0.01, "optimizer": {"momentum": 0.9}, ...}
     lr = get_parameter("lr", 0.01)            # one value, with a default
+    url = get_data("url")                     # from the config's data section
     for epoch in range(epochs):
         ...
         report_intermediate_result(accuracy, step=epoch)
@@ -31,9 +32,11 @@ trial's checkpoint, and ``checkpoint()`` saves it mid-run. A resumed command
 Hyperparameters come from the environment variable ``VOLADOR_HPARAMS`` (a
 JSON object), else from the JSON file named by ``VOLADOR_HPARAMS_FILE``
 (Volador sets both, and also passes them as ``--name=value`` arguments).
-Outside Volador, where neither is set, ``get_parameter()`` returns ``{}``
-and warns once (RuntimeWarning), so that the script still runs with its own
-defaults.
+The config's free-form ``data`` section comes the same way, from
+``VOLADOR_DATA`` else ``VOLADOR_DATA_FILE``: ``get_data("url")``.
+Outside Volador, where none is set, ``get_parameter()`` and ``get_data()``
+return ``{}`` and warn once (RuntimeWarning), so that the script still runs
+with its own defaults.
 
 Each report is one line on stdout, flushed at once, that Volador's worker
 reads (report_line.hpp)::
@@ -63,6 +66,8 @@ import warnings
 REPORT_PREFIX = "[volador-report] "
 HPARAMS_ENV = "VOLADOR_HPARAMS"
 HPARAMS_FILE_ENV = "VOLADOR_HPARAMS_FILE"
+DATA_ENV = "VOLADOR_DATA"
+DATA_FILE_ENV = "VOLADOR_DATA_FILE"
 CHECKPOINT_DIR_ENV = "VOLADOR_CHECKPOINT_DIR"
 LATEST_CHECKPOINT_ENV = "VOLADOR_LATEST_CHECKPOINT"
 
@@ -79,16 +84,16 @@ def get_parameter(name=None, default=_NO_DEFAULT):
     Raises ValueError when the hyperparameters are not a JSON object and
     OSError when the file cannot be read.
     """
-    hparams = _load_hparams()
-    if name is None:
-        return hparams
-    try:
-        return _lookup(hparams, name)
-    except KeyError:
-        if default is _NO_DEFAULT:
-            known = ", ".join(sorted(hparams)) or "none"
-            raise KeyError(f"no hyperparameter named {name!r} (known: {known})") from None
-        return default
+    return _get(_load_object(HPARAMS_ENV, HPARAMS_FILE_ENV, "hyperparameters"), "hyperparameter", name, default)
+
+
+def get_data(name=None, default=_NO_DEFAULT):
+    """The config's ``data`` section as a new dict, or the value at ``name`` in it.
+
+    As get_parameter(): ``name`` may be dotted, a missing one returns
+    ``default`` or raises KeyError, bad data raises ValueError or OSError.
+    """
+    return _get(_load_object(DATA_ENV, DATA_FILE_ENV, "data"), "data field", name, default)
 
 
 def report_intermediate_result(value, step=None):
@@ -151,24 +156,37 @@ def checkpoint():
     _write_report({"kind": "checkpoint", "folder": os.path.basename(snapshot)})
 
 
-def _load_hparams():
-    text = os.environ.get(HPARAMS_ENV)
-    source = f"the environment variable {HPARAMS_ENV}"
+def _get(values, what, name, default):
+    if name is None:
+        return values
+    try:
+        return _lookup(values, name)
+    except KeyError:
+        if default is _NO_DEFAULT:
+            known = ", ".join(sorted(values)) or "none"
+            raise KeyError(f"no {what} named {name!r} (known: {known})") from None
+        return default
+
+
+def _load_object(variable, file_variable, what):
+    """The JSON object in the environment variable `variable`, else in the file `file_variable` names."""
+    text = os.environ.get(variable)
+    source = f"the environment variable {variable}"
     if text is None:
-        path = os.environ.get(HPARAMS_FILE_ENV)
+        path = os.environ.get(file_variable)
         if path is None:
             _warn_outside_volador()
             return {}
-        source = f"the file {path!r} named by {HPARAMS_FILE_ENV}"
+        source = f"the file {path!r} named by {file_variable}"
         with open(path, encoding="utf-8") as file:
             text = file.read()
     try:
-        hparams = json.loads(text)
+        values = json.loads(text)
     except json.JSONDecodeError as error:
-        raise ValueError(f"the hyperparameters in {source} are not valid JSON: {error}") from None
-    if not isinstance(hparams, dict):
-        raise ValueError(f"the hyperparameters in {source} are not a JSON object: {text[:80]!r}")
-    return hparams
+        raise ValueError(f"the {what} in {source} are not valid JSON: {error}") from None
+    if not isinstance(values, dict):
+        raise ValueError(f"the {what} in {source} are not a JSON object: {text[:80]!r}")
+    return values
 
 
 def _warn_outside_volador(stacklevel=4):
@@ -176,7 +194,8 @@ def _warn_outside_volador(stacklevel=4):
     if not _warned_outside_volador:
         _warned_outside_volador = True
         warnings.warn(f"not run by Volador (neither {HPARAMS_ENV} nor {HPARAMS_FILE_ENV} is set): "
-                      "no hyperparameters, get_parameter() returns {} and defaults; checkpoint() saves nothing",
+                      "no hyperparameters or data, get_parameter() and get_data() return {} and defaults; "
+                      "checkpoint() saves nothing",
                       RuntimeWarning, stacklevel=stacklevel)
 
 

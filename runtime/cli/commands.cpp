@@ -7,7 +7,6 @@
 
 #include "runtime/cli/config_file.hpp"
 #include "runtime/cli/model_commands.hpp"
-#include "runtime/cli/trial_imports.hpp"
 #include "runtime/cli/views.hpp"
 #include "runtime/config/config_parser.hpp"
 #include "runtime/core/states.hpp"
@@ -74,16 +73,6 @@ int follow_experiment(MasterClient& client, std::uint64_t id, bool json) {
   }
 }
 
-// Prints why a Python trial importing an unavailable API (Keras, DeepSpeed)
-// cannot run; true when there is such an import.
-bool unsupported_imports(const config::ExperimentConfig& config, const std::string& project) {
-  const auto* python = std::get_if<command::PythonTrialEntrypoint>(&config.entrypoint.kind);
-  if (python == nullptr) return false;
-  const auto found = unsupported_trial_imports(project, *python);
-  for (const auto& line : found) std::cerr << line << "\n";
-  return !found.empty();
-}
-
 }  // namespace
 
 int report(const Error& error) {
@@ -100,7 +89,6 @@ int create_experiment(const net::Endpoint& master, const std::filesystem::path& 
     std::cerr << config::format_errors(*errors);
     return 1;
   }
-  if (auto refused = unsupported_imports(std::get<config::ExperimentConfig>(parsed), options.model_dir); refused) return 1;
   auto archive = archives::pack_directory(options.model_dir);
   if (!archive) return report(archive.error());
   auto client = MasterClient::connect(master, bundle, token, timings);

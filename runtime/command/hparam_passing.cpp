@@ -3,13 +3,12 @@
 #include <array>
 #include <charconv>
 
+#include "runtime/command/json_environment.hpp"
+
 namespace volador::command {
 namespace {
 
 using nlohmann::json;
-
-// Invalid UTF-8 in a string is replaced rather than thrown about.
-std::string to_json_text(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 std::string shortest_round_trip(double value) {
   std::array<char, 32> buffer{};
@@ -20,7 +19,7 @@ std::string shortest_round_trip(double value) {
 std::string argument_value(const json& value) {
   if (value.is_string()) return value.get<std::string>();
   if (value.is_number_float()) return shortest_round_trip(value.get<double>());
-  return to_json_text(value);  // integers, booleans, lists, null
+  return render_json(value);  // integers, booleans, lists, null
 }
 
 void add_arguments(const json& hparams, const std::string& prefix, std::vector<std::string>& out) {
@@ -119,15 +118,6 @@ std::vector<std::string> hparam_arguments(const json& hparams) {
   std::vector<std::string> arguments;
   add_arguments(hparams, "", arguments);
   return arguments;
-}
-
-std::string render_hparams_json(const json& hparams) { return to_json_text(hparams); }
-
-EnvironmentVariables hparam_environment(const json& hparams, std::string_view file_path) {
-  EnvironmentVariables variables{{std::string(kHparamsFileEnvVar), std::string(file_path)}};
-  std::string text = render_hparams_json(hparams);
-  if (text.size() <= kMaxHparamsEnvBytes) variables.emplace(kHparamsEnvVar, std::move(text));
-  return variables;
 }
 
 }  // namespace volador::command

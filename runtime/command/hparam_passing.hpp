@@ -1,10 +1,8 @@
 #pragma once
-// How a command entrypoint receives its trial's hyperparameters: in its
-// arguments (as `${hparams.NAME}` placeholders replaced by their values, or
-// else as `--name=value` arguments appended), as JSON in the environment variable
-// VOLADOR_HPARAMS, and as a JSON file named by VOLADOR_HPARAMS_FILE (which
-// the worker writes; reporting.py's get_parameter() reads the variable, else
-// the file).
+// How a command entrypoint receives its trial's hyperparameters in its
+// arguments: as `${hparams.NAME}` placeholders replaced by their values, or
+// else as `--name=value` arguments appended. (They also arrive as JSON in
+// VOLADOR_HPARAMS and its file: json_environment.hpp.)
 
 #include <cstddef>
 #include <string>
@@ -13,16 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/command/environment.hpp"
 #include "runtime/core/error.hpp"
 
 namespace volador::command {
-
-inline constexpr std::string_view kHparamsEnvVar = "VOLADOR_HPARAMS";
-inline constexpr std::string_view kHparamsFileEnvVar = "VOLADOR_HPARAMS_FILE";
-// Above this many bytes of JSON only the file is passed: the kernel refuses
-// an environment string over 128 KiB.
-inline constexpr std::size_t kMaxHparamsEnvBytes = 64 * 1024;
 
 // One `--name=value` per leaf of the hyperparameter object (anything but an
 // object gives none), in key order;
@@ -50,13 +41,5 @@ inline constexpr std::string_view kPlaceholderOpen = "${hparams.";
 // placeholder_names, and not_found for a placeholder naming no value of `hparams`.
 [[nodiscard]] Result<std::vector<std::string>> command_arguments(const std::vector<std::string>& argv,
                                                                  const nlohmann::json& hparams);
-
-// The content of the hyperparameters file: the object as JSON, one line.
-[[nodiscard]] std::string render_hparams_json(const nlohmann::json& hparams);
-
-// VOLADOR_HPARAMS_FILE=`file_path`, and VOLADOR_HPARAMS with the JSON unless
-// it is over kMaxHparamsEnvBytes.
-[[nodiscard]] EnvironmentVariables hparam_environment(const nlohmann::json& hparams,
-                                                      std::string_view file_path);
 
 }  // namespace volador::command

@@ -18,6 +18,7 @@
 #include "runtime/process/process_tree.hpp"
 #include "runtime/command/distributed_environment.hpp"
 #include "runtime/command/hparam_passing.hpp"
+#include "runtime/command/json_environment.hpp"
 #include "runtime/command/metric_pattern.hpp"
 #include "runtime/command/report_line.hpp"
 #include "runtime/worker/command_checkpoint.hpp"
@@ -108,11 +109,21 @@ Result<std::uint16_t> agree_on_master_port(JoinedTrial& joined, std::uint32_t ra
   return static_cast<std::uint16_t>(port);
 }
 
+// Writes `value` to `file_name` in the working folder; the variables `names` that pass it.
+command::EnvironmentVariables pass_json(const nlohmann::json& value, command::JsonVariables names,
+                                        const char* file_name) {
+  const auto file = fs::current_path() / file_name;
+  std::ofstream(file) << command::render_json(value) << '\n';
+  return command::json_environment(value, names, file.string());
+}
+
 // The command's environment on top of the worker's own: the trial's (a warm
-// worker's later trial), then the hyperparameters and the distributed layout.
+// worker's later trial), then the hyperparameters, the config's data section
+// and the distributed layout.
 Result<command::EnvironmentVariables> command_environment(const WorkerLaunch& launch, const wire::RankGroup& group,
-                                                         std::uint16_t master_port, const fs::path& hparams_file) {
-  auto env = command::hparam_environment(launch.hparams, hparams_file.string());
+                                                         std::uint16_t master_port) {
+  auto env = pass_json(launch.hparams, command::kHparamsVariables, kHparamsFileName);
+  env.merge(pass_json(launch.data, command::kDataVariables, kDataFileName));
   for (const auto& [name, value] : launch.environment) env.emplace(name, value);
   if (launch.world_size > 1) {
     command::RankLayout layout;
@@ -194,11 +205,9 @@ RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch,
   };
   auto pattern = command::MetricPattern::from_format(request.metric_pattern);
   if (!pattern) return failed("metrics_collector.format: " + pattern.error().message);
-  const auto hparams_file = fs::current_path() / kHparamsFileName;
-  std::ofstream(hparams_file) << command::render_hparams_json(launch.hparams) << '\n';
   auto checkpoints = CommandCheckpoints::prepare(fs::current_path(), launch.restore_path);
   if (!checkpoints) return failed(checkpoints.error().message);
-  auto env = command_environment(launch, session.group(), master_port, hparams_file);
+  auto env = command_environment(launch, session.group(), master_port);
   if (!env) return failed(env.error().message);
   for (auto& [name, value] : checkpoints->environment()) (*env)[name] = value;
   auto argv = command::command_arguments(user_argv, launch.hparams);

@@ -3,7 +3,8 @@
 // rank. The worker joins the trial like any rank; for each `run` workload it
 // starts the command in the working folder with the trial's hyperparameters
 // (as --name=value arguments after the user's own, as VOLADOR_HPARAMS and as
-// the JSON file VOLADOR_HPARAMS_FILE) and, with several ranks, the
+// the JSON file VOLADOR_HPARAMS_FILE), the config's data section (as
+// VOLADOR_DATA and VOLADOR_DATA_FILE) and, with several ranks, the
 // torch.distributed / TI-ONE variables; passes its output through to the
 // worker's stdout/stderr (the agent logs them); reports each metric line
 // (reporting API first, then the experiment's stdout pattern) to the trial
@@ -28,8 +29,9 @@
 
 namespace volador::worker {
 
-// The file (in the working folder) the hyperparameters are written to.
+// The files (in the working folder) the hyperparameters and the config's data section are written to.
 inline constexpr const char* kHparamsFileName = "volador-hparams.json";
+inline constexpr const char* kDataFileName = "volador-data.json";
 
 // How a command rank's trial ended for it: the trial was done with it, or
 // stopped it while its command ran (kill, pause).

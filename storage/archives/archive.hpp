@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -43,5 +44,13 @@ Status stream_directory(const std::filesystem::path& dir, const ChunkWriter& wri
 // regular file nor a folder; refuses more than `max_unpacked_bytes` in total.
 Status unpack_archive(std::string_view archive, const std::filesystem::path& dest,
                       std::uint64_t max_unpacked_bytes = kMaxUnpackedBytes);
+
+// The content of the regular file at `path` (relative, as pack_directory
+// names it: "pkg/model.py") in a gzip tar or zip, without unpacking the rest;
+// nullopt when there is no such entry or it is not a regular file.
+// Errors: corruption (not an archive), resource_exhausted when the file is
+// over `max_bytes`.
+Result<std::optional<std::string>> read_archive_file(std::string_view archive, std::string_view path,
+                                                     std::uint64_t max_bytes);
 
 }  // namespace volador::archives

@@ -288,20 +288,6 @@ TEST_CASE("Clients that disconnect or fail the TLS handshake leave the master's 
   CHECK(text.find("agent test-agent lost") == std::string::npos);
 }
 
-TEST_CASE("A Keras trial is refused by the client before anything is uploaded") {
-  TempDir dir;
-  write_file(dir.path() / "project/model_def.py", "import determined.keras as dk\n\nclass MyTrial(dk.TFKerasTrial):\n    pass\n");
-  write_file(dir.path() / "project/distributed.yaml",
-             "name: k\nentrypoint: model_def:MyTrial\nhyperparameters: {global_batch_size: 8}\n"
-             "searcher: {name: single, metric: accuracy, max_length: {batches: 10}}\n");
-  // No master is needed: the client refuses first.
-  auto result = run_command({binary("volador").string(), "-m", "127.0.0.1:1", "experiment", "create",
-                             (dir.path() / "project/distributed.yaml").string(), (dir.path() / "project").string()});
-  CHECK(result.exit_code == 1);
-  CHECK(result.err.find("model_def.py:1: imports determined.keras: Keras trials are not available") != std::string::npos);
-  CHECK(result.err.find("cannot reach the master") == std::string::npos);
-}
-
 TEST_CASE("The CLI says which master it cannot reach and exits non-zero") {
   TempDir dir;
   auto result = run_command({binary("volador").string(), "-m", "127.0.0.1:1", "--bundle",

@@ -1,6 +1,7 @@
 // End to end: a command (script) trial's checkpoint folder on a master and an
 // agent in separate processes: saved at exit and at volador.reporting.checkpoint(),
-// downloaded byte for byte, resumed from after a pause, collected by the GC.
+// downloaded byte for byte, resumed from after a pause and after a failed
+// run, collected by the GC.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -69,11 +70,13 @@ std::set<std::string> folder_names(const fs::path& dir) {
 // `epoch` bytes of 0, 1, 2, ... in weights.bin) with volador.reporting, each
 // after reporting accuracy = epoch / 10 at step epoch, then reports 0.9 as its
 // result. Resuming, it checks its latest checkpoint and goes on after its
-// epoch. With a path as its argument it waits after epoch 2 until that file exists.
+// epoch. With a path as its argument it waits after epoch 2 until that file
+// exists; with --crash-once it exits with code 4 after epoch 2 unless resumed.
 constexpr const char* kEpochScript = R"(import os, sys, time
 from volador.reporting import (checkpoint, checkpoint_dir, latest_checkpoint, report_final_result,
                                report_intermediate_result)
-go = sys.argv[1] if len(sys.argv) > 1 else None
+crash_once = "--crash-once" in sys.argv
+go = next((arg for arg in sys.argv[1:] if arg != "--crash-once"), None)
 start = 0
 latest = latest_checkpoint()
 if latest:
@@ -89,6 +92,9 @@ for epoch in range(start + 1, 6):
         f.write(bytes(range(epoch)))
     report_intermediate_result(epoch / 10, step=epoch)
     checkpoint()
+    if crash_once and not latest and epoch == 2:
+        print("crashing after epoch 2", file=sys.stderr, flush=True)
+        sys.exit(4)
     while go and epoch == 2 and not os.path.exists(go):
         time.sleep(0.05)
 report_final_result(0.9)
@@ -183,6 +189,36 @@ TEST_CASE("A paused script resumes from the checkpoint it made with volador.repo
   const auto folder = download(cluster, newest_uuid, dir.path());
   CHECK(read_bytes(folder / "epoch.txt") == "5");
   CHECK(read_bytes(folder / "weights.bin") == std::string{0, 1, 2, 3, 4});
+}
+
+TEST_CASE("A script that fails after a checkpoint is restarted from it within max_restarts and completes") {
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  write_file(project / "train.py", kEpochScript);
+  auto config = script_config("/usr/bin/python3 train.py --crash-once");
+  config.replace(config.find("max_restarts: 0"), 15, "max_restarts: 1");
+  write_file(project / "distributed.yaml", config);
+  Cluster cluster(dir.path() / "data", 1);
+
+  auto created = create_and_follow(cluster, project, 240);
+  INFO(created.out << created.err);
+  REQUIRE(created.exit_code == 0);
+  const auto experiment = created.json();
+  CHECK(experiment["state"] == "COMPLETED");
+  const auto trial = experiment["trials"][0];
+  CHECK(trial["restarts"] == 1);
+  CHECK(trial["best_validation"] == 0.9);
+  const auto logs = cluster.cli({"trial", "logs", "--all", trial["id"].dump()}).out;
+  INFO(logs);
+  CHECK(logs.find("crashing after epoch 2") != std::string::npos);
+  CHECK(logs.find("the command exited with code 4: crashing after epoch 2") != std::string::npos);
+  CHECK(logs.find("restarting (restart 1 of 1) from checkpoint") != std::string::npos);
+  CHECK(logs.find("resumed at epoch 2") != std::string::npos);
+  // Epochs 1 and 2 from the failed run, 3 to 5 from the restarted one, the result at the target.
+  const auto detail = cluster.cli({"trial", "describe", trial["id"].dump(), "--json"}).json();
+  std::map<std::uint64_t, double> accuracy;
+  for (const auto& m : detail["metrics"]) accuracy[m["batches"].get<std::uint64_t>()] = m["metrics"]["accuracy"];
+  CHECK(accuracy == std::map<std::uint64_t, double>{{1, 0.1}, {2, 0.2}, {3, 0.3}, {4, 0.4}, {5, 0.5}, {10, 0.9}});
 }
 
 TEST_CASE("The checkpoint GC keeps a script trial's configured number of checkpoints") {

@@ -120,7 +120,7 @@ TEST_CASE("A plain script's stdout metrics are journaled, its trials complete an
   CHECK(best_found);
 }
 
-TEST_CASE("Hyperparameters reach a command as arguments, environment and file, a custom stdout pattern is used") {
+TEST_CASE("Hyperparameters and the data section reach a command in its arguments, environment and files, a custom stdout pattern is used") {
   TempDir dir;
   const auto project = dir.path() / "project";
   // ./run.sh passes its arguments on, as a wrapper script would.
@@ -133,19 +133,28 @@ env = json.loads(os.environ["VOLADOR_HPARAMS"])
 with open(os.environ["VOLADOR_HPARAMS_FILE"]) as f:
     from_file = json.load(f)
 expected = {"global_batch_size": 32, "lr": 0.05, "optimizer": "sgd"}
+from volador.reporting import get_data
+data = json.loads(os.environ["VOLADOR_DATA"])
+with open(os.environ["VOLADOR_DATA_FILE"]) as f:
+    data_from_file = json.load(f)
+expected_data = {"url": "https://example.com/mnist", "shards": {"train": 4}}
 problems = []
 if args != expected_args: problems.append(f"args {args}")
 if env != expected: problems.append(f"env {env}")
 if from_file != expected: problems.append(f"file {from_file}")
+if data != expected_data: problems.append(f"data {data}")
+if data_from_file != expected_data: problems.append(f"data file {data_from_file}")
+if get_data("shards.train") != 4: problems.append(f"get_data {get_data()}")
 if problems:
-    print("wrong hyperparameters:", problems, file=sys.stderr)
+    print("wrong hyperparameters or data:", problems, file=sys.stderr)
     sys.exit(3)
 print("all hyperparameters arrived")
 print("accuracy:   1.0 and loss:  0.5")
 )");
   write_file(project / "distributed.yaml",
              command_config("./run.sh --user 'two words'", "  lr: 0.05\n  optimizer: sgd\n") +
-                 "metrics_collector:\n  format: '([a-z_]+):\\s+([-+.\\deE]+)'\n");
+                 "metrics_collector:\n  format: '([a-z_]+):\\s+([-+.\\deE]+)'\n"
+                 "data: {url: 'https://example.com/mnist', shards: {train: 4}}\n");
   Cluster cluster(dir.path() / "data", 1);
 
   const auto [experiment, trial, logs] = follow_one_trial(cluster, project);

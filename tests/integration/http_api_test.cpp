@@ -1,13 +1,16 @@
 // End to end: the master's HTTP API on a real cluster, driven by an HTTP
 // client: every route's 401, the users' 403, unknown ids' 404, bad input's
-// 400 (each a JSON error), and an experiment uploaded as files whose curves,
-// logs, live log stream and checkpoints are then served.
+// 400 (each a JSON error), an experiment uploaded as files whose curves,
+// logs, live log stream and checkpoints are then served, a Keras trial
+// refused at submission, and the lifecycle and model registry routes.
 #include <catch2/catch.hpp>
 
 #include <httplib.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
 
 #include "tests/integration/cluster_fixture.hpp"
 
@@ -73,18 +76,32 @@ std::string user_token(httplib::Client& client, const std::string& admin_token, 
   return login(client, name, name + "-password");
 }
 
-// Uploads the native MLP example, file by file, as a browser does.
+// Uploads `config` and the project's `files` (path -> content), file by file, as a browser does.
+httplib::Result upload(httplib::Client& client, const std::string& token, const std::string& config,
+                       const std::map<std::string, std::string>& files) {
+  httplib::MultipartFormDataItems items{{"config", config, "distributed.yaml", "application/yaml"}};
+  for (const auto& [path, content] : files) items.push_back({"files", content, path, "application/octet-stream"});
+  return client.Post("/api/v1/experiments", bearer(token), items);
+}
+
+// Uploads the native MLP example.
 httplib::Result upload_example(httplib::Client& client, const std::string& token) {
-  httplib::MultipartFormDataItems items;
   auto read = [](const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
-  items.push_back({"config", read(kExample / "distributed.yaml"), "distributed.yaml", "application/yaml"});
+  std::map<std::string, std::string> files;
   for (const auto& entry : fs::recursive_directory_iterator(kExample))
-    if (entry.is_regular_file())
-      items.push_back({"files", read(entry.path()), fs::relative(entry.path(), kExample).string(), "application/octet-stream"});
-  return client.Post("/api/v1/experiments", bearer(token), items);
+    if (entry.is_regular_file()) files[fs::relative(entry.path(), kExample).string()] = read(entry.path());
+  return upload(client, token, read(kExample / "distributed.yaml"), files);
+}
+
+// The id in the 201 reply to a submission.
+std::uint64_t created_id(const httplib::Result& reply) {
+  REQUIRE(reply);
+  INFO(reply->body);
+  REQUIRE(reply->status == 201);
+  return nlohmann::json::parse(reply->body)["id"];
 }
 
 // Waits until experiment `id` ended; its summary.
@@ -310,4 +327,111 @@ TEST_CASE("Over HTTPS the API presents a certificate of the cluster CA valid for
   httplib::Client plain("127.0.0.1", port);
   auto refused = plain.Get("/api/v1/me");
   CHECK((!refused || refused->status != 401));
+}
+
+TEST_CASE("A Keras trial is refused at submission over the API and from the CLI, naming its import") {
+  ApiCluster api;
+  const auto token = login(api.client, "admin", api.admin_password());
+  const std::string config = "name: k\nentrypoint: model_def:MyTrial\nhyperparameters: {global_batch_size: 8}\n"
+                             "searcher: {name: single, metric: accuracy, max_length: {batches: 10}}\n";
+  const std::string model = "import determined.keras as dk\n\nclass MyTrial(dk.TFKerasTrial):\n    pass\n";
+  const std::string why = "model_def.py:1: imports determined.keras: Keras trials are not available";
+
+  auto uploaded = upload(api.client, token, config, {{"model_def.py", model}});
+  check_error(uploaded, 400, "invalid_argument");
+  CHECK_THAT(body(uploaded)["error"]["message"].get<std::string>(), Catch::Contains(why));
+
+  const auto project = api.dir.path() / "keras";
+  write_file(project / "model_def.py", model);
+  write_file(project / "distributed.yaml", config);
+  auto created = api.cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()});
+  CHECK(created.exit_code == 1);
+  CHECK_THAT(created.err, Catch::Contains(why));
+  CHECK(body(api.client.Get("/api/v1/experiments", bearer(token)))["total"] == 0);
+}
+
+// Each lifecycle route once, its effect checked through the API's reads.
+TEST_CASE("The lifecycle routes set metadata, serve the project, fork, continue, register a model and delete") {
+  ApiCluster api;
+  const auto token = login(api.client, "admin", api.admin_password());
+  const auto auth = bearer(token);
+  const auto post = [&](const std::string& path, const nlohmann::json& json) {
+    return api.client.Post(path.c_str(), auth, json.dump(), "application/json");
+  };
+  const auto get = [&](const std::string& path) { return body(api.client.Get(path.c_str(), auth)); };
+  const auto storage = api.dir.path() / "checkpoints";
+  fs::create_directories(storage);
+  const auto config = native_trial_config(
+      "original", "min_checkpoint_period: {batches: 20}\n"
+                  "searcher: {name: single, metric: accuracy, smaller_is_better: false, max_length: {batches: 40}}\n"
+                  "checkpoint_storage: {type: shared_fs, host_path: " + storage.string() + ", save_trial_latest: 2}\n");
+  const auto id = created_id(upload(api.client, token, config, {{"notes.txt", "kept in the project\n"}}));
+  const auto experiment = "/api/v1/experiments/" + std::to_string(id);
+  REQUIRE(wait_until_ended(api.client, token, id)["state"] == "COMPLETED");
+
+  auto metadata = post(experiment + "/metadata", {{"description", "the one to ship"}, {"labels", {"prod", "mnist"}}});
+  REQUIRE(metadata);
+  CHECK(metadata->status == 200);
+  CHECK(get(experiment)["description"] == "the one to ship");
+  CHECK(get(experiment)["labels"] == nlohmann::json::array({"prod", "mnist"}));
+
+  auto definition = api.client.Get((experiment + "/model_def").c_str(), auth);
+  REQUIRE(definition);
+  REQUIRE(definition->status == 200);
+  CHECK(definition->get_header_value("Content-Type") == "application/gzip");
+  TempDir unpacked;
+  std::ofstream(unpacked.path() / "def.tar.gz", std::ios::binary) << definition->body;
+  REQUIRE(run_command({"tar", "xzf", (unpacked.path() / "def.tar.gz").string(), "-C", unpacked.path().string()})
+              .exit_code == 0);
+  std::string notes;
+  std::getline(std::ifstream(unpacked.path() / "notes.txt"), notes);
+  CHECK(notes == "kept in the project");
+
+  auto fork = post(experiment + "/fork", {{"config", "name: forked\n"}});
+  const auto forked = created_id(fork);
+  CHECK(body(fork)["forked_from"] == id);
+  const auto forked_summary = wait_until_ended(api.client, token, forked);
+  CHECK(forked_summary["state"] == "COMPLETED");
+  CHECK(forked_summary["name"] == "forked");
+
+  auto more = post(experiment + "/continue", {{"config", "searcher:\n  max_length: {batches: 60}\n"}});
+  const auto continued = created_id(more);
+  CHECK(body(more)["continued_from"] == id);
+  const auto continued_summary = wait_until_ended(api.client, token, continued);
+  CHECK(continued_summary["state"] == "COMPLETED");
+  CHECK(continued_summary["trials"][0]["batches_trained"] == 60);
+
+  auto live = nlohmann::json::array();
+  const auto saved = get(experiment + "/checkpoints")["checkpoints"];
+  for (const auto& c : saved)
+    if (c["state"] == "ACTIVE") live.push_back(c);
+  REQUIRE(live.size() == 2);
+  auto model = post("/api/v1/models", {{"name", "mlp"}, {"description", "the native example"}});
+  REQUIRE(model);
+  CHECK(model->status == 201);
+  auto version = post("/api/v1/models/mlp/versions", {{"checkpoint_uuid", live[1]["uuid"]}});
+  REQUIRE(version);
+  CHECK(version->status == 201);
+  CHECK(body(version)["version"] == 1);
+  CHECK(get("/api/v1/models")["models"][0]["name"] == "mlp");
+  const auto registered = get("/api/v1/models/mlp")["versions"];
+  REQUIRE(registered.size() == 1);
+  CHECK(registered[0]["checkpoint_uuid"] == live[1]["uuid"]);
+  CHECK(registered[0]["experiment_id"] == id);
+
+  const std::string doomed = live[0]["uuid"];
+  auto removed = post("/api/v1/checkpoints/" + doomed + "/delete", nlohmann::json::object());
+  REQUIRE(removed);
+  CHECK(removed->status == 200);
+  CHECK_FALSE(fs::exists(live[0]["path"].get<std::string>()));
+  const auto after = get(experiment + "/checkpoints")["checkpoints"];
+  REQUIRE(after.size() == 2);
+  for (const auto& c : after) CHECK(c["state"] == (c["uuid"] == doomed ? "DELETED" : "ACTIVE"));
+
+  const auto forked_path = "/api/v1/experiments/" + std::to_string(forked);
+  auto deleted = post(forked_path + "/delete", nlohmann::json::object());
+  REQUIRE(deleted);
+  CHECK(deleted->status == 200);
+  check_error(api.client.Get(forked_path.c_str(), auth), 404, "not_found");
+  CHECK(get("/api/v1/experiments")["total"] == 2);  // the original and the continued one
 }

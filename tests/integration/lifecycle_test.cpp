@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -185,6 +186,10 @@ TEST_CASE("A fork runs the stored project with its changes merged, and bad chang
   REQUIRE(eventually([&] { return describe_experiment(cluster, forked)["state"] == "COMPLETED"; }, 120));
   auto detail = describe_experiment(cluster, forked);
   CHECK(detail["name"] == "forked");
+  std::map<std::string, std::string> listed_names;  // id -> name, as `experiment list` shows them
+  for (const auto& e : cluster.cli({"experiment", "list", "--json"}).json()) listed_names[e["id"].dump()] = e["name"];
+  CHECK(listed_names == std::map<std::string, std::string>{{original, "a"}, {forked, "forked"}});
+  CHECK(cluster.cli({"experiment", "list"}).out.find("forked") != std::string::npos);
   CHECK(detail["labels"] == nlohmann::json::array({"baseline"}));
   CHECK(detail["trials"][0]["batches_trained"] == 60);
 

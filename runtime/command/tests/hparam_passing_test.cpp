@@ -32,19 +32,6 @@ TEST_CASE("anything but an object gives no arguments") {
   CHECK(hparam_arguments(json(5)).empty());
 }
 
-TEST_CASE("the hyperparameters file and variable hold the object as JSON") {
-  const json hparams = {{"lr", 0.1}, {"opt", {{"m", 0.9}}}};
-  CHECK(render_hparams_json(hparams) == R"({"lr":0.1,"opt":{"m":0.9}})");
-  CHECK(hparam_environment(hparams, "/tmp/t/hparams.json") ==
-        EnvironmentVariables{{"VOLADOR_HPARAMS", R"({"lr":0.1,"opt":{"m":0.9}})"},
-                             {"VOLADOR_HPARAMS_FILE", "/tmp/t/hparams.json"}});
-}
-
-TEST_CASE("hyperparameters too large for the environment are passed only as a file") {
-  const json hparams = {{"blob", std::string(kMaxHparamsEnvBytes, 'x')}};
-  CHECK(hparam_environment(hparams, "/h.json") == EnvironmentVariables{{"VOLADOR_HPARAMS_FILE", "/h.json"}});
-}
-
 TEST_CASE("placeholders in the arguments take the trial's values and nothing is appended") {
   const json hparams = {{"lr", 0.05}, {"hidden", 32}, {"optimizer", {{"name", "sgd"}}}, {"global_batch_size", 64}};
   const Words argv{"python3", "train.py", "--lr", "${hparams.lr}", "--width=${hparams.hidden}x${hparams.hidden}",

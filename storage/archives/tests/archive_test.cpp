@@ -398,3 +398,30 @@ TEST_CASE("a zip archive as a browser uploads a project unpacks like a tar", "[a
   CHECK(read_file(tmp.path / "dest" / "model_def.py") == "x = 1\n");
   CHECK(read_file(tmp.path / "dest" / "pkg" / "a.py") == "y = 2\n");
 }
+
+TEST_CASE("one file is read out of a packed project by its relative path, without unpacking", "[archives]") {
+  TempDir tmp;
+  write_file(tmp.path / "src" / "model_def.py", "import torch\n");
+  write_file(tmp.path / "src" / "pkg" / "trial.py", random_bytes(100'000, 3));
+  auto packed = pack_directory(tmp.path / "src");
+  REQUIRE(packed);
+  for (const char* path : {"model_def.py", "./model_def.py"}) {
+    auto found = read_archive_file(*packed, path, 1 << 20);
+    REQUIRE(found);
+    CHECK(*found == std::optional<std::string>("import torch\n"));
+  }
+  auto nested = read_archive_file(*packed, "pkg/trial.py", 1 << 20);
+  REQUIRE(nested);
+  CHECK(*nested == random_bytes(100'000, 3));
+  for (const char* absent : {"absent.py", "pkg", "trial.py"}) {
+    auto missing = read_archive_file(*packed, absent, 1 << 20);
+    REQUIRE(missing);
+    CHECK_FALSE(missing->has_value());
+  }
+  auto too_big = read_archive_file(*packed, "pkg/trial.py", 1000);
+  REQUIRE_FALSE(too_big);
+  CHECK(too_big.error().code == ErrorCode::resource_exhausted);
+  auto not_archive = read_archive_file("not an archive", "model_def.py", 1000);
+  REQUIRE_FALSE(not_archive);
+  CHECK(not_archive.error().code == ErrorCode::corruption);
+}

@@ -1,13 +1,15 @@
-#include "runtime/cli/trial_imports.hpp"
+#include "master/trial_imports.hpp"
 
 #include <algorithm>
 #include <array>
-#include <fstream>
+#include <optional>
 #include <regex>
+#include <sstream>
+#include <utility>
 
-namespace volador::cli {
-namespace fs = std::filesystem;
+#include "storage/archives/archive.hpp"
 
+namespace volador::master {
 namespace {
 
 struct Unavailable {
@@ -31,28 +33,37 @@ const std::array<Unavailable, 2>& unavailable_apis() {
   return apis;
 }
 
-// The module's source file: a.b -> a/b.py, or the package's a/b/__init__.py.
-fs::path module_file(const fs::path& project, const std::string& module) {
+// The module's source file in the archive: a.b -> a/b.py, or the package's a/b/__init__.py; nullopt if neither.
+Result<std::optional<std::pair<std::string, std::string>>> module_source(std::string_view archive,
+                                                                        const std::string& module) {
   std::string relative = module;
   std::ranges::replace(relative, '.', '/');
-  const auto file = project / (relative + ".py");
-  return fs::exists(file) ? file : project / relative / "__init__.py";
+  for (const auto& file : {relative + ".py", relative + "/__init__.py"}) {
+    auto source = archives::read_archive_file(archive, file, archives::kMaxUnpackedBytes);
+    if (!source) return fail(source.error());
+    if (*source) return std::optional(std::pair(file, std::move(**source)));
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
-std::vector<std::string> unsupported_trial_imports(const fs::path& project, const command::PythonTrialEntrypoint& entrypoint) {
-  const auto file = module_file(project, entrypoint.module);
-  std::ifstream in(file);
+Result<std::vector<std::string>> unsupported_trial_imports(std::string_view archive,
+                                                           const command::PythonTrialEntrypoint& entrypoint) {
+  auto source = module_source(archive, entrypoint.module);
+  if (!source) return fail(source.error());
   std::vector<std::string> found;
+  if (!*source) return found;
+  const auto& [file, text] = **source;
+  std::istringstream in(text);
   std::size_t number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
     for (const auto& api : unavailable_apis())
       if (std::regex_search(line, api.import))
-        found.push_back(file.string() + ":" + std::to_string(number) + ": imports " + api.what + ": " + api.instead);
+        found.push_back(file + ":" + std::to_string(number) + ": imports " + api.what + ": " + api.instead);
   }
   return found;
 }
 
-}  // namespace volador::cli
+}  // namespace volador::master
