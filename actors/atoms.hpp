@@ -61,6 +61,7 @@ using capacity_atom = caf::atom_constant<caf::atom("capacity")>;
 using pools_atom = caf::atom_constant<caf::atom("pools")>;
 using preempt_atom = caf::atom_constant<caf::atom("preempt")>;
 using hold_expired_atom = caf::atom_constant<caf::atom("holdexp")>;
+using decide_again_atom = caf::atom_constant<caf::atom("decideagn")>;
 using reattach_timeout_atom = caf::atom_constant<caf::atom("reattach")>;
 using train_to_atom = caf::atom_constant<caf::atom("trainto")>;
 using close_atom = caf::atom_constant<caf::atom("close")>;

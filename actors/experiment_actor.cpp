@@ -7,6 +7,7 @@
 #include "actors/caf_error.hpp"
 #include "master/checkpoint_gc.hpp"
 #include "master/experiment_continuation.hpp"
+#include "master/pool_admission.hpp"
 #include "actors/trial_actor.hpp"
 #include "master/trial_resume.hpp"
 #include "runtime/core/clock.hpp"
@@ -57,7 +58,7 @@ ExperimentState::Trial* running_trial(Self self, search::RequestId request) {
 
 TrialActor spawn_trial(Self self, const storage::TrialRecord& record) {
   auto& st = self->state;
-  return self->spawn(trial_actor, st.context, master::TrialSpec{record, st.config, st.archive, st.store}, ExperimentActor(self));
+  return self->spawn(trial_actor, st.context, master::TrialSpec{record, st.config, st.archive, st.store, master::trial_pool(st.record, st.config->resources)}, ExperimentActor(self));
 }
 
 void create_trial(Self self, const search::CreateTrial& op) {

@@ -117,7 +117,9 @@ using PoolActor = caf::typed_actor<
     caf::replies_to<adopt_atom, std::uint64_t, std::uint32_t, std::vector<std::string>, std::uint32_t,
                     scheduling::ExperimentShare>::with<std::vector<GrantedAgent>>,
     // itself: a held run (trial, run) was not claimed in time
-    caf::reacts_to<hold_expired_atom, std::uint64_t, std::uint32_t>>;
+    caf::reacts_to<hold_expired_atom, std::uint64_t, std::uint32_t>,
+    // itself: the time (system_now_ms) a decision asked to be decided again at
+    caf::reacts_to<decide_again_atom, std::int64_t>>;
 
 // The master's answers to clients' questions (query_actors.hpp), each kind
 // on a thread of its own, so that neither the gateway (which routes rank

@@ -255,10 +255,11 @@ std::variant<std::shared_ptr<const config::ExperimentConfig>, wire::CreateExperi
   return config;
 }
 
-// Journals and starts a new experiment that its pool admitted; the reply carries its id or why it was refused.
+// Journals and starts a new experiment that `pool` admitted (its trials go
+// there); the reply carries its id or why it was refused.
 wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExperimentRequest& request,
                                               std::shared_ptr<const config::ExperimentConfig> config,
-                                              const std::string& owner) {
+                                              const std::string& owner, const std::string& pool) {
   const auto seed = config->experiment_seed.value_or(random_experiment_seed());
   auto plan = master::continuation_plan(*self->state.context.journal, request.continue_from);
   if (!plan) return refused({plan.error().message});
@@ -285,6 +286,7 @@ wire::CreateExperimentReply create_experiment(Self self, const wire::CreateExper
                                    .archived = false};
   record.continued_from = request.continue_from;
   record.continues = std::move(*plan);
+  record.resource_pool = pool;
   if (auto s = journal.put_archive(*id, request.archive); !s) return refused({"storing the model definition failed: " + s.error().message});
   if (auto s = journal.put_experiment(record); !s) return refused({"journaling the experiment failed: " + s.error().message});
   spdlog::info("experiment {} '{}' created by {} ({} searcher)", *id, config->name, owner, config->searcher.name);
@@ -335,8 +337,8 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
         // The pool refuses an unknown pool, or one whose agents could never fit a trial.
         self->request(self->state.context.pool, kPoolTimeout, capacity_atom::value, config->resources.resource_pool,
                       config->resources.slots_per_trial, config->resources.memory_limit, config->resources.max_processes)
-            .then([=](const std::string&) mutable {
-                    promise.deliver(wire::encode(create_experiment(self, *request, config, user.name)));
+            .then([=](const std::string& pool) mutable {
+                    promise.deliver(wire::encode(create_experiment(self, *request, config, user.name, pool)));
                   },
                   [=](const caf::error& error) mutable {
                     const auto why = from_caf_error(error);

@@ -20,6 +20,15 @@ GrantedAgent granted_agent(const ResourcePoolState& st, const scheduling::Placem
   return {st.agents.at(placement.agent_id), placement.agent_id, placement.slot_indices};
 }
 
+// Has the pool decide again at `at_ms` (system_now_ms), unless it will already by then.
+void decide_again_at(Self self, std::int64_t at_ms) {
+  auto& due = self->state.decide_again_at_ms;
+  if (due && *due <= at_ms) return;
+  due = at_ms;
+  const auto delay = std::chrono::milliseconds(std::max<std::int64_t>(0, at_ms - system_now_ms()));
+  self->delayed_send(self, delay, decide_again_atom::value, at_ms);
+}
+
 // Carries out one decision of the policy: grants to waiting trials, and
 // running trials asked to checkpoint and make room.
 void grant_what_fits(Self self) {
@@ -38,6 +47,7 @@ void grant_what_fits(Self self) {
     spdlog::info("trial {} is asked to make room for experiment {}", preemption.trial_id, preemption.for_experiment);
     self->send(trial->second, preempt_atom::value, preemption.for_experiment);
   }
+  if (decision.decide_again_at_ms) decide_again_at(self, *decision.decide_again_at_ms);
 }
 
 // Whether an agent of `pool` offers GPUs.
@@ -270,6 +280,10 @@ PoolActor::behavior_type resource_pool_actor(Self self, std::chrono::millisecond
         if (held == self->state.held.end() || held->second.run_id != run_id) return;
         spdlog::warn("trial {} did not claim the workers of its run {}; killing them", trial_id, run_id);
         drop_held(self, trial_id);
+        grant_what_fits(self);
+      },
+      [=](decide_again_atom, std::int64_t at_ms) {
+        if (self->state.decide_again_at_ms == at_ms) self->state.decide_again_at_ms.reset();
         grant_what_fits(self);
       },
   };

@@ -21,8 +21,14 @@
 // are released, not claimed within the reattach grace, or not claimable (their
 // trial already asked for new slots) are killed on their agents:
 // (kill_atom, uint64 trial, uint32 run) to the agent.
+//
+// The policy decides when something happens (a registration, a request, a
+// release, a lost agent, an expired hold) and when a trial waiting to
+// preempt another that has not yet run its minimum time may do so
+// (Decision::decide_again_at_ms): the actor sends itself a message for then.
 
 #include <chrono>
+#include <optional>
 
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
@@ -54,6 +60,9 @@ struct ResourcePoolState {
   std::map<std::uint64_t, scheduling::HeldRun> held;  // by trial, until claimed
   std::map<std::uint64_t, Adoption> adoptions;
   std::chrono::milliseconds reattach_grace{};  // how long held workers wait for their trial's claim
+  // When a decide_again_atom is due (system_now_ms), the earliest one sent;
+  // none: none is.
+  std::optional<std::int64_t> decide_again_at_ms;
   static inline const char* name = "resource-pool";
 };
 

@@ -42,10 +42,10 @@ master::TrialSetup trial_setup(const MasterContext& context, master::TrialSpec s
 
 std::uint64_t trial_id(Self self) { return self->state.run->record().id; }
 
-// How the trial's experiment shares its pool (the pool resolved by the pool actor).
+// How the trial's experiment shares the pool it was admitted to.
 scheduling::ExperimentShare share(Self self) {
   const auto& spec = self->state.run->spec();
-  return master::experiment_share(spec.record.experiment_id, spec.config->resources, spec.config->resources.resource_pool);
+  return master::experiment_share(spec.record.experiment_id, spec.config->resources, spec.resource_pool);
 }
 
 // Whether the sender may act as a rank of this trial's experiment (`what`), else why not.

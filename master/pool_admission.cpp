@@ -22,6 +22,10 @@ Status check_fits(const std::string& pool, std::uint32_t slots, std::uint32_t la
       slots, pool, largest)));
 }
 
+std::string trial_pool(const storage::ExperimentRecord& record, const config::Resources& resources) {
+  return record.resource_pool.empty() ? resources.resource_pool : record.resource_pool;
+}
+
 scheduling::ExperimentShare experiment_share(std::uint64_t experiment_id, const config::Resources& resources,
                                              const std::string& pool) {
   return {.experiment_id = experiment_id,

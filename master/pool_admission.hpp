@@ -10,6 +10,7 @@
 #include "runtime/config/experiment_config.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/scheduling/slot_request.hpp"
+#include "storage/journal/journal.hpp"
 
 namespace volador::master {
 
@@ -26,6 +27,12 @@ Result<std::string> choose_pool(const config::ClusterConfig& cluster, const std:
 // `largest` slots of one kind. A pool without agents (largest 0) refuses
 // nothing: its trials wait for agents to join.
 Status check_fits(const std::string& pool, std::uint32_t slots, std::uint32_t largest);
+
+// The pool every trial of the experiment asks for: the one it was admitted
+// to (journaled in `record`), or, for an experiment journaled before that was
+// kept, its `resources.resource_pool` (empty: the cluster's default, chosen
+// at each request).
+std::string trial_pool(const storage::ExperimentRecord& record, const config::Resources& resources);
 
 // How experiment `experiment_id`'s trials share `pool`: its resources'
 // priority and weight.

@@ -80,6 +80,7 @@ struct TrialSpec {
   std::shared_ptr<const config::ExperimentConfig> config;
   std::shared_ptr<const std::string> archive;  // the packed model definition
   std::shared_ptr<checkpoints::CheckpointStore> store;
+  std::string resource_pool;  // its experiment's (master::trial_pool); empty: the cluster's default
 };
 
 // What a trial is made of, beyond its events.

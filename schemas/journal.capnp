@@ -48,6 +48,10 @@ struct ExperimentRecord {
   # the experiment it continues (`experiment continue`, master/experiment_continuation.hpp); 0: none
   continues @14 :List(ContinuedTrial);
   # its trials' sources, by searcher request id (the first is request 1); empty: its config's searcher
+  resourcePool @15 :Text;
+  # the pool it was admitted to at submission (resources.resource_pool, or the
+  # cluster's default then), which every trial of it asks for; empty for one
+  # journaled before it was kept: its trials ask for resources.resource_pool
 }
 
 struct ContinuedTrial {

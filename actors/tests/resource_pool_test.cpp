@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 
 #include "actors/resource_pool_actor.hpp"
+#include "runtime/config/cluster_config.hpp"
 #include "runtime/wire/codec.hpp"
 
 using namespace volador;
@@ -64,5 +65,46 @@ TEST_CASE("Another agent under a registered agent's name is refused") {
   register_agent(first, pool, info);
   second->request(pool, caf::infinite, register_atom::value, wire::encode(info), caf::actor(second))
       .receive([](bool) { FAIL("registered twice"); }, [](const caf::error& error) { CHECK(error); });
+  anon_send_exit(pool, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("A more important trial preempts a running one once that one has run its minimum time though nothing else happens") {
+  caf::actor_system_config config;
+  caf::actor_system system{config};
+  constexpr auto kMinRun = std::chrono::milliseconds(300);
+  auto cluster = config::default_cluster_config();
+  cluster.pools[0].scheduler.min_run_time = kMinRun;
+  auto pool = system.spawn(resource_pool_actor, std::chrono::duration_cast<std::chrono::milliseconds>(kReattachGrace),
+                           cluster);
+  caf::scoped_actor agent{system};
+  caf::scoped_actor low{system};
+  caf::scoped_actor high{system};
+  register_agent(agent, pool, {"agent-a", "host", {wire::SlotSpec{}}, {}});
+  auto ask_for_slot = [&](caf::scoped_actor& trial, std::uint64_t trial_id, int priority) {
+    trial->send(pool, request_slots_atom::value, trial_id, std::uint32_t{1},
+                scheduling::ExperimentShare{.experiment_id = trial_id, .priority = priority},
+                caf::actor_cast<TrialActor>(caf::actor(trial)));
+  };
+  auto wait_for_grant = [](caf::scoped_actor& trial) {
+    trial->receive([](granted_atom, const std::vector<GrantedAgent>& grant) { CHECK(grant.size() == 1); },
+                   caf::after(std::chrono::seconds(10)) >> [] { FAIL("no grant"); });
+  };
+
+  const auto asked_at = std::chrono::steady_clock::now();
+  ask_for_slot(low, 1, 50);
+  wait_for_grant(low);
+  // Before the low trial has run its minimum time, with no other event to come.
+  ask_for_slot(high, 2, 10);
+  bool preempted = false;
+  low->receive(
+      [&](preempt_atom, std::uint64_t for_experiment) {
+        preempted = true;
+        CHECK(for_experiment == 2);
+      },
+      caf::after(std::chrono::seconds(10)) >> [] {});
+  REQUIRE(preempted);
+  CHECK(std::chrono::steady_clock::now() - asked_at >= kMinRun);
+  low->send(pool, release_atom::value, std::uint64_t{1});
+  wait_for_grant(high);
   anon_send_exit(pool, caf::exit_reason::user_shutdown);
 }

@@ -43,6 +43,17 @@ TEST_CASE("A trial larger than any agent of its pool can give is refused but a p
         "trial at most 4 slots of one kind (CPU slots, or GPUs of one model)");
 }
 
+TEST_CASE("Every trial asks for the pool its experiment was admitted to, or its config's when none was journaled") {
+  storage::ExperimentRecord record;
+  config::Resources resources;  // names no pool
+  record.resource_pool = "cpus";
+  CHECK(trial_pool(record, resources) == "cpus");
+  record.resource_pool.clear();  // journaled before the admitted pool was kept
+  CHECK(trial_pool(record, resources).empty());
+  resources.resource_pool = "gpus";
+  CHECK(trial_pool(record, resources) == "gpus");
+}
+
 TEST_CASE("An experiment's resources become its share of the pool: priority and weight") {
   config::Resources resources;
   resources.priority = 10;

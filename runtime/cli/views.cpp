@@ -111,9 +111,9 @@ std::string render_table(const std::vector<wire::TrialSummary>& trials) {
   std::vector<Row> rows;
   for (const auto& t : trials)
     rows.push_back({std::to_string(t.id), std::to_string(t.experiment_id), std::string(to_string(t.state)),
-                    std::to_string(t.batches_trained), std::to_string(t.restarts), metric_text(t.best_validation),
-                    compact_hparams(t.hparams)});
-  return table({"TRIAL", "EXPERIMENT", "STATE", "BATCHES", "RESTARTS", "BEST", "HPARAMS"}, rows);
+                    std::to_string(t.batches_trained), std::to_string(t.restarts), std::to_string(t.preemptions),
+                    metric_text(t.best_validation), compact_hparams(t.hparams)});
+  return table({"TRIAL", "EXPERIMENT", "STATE", "BATCHES", "RESTARTS", "PREEMPTIONS", "BEST", "HPARAMS"}, rows);
 }
 
 std::string render_table(const wire::AgentList& list) {

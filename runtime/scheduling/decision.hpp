@@ -1,6 +1,8 @@
 #pragma once
 // What one scheduling decision says to do.
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "runtime/scheduling/placement.hpp"
@@ -19,6 +21,11 @@ struct Preemption {
 struct Decision {
   std::vector<Allocation> grants;       // new allocations, in the order granted
   std::vector<Preemption> preemptions;  // trials newly asked to leave
+  // When a waiting trial's preemption, blocked only because running trials
+  // have not yet run their minimum time, may next become possible (the
+  // clock's milliseconds, later than the decision): the caller decides
+  // again then. None: no trial waits on a minimum run.
+  std::optional<std::int64_t> decide_again_at_ms;
 };
 
 }  // namespace volador::scheduling

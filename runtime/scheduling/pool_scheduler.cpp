@@ -206,44 +206,51 @@ std::int64_t PoolScheduler::next_eligible_ms(std::int64_t now_ms) const {
 
 void PoolScheduler::decide(std::int64_t now_ms, Decision& decision) {
   if (pending_trials_ == 0) return;
-  if (settled_ && settled_->since_ms <= now_ms && now_ms < settled_->until_ms) return;
+  if (!settled_ || now_ms < settled_->since_ms || now_ms >= settled_->until_ms) decide_anew(now_ms, decision);
+  if (decide_again_at_ms_ && *decide_again_at_ms_ > now_ms)
+    decision.decide_again_at_ms = std::min(decision.decide_again_at_ms.value_or(INT64_MAX), *decide_again_at_ms_);
+}
+
+void PoolScheduler::decide_anew(std::int64_t now_ms, Decision& decision) {
   const auto answers_before = decision.grants.size() + decision.preemptions.size();
   std::priority_queue<Turn, std::vector<Turn>, std::greater<>> turns;
   for (const auto& [id, e] : experiments_)
     if (auto turn = turn_after(e, 0, UINT32_MAX)) turns.push(*turn);
-  // Victims were sought and not found for a gang this big: any later turn
-  // is no more entitled, so a gang as big will find none either.
-  std::uint32_t hopeless_gang = UINT32_MAX;
+  Searches searches;
   while (!turns.empty()) {
-    if (agents_.unclaimed_free_slots() == 0 && (!policy_.preemption || hopeless_gang == 1)) break;
+    if (agents_.unclaimed_free_slots() == 0 && (!policy_.preemption || searches.hopeless_gang == 1)) break;
     auto turn = turns.top();
     turns.pop();
     auto& e = experiments_.at(turn.experiment_id);
     if (auto placements = agents_.place(turn.gang)) {
       grant(turn.next_trial, std::move(*placements), now_ms, decision);
-    } else if (!make_room(e, turn.gang, hopeless_gang, now_ms, decision)) {
+    } else if (!make_room(e, turn.gang, searches, now_ms, decision)) {
       turn.below = turn.gang;  // blocked: the experiment's smaller trials may still backfill
     }
     if (auto next = turn_after(e, turn.next_trial + 1, turn.below)) turns.push(*next);
   }
   agents_.clear_claims();
-  if (decision.grants.size() + decision.preemptions.size() == answers_before)
-    settled_ = Settled{now_ms, next_eligible_ms(now_ms)};
-  else
-    settled_.reset();
+  const bool answered = decision.grants.size() + decision.preemptions.size() != answers_before;
+  const auto next_eligible = searches.blocked_by_min_run || !answered ? next_eligible_ms(now_ms) : INT64_MAX;
+  decide_again_at_ms_.reset();
+  if (searches.blocked_by_min_run && next_eligible != INT64_MAX) decide_again_at_ms_ = next_eligible;
+  if (answered) settled_.reset();
+  else settled_ = Settled{now_ms, next_eligible};
 }
 
-bool PoolScheduler::make_room(const Experiment& e, std::uint32_t gang, std::uint32_t& hopeless_gang,
-                              std::int64_t now_ms, Decision& decision) {
+bool PoolScheduler::make_room(const Experiment& e, std::uint32_t gang, Searches& searches, std::int64_t now_ms,
+                              Decision& decision) {
   auto reservation = agents_.reservation_for(gang);
   if (!reservation) return false;  // no agent of the pool could hold it now
-  if (reservation->fits_once_left || !policy_.preemption || gang >= hopeless_gang) {
+  if (reservation->fits_once_left || !policy_.preemption || gang >= searches.hopeless_gang) {
     agents_.claim(*reservation);
     return false;
   }
   auto victims = choose_victims(e, gang, now_ms);
   if (!victims) {
-    hopeless_gang = gang;
+    searches.hopeless_gang = gang;
+    // Would trials that have not run their minimum time yet have made room?
+    if (!searches.blocked_by_min_run) searches.blocked_by_min_run = choose_victims(e, gang, INT64_MAX).has_value();
     agents_.claim(*reservation);
     return false;
   }

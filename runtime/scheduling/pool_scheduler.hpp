@@ -49,9 +49,11 @@ class PoolScheduler {
   [[nodiscard]] const Allocation* allocation(TrialId trial_id) const;
   [[nodiscard]] bool knows(TrialId trial_id) const { return trials_.contains(trial_id); }
 
-  // One decision at `now_ms`, appended to `decision`. After a decision that
-  // granted and asked nothing, later ones are skipped (they would be the
-  // same) until the pool changes or a running trial passes its minimum run.
+  // One decision at `now_ms`, appended to `decision` (its
+  // decide_again_at_ms lowered to this pool's, if any). After a decision
+  // that granted and asked nothing, later ones are skipped (they would be
+  // the same) until the pool changes or a running trial passes its minimum
+  // run.
   void decide(std::int64_t now_ms, Decision& decision);
 
   [[nodiscard]] const AgentIndex& agents() const { return agents_; }
@@ -106,6 +108,15 @@ class PoolScheduler {
     std::uint32_t freed = 0;              // slots they hold, everywhere
   };
 
+  // What one decision's preemption searches found.
+  struct Searches {
+    // Victims were sought and not found for a gang this big: any later turn
+    // is no more entitled, so a gang as big will find none either.
+    std::uint32_t hopeless_gang = UINT32_MAX;
+    // A search found nothing only because trials have not run their minimum time.
+    bool blocked_by_min_run = false;
+  };
+
   // A decision that granted and asked nothing at `since_ms`, the pool
   // unchanged since: until `until_ms` (when a trial next passes its minimum
   // run, so may be asked to leave) a decision would find the same nothing.
@@ -117,16 +128,18 @@ class PoolScheduler {
   // When the next running trial passes its minimum run after `now_ms`
   // (INT64_MAX: none will, or the pool does not preempt).
   [[nodiscard]] std::int64_t next_eligible_ms(std::int64_t now_ms) const;
+  // decide() without the shortcut of a settled pool.
+  void decide_anew(std::int64_t now_ms, Decision& decision);
   Experiment& experiment(const ExperimentShare& share);
   void forget_if_idle(ExperimentId experiment_id);
   void grant(TrialId trial_id, std::vector<Placement> placements, std::int64_t now_ms, Decision& decision);
   void ask_to_leave(const Victims& victims, ExperimentId for_experiment, Decision& decision);
   // For a gang that cannot be placed now: claims the slots it will start
   // on, asking trials to leave when the pool's policy allows (appended to
-  // `decision`). True when trials were asked to leave for it: the
-  // experiment's next trial may make room the same way.
-  bool make_room(const Experiment& e, std::uint32_t gang, std::uint32_t& hopeless_gang, std::int64_t now_ms,
-                 Decision& decision);
+  // `decision`; a search that found nothing noted in `searches`). True when
+  // trials were asked to leave for it: the experiment's next trial may make
+  // room the same way.
+  bool make_room(const Experiment& e, std::uint32_t gang, Searches& searches, std::int64_t now_ms, Decision& decision);
   void stop_leaving(Trial& trial);
   // The experiment's turn for its oldest trial from `from` on smaller than `below`.
   [[nodiscard]] std::optional<Turn> turn_after(const Experiment& e, TrialId from, std::uint32_t below) const;
@@ -158,6 +171,8 @@ class PoolScheduler {
   std::uint32_t running_trials_ = 0;
   std::uint32_t leaving_trials_ = 0;
   std::optional<Settled> settled_;  // reset by every change to the pool
+  // The last decision's Decision::decide_again_at_ms for this pool.
+  std::optional<std::int64_t> decide_again_at_ms_;
 };
 
 }  // namespace volador::scheduling

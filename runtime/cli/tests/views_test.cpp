@@ -84,11 +84,12 @@ TEST_CASE("Log lines as JSON carry seq, time, stream and text, and as text mark 
   CHECK(render_line(lines[1]) == "[stderr] oops");
 }
 
-TEST_CASE("The trial list shows each trial's experiment, state and best validation") {
-  const auto trials = sample_detail().trials;
+TEST_CASE("The trial list shows each trial's experiment, state, restarts, preemptions and best validation") {
+  auto trials = sample_detail().trials;
+  trials[1].preemptions = 2;
   const auto text = render_table(trials);
-  CHECK(text.starts_with("TRIAL  EXPERIMENT  STATE      BATCHES  RESTARTS  BEST  HPARAMS\n"));
-  CHECK(text.find("5      3           COMPLETED  500      0         0.87  lr=0.01") != std::string::npos);
+  CHECK(text.starts_with("TRIAL  EXPERIMENT  STATE      BATCHES  RESTARTS  PREEMPTIONS  BEST  HPARAMS\n"));
+  CHECK(text.find("5      3           COMPLETED  500      0         2            0.87  lr=0.01") != std::string::npos);
   const nlohmann::json json = trials;
   REQUIRE(json.size() == 2);
   CHECK(json[0]["experiment_id"] == 3);

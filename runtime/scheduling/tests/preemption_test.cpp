@@ -76,6 +76,55 @@ TEST_CASE("No trial is asked to leave before it has run the minimum time on its 
   CHECK(preempted(p.s.schedule()) == std::vector<TrialId>{2});
 }
 
+TEST_CASE("A trial that waits only on a running trial's minimum run is decided again when that run passes it") {
+  Pool p;
+  p.s.add_agent("a", 2);
+  p.s.add_agent("b", 1);
+  queue(p.s, 1, 2, experiment(1, 50));  // a
+  REQUIRE(granted(p.s.schedule()) == std::vector<TrialId>{1});
+  const auto trial_1_eligible = *p.time.now_ms + kMinRun;
+  p.time.advance(kMinRun / 3);
+  queue(p.s, 10, 2, experiment(2, 10));  // needs a, where trial 1 is too young to leave
+  queue(p.s, 20, 1, experiment(3, 60));  // backfills b
+  auto decision = p.s.schedule();
+  CHECK(granted(decision) == std::vector<TrialId>{20});
+  CHECK(decision.preemptions.empty());
+  CHECK(decision.decide_again_at_ms == trial_1_eligible);
+  // Asked again before then, with nothing new: the same answer and the same time.
+  p.time.advance(1);
+  decision = p.s.schedule();
+  CHECK(decision.preemptions.empty());
+  CHECK(decision.decide_again_at_ms == trial_1_eligible);
+  *p.time.now_ms = trial_1_eligible;
+  decision = p.s.schedule();
+  CHECK(decision.preemptions == std::vector<Preemption>{{1, 2}});
+  CHECK_FALSE(decision.decide_again_at_ms);
+}
+
+TEST_CASE("A trial that waits for another reason than a minimum run is not decided again on a timer") {
+  Pool p;
+  p.s.add_agent("a", 1);
+  SECTION("the running trial is more important") {
+    queue(p.s, 1, 1, experiment(1, 10));
+    REQUIRE(p.s.schedule().grants.size() == 1);
+    queue(p.s, 2, 1, experiment(2, 50));
+  }
+  SECTION("the pool does not preempt") {
+    p.s.set_pool(kDefaultPool, {.preemption = false});
+    queue(p.s, 1, 1, experiment(1, 50));
+    REQUIRE(p.s.schedule().grants.size() == 1);
+    queue(p.s, 2, 1, experiment(2, 10));
+  }
+  SECTION("the running trial is of the same experiment") {
+    queue(p.s, 1, 1, experiment(1, 50));
+    REQUIRE(p.s.schedule().grants.size() == 1);
+    queue(p.s, 2, 1, experiment(1, 50));
+  }
+  const auto decision = p.s.schedule();
+  CHECK(decision.preemptions.empty());
+  CHECK_FALSE(decision.decide_again_at_ms);
+}
+
 TEST_CASE("An experiment under its share takes slots from one of the same priority over it up to the even split") {
   Pool p;
   p.s.add_agent("a", 4);
