@@ -316,7 +316,7 @@ std::map<WorkerKey, AgentState::Worker>::iterator find_worker(Self self, std::ui
 // Worker process `id` ended: the end of its trial's rank if it was running one; an idle one is forgotten.
 void on_process_exit(Self self, std::uint64_t id, const wire::Bytes& bytes) {
   auto& st = self->state;
-  const auto limit_breach = release_worker(st, id);  // the killed: reason, if a limit ended it
+  const auto limit_breach = release_worker(st, id);  // the killed: reason, if it broke a limit
   if (st.ending.erase(id) > 0) return;
   if (st.idle.forget(id)) {
     st.idle_processes.erase(id);
@@ -327,7 +327,7 @@ void on_process_exit(Self self, std::uint64_t id, const wire::Bytes& bytes) {
   auto report = wire::decode<wire::WorkerExit>(bytes);
   if (!report) return;
   std::tie(report->trial_id, report->run_id, report->rank) = it->first;
-  if (limit_breach) report->message = *limit_breach;
+  if (limit_breach && (report->exit_code != 0 || report->signal != 0)) report->message = *limit_breach;
   on_rank_end(self, wire::encode(*report));
 }
 

@@ -59,8 +59,7 @@ void enforce_rank_limits(AgentState& state) {
 }
 
 std::optional<std::string> release_worker(AgentState& state, std::uint64_t worker) {
-  auto why = state.cgroups.breach(worker);
-  state.cgroups.release(worker);
+  auto why = state.cgroups.release(worker);
   std::error_code ec;
   std::filesystem::remove(worker_home(state.options, worker), ec);  // only when empty
   return why;

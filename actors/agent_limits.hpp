@@ -37,7 +37,7 @@ void enforce_rank_limits(AgentState& state);
 
 // Worker `worker`'s process exited (or never started): its cgroup is emptied
 // and removed, its home folder removed unless a failed rank's folder is kept
-// in it. Returns the limit that got it killed, if one did.
+// in it. Returns the limit it broke, if it broke one (what ended it, unless it exited cleanly).
 std::optional<std::string> release_worker(AgentState& state, std::uint64_t worker);
 
 // The working folder of rank `rank` of run `run_id` of trial `trial_id` in a worker's `home`.
