@@ -258,7 +258,7 @@ struct LaunchSpec {
   rankCertificate @22 :Text;  # PEM: the identity the master issued for this launch (tls/rank_name.hpp), which
   rankPrivateKey @23 :Text;   # the worker presents instead of its agent's; the key never reaches the trial file
   bindMounts @24 :List(BindMount);  # the config's bind_mounts, shown in the rank's sandbox
-  shmSizeBytes @25 :UInt64 = 4294967296;  # resources.shm_size: the size of the rank's own /dev/shm
+  shmSizeBytes @25 :UInt64 = 4294967296;  # resources.shm_size: the size of the rank's own /dev/shm; 0: not set (4 GiB)
   checkpointFolder @26 :Text;  # the checkpoint store's folder, which the rank writes into (shown in its sandbox)
   memoryLimitBytes @27 :UInt64;  # resources.memory_limit: the rank's processes together; 0: the agent's limit
   maxProcesses @28 :UInt32;      # resources.max_processes: alive at once in the rank; 0: the agent's limit

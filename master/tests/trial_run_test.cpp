@@ -186,6 +186,7 @@ TEST_CASE("A trial asks for its slots once given a target and launches one rank 
   CHECK((second.spec.rank == 1 && second.spec.slot == 0 && second.spec.node_index == 1 && second.spec.world_size == 2));
   CHECK((first.spec.run_id == 1 && first.spec.token == "secret" && first.spec.master_host == "master"));
   CHECK(first.spec.kill_grace_period_ms == 2500);  // resources.kill_grace_period reaches the agents
+  CHECK(first.spec.shm_size_bytes == 0);  // resources.shm_size unset: an unsandboxed agent may run it
   // each launch carries an identity of its own, naming its experiment, trial, run and rank
   CHECK((first.spec.rank_certificate == "certificate of rank:1:7:1.0" && first.spec.rank_private_key == "key of rank:1:7:1.0"));
   CHECK(second.spec.rank_certificate == "certificate of rank:1:7:1.1");
@@ -213,6 +214,7 @@ TEST_CASE("The ranks' hellos are held until every rank reported, then answered w
   CHECK(names(effects) == std::vector<std::string>{"AdmitRank", "AnswerHellos", "SendWorkload"});
   const auto group = std::get<AnswerHellos>(effects[1]).group;
   CHECK(group.group_id == "volador-trial-7-run-1");
+  CHECK(group.shm_limit_bytes == 4ull << 30);  // resources.shm_size unset: the sandbox's default /dev/shm
   REQUIRE(group.ranks.size() == 2);
   CHECK((group.ranks[0].port == 5000 && group.ranks[1].port == 5001));
   const auto sent = std::get<SendWorkload>(effects[2]);

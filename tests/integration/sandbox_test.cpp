@@ -233,13 +233,16 @@ TEST_CASE("An agent that cannot build sandboxes refuses to start and says how to
   CHECK_THAT(agent.out + agent.err, Catch::Contains("--sandbox off"));
 }
 
-TEST_CASE("With --sandbox off a trial with bind mounts fails at launch: they cannot be honoured") {
+TEST_CASE("With --sandbox off a trial with bind mounts or shm_size fails at launch naming the field: they cannot be honoured") {
   TempDir dir;
   Cluster cluster(dir.path() / "data");
   cluster.start_master();
   cluster.start_agent(1, {"--sandbox", "off"});
-  const auto logs =
-      failed_trial_logs(cluster, dir.path() / "project", "bind_mounts: [{host_path: /srv, container_path: /data}]\n");
-  CHECK_THAT(logs, Catch::Contains("bind_mounts (/srv -> /data) need the sandbox, and agent"));
-  CHECK_THAT(logs, Catch::Contains("runs with --sandbox off"));
+  const auto mounts =
+      failed_trial_logs(cluster, dir.path() / "mounts", "bind_mounts: [{host_path: /srv, container_path: /data}]\n");
+  CHECK_THAT(mounts, Catch::Contains("bind_mounts (/srv -> /data) need the sandbox, and agent"));
+  CHECK_THAT(mounts, Catch::Contains("runs with --sandbox off"));
+  const auto shm = failed_trial_logs(cluster, dir.path() / "shm", "resources: {shm_size: 64M}\n");
+  CHECK_THAT(shm, Catch::Contains("resources.shm_size (64 MiB) needs the sandbox, which gives each rank a /dev/shm of "
+                                  "that size, and agent"));
 }

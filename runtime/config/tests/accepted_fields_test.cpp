@@ -132,7 +132,9 @@ const std::map<std::string_view, Coverage> kCoverage{
       "experiment_seed may stand under environment, as the manual lists it, but in one place only"}},
     {"experiment_seed", {"random: the experiment seed decides the samples", ""}},
     // The trial sandbox (tests/integration/sandbox_test.cpp, runtime/config/tests/sandbox_fields_test.cpp).
-    {"resources.shm_size", {kSandboxed, ""}},
+    {"resources.shm_size",
+     {kSandboxed,
+      "With --sandbox off a trial with bind mounts or shm_size fails at launch naming the field: they cannot be honoured"}},
     {"bind_mounts[].host_path", {kSandboxed, "A bind mount whose host_path is missing fails the trial at launch naming the mount"}},
     {"bind_mounts[].container_path",
      {kSandboxed, "A bind mount's container path that is relative or would shadow the sandbox's folders is refused at its line"}},
