@@ -27,7 +27,8 @@ void describe_rank_limits(const AgentState& state, wire::AgentInfo& info);
 
 // Worker `worker`'s cgroup set to `spec`'s limits (resources.memory_limit
 // and max_processes, else the agent's); the files its new process joins.
-// Error invalid_argument when the trial asks for more than the agent allows.
+// Error invalid_argument naming the field when the trial asks for more than
+// the agent allows, or for a limit while the agent runs its ranks without any.
 Result<std::vector<std::filesystem::path>> limit_rank(AgentState& state, std::uint64_t worker,
                                                       const wire::LaunchSpec& spec);
 

@@ -178,3 +178,23 @@ TEST_CASE("Rank limits above what every agent of the pool allows are refused at 
   INFO(allowed.err);
   CHECK(allowed.exit_code == 0);
 }
+
+TEST_CASE("Rank limits asked of a pool whose agents run their ranks without limits are refused at submission") {
+  TempDir dir;
+  const auto project = dir.path() / "limited";
+  write_file(project / "ok.sh", "echo accuracy=0.5\n");
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1, {"--no-trial-limits"});
+  const auto create = [&](const std::string& resources) {
+    write_file(project / "distributed.yaml", command_config("limited", "sh ok.sh", resources));
+    return cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()});
+  };
+  for (const auto* field : {"memory_limit: 64M", "max_processes: 64"}) {
+    const auto refused = create(field);
+    INFO(refused.err);
+    CHECK(refused.exit_code == 1);
+    CHECK_THAT(refused.err, Catch::Contains(": no agent of pool default enforces it: each runs its ranks without limits"));
+  }
+  CHECK(create("").exit_code == 0);
+}
