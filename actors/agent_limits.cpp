@@ -11,6 +11,12 @@
 #include "runtime/core/clock.hpp"
 
 namespace volador::actors {
+namespace {
+
+// How often the agent tells the master its free work disk while whether it starts trials does not change.
+constexpr std::chrono::milliseconds kWorkDiskReportInterval = std::chrono::seconds(30);
+
+}  // namespace
 
 void open_rank_limits(AgentState& state) {
   auto& options = state.options.limits;
@@ -35,7 +41,6 @@ void open_rank_limits(AgentState& state) {
 }
 
 void describe_rank_limits(const AgentState& state, wire::AgentInfo& info) {
-  info.work_disk_free_bytes = sandbox::free_disk_bytes(state.options.work_dir).value_or(0);
   if (!state.cgroups.active()) return;
   info.memory_limit_bytes = state.options.limits.allowed.memory_bytes;
   info.max_processes = state.options.limits.allowed.max_processes;
@@ -80,10 +85,19 @@ void open_work_folders(AgentState& state) {
   state.work_folders.reap_left_over(state.options.work_dir);
 }
 
-std::optional<std::string> launch_refusal(const AgentState& state) {
-  auto refusal = state.work_folders.refusal(state.options.work_dir);
-  if (refusal) return fmt::format("agent {}: {}", state.options.agent_id, *refusal);
-  return std::nullopt;
+wire::WorkDiskReport work_disk(const AgentState& state) {
+  const auto refusal = state.work_folders.refusal(state.options.work_dir);
+  return {state.options.agent_id, sandbox::free_disk_bytes(state.options.work_dir).value_or(0),
+          refusal ? fmt::format("agent {}: {}", state.options.agent_id, *refusal) : std::string()};
+}
+
+bool work_disk_report_due(const AgentState& state, const wire::WorkDiskReport& disk, std::int64_t now_ms) {
+  const auto& last = state.work_disk_reported;
+  return last.refusing != !disk.refusal.empty() || now_ms - last.at_ms >= kWorkDiskReportInterval.count();
+}
+
+void work_disk_reported(AgentState& state, const wire::WorkDiskReport& disk, std::int64_t now_ms) {
+  state.work_disk_reported = {!disk.refusal.empty(), now_ms};
 }
 
 void rank_folder_ended(AgentState& state, std::uint64_t worker, const wire::WorkerExit& exit) {

@@ -94,6 +94,8 @@ Result<wire::LaunchSpec> TrialRun::launch_spec(const AgentShare& share, std::uin
 
 void TrialRun::handle(const LaunchFailed& event) {
   if (event.run_id != setup_.spec.record.run_id || phase_ != Phase::launching) return;
+  if (event.agent_refuses_trials)
+    return restart(fmt::format("launching rank {} was refused: {}", event.rank, event.message), false);
   restart(fmt::format("launching rank {} failed: {}", event.rank, event.message), true);
 }
 

@@ -170,6 +170,8 @@ struct AgentStatus {
   slotTrials @3 :List(UInt64);  # per slot: the trial using it, 0 when free
   pool @4 :Text;                # the resource pool it joined
   labels @5 :List(AgentLabel) $Records.map;
+  workDiskFreeBytes @6 :UInt64; # free space of its work folder's file system, as it last reported
+  workDiskRefusal @7 :Text;     # why it starts no trial now (its work disk is short of space); empty: it does
 }
 
 struct AgentList {
@@ -188,6 +190,15 @@ struct AgentInfo {
   memoryLimitBytes @6 :UInt64;  # the most memory one rank may use there (--rank-memory-limit); 0: no limit
   maxProcesses @7 :UInt32;      # the most processes one rank may run there (--rank-max-processes); 0: no limit
   workDiskFreeBytes @8 :UInt64; # free space of its work folder's file system when it registered
+  workDiskRefusal @9 :Text;     # why it starts no trial now (its work disk is short of space); empty: it does
+}
+
+# An agent's work disk, reported when whether it starts trials changes (at
+# once) and every 30 s: the pool gives no new trial to an agent refusing them.
+struct WorkDiskReport {
+  agentId @0 :Text;
+  freeBytes @1 :UInt64;  # free space of its work folder's file system
+  refusal @2 :Text;      # why it starts no trial now; empty: it does
 }
 
 # One resource pool (`volador pool list`): the cluster config's entry, its

@@ -401,6 +401,25 @@ TEST_CASE("A rank's death restarts the run within max_restarts and then ends the
   CHECK(h.phase() == Phase::ended);
 }
 
+TEST_CASE("A launch refused by an agent whose work disk is full waits for slots again, not counted, the reason in the log") {
+  Harness h("max_restarts: 0\n");
+  (void)h.launch();
+  const auto refused = h.on(LaunchFailed{1, 1, "agent agent-a: the work folder /w has 5 MiB free", true});
+  CHECK(names(refused) == std::vector<std::string>{"ForgetRun", "ReleaseSlots", "RequestSlots"});
+  CHECK(h.phase() == Phase::waiting_for_slots);
+  CHECK(h.journaled().restarts == 0);
+  std::string log;
+  const auto lines = h.journal->logs(7, 0, 100).value();  // outlives the loop
+  for (const auto& line : lines) log += line.text + "\n";
+  CHECK(log.find("launching rank 1 was refused: agent agent-a: the work folder /w has 5 MiB free; restarting (not "
+                 "counted as a restart)") != std::string::npos);
+  // Any other failure to launch counts: with max_restarts 0 the trial ends.
+  (void)h.on(SlotsGranted{{{"agent-b", {0, 1}}}});
+  const auto failed = h.on(LaunchFailed{2, 0, "cannot unpack the project"});
+  CHECK(names(failed) == std::vector<std::string>{"ForgetRun", "ReleaseSlots", "ReportEnded"});
+  CHECK(h.journaled().error_message == "launching rank 0 failed: cannot unpack the project");
+}
+
 TEST_CASE("A lost agent restarts the run without counting a restart") {
   Harness h;
   (void)h.start_running();
