@@ -147,6 +147,23 @@ TEST_CASE("A memory hog and a fork bomb end in ERROR with their limit in the log
   CHECK(eventually([&] { return rank_cgroups(dir.path() / "data").cgroups == 0; }));  // the warm neighbour's: once idle
 }
 
+TEST_CASE("A memory hog in a sandboxed rank ends in ERROR with its limit in the log: the sandbox and the cgroup together") {
+  if (!cgroups_usable()) return;
+  TempDir dir;
+  const auto hog = dir.path() / "hog";
+  write_file(hog / "hog.sh", "head -c 400m /dev/zero | tail\necho accuracy=0.1\n");
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1, {"--sandbox", "on", "--keep-failed-work-dirs", "0"});
+  const auto id = submit(cluster, hog, command_config("hog", "sh hog.sh", "memory_limit: 64M"));
+  REQUIRE(eventually([&] { return ended(cluster, id); }, 180));
+  const auto trial = only_trial(cluster, id);
+  CHECK(trial["state"] == "ERROR");
+  CHECK(trial_logs(cluster, trial).find("killed: memory limit 64 MiB") != std::string::npos);
+  CHECK(eventually([&] { return processes_under(dir.path() / "data" / "agent-work") == 0; }));
+  CHECK(eventually([&] { return rank_cgroups(dir.path() / "data").cgroups == 0; }));
+}
+
 TEST_CASE("A trial that ignores SIGTERM is gone with every process it started within its grace after a kill") {
   if (!cgroups_usable()) return;
   TempDir dir;
