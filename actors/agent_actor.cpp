@@ -256,18 +256,31 @@ Result<AgentState::Worker> worker_for(Self self, const wire::LaunchSpec& spec) {
   return spawn_worker(self, id, spec, *dir, std::move(env), std::move(reuse));
 }
 
-caf::result<bool> launch(Self self, const wire::Bytes& bytes, caf::actor trial) {
+// Tells the master's pool about the work disk: one that refuses trials is given none.
+void report_work_disk(Self self, const wire::WorkDiskReport& disk) {
+  auto& st = self->state;
+  if (!st.master) return;  // the registration will carry it
+  self->send(caf::actor_cast<GatewayActor>(st.master), work_disk_atom::value, wire::encode(disk));
+  work_disk_reported(st, disk, system_now_ms());
+}
+
+// Starts `bytes`' rank worker: "" once started; the agent's reason to start no
+// trial now (told to the pool first, so the trial goes elsewhere); an error when it failed.
+caf::result<std::string> launch(Self self, const wire::Bytes& bytes, caf::actor trial) {
   auto spec = wire::decode<wire::LaunchSpec>(bytes);
   if (!spec) return to_caf_error(spec.error());
   if (spec->slot >= self->state.options.slots.size())
     return to_caf_error(Error::invalid_argument(fmt::format("slot {} of agent {}: it has {} slots", spec->slot,
                                                             self->state.options.agent_id, self->state.options.slots.size())));
-  if (auto refusal = launch_refusal(self->state)) return to_caf_error(Error::resource_exhausted(*refusal));
+  if (auto disk = work_disk(self->state); !disk.refusal.empty()) {
+    report_work_disk(self, disk);
+    return disk.refusal;
+  }
   auto worker = worker_for(self, *spec);
   if (!worker) return to_caf_error(worker.error());
   worker->trial = caf::actor_cast<TrialActor>(trial);
   self->state.workers[{spec->trial_id, spec->run_id, spec->rank}] = std::move(*worker);
-  return true;
+  return std::string();
 }
 
 using WorkerKey = std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>;
@@ -316,7 +329,7 @@ std::map<WorkerKey, AgentState::Worker>::iterator find_worker(Self self, std::ui
 // Worker process `id` ended: the end of its trial's rank if it was running one; an idle one is forgotten.
 void on_process_exit(Self self, std::uint64_t id, const wire::Bytes& bytes) {
   auto& st = self->state;
-  const auto limit_breach = release_worker(st, id);  // the killed: reason, if a limit ended it
+  const auto limit_breach = release_worker(st, id);  // the killed: reason, if it broke a limit
   if (st.ending.erase(id) > 0) return;
   if (st.idle.forget(id)) {
     st.idle_processes.erase(id);
@@ -327,7 +340,7 @@ void on_process_exit(Self self, std::uint64_t id, const wire::Bytes& bytes) {
   auto report = wire::decode<wire::WorkerExit>(bytes);
   if (!report) return;
   std::tie(report->trial_id, report->run_id, report->rank) = it->first;
-  if (limit_breach) report->message = *limit_breach;
+  if (limit_breach && (report->exit_code != 0 || report->signal != 0)) report->message = *limit_breach;
   on_rank_end(self, wire::encode(*report));
 }
 
@@ -388,6 +401,10 @@ void register_with_master(Self self) {
   for (const auto& [key, worker] : st.workers)
     if (!worker.exit_report) info.workers.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), worker.slot});
   describe_rank_limits(st, info);
+  const auto disk = work_disk(st);
+  info.work_disk_free_bytes = disk.free_bytes;
+  info.work_disk_refusal = disk.refusal;
+  work_disk_reported(st, disk, system_now_ms());
   auto master = st.master;
   self->request(master, st.options.timings.register_timeout, register_atom::value, wire::encode(info), caf::actor_cast<caf::actor>(self))
       .then([=](bool) { spdlog::info("agent {} registered with {} slots", self->state.options.agent_id, self->state.options.slots.size()); },
@@ -477,6 +494,8 @@ AgentActor::behavior_type agent_actor(Self self, AgentOptions options, caf::acto
         end_expired_idle(self);
         enforce_rank_limits(self->state);
         self->state.work_folders.reap(system_now_ms());
+        if (auto disk = work_disk(self->state); work_disk_report_due(self->state, disk, system_now_ms()))
+          report_work_disk(self, disk);
         self->delayed_send(self, kFlushInterval, flush_atom::value);
       },
       [=](launch_atom, const wire::Bytes& bytes, caf::actor trial) { return launch(self, bytes, std::move(trial)); },

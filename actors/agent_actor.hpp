@@ -116,6 +116,11 @@ struct AgentState {
   std::map<std::uint64_t, std::unique_ptr<process::ChildProcess>> ending;  // ended idle workers, until they exit
   sandbox::RankCgroups cgroups;  // each worker process's cgroup, with its trial's limits
   sandbox::WorkFolders work_folders;  // failed ranks' folders, until their time is up
+  // What the master last heard of the work disk (registration, WorkDiskReport): whether it refused trials, and when.
+  struct WorkDiskReported {
+    bool refusing = false;
+    std::int64_t at_ms = 0;
+  } work_disk_reported;
   static inline const char* name = "agent";
 };
 

@@ -11,6 +11,12 @@
 #include "runtime/core/clock.hpp"
 
 namespace volador::actors {
+namespace {
+
+// How often the agent tells the master its free work disk while whether it starts trials does not change.
+constexpr std::chrono::milliseconds kWorkDiskReportInterval = std::chrono::seconds(30);
+
+}  // namespace
 
 void open_rank_limits(AgentState& state) {
   auto& options = state.options.limits;
@@ -35,7 +41,6 @@ void open_rank_limits(AgentState& state) {
 }
 
 void describe_rank_limits(const AgentState& state, wire::AgentInfo& info) {
-  info.work_disk_free_bytes = sandbox::free_disk_bytes(state.options.work_dir).value_or(0);
   if (!state.cgroups.active()) return;
   info.memory_limit_bytes = state.options.limits.allowed.memory_bytes;
   info.max_processes = state.options.limits.allowed.max_processes;
@@ -43,6 +48,11 @@ void describe_rank_limits(const AgentState& state, wire::AgentInfo& info) {
 
 Result<std::vector<std::filesystem::path>> limit_rank(AgentState& state, std::uint64_t worker,
                                                       const wire::LaunchSpec& spec) {
+  if (!state.cgroups.active() && (spec.memory_limit_bytes != 0 || spec.max_processes != 0))
+    return fail(Error::invalid_argument(fmt::format(
+        "{}: agent {} runs its ranks without limits (--no-trial-limits, or no usable cgroups: see its log), so it "
+        "cannot hold this rank to one",
+        spec.memory_limit_bytes != 0 ? "resources.memory_limit" : "resources.max_processes", state.options.agent_id)));
   auto limits = sandbox::rank_limits({spec.memory_limit_bytes, spec.max_processes}, state.options.limits.allowed);
   if (!limits) return fail(limits.error());
   return state.cgroups.assign(worker, *limits);
@@ -59,8 +69,7 @@ void enforce_rank_limits(AgentState& state) {
 }
 
 std::optional<std::string> release_worker(AgentState& state, std::uint64_t worker) {
-  auto why = state.cgroups.breach(worker);
-  state.cgroups.release(worker);
+  auto why = state.cgroups.release(worker);
   std::error_code ec;
   std::filesystem::remove(worker_home(state.options, worker), ec);  // only when empty
   return why;
@@ -76,10 +85,19 @@ void open_work_folders(AgentState& state) {
   state.work_folders.reap_left_over(state.options.work_dir);
 }
 
-std::optional<std::string> launch_refusal(const AgentState& state) {
-  auto refusal = state.work_folders.refusal(state.options.work_dir);
-  if (refusal) return fmt::format("agent {}: {}", state.options.agent_id, *refusal);
-  return std::nullopt;
+wire::WorkDiskReport work_disk(const AgentState& state) {
+  const auto refusal = state.work_folders.refusal(state.options.work_dir);
+  return {state.options.agent_id, sandbox::free_disk_bytes(state.options.work_dir).value_or(0),
+          refusal ? fmt::format("agent {}: {}", state.options.agent_id, *refusal) : std::string()};
+}
+
+bool work_disk_report_due(const AgentState& state, const wire::WorkDiskReport& disk, std::int64_t now_ms) {
+  const auto& last = state.work_disk_reported;
+  return last.refusing != !disk.refusal.empty() || now_ms - last.at_ms >= kWorkDiskReportInterval.count();
+}
+
+void work_disk_reported(AgentState& state, const wire::WorkDiskReport& disk, std::int64_t now_ms) {
+  state.work_disk_reported = {!disk.refusal.empty(), now_ms};
 }
 
 void rank_folder_ended(AgentState& state, std::uint64_t worker, const wire::WorkerExit& exit) {

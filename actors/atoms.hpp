@@ -45,6 +45,7 @@ using reconnected_atom = caf::atom_constant<caf::atom("reconn")>;
 using orphaned_atom = caf::atom_constant<caf::atom("orphaned")>;
 using adopt_atom = caf::atom_constant<caf::atom("adopt")>;
 using idle_atom = caf::atom_constant<caf::atom("idle")>;
+using work_disk_atom = caf::atom_constant<caf::atom("workdisk")>;
 // rank worker <-> trial
 using hello_atom = caf::atom_constant<caf::atom("hello")>;
 using workload_atom = caf::atom_constant<caf::atom("workload")>;

@@ -24,8 +24,9 @@ namespace volador::actors {
 // An agent (agent_actor.hpp). Trials and the pool reach it across the
 // network; handles travel in messages dynamically typed and are cast back.
 using AgentActor = caf::typed_actor<
-    // a trial: start one rank worker (LaunchSpec; the trial's handle) -> started
-    caf::replies_to<launch_atom, wire::Bytes, caf::actor>::with<bool>,
+    // a trial: start one rank worker (LaunchSpec; the trial's handle) -> "" once started, else why the agent
+    // starts no trial now (its work disk is short of space: the trial waits for other slots); an error: it failed
+    caf::replies_to<launch_atom, wire::Bytes, caf::actor>::with<std::string>,
     // a trial: kill its workers; the pool: kill those of one run (trial, run)
     caf::reacts_to<kill_atom, std::uint64_t>, caf::reacts_to<kill_atom, std::uint64_t, std::uint32_t>,
     // a trial that took a run (trial, run) back after a master restart: report its workers to it
@@ -107,6 +108,9 @@ using PoolActor = caf::typed_actor<
     caf::reacts_to<request_slots_atom, std::uint64_t, std::uint32_t, scheduling::ExperimentShare, TrialActor>,
     // a trial gives its slots (granted or asked for) back
     caf::reacts_to<release_atom, std::uint64_t>,
+    // an agent (its handle added by the gateway) reports its work disk (WorkDiskReport): one that refuses
+    // trials is given none until it reports it starts them again
+    caf::reacts_to<work_disk_atom, wire::Bytes, caf::actor>,
     // a new experiment's pool (resources.resource_pool, empty: the default), slots per trial and rank
     // limits (resources.memory_limit, max_processes) -> the pool its trials go to; invalid_argument for an
     // unknown pool, or one whose agents can never fit a trial or allow its limits
@@ -210,8 +214,8 @@ using GatewayActor = caf::typed_actor<
     caf::replies_to<logout_atom, std::string>::with<bool>, caf::replies_to<whoami_atom, std::string>::with<wire::Bytes>,
     caf::replies_to<users_atom, std::string>::with<wire::Bytes>,
     caf::replies_to<create_user_atom, std::string, std::string, std::string, bool>::with<wire::Bytes>,
-    // an agent offers its slots (AgentInfo; to the pool)
-    caf::replies_to<register_atom, wire::Bytes, caf::actor>::with<bool>,
+    // an agent offers its slots (AgentInfo; to the pool), reports its work disk (WorkDiskReport; to the pool)
+    caf::replies_to<register_atom, wire::Bytes, caf::actor>::with<bool>, caf::reacts_to<work_disk_atom, wire::Bytes>,
     // a rank worker of a trial reports in (RankHello -> RankGroup) or back after a master restart
     // (RankRejoin); routed to the trial by its id, decoded only there
     caf::replies_to<hello_atom, std::uint64_t, wire::Bytes, caf::actor>::with<wire::Bytes>,

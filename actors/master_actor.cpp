@@ -461,6 +461,12 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
         promise.delegate(self->state.context.pool, register_atom::value, std::move(bytes), std::move(agent));
         return promise;
       },
+      [=](work_disk_atom, wire::Bytes& bytes) {
+        if (!permitted(master::check_not_rank(current_peer(self), "report an agent's work disk"))) return;
+        // The pool heeds it only from the agent it names, as registered.
+        self->send(self->state.context.pool, work_disk_atom::value, std::move(bytes),
+                   caf::actor_cast<caf::actor>(self->current_sender()));
+      },
       [=](hello_atom, std::uint64_t trial_id, wire::Bytes& bytes, caf::actor& rank) {
         return route_to_trial<wire::Bytes>(self, hello_atom::value, trial_id, std::move(bytes), std::move(rank));
       },

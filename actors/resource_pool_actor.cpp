@@ -202,7 +202,9 @@ caf::result<bool> register_agent(Self self, const wire::Bytes& bytes, caf::actor
   st.agents[info->agent_id] = caf::actor_cast<AgentActor>(agent);
   st.scheduler.add_agent({info->agent_id, *pool, info->labels, std::move(kinds)});
   st.registered[info->agent_id] = {info->agent_id, info->hostname, info->slots, {}, *pool, info->labels,
-                                   info->memory_limit_bytes, info->max_processes, info->work_disk_free_bytes};
+                                   info->memory_limit_bytes, info->max_processes, info->work_disk_free_bytes,
+                                   info->work_disk_refusal};
+  if (!info->work_disk_refusal.empty()) st.scheduler.set_agent_open(info->agent_id, false);
   self->monitor(agent);
   hold_surviving_workers(self, *info);
   std::vector<std::uint64_t> claimed;
@@ -210,6 +212,24 @@ caf::result<bool> register_agent(Self self, const wire::Bytes& bytes, caf::actor
   for (auto trial_id : claimed) judge_adoption(self, trial_id);
   grant_what_fits(self);
   return true;
+}
+
+// Agent `sender`'s work disk: while it refuses trials it is given none. Heeded only from the agent it names.
+void on_work_disk(Self self, const wire::Bytes& bytes, const caf::actor& sender) {
+  auto report = wire::decode<wire::WorkDiskReport>(bytes);
+  auto& st = self->state;
+  if (!report) return;
+  auto agent = st.agents.find(report->agent_id);
+  if (agent == st.agents.end() || agent->second.address() != sender.address()) return;
+  auto& info = st.registered[report->agent_id];
+  const bool was_refusing = !info.work_disk_refusal.empty();
+  info.work_disk_free_bytes = report->free_bytes;
+  info.work_disk_refusal = report->refusal;
+  if (was_refusing == !report->refusal.empty()) return;
+  if (was_refusing) spdlog::info("agent {} starts trials again: its work disk has room", report->agent_id);
+  else spdlog::warn("agent {} is given no new trials: {}", report->agent_id, report->refusal);
+  st.scheduler.set_agent_open(report->agent_id, was_refusing);
+  grant_what_fits(self);
 }
 
 caf::typed_response_promise<std::vector<GrantedAgent>> adopt(Self self, std::uint64_t trial_id,
@@ -260,6 +280,7 @@ PoolActor::behavior_type resource_pool_actor(Self self, std::chrono::millisecond
         self->state.trials[trial_id] = std::move(trial);
         grant_what_fits(self);
       },
+      [=](work_disk_atom, const wire::Bytes& bytes, const caf::actor& agent) { on_work_disk(self, bytes, agent); },
       [=](capacity_atom, const std::string& pool, std::uint32_t slots, std::uint64_t memory_limit,
           std::uint32_t max_processes) { return admit(self, pool, slots, memory_limit, max_processes); },
       [=](agents_atom) { return wire::encode(master::list_agents(self->state.scheduler.usage(), self->state.registered)); },

@@ -9,7 +9,9 @@
 // the policy chooses to make room is sent (preempt_atom, experiment), and
 // checkpoints, releases and asks again (its pause path). An agent naming a
 // pool the cluster config lacks is refused at registration
-// (invalid_argument). A lost agent (down message) is removed with its
+// (invalid_argument). An agent whose work disk is short of space (it says so
+// at registration and in its WorkDiskReports) is given no new trial until it
+// reports room again; its running trials go on. A lost agent (down message) is removed with its
 // allocations; it may register again (back from a stall or a partition). A
 // registration repeated by an agent still registered changes nothing.
 //

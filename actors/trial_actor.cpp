@@ -106,10 +106,11 @@ void launch_rank(Self self, const master::LaunchRank& launch) {
   const auto rank = launch.spec.rank;
   self->request(self->state.agents.at(launch.agent_id), self->state.context.timings.launch_timeout,
                 launch_atom::value, wire::encode(launch.spec), caf::actor_cast<caf::actor>(self))
-      .then([](bool) {},
-            [=](const caf::error& error) {
-              feed(self, master::LaunchFailed{run_id, rank, from_caf_error(error).message});
-            });
+      .then(
+          [=](const std::string& refusal) {
+            if (!refusal.empty()) feed(self, master::LaunchFailed{run_id, rank, refusal, true});
+          },
+          [=](const caf::error& error) { feed(self, master::LaunchFailed{run_id, rank, from_caf_error(error).message}); });
 }
 
 void adopt_run(Self self, const master::AdoptRun& adopt) {

@@ -164,13 +164,31 @@ Status check_not_shown(const fs::path& folder, std::string_view what) {
   return {};
 }
 
+// What of `spec` an agent running with --sandbox off cannot honour: a bind
+// mount other than a writable one at its own path (the folder is there
+// already), or a /dev/shm of resources.shm_size (the rank uses the host's).
+Status unsandboxed_refusal(const AgentOptions& options, const wire::LaunchSpec& spec) {
+  for (const auto& mount : spec.bind_mounts)
+    if (mount.container_path != mount.host_path || mount.read_only)
+      return fail(Error::invalid_argument(fmt::format("bind_mounts ({} -> {}{}) need the sandbox, and agent {} runs with "
+                                                      "--sandbox off",
+                                                      mount.host_path, mount.container_path,
+                                                      mount.read_only ? ", read-only" : "", options.agent_id)));
+  if (spec.shm_size_bytes > 0)
+    return fail(Error::invalid_argument(fmt::format(
+        "resources.shm_size ({} MiB) needs the sandbox, which gives each rank a /dev/shm of that size, and agent {} "
+        "runs with --sandbox off: remove resources.shm_size to use the host's /dev/shm",
+        spec.shm_size_bytes >> 20, options.agent_id)));
+  return {};
+}
+
 }  // namespace
 
 Status prepare_sandboxes(const AgentOptions& options) {
   if (!options.sandbox) {
     spdlog::warn("agent {}: SANDBOX OFF (--sandbox off): trials run unsandboxed, with this agent's view of the host "
-                 "(its certificates, other trials' folders, the master's data); a trial with bind_mounts fails at "
-                 "launch and shm_size is not applied",
+                 "(its certificates, other trials' folders, the master's data); a trial with bind_mounts or "
+                 "resources.shm_size fails at launch",
                  options.agent_id);
     return {};
   }
@@ -213,12 +231,7 @@ Result<std::vector<std::string>> sandboxed_command(const AgentOptions& options, 
                                                    std::vector<std::string> command,
                                                    const std::map<std::string, std::string>& env) {
   if (!options.sandbox) {
-    // Without a sandbox only a writable mount at its own path is honoured: the folder is there already.
-    for (const auto& mount : spec.bind_mounts)
-      if (mount.container_path != mount.host_path || mount.read_only)
-        return fail(Error::invalid_argument(fmt::format(
-            "bind_mounts ({} -> {}{}) need the sandbox, and agent {} runs with --sandbox off", mount.host_path,
-            mount.container_path, mount.read_only ? ", read-only" : "", options.agent_id)));
+    if (auto refused = unsandboxed_refusal(options, spec); !refused) return fail(refused.error());
     return command;
   }
   auto own = worker_mounts(options, spec, home, env);

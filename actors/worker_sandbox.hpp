@@ -50,7 +50,8 @@ void add_sandbox_environment(const AgentOptions& options, std::map<std::string, 
 // Volador's that it does not set are hidden. Errors (the launch fails): a
 // bind mount whose host_path is missing, or one that would cover a folder
 // the worker needs, named by its place in bind_mounts; the checkpoint
-// folder missing on this host.
+// folder missing on this host; with the sandbox off, a bind mount it cannot
+// honour or resources.shm_size, naming the field.
 Result<std::vector<std::string>> sandboxed_command(const AgentOptions& options, const wire::LaunchSpec& spec,
                                                    const std::filesystem::path& home, const std::filesystem::path& dir,
                                                    std::vector<std::string> command,

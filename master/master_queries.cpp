@@ -110,8 +110,8 @@ wire::AgentList list_agents(const std::vector<scheduling::AgentUsage>& usage,
   for (const auto& agent : usage) {
     auto info = registered.find(agent.agent_id);
     if (info == registered.end()) continue;
-    list.agents.push_back(
-        {agent.agent_id, info->second.hostname, info->second.slots, agent.slot_owners, agent.pool, agent.labels});
+    list.agents.push_back({agent.agent_id, info->second.hostname, info->second.slots, agent.slot_owners, agent.pool,
+                           agent.labels, info->second.work_disk_free_bytes, info->second.work_disk_refusal});
   }
   return list;
 }

@@ -39,7 +39,8 @@ Result<wire::CheckpointList> find_checkpoint(const storage::Journal& journal, co
                                              const std::string& uuid);
 
 // The agents in `usage` (SlotScheduler::usage), each with its host name and
-// slots as it registered them (`registered`, by agent id).
+// slots as it registered them and its work disk as it last reported it
+// (`registered`, by agent id).
 wire::AgentList list_agents(const std::vector<scheduling::AgentUsage>& usage,
                             const std::map<std::string, wire::AgentInfo>& registered);
 

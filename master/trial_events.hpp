@@ -49,6 +49,9 @@ struct LaunchFailed {
   std::uint32_t run_id = 0;
   std::uint32_t rank = 0;
   std::string message;
+  // The agent starts no trial now (its work disk is short of space): not the
+  // trial's fault, so not counted as a restart; the pool places it elsewhere.
+  bool agent_refuses_trials = false;
 };
 // A rank worker of a launching run reports in.
 struct RankHelloed {

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "master/trial_run.hpp"
+#include "runtime/sandbox/sandbox_spec.hpp"
 
 namespace volador::master {
 namespace {
@@ -78,7 +79,7 @@ Result<wire::LaunchSpec> TrialRun::launch_spec(const AgentShare& share, std::uin
   spec.environment_variables = config.environment.environment_variables;
   for (const auto& mount : config.bind_mounts)
     spec.bind_mounts.push_back({mount.host_path, mount.container_path, mount.read_only});
-  spec.shm_size_bytes = config.resources.shm_size;
+  spec.shm_size_bytes = config.resources.shm_size.value_or(0);
   spec.checkpoint_folder = setup_.spec.store->root().string();
   spec.archive = *setup_.spec.archive;
   spec.master_host = setup_.master_host;
@@ -93,6 +94,8 @@ Result<wire::LaunchSpec> TrialRun::launch_spec(const AgentShare& share, std::uin
 
 void TrialRun::handle(const LaunchFailed& event) {
   if (event.run_id != setup_.spec.record.run_id || phase_ != Phase::launching) return;
+  if (event.agent_refuses_trials)
+    return restart(fmt::format("launching rank {} was refused: {}", event.rank, event.message), false);
   restart(fmt::format("launching rank {} failed: {}", event.rank, event.message), true);
 }
 
@@ -120,7 +123,7 @@ void TrialRun::start_when_all_reported() {
     group.ranks.push_back(rank.address);
     rank.reported = false;
   }
-  group.shm_limit_bytes = setup_.spec.config->resources.shm_size;
+  group.shm_limit_bytes = setup_.spec.config->resources.shm_size.value_or(sandbox::kDefaultShmBytes);
   group_ = group;
   effects_.emplace_back(AnswerHellos{std::move(group)});
   phase_ = Phase::running;

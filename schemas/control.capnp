@@ -170,6 +170,8 @@ struct AgentStatus {
   slotTrials @3 :List(UInt64);  # per slot: the trial using it, 0 when free
   pool @4 :Text;                # the resource pool it joined
   labels @5 :List(AgentLabel) $Records.map;
+  workDiskFreeBytes @6 :UInt64; # free space of its work folder's file system, as it last reported
+  workDiskRefusal @7 :Text;     # why it starts no trial now (its work disk is short of space); empty: it does
 }
 
 struct AgentList {
@@ -188,6 +190,15 @@ struct AgentInfo {
   memoryLimitBytes @6 :UInt64;  # the most memory one rank may use there (--rank-memory-limit); 0: no limit
   maxProcesses @7 :UInt32;      # the most processes one rank may run there (--rank-max-processes); 0: no limit
   workDiskFreeBytes @8 :UInt64; # free space of its work folder's file system when it registered
+  workDiskRefusal @9 :Text;     # why it starts no trial now (its work disk is short of space); empty: it does
+}
+
+# An agent's work disk, reported when whether it starts trials changes (at
+# once) and every 30 s: the pool gives no new trial to an agent refusing them.
+struct WorkDiskReport {
+  agentId @0 :Text;
+  freeBytes @1 :UInt64;  # free space of its work folder's file system
+  refusal @2 :Text;      # why it starts no trial now; empty: it does
 }
 
 # One resource pool (`volador pool list`): the cluster config's entry, its
@@ -258,7 +269,7 @@ struct LaunchSpec {
   rankCertificate @22 :Text;  # PEM: the identity the master issued for this launch (tls/rank_name.hpp), which
   rankPrivateKey @23 :Text;   # the worker presents instead of its agent's; the key never reaches the trial file
   bindMounts @24 :List(BindMount);  # the config's bind_mounts, shown in the rank's sandbox
-  shmSizeBytes @25 :UInt64 = 4294967296;  # resources.shm_size: the size of the rank's own /dev/shm
+  shmSizeBytes @25 :UInt64 = 4294967296;  # resources.shm_size: the size of the rank's own /dev/shm; 0: not set (4 GiB)
   checkpointFolder @26 :Text;  # the checkpoint store's folder, which the rank writes into (shown in its sandbox)
   memoryLimitBytes @27 :UInt64;  # resources.memory_limit: the rank's processes together; 0: the agent's limit
   maxProcesses @28 :UInt32;      # resources.max_processes: alive at once in the rank; 0: the agent's limit

@@ -186,6 +186,7 @@ TEST_CASE("A trial asks for its slots once given a target and launches one rank 
   CHECK((second.spec.rank == 1 && second.spec.slot == 0 && second.spec.node_index == 1 && second.spec.world_size == 2));
   CHECK((first.spec.run_id == 1 && first.spec.token == "secret" && first.spec.master_host == "master"));
   CHECK(first.spec.kill_grace_period_ms == 2500);  // resources.kill_grace_period reaches the agents
+  CHECK(first.spec.shm_size_bytes == 0);  // resources.shm_size unset: an unsandboxed agent may run it
   // each launch carries an identity of its own, naming its experiment, trial, run and rank
   CHECK((first.spec.rank_certificate == "certificate of rank:1:7:1.0" && first.spec.rank_private_key == "key of rank:1:7:1.0"));
   CHECK(second.spec.rank_certificate == "certificate of rank:1:7:1.1");
@@ -213,6 +214,7 @@ TEST_CASE("The ranks' hellos are held until every rank reported, then answered w
   CHECK(names(effects) == std::vector<std::string>{"AdmitRank", "AnswerHellos", "SendWorkload"});
   const auto group = std::get<AnswerHellos>(effects[1]).group;
   CHECK(group.group_id == "volador-trial-7-run-1");
+  CHECK(group.shm_limit_bytes == 4ull << 30);  // resources.shm_size unset: the sandbox's default /dev/shm
   REQUIRE(group.ranks.size() == 2);
   CHECK((group.ranks[0].port == 5000 && group.ranks[1].port == 5001));
   const auto sent = std::get<SendWorkload>(effects[2]);
@@ -397,6 +399,25 @@ TEST_CASE("A rank's death restarts the run within max_restarts and then ends the
   CHECK(record.error_message == "rank 0 worker exited with code 3 (max_restarts reached)");
   CHECK(record.ended_at_ms == 5'000);
   CHECK(h.phase() == Phase::ended);
+}
+
+TEST_CASE("A launch refused by an agent whose work disk is full waits for slots again, not counted, the reason in the log") {
+  Harness h("max_restarts: 0\n");
+  (void)h.launch();
+  const auto refused = h.on(LaunchFailed{1, 1, "agent agent-a: the work folder /w has 5 MiB free", true});
+  CHECK(names(refused) == std::vector<std::string>{"ForgetRun", "ReleaseSlots", "RequestSlots"});
+  CHECK(h.phase() == Phase::waiting_for_slots);
+  CHECK(h.journaled().restarts == 0);
+  std::string log;
+  const auto lines = h.journal->logs(7, 0, 100).value();  // outlives the loop
+  for (const auto& line : lines) log += line.text + "\n";
+  CHECK(log.find("launching rank 1 was refused: agent agent-a: the work folder /w has 5 MiB free; restarting (not "
+                 "counted as a restart)") != std::string::npos);
+  // Any other failure to launch counts: with max_restarts 0 the trial ends.
+  (void)h.on(SlotsGranted{{{"agent-b", {0, 1}}}});
+  const auto failed = h.on(LaunchFailed{2, 0, "cannot unpack the project"});
+  CHECK(names(failed) == std::vector<std::string>{"ForgetRun", "ReleaseSlots", "ReportEnded"});
+  CHECK(h.journaled().error_message == "launching rank 0 failed: cannot unpack the project");
 }
 
 TEST_CASE("A lost agent restarts the run without counting a restart") {

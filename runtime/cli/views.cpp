@@ -68,6 +68,14 @@ std::string best_text(const wire::ExperimentSummary& e) {
   return e.best ? fmt::format("{:.6g}", e.best->metric) : "-";
 }
 
+// An agent's free work disk, "77.9 GiB" or "512 MiB", and "(full)" while it refuses trials for it.
+std::string work_disk_text(const wire::AgentStatus& agent) {
+  const auto free = agent.work_disk_free_bytes;
+  auto text = free >= (1ull << 30) ? fmt::format("{:.1f} GiB", static_cast<double>(free) / (1ull << 30))
+                                   : fmt::format("{} MiB", free >> 20);
+  return agent.work_disk_refusal.empty() ? text : text + " (full)";
+}
+
 // An agent's slot types with their counts, e.g. {"gpu Fake GPU (80 GiB)": 2}.
 std::map<std::string, std::uint32_t> slot_types(const wire::AgentStatus& agent) {
   std::map<std::string, std::uint32_t> types;
@@ -89,7 +97,10 @@ nlohmann::json agents_json(const wire::AgentList& list) {
     auto types = nlohmann::json::object();
     for (const auto& [type, slots] : slot_types(a)) types[type] = slots;
     out.push_back({{"id", a.agent_id}, {"hostname", a.hostname}, {"pool", a.pool}, {"labels", a.labels},
-                   {"slots", a.slots.size()}, {"used_slots", used}, {"slot_types", types}, {"trials", trials}});
+                   {"slots", a.slots.size()}, {"used_slots", used}, {"slot_types", types}, {"trials", trials},
+                   {"work_disk_free_bytes", a.work_disk_free_bytes},
+                   {"work_disk_refusal", a.work_disk_refusal.empty() ? nlohmann::json(nullptr)
+                                                                     : nlohmann::json(a.work_disk_refusal)}});
   }
   return out;
 }
@@ -129,9 +140,10 @@ std::string render_table(const wire::AgentList& list) {
     std::string labels;
     for (const auto& [key, value] : a.labels) labels += fmt::format("{}{}={}", labels.empty() ? "" : ",", key, value);
     rows.push_back({a.agent_id, a.hostname, a.pool, std::to_string(a.slots.size()), std::to_string(used),
-                    types.empty() ? "-" : types, labels.empty() ? "-" : labels, trials.empty() ? "-" : trials});
+                    types.empty() ? "-" : types, work_disk_text(a), labels.empty() ? "-" : labels,
+                    trials.empty() ? "-" : trials});
   }
-  return table({"AGENT", "HOST", "POOL", "SLOTS", "USED", "TYPE", "LABELS", "TRIALS"}, rows);
+  return table({"AGENT", "HOST", "POOL", "SLOTS", "USED", "TYPE", "DISK FREE", "LABELS", "TRIALS"}, rows);
 }
 
 std::string render_table(const wire::PoolList& list) {

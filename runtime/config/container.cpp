@@ -13,8 +13,9 @@ namespace volador::config {
 namespace {
 
 constexpr std::array<std::string_view, 4> kMountKeys{"host_path", "container_path", "read_only", "propagation"};
-// The propagation a rank's bind mounts have: bubblewrap makes them private.
-constexpr std::string_view kPropagation = "rprivate";
+// The propagation a rank's bind mounts have: bubblewrap makes the sandbox's
+// mounts slaves of the host's (MS_SLAVE | MS_REC on its root).
+constexpr std::string_view kPropagation = "rslave";
 // experiment_seed: the manual lists it here too; config_parser.cpp reads it into the top-level field.
 constexpr std::array<std::string_view, 5> kEnvironmentKeys{
     "image", "force_pull_image", "registry_auth", "environment_variables", "experiment_seed"};
@@ -59,13 +60,14 @@ std::optional<std::string> read_container_path(Diagnostics& diag, const YAML::No
   return path;
 }
 
-// Only the propagation the sandbox gives (Determined's default) is accepted.
+// Only the propagation the sandbox gives is accepted (not Determined's default, rprivate: bubblewrap cannot give it).
 std::optional<std::string> read_propagation(Diagnostics& diag, const YAML::Node& node, const std::string& field) {
   auto propagation = read_string(diag, node, field);
   if (!propagation || *propagation == kPropagation) return propagation;
   diag.report(node, field,
-              "only rprivate is available: a rank's bind mounts are private (mounts made later on the host "
-              "under host_path do not appear inside, and none made inside leave it), got '" + *propagation + "'");
+              "only rslave is available, what the sandbox gives: mounts made later on the host under host_path "
+              "appear inside, and none made inside leave it; remove the field or write rslave, got '" +
+                  *propagation + "'");
   return std::nullopt;
 }
 

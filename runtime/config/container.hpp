@@ -20,7 +20,7 @@ Keys environment_keys();
 Keys registry_auth_keys();
 
 // {host_path (absolute), container_path (where runtime/sandbox/container_paths.hpp
-// allows), read_only, propagation (rprivate only)}; both paths required.
+// allows), read_only, propagation (rslave only)}; both paths required.
 std::optional<BindMount> read_bind_mount(Diagnostics& diag, const YAML::Node& node,
                                          const std::string& field);
 

@@ -73,7 +73,9 @@ struct CheckpointStorage {
 
 struct Resources {
   std::uint32_t slots_per_trial = 1;
-  std::uint64_t shm_size = 4ull << 30;  // bytes > 0; `128M`, `1.5G`, `4Gi` accepted
+  // Bytes > 0; `128M`, `1.5G`, `4Gi` accepted. Unset: 4 GiB (sandbox::kDefaultShmBytes), and an
+  // unsandboxed agent may run the trial, which it refuses when shm_size is set.
+  std::optional<std::uint64_t> shm_size;
   std::string resource_pool;            // empty = the cluster's default pool (runtime/config/cluster_config.hpp)
   std::uint32_t priority = 42;          // 1..99, lower is more important (Determined's convention)
   double weight = 1.0;                  // > 0: the experiment's share of its pool beside others of its priority

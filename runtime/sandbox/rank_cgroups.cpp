@@ -146,18 +146,15 @@ std::vector<std::pair<std::uint64_t, std::string>> RankCgroups::enforce() {
   return broken;
 }
 
-std::optional<std::string> RankCgroups::breach(std::uint64_t worker) const {
+std::optional<std::string> RankCgroups::release(std::uint64_t worker) {
   if (!state_) return std::nullopt;
   auto it = state_->ranks.find(worker);
-  return it == state_->ranks.end() ? std::nullopt : it->second.breach;
-}
-
-void RankCgroups::release(std::uint64_t worker) {
-  if (!state_) return;
-  auto it = state_->ranks.find(worker);
-  if (it == state_->ranks.end()) return;
-  it->second.released = true;
-  if (it->second.cgroup.kill_all() && it->second.cgroup.remove()) state_->ranks.erase(it);
+  if (it == state_->ranks.end()) return std::nullopt;
+  auto& rank = it->second;
+  auto breach = rank.breach ? rank.breach : rank.cgroup.breach();
+  rank.released = true;
+  if (rank.cgroup.kill_all() && rank.cgroup.remove()) state_->ranks.erase(it);
+  return breach;
 }
 
 void RankCgroups::close() {

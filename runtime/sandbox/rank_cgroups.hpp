@@ -67,12 +67,12 @@ class RankCgroups {
   // Also finishes the removal of released cgroups whose processes lingered.
   std::vector<std::pair<std::uint64_t, std::string>> enforce();
 
-  // Why worker `worker` was killed for a limit; nullopt when it was not.
-  [[nodiscard]] std::optional<std::string> breach(std::uint64_t worker) const;
-
   // Worker `worker`'s process exited: whatever is left in its cgroup is killed
   // and the cgroup removed (by later enforce() calls while processes linger).
-  void release(std::uint64_t worker);
+  // Returns the limit it broke, if it broke one: the one enforce() found, or
+  // read from the cgroup now, as the kernel may end a rank before enforce()
+  // looks (v2 kills the whole group at its OOM; a fork bomb may exit first).
+  std::optional<std::string> release(std::uint64_t worker);
 
   // Kills what is left in every cgroup and removes them and the group.
   ~RankCgroups();

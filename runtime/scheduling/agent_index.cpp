@@ -26,8 +26,9 @@ void AgentIndex::recount(Agent& agent) {
       it->claimed = old.claimed;
 }
 
-// Takes an unclaimed agent's entries out of the per-kind indexes.
+// Takes an unclaimed, open agent's entries out of the per-kind indexes.
 void AgentIndex::unindex(const std::string& id, const Agent& agent) {
+  if (agent.closed) return;
   for (const auto& slots : agent.by_kind) {
     auto& index = kinds_[slots.kind];
     index.by_free.erase({slots.free, id});
@@ -39,6 +40,7 @@ void AgentIndex::unindex(const std::string& id, const Agent& agent) {
 }
 
 void AgentIndex::index(const std::string& id, const Agent& agent) {
+  if (agent.closed) return;
   for (const auto& slots : agent.by_kind) {
     auto& index = kinds_[slots.kind];
     index.by_free.insert({slots.free, id});
@@ -106,6 +108,15 @@ std::vector<TrialId> AgentIndex::remove(const std::string& agent_id) {
 const AgentIndex::Agent* AgentIndex::find(const std::string& agent_id) const {
   auto it = agents_.find(agent_id);
   return it == agents_.end() ? nullptr : &it->second;
+}
+
+void AgentIndex::set_open(const std::string& agent_id, bool open) {
+  auto it = agents_.find(agent_id);
+  if (it == agents_.end() || it->second.closed != open) return;
+  auto& agent = it->second;
+  if (!agent.hidden) unindex(agent_id, agent);
+  agent.closed = !open;
+  if (!agent.hidden) index(agent_id, agent);
 }
 
 void AgentIndex::assign(const Placement& placement, TrialId owner) {

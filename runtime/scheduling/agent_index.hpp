@@ -7,7 +7,9 @@
 // have left. Within one scheduling decision a waiting trial claims the
 // slots it will start on: a claimed agent is hidden from placement (its
 // free slots wait for that trial) and offers other waiting trials only its
-// unclaimed slots, until the claims are cleared. Not thread-safe.
+// unclaimed slots, until the claims are cleared. A closed agent (its work
+// disk is full) is left out of the indexes, so it is given no new trial,
+// claimed by none and preempted for none. Not thread-safe.
 
 #include <cstdint>
 #include <functional>
@@ -42,6 +44,7 @@ class AgentIndex {
     std::vector<bool> leaving;       // per slot: its owner was asked to leave
     std::vector<KindSlots> by_kind;  // one per kind it has, by kind
     bool hidden = false;  // claimed in this decision: hidden from placement
+    bool closed = false;  // takes no new trials: out of the indexes (placement, claims, preemption) until opened
     [[nodiscard]] const KindSlots* slots_of(const std::string& kind) const;
     // Every slot is of `kind`.
     [[nodiscard]] bool only_of(const std::string& kind) const { return slots_of(kind) && by_kind.size() == 1; }
@@ -62,6 +65,9 @@ class AgentIndex {
   // slots on it, by trial id.
   std::vector<TrialId> remove(const std::string& agent_id);
   [[nodiscard]] const Agent* find(const std::string& agent_id) const;
+  // Closes an agent to new trials (those it runs keep their slots) or opens
+  // it again; nothing for an unknown agent.
+  void set_open(const std::string& agent_id, bool open);
   [[nodiscard]] const std::map<std::string, Agent>& agents() const { return agents_; }
 
   // Gives the placement's slots to `owner`, or frees them (0; their leaving

@@ -34,6 +34,11 @@ class PoolScheduler {
   // Removes an agent; the trials that had slots there lose their whole
   // allocation (returned, by trial id).
   std::vector<TrialId> remove_agent(const std::string& agent_id);
+  // As SlotScheduler::set_agent_open, for an agent of this pool.
+  void set_agent_open(const std::string& agent_id, bool open) {
+    agents_.set_open(agent_id, open);
+    settled_.reset();
+  }
 
   // Queues a trial that has no request or allocation in this pool; `request`
   // was validated.

@@ -44,6 +44,10 @@ std::vector<TrialId> SlotScheduler::remove_agent(const std::string& agent_id) {
   return lost;
 }
 
+void SlotScheduler::set_agent_open(const std::string& agent_id, bool open) {
+  if (auto it = agent_pools_.find(agent_id); it != agent_pools_.end()) it->second->set_agent_open(agent_id, open);
+}
+
 Status SlotScheduler::request(const SlotRequest& request) {
   if (request.slots == 0)
     return fail(Error::invalid_argument("trial " + std::to_string(request.trial_id) + " asks for 0 slots"));

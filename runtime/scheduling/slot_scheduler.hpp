@@ -90,6 +90,11 @@ class SlotScheduler {
   // Removes an agent; returns the trials that had slots there, by trial id
   // (their whole allocation is freed, on every agent it spanned).
   std::vector<TrialId> remove_agent(const std::string& agent_id);
+  // Closes an agent to new trials (its work disk is full: it refuses
+  // launches) or opens it again. A closed agent's running trials keep their
+  // slots; it is given no new one, claimed by none and emptied by no
+  // preemption until opened. Nothing for an unknown agent.
+  void set_agent_open(const std::string& agent_id, bool open);
 
   // Queues a request, in its share's pool (created if new); a trial has at
   // most one pending request or allocation, so a trial's earlier one is

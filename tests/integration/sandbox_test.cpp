@@ -123,6 +123,49 @@ TEST_CASE("A sandboxed trial reads its mounted data set, cannot write a read-onl
   CHECK(count(logs, "own_folders=1") == 2);        // its worker's folder holds its own trial alone
 }
 
+// `folder` bind-mounted on itself and made shared, so that mounts made under it propagate to its slaves; undone at the end.
+struct SharedMount {
+  fs::path folder;
+  bool made = false;
+  explicit SharedMount(fs::path at) : folder(std::move(at)) {
+    fs::create_directories(folder);
+    made = run_command({"mount", "--bind", folder.string(), folder.string()}).exit_code == 0 &&
+           run_command({"mount", "--make-shared", folder.string()}).exit_code == 0;
+  }
+  ~SharedMount() { run_command({"umount", "-R", folder.string()}); }
+};
+
+TEST_CASE("A mount made on the host under a bind mount's host_path while the trial runs appears inside its sandbox") {
+  TempDir dir;
+  SharedMount set(dir.path() / "dataset");
+  if (!set.made) {
+    WARN("skipped: making a shared mount needs root");
+    return;
+  }
+  Cluster cluster(dir.path() / "data");
+  start_sandboxed(cluster, 1);
+  const auto project = dir.path() / "project";
+  // Ready once its sandbox is up; then up to 120 s for the host's later mount.
+  write_file(project / "late.sh",
+             "touch /data/set/ready\n"
+             "i=0; while [ ! -e /data/set/late/marker ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done\n"
+             "if [ -e /data/set/late/marker ]; then echo late_mount_seen=1; else echo late_mount_seen=0; fi\n"
+             "echo done=1\n");
+  write_file(project / "distributed.yaml",
+             script_config("late.sh", 1,
+                           "bind_mounts: [{host_path: " + set.folder.string() +
+                               ", container_path: /data/set, propagation: rslave}]\n"));
+  const auto id = submit(cluster, project);
+  REQUIRE(eventually([&] { return fs::exists(set.folder / "ready"); }, 120));
+  fs::create_directories(set.folder / "late");
+  REQUIRE(run_command({"mount", "-t", "tmpfs", "-o", "size=1m", "late-mount", (set.folder / "late").string()}).exit_code == 0);
+  write_file(set.folder / "late" / "marker", "here\n");
+  REQUIRE(eventually([&] { return describe_experiment(cluster, id)["state"] == "COMPLETED"; }, 180));
+  const auto logs = all_logs(cluster, describe_experiment(cluster, id));
+  INFO(logs);
+  CHECK(count(logs, "late_mount_seen=1") == 1);
+}
+
 TEST_CASE("Two sandboxed ranks of one trial allreduce over shared memory and learn as one rank") {
   TempDir dir;
   Cluster cluster(dir.path() / "data");
@@ -190,13 +233,16 @@ TEST_CASE("An agent that cannot build sandboxes refuses to start and says how to
   CHECK_THAT(agent.out + agent.err, Catch::Contains("--sandbox off"));
 }
 
-TEST_CASE("With --sandbox off a trial with bind mounts fails at launch: they cannot be honoured") {
+TEST_CASE("With --sandbox off a trial with bind mounts or shm_size fails at launch naming the field: they cannot be honoured") {
   TempDir dir;
   Cluster cluster(dir.path() / "data");
   cluster.start_master();
   cluster.start_agent(1, {"--sandbox", "off"});
-  const auto logs =
-      failed_trial_logs(cluster, dir.path() / "project", "bind_mounts: [{host_path: /srv, container_path: /data}]\n");
-  CHECK_THAT(logs, Catch::Contains("bind_mounts (/srv -> /data) need the sandbox, and agent"));
-  CHECK_THAT(logs, Catch::Contains("runs with --sandbox off"));
+  const auto mounts =
+      failed_trial_logs(cluster, dir.path() / "mounts", "bind_mounts: [{host_path: /srv, container_path: /data}]\n");
+  CHECK_THAT(mounts, Catch::Contains("bind_mounts (/srv -> /data) need the sandbox, and agent"));
+  CHECK_THAT(mounts, Catch::Contains("runs with --sandbox off"));
+  const auto shm = failed_trial_logs(cluster, dir.path() / "shm", "resources: {shm_size: 64M}\n");
+  CHECK_THAT(shm, Catch::Contains("resources.shm_size (64 MiB) needs the sandbox, which gives each rank a /dev/shm of "
+                                  "that size, and agent"));
 }

@@ -1,5 +1,6 @@
 // End to end: a rank's memory and process limits (cgroups), a runaway rank
-// ended whole, and the agent's working folders reclaimed. The limits need
+// ended whole, the agent's working folders reclaimed, and a full work disk
+// keeping trials off its agent. The limits need
 // root and the memory and pids controllers; without them the cases say so.
 // The fork bomb is bounded by its own loop (and `ulimit -u` where it binds),
 // so it stays small even if the limits did nothing.
@@ -82,6 +83,26 @@ RankCgroupCount rank_cgroups(const fs::path& data_dir) {
   return count;
 }
 
+// A tmpfs of `size` mounted at `folder` (created), unmounted at the end; `mounted` false where that is not allowed.
+struct SmallDisk {
+  fs::path folder;
+  bool mounted = false;
+  SmallDisk(fs::path at, const std::string& size) : folder(std::move(at)) {
+    fs::create_directories(folder);
+    mounted = run_command({"mount", "-t", "tmpfs", "-o", "size=" + size, "volador-small-disk", folder.string()}).exit_code == 0;
+  }
+  ~SmallDisk() {
+    if (mounted) run_command({"umount", "-l", folder.string()});
+  }
+};
+
+// The trials waiting for slots in the default pool.
+int pool_pending_trials(const Cluster& cluster) {
+  for (const auto& pool : cluster.cli({"pool", "list", "--json"}).json())
+    if (pool["name"] == "default") return pool["pending_trials"];
+  return -1;
+}
+
 }  // namespace
 
 TEST_CASE("A memory hog and a fork bomb end in ERROR with their limit in the log while a neighbouring trial completes") {
@@ -124,6 +145,23 @@ TEST_CASE("A memory hog and a fork bomb end in ERROR with their limit in the log
   CHECK(trial_folders(work, bomb_trial) == 1);
   CHECK(eventually([&] { return processes_under(work) == 0; }));  // the bomb's sleeps too
   CHECK(eventually([&] { return rank_cgroups(dir.path() / "data").cgroups == 0; }));  // the warm neighbour's: once idle
+}
+
+TEST_CASE("A memory hog in a sandboxed rank ends in ERROR with its limit in the log: the sandbox and the cgroup together") {
+  if (!cgroups_usable()) return;
+  TempDir dir;
+  const auto hog = dir.path() / "hog";
+  write_file(hog / "hog.sh", "head -c 400m /dev/zero | tail\necho accuracy=0.1\n");
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1, {"--sandbox", "on", "--keep-failed-work-dirs", "0"});
+  const auto id = submit(cluster, hog, command_config("hog", "sh hog.sh", "memory_limit: 64M"));
+  REQUIRE(eventually([&] { return ended(cluster, id); }, 180));
+  const auto trial = only_trial(cluster, id);
+  CHECK(trial["state"] == "ERROR");
+  CHECK(trial_logs(cluster, trial).find("killed: memory limit 64 MiB") != std::string::npos);
+  CHECK(eventually([&] { return processes_under(dir.path() / "data" / "agent-work") == 0; }));
+  CHECK(eventually([&] { return rank_cgroups(dir.path() / "data").cgroups == 0; }));
 }
 
 TEST_CASE("A trial that ignores SIGTERM is gone with every process it started within its grace after a kill") {
@@ -177,4 +215,59 @@ TEST_CASE("Rank limits above what every agent of the pool allows are refused at 
   auto allowed = create("memory_limit: 256M, max_processes: 128");
   INFO(allowed.err);
   CHECK(allowed.exit_code == 0);
+}
+
+TEST_CASE("Rank limits asked of a pool whose agents run their ranks without limits are refused at submission") {
+  TempDir dir;
+  const auto project = dir.path() / "limited";
+  write_file(project / "ok.sh", "echo accuracy=0.5\n");
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1, {"--no-trial-limits"});
+  const auto create = [&](const std::string& resources) {
+    write_file(project / "distributed.yaml", command_config("limited", "sh ok.sh", resources));
+    return cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()});
+  };
+  for (const auto* field : {"memory_limit: 64M", "max_processes: 64"}) {
+    const auto refused = create(field);
+    INFO(refused.err);
+    CHECK(refused.exit_code == 1);
+    CHECK_THAT(refused.err, Catch::Contains(": no agent of pool default enforces it: each runs its ranks without limits"));
+  }
+  CHECK(create("").exit_code == 0);
+}
+
+TEST_CASE("An agent whose work disk falls below its minimum is given no trial: the trial waits, uncounted, and runs once there is room") {
+  TempDir dir;
+  const auto work = dir.path() / "data" / "agent-work";
+  SmallDisk disk(work, "64m");
+  if (!disk.mounted) {
+    WARN("skipped: mounting a small tmpfs as the agent's work disk needs root");
+    return;
+  }
+  const auto project = dir.path() / "waits";
+  write_file(project / "ok.sh", "echo accuracy=0.5\n");
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  cluster.start_agent(1, {"--min-free-disk", "32M"});
+  const auto agent = [&] { return cluster.cli({"agent", "list", "--json"}).json()[0]; };
+  CHECK(agent()["work_disk_refusal"].is_null());
+  CHECK(agent()["work_disk_free_bytes"] > 32 << 20);
+
+  write_file(work / "filler", std::string(48 << 20, 'x'));  // the agent tells the pool at once
+  REQUIRE(eventually([&] { return agent()["work_disk_refusal"].is_string(); }));
+  CHECK_THAT(agent()["work_disk_refusal"].get<std::string>(),
+             Catch::Contains("below the 32 MiB (--min-free-disk) an agent needs to start a trial"));
+  CHECK_THAT(cluster.cli({"agent", "list"}).out, Catch::Contains("MiB (full)"));
+  const auto id = submit(cluster, project, command_config("waits", "sh ok.sh"));
+  REQUIRE(eventually([&] { return pool_pending_trials(cluster) == 1; }));
+  CHECK_FALSE(eventually([&] { return ended(cluster, id); }, 3));  // it waits: not failed one launch after another
+  CHECK(only_trial(cluster, id)["restarts"] == 0);
+
+  fs::remove(work / "filler");
+  REQUIRE(eventually([&] { return ended(cluster, id); }, 60));
+  const auto trial = only_trial(cluster, id);
+  CHECK(trial["state"] == "COMPLETED");
+  CHECK(trial["restarts"] == 0);
+  CHECK(agent()["work_disk_refusal"].is_null());
 }

@@ -103,7 +103,7 @@ TEST_CASE("absent fields take the manual's defaults", "[config][defaults]") {
   CHECK(config.max_restarts == 5);
   CHECK_FALSE(config.checkpoint_storage.has_value());
   CHECK(config.resources.slots_per_trial == 1);
-  CHECK(config.resources.shm_size == 4294967296u);
+  CHECK_FALSE(config.resources.shm_size);
   CHECK(config.resources.resource_pool.empty());
   CHECK(config.bind_mounts.empty());
   CHECK(config.environment.image.empty());

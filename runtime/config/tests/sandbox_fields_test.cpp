@@ -11,7 +11,7 @@ TEST_CASE("bind_mounts are read as the manual writes them, read_only false unles
                                     "  - host_path: /mnt/read-only-data\n"
                                     "    container_path: /mnt/read-only-data\n"
                                     "    read_only: true\n"
-                                    "    propagation: rprivate\n"))
+                                    "    propagation: rslave\n"))
                           .bind_mounts;
   REQUIRE(mounts.size() == 2);
   CHECK(mounts[0].host_path == "/data");
@@ -43,13 +43,16 @@ TEST_CASE("A bind mount's container path that is relative or would shadow the sa
   });
 }
 
-TEST_CASE("A bind mount's propagation other than rprivate is refused: the sandbox's mounts are private",
+TEST_CASE("A bind mount's propagation other than rslave is refused: the sandbox's mounts are the host's slaves",
           "[config][sandbox]") {
+  const auto refused = [](const std::string& propagation) {
+    return "distributed.yaml:10:70: bind_mounts[0].propagation: only rslave is available, what the sandbox gives: "
+           "mounts made later on the host under host_path appear inside, and none made inside leave it; remove the "
+           "field or write rslave, got '" + propagation + "'";
+  };
   check_bad_cases({
-      {with("bind_mounts: [{host_path: /data, container_path: /data, propagation: rshared}]\n"),
-       "distributed.yaml:10:70: bind_mounts[0].propagation: only rprivate is available: a rank's bind mounts are "
-       "private (mounts made later on the host under host_path do not appear inside, and none made inside leave it), "
-       "got 'rshared'"},
+      {with("bind_mounts: [{host_path: /data, container_path: /data, propagation: rprivate}]\n"), refused("rprivate")},
+      {with("bind_mounts: [{host_path: /data, container_path: /data, propagation: rshared}]\n"), refused("rshared")},
   });
 }
 

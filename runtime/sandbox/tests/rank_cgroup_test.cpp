@@ -1,4 +1,4 @@
-// RankCgroup's file writes and reads on cgroup v2, against a folder laid out
+// RankCgroup's (and RankCgroups') file writes and reads on cgroup v2, against a folder laid out
 // like cgroupfs (this host's memory and pids controllers are v1, so no real
 // cgroup2 can carry them here); rank_cgroups_test.cpp runs real cgroups.
 #include <catch2/catch.hpp>
@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "runtime/sandbox/rank_cgroup.hpp"
+#include "runtime/sandbox/rank_cgroups.hpp"
 
 using namespace volador::sandbox;
 namespace fs = std::filesystem;
@@ -21,15 +22,19 @@ std::string read_text(const fs::path& path) {
   return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
 }
 
-// A folder holding what the kernel puts in a fresh cgroup2 cgroup, of the files Volador uses.
+// Makes `dir` hold what the kernel puts in a fresh cgroup2 cgroup, of the files Volador uses.
+void fill_cgroup2(const fs::path& dir) {
+  fs::create_directories(dir);
+  for (const char* name : {"memory.max", "pids.max", "memory.oom.group", "cgroup.procs", "cgroup.subtree_control"})
+    std::ofstream(dir / name) << "";
+  std::ofstream(dir / "memory.events") << "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n";
+  std::ofstream(dir / "pids.events") << "max 0\n";
+}
+
+// A folder laid out as a fresh cgroup2 cgroup.
 struct FakeCgroup2 {
   fs::path dir = fs::temp_directory_path() / ("volador-fake-cgroup2-" + std::to_string(getpid()));
-  FakeCgroup2() {
-    fs::create_directories(dir);
-    for (const char* name : {"memory.max", "pids.max", "memory.oom.group", "cgroup.procs"}) std::ofstream(dir / name) << "";
-    std::ofstream(dir / "memory.events") << "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n";
-    std::ofstream(dir / "pids.events") << "max 0\n";
-  }
+  FakeCgroup2() { fill_cgroup2(dir); }
   ~FakeCgroup2() { fs::remove_all(dir); }
   [[nodiscard]] CgroupDirs dirs() const { return {CgroupVersion::v2, dir, dir}; }
 };
@@ -106,4 +111,16 @@ TEST_CASE("Flat keyed cgroup files: a counter by its key") {
   CHECK(read_cgroup_counter(fake.dir / "memory.events", "oom_kill") == 0);
   CHECK_FALSE(read_cgroup_counter(fake.dir / "memory.events", "nothing"));
   CHECK_FALSE(read_cgroup_counter(fake.dir / "missing", "max"));
+}
+
+TEST_CASE("cgroup v2: a rank the kernel's group OOM kill ended before enforce() looked is released with the memory limit as the reason") {
+  FakeCgroup2 parent;  // the agent's own cgroup; its group and the worker's cgroup laid out as the kernel makes them
+  const auto group = parent.dir / ("volador-agent-" + std::to_string(getpid()));
+  fill_cgroup2(group);
+  fill_cgroup2(group / "worker-1");
+  auto cgroups = RankCgroups::open(parent.dirs(), getpid());
+  REQUIRE(cgroups);
+  REQUIRE(cgroups->assign(1, {64ull << 20, 64}));
+  std::ofstream(group / "worker-1" / "memory.events") << "oom 1\noom_kill 1\noom_group_kill 1\n";
+  CHECK(cgroups->release(1) == "killed: memory limit 64 MiB");
 }

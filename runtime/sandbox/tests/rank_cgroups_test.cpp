@@ -87,8 +87,7 @@ TEST_CASE("A rank over its memory limit is ended whole with the limit as the rea
   REQUIRE(broken.size() == 1);
   CHECK(broken[0] == std::pair<std::uint64_t, std::string>{1, "killed: memory limit 64 MiB"});
   CHECK(hog.exit.get_future().get().signal == SIGKILL);
-  CHECK(cgroups->breach(1) == "killed: memory limit 64 MiB");
-  cgroups->release(1);
+  CHECK(cgroups->release(1) == "killed: memory limit 64 MiB");
   CHECK(await_removed(*cgroups, join->front().parent_path()));
 }
 
@@ -104,7 +103,7 @@ TEST_CASE("A fork bomb under a process limit is ended whole with the limit as th
   REQUIRE(broken.size() == 1);
   CHECK(broken[0].second == "killed: process limit 16");
   bomb.exit.get_future().get();  // killed, or ended by a refused fork just before
-  cgroups->release(2);
+  CHECK(cgroups->release(2) == "killed: process limit 16");
   CHECK(await_removed(*cgroups, join->front().parent_path()));  // every sleep gone: a cgroup with processes stays
 }
 
@@ -117,8 +116,19 @@ TEST_CASE("A rank within its limits breaks none, and its cgroup goes when it is 
   Rank quiet({"sh", "-c", "head -c 1m /dev/zero | wc -c; setsid sleep 300 >/dev/null 2>&1 &"}, *join);
   CHECK(quiet.exit.get_future().get().exit_code == 0);
   CHECK(cgroups->enforce().empty());
-  CHECK_FALSE(cgroups->breach(3));
-  cgroups->release(3);  // the detached sleep is still in it: killed
+  CHECK_FALSE(cgroups->release(3));  // the detached sleep is still in it: killed
+  CHECK(await_removed(*cgroups, join->front().parent_path()));
+}
+
+TEST_CASE("A rank that broke its process limit and exited before enforce() looked is released with the limit as the reason") {
+  REQUIRE_CGROUPS(parent);
+  auto cgroups = RankCgroups::open(*parent, getpid());
+  REQUIRE(cgroups);
+  auto join = cgroups->assign(5, {256ull << 20, 8});
+  REQUIRE(join);
+  Rank bomb({"sh", "-c", "i=0; while [ $i -lt 20 ]; do sleep 300 & i=$((i+1)); done; exit 3"}, *join);
+  bomb.exit.get_future().get();  // no enforce() meanwhile
+  CHECK(cgroups->release(5) == "killed: process limit 8");
   CHECK(await_removed(*cgroups, join->front().parent_path()));
 }
 

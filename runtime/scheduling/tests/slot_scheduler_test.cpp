@@ -248,3 +248,44 @@ TEST_CASE("The largest trial the cluster could ever run counts slots of one kind
   s.add_agent("mixed", {"cpu", "cpu", "cpu", "gpu:T4"});
   CHECK(s.largest_trial() == 8);  // 6 + 3 CPU slots: the mixed host is never whole CPU, 6 alone
 }
+
+TEST_CASE("A closed agent keeps its running trials but is given no new one until it is opened again") {
+  SlotScheduler s;
+  s.add_agent("a", 2);
+  queue(s, 1, 1);
+  REQUIRE(s.schedule().grants.size() == 1);
+  s.set_agent_open("a", false);  // its work disk is full
+  queue(s, 2, 1);
+  CHECK(s.schedule().grants.empty());
+  CHECK(s.allocation(1) != nullptr);
+  s.add_agent("b", 1);
+  auto granted = s.schedule().grants;
+  REQUIRE(granted.size() == 1);
+  CHECK(granted[0].placements == std::vector<Placement>{{"b", {0}}});
+  queue(s, 3, 1);
+  CHECK(s.schedule().grants.empty());
+  s.set_agent_open("a", false);  // again: nothing changes
+  s.release(1);                  // a slot freed on a closed agent stays closed
+  CHECK(s.schedule().grants.empty());
+  s.set_agent_open("a", true);
+  granted = s.schedule().grants;
+  REQUIRE(granted.size() == 1);
+  CHECK(granted[0].trial_id == 3);
+  CHECK(granted[0].placements[0].agent_id == "a");
+}
+
+TEST_CASE("No trial is asked to leave a closed agent: the room would be refused") {
+  testing::ManualClock time;
+  SlotScheduler s{time.clock()};
+  s.set_pool(kDefaultPool, {.preemption = true, .min_run_before_preemption_ms = 0});
+  s.add_agent("a", 1);
+  queue(s, 1, 1, testing::experiment(1, 60));
+  REQUIRE(s.schedule().grants.size() == 1);
+  s.set_agent_open("a", false);
+  queue(s, 2, 1, testing::experiment(2, 10));
+  const auto decision = s.schedule();
+  CHECK(decision.grants.empty());
+  CHECK(decision.preemptions.empty());
+  s.set_agent_open("a", true);
+  CHECK(testing::preempted(s.schedule()) == std::vector<TrialId>{1});
+}
