@@ -233,7 +233,8 @@ void write_gated_project(const fs::path& project, const fs::path& gate, int tria
              "entrypoint: sh gated.sh\n"
              "hyperparameters:\n"
              "  global_batch_size: 32\n"
-             "  order: {type: int, minval: 1, maxval: " + std::to_string(trials) + ", count: " + std::to_string(trials) + "}\n"
+             "  order: {type: int, minval: 1, maxval: " + std::to_string(trials) +
+                 ", count: " + std::to_string(trials) + "}\n"
              "searcher: {name: grid, metric: accuracy, smaller_is_better: false, max_concurrent_trials: 1, "
              "max_length: {batches: 10}}\n"
              "max_restarts: 0\n" + rest);

@@ -135,7 +135,8 @@ TEST_CASE("The pools route shows each pool's scheduler, capacity, use and queue 
   const auto auth = bearer(token);
   const auto gate = api.dir.path() / "gate";
   write_gated_project(api.dir.path() / "running", gate, 1);
-  write_gated_project(api.dir.path() / "waiting", gate, 1, "resources: {slots_per_trial: 2, priority: 50, weight: 2}\n");
+  write_gated_project(api.dir.path() / "waiting", gate, 1,
+                      "resources: {slots_per_trial: 2, priority: 50, weight: 2}\n");
   auto pool = [&] {
     const auto pools = body(api.client.Get("/api/v1/pools", auth))["pools"];
     REQUIRE(pools.size() == 1);

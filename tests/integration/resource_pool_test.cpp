@@ -181,7 +181,9 @@ TEST_CASE("An experiment naming no pool keeps the pool it was admitted to for ev
   write_gated_project(project, gate, 2);
   // No agent offers GPUs yet: the experiment is admitted to the CPU default.
   const auto id = submit(cluster, project);
-  auto trial_logs = [&](const nlohmann::json& trial) { return cluster.cli({"trial", "logs", "--all", trial["id"].dump()}).out; };
+  auto trial_logs = [&](const nlohmann::json& trial) {
+    return cluster.cli({"trial", "logs", "--all", trial["id"].dump()}).out;
+  };
   REQUIRE(eventually([&] {
     const auto trials = describe_experiment(cluster, id)["trials"];
     return !trials.empty() && trial_logs(trials[0]).find("slot-type") != std::string::npos;
