@@ -58,7 +58,8 @@ ExperimentState::Trial* running_trial(Self self, search::RequestId request) {
 
 TrialActor spawn_trial(Self self, const storage::TrialRecord& record) {
   auto& st = self->state;
-  return self->spawn(trial_actor, st.context, master::TrialSpec{record, st.config, st.archive, st.store, master::trial_pool(st.record, st.config->resources)}, ExperimentActor(self));
+  master::TrialSpec spec{record, st.config, st.archive, st.store, master::trial_pool(st.record, st.config->resources)};
+  return self->spawn(trial_actor, st.context, std::move(spec), ExperimentActor(self));
 }
 
 void create_trial(Self self, const search::CreateTrial& op) {

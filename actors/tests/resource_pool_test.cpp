@@ -68,7 +68,7 @@ TEST_CASE("Another agent under a registered agent's name is refused") {
   anon_send_exit(pool, caf::exit_reason::user_shutdown);
 }
 
-TEST_CASE("A more important trial preempts a running one once that one has run its minimum time though nothing else happens") {
+TEST_CASE("A more important trial preempts a running one once it has run its minimum time though nothing else happens") {
   caf::actor_system_config config;
   caf::actor_system system{config};
   constexpr auto kMinRun = std::chrono::milliseconds(300);

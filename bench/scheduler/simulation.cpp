@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <string>
 #include <tuple>
@@ -28,7 +29,9 @@ struct SimTrial {
   bool running = false;
 };
 
-enum class EventKind { arrival, finish, leave };
+// decide_again: a time the policy asked to decide again at (a preemption
+// waited only on a minimum run), as the resource pool actor does.
+enum class EventKind { arrival, finish, leave, decide_again };
 
 struct Event {
   std::int64_t at_ms;
@@ -112,6 +115,10 @@ class Simulation {
 
   void apply(const Event& event) {
     *now_ = event.at_ms;
+    if (event.kind == EventKind::decide_again) {
+      if (decide_again_at_ms_ == event.at_ms) decide_again_at_ms_.reset();
+      return;
+    }
     if (event.kind == EventKind::arrival) {
       for (auto work : workload_[event.subject].trial_work_ms) {
         trials_.push_back({.experiment = event.subject, .work_left_ms = work});
@@ -150,6 +157,10 @@ class Simulation {
       const auto& trial = trials_[preemption.trial_id - 1];
       push(*now_ + options_.checkpoint_ms, EventKind::leave, preemption.trial_id, trial.version);
       ++result_.preemptions;
+    }
+    if (const auto at = decision.decide_again_at_ms; at && (!decide_again_at_ms_ || *at < *decide_again_at_ms_)) {
+      decide_again_at_ms_ = at;
+      push(*at, EventKind::decide_again, 0, 0);
     }
     fairness_now_ = fairness_error();
   }
@@ -219,6 +230,7 @@ class Simulation {
   scheduling::SlotScheduler scheduler_{[now = now_] { return *now; }};
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::uint64_t seq_ = 0;
+  std::optional<std::int64_t> decide_again_at_ms_;  // the earliest decide_again event queued
   std::vector<SimTrial> trials_;  // trial id - 1
   std::vector<std::int64_t> held_, queued_;  // slots per experiment
   std::int64_t used_ = 0;

@@ -21,10 +21,10 @@ struct Preemption {
 struct Decision {
   std::vector<Allocation> grants;       // new allocations, in the order granted
   std::vector<Preemption> preemptions;  // trials newly asked to leave
-  // When a waiting trial's preemption, blocked only because running trials
-  // have not yet run their minimum time, may next become possible (the
-  // clock's milliseconds, later than the decision): the caller decides
-  // again then. None: no trial waits on a minimum run.
+  // A trial waits that no running trial may make room for now, and this is
+  // when the first running trial that may, once it has run its minimum
+  // time, will have (the clock's milliseconds, later than the decision):
+  // the caller decides again then. None: no trial waits on a minimum run.
   std::optional<std::int64_t> decide_again_at_ms;
 };
 

@@ -31,6 +31,16 @@ std::vector<const PoolScheduler::Experiment*> PoolScheduler::victim_experiments(
   return out;
 }
 
+std::int64_t PoolScheduler::next_eligible_victim_ms(const Experiment& requester, std::uint32_t gang,
+                                                    std::int64_t now_ms) const {
+  std::int64_t next = INT64_MAX;
+  const std::pair<std::int64_t, TrialId> last_eligible{now_ms - policy_.min_run_before_preemption_ms, UINT64_MAX};
+  for (const auto* owner : victim_experiments(requester, gang))
+    if (auto young = owner->preemptible.upper_bound(last_eligible); young != owner->preemptible.end())
+      next = std::min(next, young->first + policy_.min_run_before_preemption_ms);
+  return next;
+}
+
 bool PoolScheduler::may_take(const Experiment& requester, std::uint32_t gang, TrialId victim,
                              std::map<ExperimentId, std::uint32_t>& taken) const {
   const auto& trial = trials_.at(victim);

@@ -230,12 +230,12 @@ void PoolScheduler::decide_anew(std::int64_t now_ms, Decision& decision) {
     if (auto next = turn_after(e, turn.next_trial + 1, turn.below)) turns.push(*next);
   }
   agents_.clear_claims();
-  const bool answered = decision.grants.size() + decision.preemptions.size() != answers_before;
-  const auto next_eligible = searches.blocked_by_min_run || !answered ? next_eligible_ms(now_ms) : INT64_MAX;
   decide_again_at_ms_.reset();
-  if (searches.blocked_by_min_run && next_eligible != INT64_MAX) decide_again_at_ms_ = next_eligible;
-  if (answered) settled_.reset();
-  else settled_ = Settled{now_ms, next_eligible};
+  if (searches.decide_again_at_ms != INT64_MAX) decide_again_at_ms_ = searches.decide_again_at_ms;
+  if (decision.grants.size() + decision.preemptions.size() == answers_before)
+    settled_ = Settled{now_ms, next_eligible_ms(now_ms)};
+  else
+    settled_.reset();
 }
 
 bool PoolScheduler::make_room(const Experiment& e, std::uint32_t gang, Searches& searches, std::int64_t now_ms,
@@ -249,8 +249,7 @@ bool PoolScheduler::make_room(const Experiment& e, std::uint32_t gang, Searches&
   auto victims = choose_victims(e, gang, now_ms);
   if (!victims) {
     searches.hopeless_gang = gang;
-    // Would trials that have not run their minimum time yet have made room?
-    if (!searches.blocked_by_min_run) searches.blocked_by_min_run = choose_victims(e, gang, INT64_MAX).has_value();
+    searches.decide_again_at_ms = std::min(searches.decide_again_at_ms, next_eligible_victim_ms(e, gang, now_ms));
     agents_.claim(*reservation);
     return false;
   }

@@ -118,8 +118,9 @@ class PoolScheduler {
     // Victims were sought and not found for a gang this big: any later turn
     // is no more entitled, so a gang as big will find none either.
     std::uint32_t hopeless_gang = UINT32_MAX;
-    // A search found nothing only because trials have not run their minimum time.
-    bool blocked_by_min_run = false;
+    // When a trial that may have made room for a gang whose search found
+    // nothing passes its minimum run (INT64_MAX: none will).
+    std::int64_t decide_again_at_ms = INT64_MAX;
   };
 
   // A decision that granted and asked nothing at `since_ms`, the pool
@@ -163,6 +164,10 @@ class PoolScheduler {
                                                             std::uint32_t gang, std::int64_t now_ms) const;
   [[nodiscard]] std::optional<Victims> victims_on_whole_agents(const std::string& kind, const Experiment& requester,
                                                                std::uint32_t gang, std::int64_t now_ms) const;
+  // When the first trial that may leave for `requester`'s gang but has not
+  // run its minimum time at `now_ms` will have (INT64_MAX: none).
+  [[nodiscard]] std::int64_t next_eligible_victim_ms(const Experiment& requester, std::uint32_t gang,
+                                                     std::int64_t now_ms) const;
   [[nodiscard]] std::optional<Victims> choose_victims(const Experiment& requester, std::uint32_t gang,
                                                      std::int64_t now_ms) const;
 

@@ -124,8 +124,9 @@ class SlotScheduler {
   // Decides every pool: grants what the order and placement above allow
   // now and chooses the preemptions. Grants are applied (the trials hold
   // their slots from now on); preempted trials keep theirs until released.
-  // When a preemption waits only on a minimum run, decide_again_at_ms says
-  // when to call again: nothing else would prompt the caller then.
+  // When a preemption waits on a running trial's minimum run,
+  // decide_again_at_ms says when to call again: nothing else would prompt
+  // the caller then.
   Decision schedule();
 
   // The most slots one trial of `pool` could ever get: of one kind, on one

@@ -224,6 +224,22 @@ std::string single_command_config(const std::string& name, const std::string& en
          "max_restarts: 0\n" + rest;
 }
 
+void write_gated_project(const fs::path& project, const fs::path& gate, int trials, const std::string& rest) {
+  write_file(project / "gated.sh", "echo \"slot-type $VOLADOR_SLOT_TYPE\"\n"
+                                   "while [ ! -e '" + gate.string() + "' ]; do sleep 0.1; done\n"
+                                   "echo accuracy=1\n");
+  write_file(project / "distributed.yaml",
+             "name: gated\n"
+             "entrypoint: sh gated.sh\n"
+             "hyperparameters:\n"
+             "  global_batch_size: 32\n"
+             "  order: {type: int, minval: 1, maxval: " + std::to_string(trials) +
+                 ", count: " + std::to_string(trials) + "}\n"
+             "searcher: {name: grid, metric: accuracy, smaller_is_better: false, max_concurrent_trials: 1, "
+             "max_length: {batches: 10}}\n"
+             "max_restarts: 0\n" + rest);
+}
+
 std::string native_trial_config(const std::string& name, const std::string& rest) {
   return "name: " + name + "\n"
          "entrypoint: native:mlp_classifier\n"

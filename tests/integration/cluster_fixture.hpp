@@ -127,6 +127,13 @@ std::filesystem::path issue_test_bundle(const std::filesystem::path& data_dir, c
 // larger is better, 10 batches, no restart), with `rest` appended.
 std::string single_command_config(const std::string& name, const std::string& entrypoint, const std::string& rest = "");
 
+// Writes PROJECT with `trials` command trials run one after the other (a
+// grid), each printing "slot-type TYPE" (the kind of slot it got) and then
+// waiting until the file `gate` exists before it reports; `rest` is appended
+// to its distributed.yaml (e.g. resources).
+void write_gated_project(const std::filesystem::path& project, const std::filesystem::path& gate, int trials,
+                         const std::string& rest = "");
+
 // The native example (examples/native_mlp) as one trial of fixed
 // hyperparameters, seeded; `rest` adds what each test sets (periods,
 // restarts, the searcher and its length, resources).

@@ -128,10 +128,15 @@ TEST_CASE("Every API route without a valid token is refused with a JSON 401") {
       {"GET", "/api/v1/trials/1/metrics"},     {"GET", "/api/v1/trials/1/logs"},
       {"GET", "/api/v1/trials/1/logs/stream"}, {"GET", "/api/v1/trials/1/checkpoints"},
       {"POST", "/api/v1/trials/1/kill"},       {"GET", "/api/v1/checkpoints/abc/download"},
-      {"GET", "/api/v1/agents"},               {"POST", "/api/v1/config/validate"},
-      {"POST", "/api/v1/preview"},             {"POST", "/api/v1/auth/logout"},
-      {"GET", "/api/v1/me"},                   {"GET", "/api/v1/users"},
-      {"POST", "/api/v1/users"}};
+      {"GET", "/api/v1/agents"},               {"GET", "/api/v1/pools"},
+      {"POST", "/api/v1/config/validate"},     {"POST", "/api/v1/preview"},
+      {"POST", "/api/v1/auth/logout"},         {"GET", "/api/v1/me"},
+      {"GET", "/api/v1/users"},                {"POST", "/api/v1/users"},
+      {"POST", "/api/v1/experiments/1/delete"}, {"POST", "/api/v1/experiments/1/fork"},
+      {"POST", "/api/v1/experiments/1/continue"}, {"POST", "/api/v1/experiments/1/metadata"},
+      {"GET", "/api/v1/experiments/1/model_def"}, {"POST", "/api/v1/checkpoints/abc/delete"},
+      {"GET", "/api/v1/models"},               {"POST", "/api/v1/models"},
+      {"GET", "/api/v1/models/resnet"},        {"POST", "/api/v1/models/resnet/versions"}};
   for (const auto& [method, path] : routes) {
     INFO(method << " " << path);
     for (const auto& headers : {httplib::Headers{}, bearer("not-a-token"), httplib::Headers{{"Cookie", "volador_token=nope"}}}) {
@@ -139,6 +144,47 @@ TEST_CASE("Every API route without a valid token is refused with a JSON 401") {
       check_error(reply, 401, "unauthenticated");
     }
   }
+}
+
+TEST_CASE("The pools route shows each pool's scheduler, capacity, use and queue and each experiment's share") {
+  ApiCluster api;
+  const auto token = login(api.client, "admin", api.admin_password());
+  const auto auth = bearer(token);
+  const auto gate = api.dir.path() / "gate";
+  write_gated_project(api.dir.path() / "running", gate, 1);
+  write_gated_project(api.dir.path() / "waiting", gate, 1,
+                      "resources: {slots_per_trial: 2, priority: 50, weight: 2}\n");
+  auto pool = [&] {
+    const auto pools = body(api.client.Get("/api/v1/pools", auth))["pools"];
+    REQUIRE(pools.size() == 1);
+    return pools[0];
+  };
+  const auto running = std::stoull(submit(api.cluster, api.dir.path() / "running"));
+  REQUIRE(eventually([&] { return pool()["running_trials"] == 1; }));
+  // Less important and needing both slots: it waits, and preempts nothing.
+  const auto waiting = std::stoull(submit(api.cluster, api.dir.path() / "waiting"));
+  REQUIRE(eventually([&] { return pool()["pending_trials"] == 1; }));
+  const auto listed = pool();
+  CHECK(listed["name"] == "default");
+  CHECK(listed["scheduler"] == "priority");
+  CHECK(listed["preemption"] == true);
+  CHECK(listed["min_run_time_ms"] == 60'000);
+  CHECK(listed["agents"] == 1);
+  CHECK(listed["slots"] == 2);
+  CHECK(listed["used_slots"] == 1);
+  CHECK(listed["running_trials"] == 1);
+  CHECK(listed["pending_slots"] == 2);
+  CHECK(listed["preempting_trials"] == 0);
+  CHECK(listed["experiments"] == nlohmann::json::array(
+                                     {{{"experiment_id", running}, {"priority", 42}, {"weight", 1.0},
+                                       {"allocated_slots", 1}, {"running_trials", 1}, {"pending_trials", 0},
+                                       {"ideal_slots", 1.0}},
+                                      {{"experiment_id", waiting}, {"priority", 50}, {"weight", 2.0},
+                                       {"allocated_slots", 0}, {"running_trials", 0}, {"pending_trials", 1},
+                                       {"ideal_slots", 1.0}}}));
+  write_file(gate, "");
+  for (auto id : {running, waiting}) CHECK(wait_until_ended(api.client, token, id)["state"] == "COMPLETED");
+  CHECK(pool()["experiments"].empty());
 }
 
 TEST_CASE("A wrong password is a 401 that says nothing more and a logged-out token is refused") {

@@ -58,6 +58,18 @@ std::string many_trials(const std::string& name, int trials, int epochs, const s
          "resources: {" + resources + "}\n";
 }
 
+// Two pools: `cpus`, the default for CPU work, and `gpus`, the default for GPU work.
+std::filesystem::path cpu_and_gpu_pools(const std::filesystem::path& dir) {
+  const auto path = dir / "cluster.yaml";
+  write_file(path,
+             "resource_pools:\n"
+             "  - name: cpus\n"
+             "  - name: gpus\n"
+             "default_cpu_pool: cpus\n"
+             "default_gpu_pool: gpus\n");
+  return path;
+}
+
 nlohmann::json pool_named(const Cluster& cluster, const std::string& name) {
   const auto listed = cluster.cli({"pool", "list", "--json"});
   REQUIRE(listed.exit_code == 0);
@@ -118,6 +130,8 @@ TEST_CASE("A priority-10 experiment preempts a priority-50 one, which resumes wi
 
   const auto low = submit(cluster, dir.path() / "low", single_trial("low", 1500, "priority: 50"));
   REQUIRE(eventually([&] { return !checkpoints(cluster, low).empty(); }, 120));
+  // Whether or not the low trial has run its 500 ms yet, it is preempted:
+  // at once, or as soon as it has (1,500 epochs take longer on any machine).
   const auto high = submit(cluster, dir.path() / "high", single_trial("high", 4, "priority: 10"));
   REQUIRE(state_is(cluster, high, "COMPLETED"));
   REQUIRE(state_is(cluster, low, "COMPLETED"));
@@ -153,6 +167,41 @@ TEST_CASE("A pool with no agents queues its experiment until an agent joins it, 
   const auto table = cluster.cli({"pool", "list"}).out;
   CHECK(table.find("spare") != std::string::npos);
   CHECK(table.find("joined later") != std::string::npos);
+}
+
+TEST_CASE("An experiment naming no pool keeps the pool it was admitted to for every trial, across a master restart, "
+          "though GPUs join the default GPU pool later") {
+  TempDir dir;
+  Cluster cluster(dir.path() / "data");
+  const std::vector<std::string> config{"--cluster-config", cpu_and_gpu_pools(dir.path()).string()};
+  cluster.start_master(config);
+  cluster.start_named_agent("cpu-agent", 1);
+  const auto gate = dir.path() / "gate";
+  const auto project = dir.path() / "project";
+  write_gated_project(project, gate, 2);
+  // No agent offers GPUs yet: the experiment is admitted to the CPU default.
+  const auto id = submit(cluster, project);
+  auto trial_logs = [&](const nlohmann::json& trial) {
+    return cluster.cli({"trial", "logs", "--all", trial["id"].dump()}).out;
+  };
+  REQUIRE(eventually([&] {
+    const auto trials = describe_experiment(cluster, id)["trials"];
+    return !trials.empty() && trial_logs(trials[0]).find("slot-type") != std::string::npos;
+  }));
+  cluster.kill_master();
+  cluster.start_master(config);
+  cluster.start_agent(1, {}, {{"VOLADOR_FAKE_GPUS", "1"}});  // joins `gpus`, the GPU default
+  write_file(gate, "");
+  REQUIRE(state_is(cluster, id, "COMPLETED"));
+  const auto trials = describe_experiment(cluster, id)["trials"];
+  REQUIRE(trials.size() == 2);
+  // The second trial asked for slots only once the GPU agent was there.
+  for (const auto& trial : trials) {
+    const auto logs = trial_logs(trial);
+    INFO(logs);
+    CHECK(logs.find("slot-type cpu") != std::string::npos);
+    CHECK(logs.find("slot-type gpu") == std::string::npos);
+  }
 }
 
 TEST_CASE("An unknown pool or one that can never fit a trial is refused at submission and an unknown --pool at registration") {
