@@ -46,6 +46,13 @@ constexpr std::string_view kSandboxed =
     "folder";
 constexpr std::string_view kImageRefusal = "A config with a container image is refused at submission: no agent can run images";
 constexpr std::string_view kGcPolicy = "GcPolicy::of takes the experiment's numbers and searcher direction";
+constexpr std::string_view kPbtRounds =
+    "pbt: after each round the worst are replaced by explored copies of the best, which start from their checkpoints";
+constexpr std::string_view kPbtPlan =
+    "pbt plan: rounds end at multiples of length_per_round in whole batches, floor(fraction x population) replaced";
+constexpr std::string_view kPbtExplore =
+    "pbt explore: resample with resample_probability, else scale by 1 +- perturb_factor within bounds";
+constexpr std::string_view kPbtRefusal = "pbt's fields are required, in range, and refused where they would not take effect";
 
 const std::map<std::string_view, Coverage> kCoverage{
     {"description", {kShown, ""}},
@@ -82,6 +89,14 @@ const std::map<std::string_view, Coverage> kCoverage{
     {"searcher.divisor", {"asha plan: rungs max_length / d^k, brackets by mode, trials split by budget", ""}},
     {"searcher.max_rungs", {"asha: promotions and stops at each rung exactly as specified", ""}},
     {"searcher.gamma", {"Searcher options: defaults and bad values", ""}},
+    {"searcher.population_size", {kPbtRounds, kPbtRefusal}},
+    {"searcher.num_rounds", {kPbtRounds, kPbtRefusal}},
+    {"searcher.length_per_round.batches", {kPbtRounds, kPbtRefusal}},
+    {"searcher.length_per_round.records", {kPbtPlan, kPbtRefusal}},
+    {"searcher.length_per_round.epochs", {kPbtPlan, "pbt's length_per_round in epochs needs records_per_epoch"}},
+    {"searcher.replace_function.truncate_fraction", {kPbtPlan, kPbtRefusal}},
+    {"searcher.explore_function.resample_probability", {kPbtExplore, kPbtRefusal}},
+    {"searcher.explore_function.perturb_factor", {kPbtExplore, kPbtRefusal}},
     {"metrics_collector.format",
      {"Hyperparameters reach a command as arguments, environment and file, a custom stdout pattern is used",
       "metrics_collector is refused for a trial class which reports its metrics through the trial API"}},
