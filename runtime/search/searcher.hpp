@@ -26,8 +26,10 @@ struct CreateTrial {
   nlohmann::json hparams;  // concrete values, nesting as in the config
   std::uint32_t seed = 0;  // the trial's seed, derived from experiment_seed
   // Start from the newest checkpoint of this earlier trial of the search
-  // (pbt's exploit; the trial reported its last validation after taking that
-  // checkpoint) instead of from scratch; its batch count goes on from there.
+  // instead of from scratch (pbt's exploit), its batch count going on from
+  // there. The master reports a validation at a ValidateAfter target only
+  // once the checkpoint there is taken, so that is the one a search asking
+  // right after the parent's validation gets.
   std::optional<RequestId> warm_start_from;
   friend bool operator==(const CreateTrial&, const CreateTrial&) = default;
 };
