@@ -66,6 +66,7 @@ using decide_again_atom = caf::atom_constant<caf::atom("decideagn")>;
 using reattach_timeout_atom = caf::atom_constant<caf::atom("reattach")>;
 using train_to_atom = caf::atom_constant<caf::atom("trainto")>;
 using close_atom = caf::atom_constant<caf::atom("close")>;
+using park_atom = caf::atom_constant<caf::atom("park")>;
 using validated_atom = caf::atom_constant<caf::atom("validated")>;
 using trial_ended_atom = caf::atom_constant<caf::atom("trialend")>;
 using attach_atom = caf::atom_constant<caf::atom("attach")>;

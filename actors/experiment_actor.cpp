@@ -10,6 +10,7 @@
 #include "master/pool_admission.hpp"
 #include "actors/trial_actor.hpp"
 #include "master/trial_resume.hpp"
+#include "runtime/command/entrypoint.hpp"
 #include "runtime/core/clock.hpp"
 
 namespace volador::actors {
@@ -62,6 +63,23 @@ TrialActor spawn_trial(Self self, const storage::TrialRecord& record) {
   return self->spawn(trial_actor, st.context, std::move(spec), ExperimentActor(self));
 }
 
+// pbt's exploit: the new trial starts from the newest checkpoint of `parent`
+// (taken where the parent reported the round that made it a parent); from
+// the beginning, said in its log, when there is none.
+void take_parent_checkpoint(Self self, search::RequestId parent, storage::TrialRecord& record) {
+  auto& st = self->state;
+  const auto it = st.trials.find(parent);
+  const Status taken = it == st.trials.end()
+                           ? fail(Error::not_found(fmt::format("the search has no trial {}", parent)))
+                           : master::warm_start_from(*st.context.journal, it->second.id, record);
+  if (taken) return;
+  const std::string why = "it cannot start from its parent's checkpoint (" + taken.error().message +
+                          "): it trains from the beginning";
+  spdlog::warn("experiment {}: trial {}: {}", st.record.id, record.id, why);
+  if (auto logged = st.context.journal->append_logs(record.id, {{record.id, 0, system_now_ms(), "system", why}}); !logged)
+    log_failure(self, fail(logged.error()), "a trial's log line");
+}
+
 void create_trial(Self self, const search::CreateTrial& op) {
   auto& st = self->state;
   auto id = st.context.journal->next_id("trial");
@@ -77,9 +95,10 @@ void create_trial(Self self, const search::CreateTrial& op) {
   record.seed = op.seed;
   record.created_at_ms = system_now_ms();
   master::take_continued_trial(st.record, record);
+  if (op.warm_start_from) take_parent_checkpoint(self, *op.warm_start_from, record);
   if (st.record.state == RunState::paused) record.state = RunState::paused;  // starts when activated
   st.pending.put_trial(record);  // journaled with the search event that knows it
-  st.trials[op.request_id] = {spawn_trial(self, record)};
+  st.trials[op.request_id] = {record.id, spawn_trial(self, record), false};
   apply(self, search_of(self).trial_created(op.request_id));
 }
 
@@ -109,6 +128,18 @@ void apply(Self self, search::Operations operations) {
         },
         operation);
   }
+}
+
+// A trial that has validated at its target and was given nothing more waits
+// on its search (pbt's round, for the other trials): parked, it gives its
+// slots back meanwhile, so the trials it waits for can run, and takes new
+// ones with its next target.
+void park_if_waiting(Self self, search::RequestId request) {
+  auto* trial = running_trial(self, request);
+  if (trial == nullptr) return;
+  const auto& progress = *search_of(self).trial(request);
+  if (!progress.closing && progress.target > 0 && progress.validated >= progress.target)
+    self->send(trial->actor, park_atom::value);
 }
 
 void collect_garbage(Self self) {
@@ -159,11 +190,16 @@ search::Operations end_trial(master::SearchLog& search, search::RequestId reques
 }
 
 // Tells the searcher of the validations `trial` journaled after the last one
-// it saw, and marks them seen; the searcher's answers.
+// it saw, and marks them seen; the searcher's answers. The validation at the
+// target of a trial the master drives waits for the checkpoint there (the
+// trial reports it then).
 Result<search::Operations> replay_unseen_validations(Self self, const storage::TrialRecord& record,
-                                                     std::uint64_t validated) {
+                                                     const master::TrialProgress& saved) {
   auto& st = self->state;
-  auto unseen = master::unseen_validations(*st.context.journal, record.id, st.config->searcher.metric, validated);
+  const bool runs_itself = std::holds_alternative<command::CommandEntrypoint>(st.config->entrypoint.kind);
+  const auto held_target = runs_itself ? std::nullopt : std::optional(saved.target);
+  auto unseen = master::unseen_validations(*st.context.journal, record.id, st.config->searcher.metric, saved.validated,
+                                           held_target);
   if (!unseen) return fail(unseen.error());
   search::Operations out;
   for (const auto& [batches, value] : *unseen) {
@@ -204,12 +240,12 @@ Status recover(Self self, std::shared_ptr<search::Searcher> searcher, const Expe
   for (std::size_t i = 0; i < recovery.trials.size(); ++i) {
     const auto& record = recovery.trials[i];
     const auto& saved = (*progress)[i];
-    ExperimentState::Trial trial{{}, record.state == RunState::error};
+    ExperimentState::Trial trial{record.id, {}, record.state == RunState::error};
     if (!is_terminal(record.state) && !saved.ended) {
       trial.actor = spawn_trial(self, record);
       if (saved.closing) self->send(trial.actor, close_atom::value);
       else if (saved.target > 0) self->send(trial.actor, train_to_atom::value, saved.target);
-      auto ops = replay_unseen_validations(self, record, saved.validated);
+      auto ops = replay_unseen_validations(self, record, saved);
       if (!ops) return fail(ops.error());
       missed.insert(missed.end(), ops->begin(), ops->end());
     } else if (!saved.ended) {
@@ -219,6 +255,7 @@ Status recover(Self self, std::shared_ptr<search::Searcher> searcher, const Expe
     st.trials[record.request_id] = trial;
   }
   apply(self, std::move(missed));
+  for (const auto& [request, trial] : st.trials) park_if_waiting(self, request);
   checkpoint_search(self);
   return {};
 }
@@ -257,6 +294,7 @@ ExperimentActor::behavior_type experiment_actor(Self self, MasterContext context
         const std::uint64_t validated = search_of(self).trial(request)->validated;
         if (batches <= validated && validated > 0) return;
         apply(self, search_of(self).validation_completed(request, metric, batches));
+        park_if_waiting(self, request);
         checkpoint_search(self);
       },
       [=](checkpointed_atom, std::uint64_t) { collect_garbage(self); },

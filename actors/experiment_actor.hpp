@@ -28,6 +28,7 @@ namespace volador::actors {
 struct ExperimentState {
   // A trial's actor; what was asked of it is its progress in `search`.
   struct Trial {
+    std::uint64_t id = 0;  // its cluster-wide trial id
     TrialActor actor;
     bool errored = false;
   };

@@ -70,6 +70,8 @@ using TrialActor = caf::typed_actor<
     caf::reacts_to<train_to_atom, std::uint64_t>,
     // experiment: stop gracefully when idle
     caf::reacts_to<close_atom>,
+    // experiment: the search waits for other trials; give the slots back once the target's work is done
+    caf::reacts_to<park_atom>,
     // experiment: checkpoint and free the slots / resume
     caf::reacts_to<pause_atom>, caf::reacts_to<activate_atom>,
     // experiment or a user (through the gateway): stop now, CANCELED

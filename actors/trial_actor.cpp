@@ -282,6 +282,9 @@ TrialActor::behavior_type trial_actor(Self self, MasterContext context, master::
       [=](pause_atom) {
         if (from_master(self, "pause a trial")) feed(self, master::Pause{});
       },
+      [=](park_atom) {
+        if (from_master(self, "park a trial")) feed(self, master::Park{});
+      },
       [=](activate_atom) {
         if (from_master(self, "activate a trial")) feed(self, master::Activate{});
       },

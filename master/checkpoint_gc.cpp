@@ -8,7 +8,9 @@
 namespace volador::master {
 namespace {
 
-// The newest active checkpoint of every trial that may still resume.
+// The newest active checkpoint of every trial that may still resume, or,
+// for one with none of its own yet, the checkpoint it starts from (a pbt
+// trial's parent's, which that parent may have outtrained since).
 Result<std::set<std::string>> resume_points(const storage::Journal& journal, std::uint64_t experiment_id,
                                             const std::vector<storage::CheckpointRecord>& active) {
   auto trials = journal.trials(experiment_id);
@@ -17,8 +19,11 @@ Result<std::set<std::string>> resume_points(const storage::Journal& journal, std
   for (const auto& c : active)
     if (!newest[c.trial_id] || newest[c.trial_id]->batches < c.batches) newest[c.trial_id] = &c;
   std::set<std::string> in_use;
-  for (const auto& t : *trials)
-    if (!is_terminal(t.state) && newest[t.id]) in_use.insert(newest[t.id]->uuid);
+  for (const auto& t : *trials) {
+    if (is_terminal(t.state)) continue;
+    if (newest[t.id]) in_use.insert(newest[t.id]->uuid);
+    else if (!t.warm_start.empty()) in_use.insert(t.warm_start);
+  }
   return in_use;
 }
 

@@ -2,7 +2,8 @@
 // Applies the checkpoint GC policy (storage/checkpoints/gc_policy.hpp) to an
 // experiment: deletes the files of checkpoints the policy gives up and marks
 // their records deleted, keeping each unfinished trial's latest checkpoint
-// (its resume point) and every checkpoint a model version registers
+// (its resume point; for one without a checkpoint of its own, the checkpoint
+// it warm-starts from) and every checkpoint a model version registers
 // (model_registry.hpp). No actors: journal and store only.
 
 #include <cstdint>

@@ -74,6 +74,7 @@ void take_continued_trial(const storage::ExperimentRecord& experiment, storage::
   const auto& source = experiment.continues[trial.request_id - 1];
   trial.seed = source.seed;
   trial.warm_start = source.checkpoint_uuid;
+  trial.warm_start_trial = source.source_trial_id;
 }
 
 Result<std::optional<Error>> needed_by_continuation(const storage::Journal& journal, std::uint64_t experiment_id,

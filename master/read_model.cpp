@@ -135,6 +135,7 @@ void ReadModel::take(const storage::TrialRecord& record) {
   s.batches_trained = record.batches_trained;
   s.restarts = record.restarts;
   s.preemptions = record.preemptions;
+  s.warm_start_trial = record.warm_start_trial;
   s.error = record.error_message;
   s.created_at_ms = record.created_at_ms;
   s.ended_at_ms = record.ended_at_ms;

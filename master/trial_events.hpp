@@ -38,6 +38,11 @@ struct Activate {};
 struct Preempt {
   std::uint64_t for_experiment = 0;
 };
+// The experiment: the search has nothing more for the trial until other
+// trials catch up (pbt's rounds). Once it has done what its target asks
+// (validated and checkpointed there), it gives its slots back and waits for
+// its next target without them.
+struct Park {};
 // The experiment or a user: stop now (CANCELED).
 struct Kill {};
 // The pool: these slots are the trial's.
@@ -96,7 +101,7 @@ struct CommandReported {
   wire::MetricReports batch;
 };
 
-using TrialEvent = std::variant<TrainTo, Close, Pause, Activate, Preempt, Kill, SlotsGranted, LaunchFailed, RankHelloed,
+using TrialEvent = std::variant<TrainTo, Close, Pause, Activate, Preempt, Park, Kill, SlotsGranted, LaunchFailed, RankHelloed,
                                 RankRejoined, RunAdopted, AdoptFailed, ReattachTimedOut, WorkloadAnswered,
                                 WorkerExited, AgentLost, CommandReported>;
 

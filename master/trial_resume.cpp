@@ -125,15 +125,30 @@ Result<ResumePoint> standing_point(const storage::Journal& journal, std::uint64_
   return point;
 }
 
+Status warm_start_from(const storage::Journal& journal, std::uint64_t parent_id, storage::TrialRecord& trial) {
+  auto checkpoints = newest_first(journal, parent_id);
+  if (!checkpoints) return fail(checkpoints.error());
+  if (checkpoints->empty())
+    return fail(Error::not_found("trial " + std::to_string(parent_id) + " has no checkpoint to start from"));
+  trial.warm_start = checkpoints->front().uuid;
+  trial.warm_start_trial = parent_id;
+  return {};
+}
+
 Result<std::vector<std::pair<std::uint64_t, double>>> unseen_validations(const storage::Journal& journal,
                                                                          std::uint64_t trial_id, const std::string& metric,
-                                                                         std::uint64_t seen) {
+                                                                         std::uint64_t seen,
+                                                                         std::optional<std::uint64_t> held_target) {
   auto metrics = journal.metrics(trial_id);
+  auto checkpoints = newest_first(journal, trial_id);
   if (!metrics) return fail(metrics.error());
+  if (!checkpoints) return fail(checkpoints.error());
+  const bool held = held_target && std::ranges::none_of(*checkpoints, [&](const auto& c) { return c.batches == *held_target; });
   std::vector<std::pair<std::uint64_t, double>> out;
   for (const auto& m : *metrics) {
     auto it = m.metrics.find(metric);
-    if (m.kind == MetricKind::validation && m.batches > seen && it != m.metrics.end()) out.emplace_back(m.batches, it->second);
+    const bool unseen = m.kind == MetricKind::validation && m.batches > seen && it != m.metrics.end();
+    if (unseen && !(held && m.batches == *held_target)) out.emplace_back(m.batches, it->second);
   }
   return out;
 }

@@ -42,12 +42,21 @@ Result<ResumePoint> prepare_resume(storage::Journal& journal, checkpoints::Check
 Result<ResumePoint> standing_point(const storage::Journal& journal, std::uint64_t trial_id, std::uint64_t batches,
                                    std::string_view warm_start_uuid = {});
 
+// Sets `trial` to start from the newest active checkpoint of trial
+// `parent_id` of the same search (warm_start, warm_start_trial): pbt's
+// exploit. not_found when the parent has none. Errors: journal failures.
+Status warm_start_from(const storage::Journal& journal, std::uint64_t parent_id, storage::TrialRecord& trial);
+
 // The trial's journaled validations of `metric` after batch `seen`, as
 // (batches, value) in order: those a trial journaled while the old master's
-// searcher had not yet taken them in (its answer died with it). Changes
+// searcher had not yet taken them in (its answer died with it). One at
+// `held_target` is left out while the trial has no active checkpoint there:
+// a trial the master drives reports the validation at its target only once
+// the checkpoint there is committed (trial_run.hpp), and will again. Changes
 // nothing. Errors: journal failures.
 Result<std::vector<std::pair<std::uint64_t, double>>> unseen_validations(const storage::Journal& journal,
                                                                          std::uint64_t trial_id, const std::string& metric,
-                                                                         std::uint64_t seen);
+                                                                         std::uint64_t seen,
+                                                                         std::optional<std::uint64_t> held_target = {});
 
 }  // namespace volador::master

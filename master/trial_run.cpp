@@ -2,6 +2,7 @@
 #include "master/trial_run.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -54,7 +55,8 @@ TrialEffects TrialRun::on(TrialEvent event) {
 
 void TrialRun::handle(const TrainTo& event) {
   target_batches_ = event.batches;
-  if (phase_ == Phase::idle && rewind_to_resume_point()) request_slots();
+  park_requested_ = false;
+  if (phase_ == Phase::idle && rewind_to_resume_point() && has_work()) request_slots();
   drive();
 }
 
@@ -88,7 +90,7 @@ void TrialRun::handle(const Activate&) {
   setup_.spec.record.state = RunState::active;
   save_record();
   if (!rewind_to_resume_point()) return;
-  if (target_batches_ > 0) request_slots();
+  if (has_work()) request_slots();
   else phase_ = Phase::idle;
 }
 
@@ -181,10 +183,14 @@ bool TrialRun::rewind_to_resume_point() {
   setup_.spec.record.batches_trained = progress_.batches_trained;
   // The validation at the resume point may not have reached the searcher
   // before a master crash; the experiment ignores it if it had.
+  report_last_validation();
+  return true;
+}
+
+void TrialRun::report_last_validation() {
   if (auto it = last_validation_.find(setup_.spec.config->searcher.metric); it != last_validation_.end())
     effects_.emplace_back(ReportValidation{setup_.spec.record.request_id, it->second,
                                            static_cast<std::uint64_t>(progress_.last_validation_at)});
-  return true;
 }
 
 void TrialRun::restart(const std::string& why, bool counts_as_restart) {
@@ -204,12 +210,14 @@ void TrialRun::restart(const std::string& why, bool counts_as_restart) {
     phase_ = Phase::paused;
     return;
   }
-  request_slots();
+  if (has_work()) request_slots();
+  else phase_ = Phase::idle;
 }
 
 // After the ranks stopped on request: paused (slots freed) or completed.
 void TrialRun::on_rank_stopped() {
   if (preempted_for_) return finish_preemption();
+  if (std::exchange(parking_, false) && !pause_requested_ && !close_requested_) return finish_parking();
   if (!pause_requested_) return end_trial(RunState::completed, "");
   forget_run();
   phase_ = Phase::paused;

@@ -8,7 +8,9 @@
 // hellos with their group once all reported (the data-plane rendezvous),
 // drives the workload sequence (train scheduling_unit batches -> metrics,
 // validate and checkpoint on schedule and at the searcher's target) on every
-// rank, journals rank 0's metrics (already averaged over ranks), checkpoints
+// rank, sends every validation to the searcher (the one at the target once
+// the checkpoint there is committed, so a search that copies the trial
+// finds it: pbt), journals rank 0's metrics (already averaged over ranks), checkpoints
 // (rank 0 writes them) and logs, restarts a failed run up to max_restarts,
 // pauses and resumes.
 //
@@ -33,6 +35,12 @@
 // activation runs it again: from the trial's latest checkpoint, which the
 // command finds in VOLADOR_LATEST_CHECKPOINT, with the reports after it
 // removed, or from scratch without one.
+//
+// A trial the experiment parks (its search waits for other trials: pbt)
+// finishes what its target asks, then stops its ranks and gives its slots
+// back; its next target takes it from its checkpoint there, with new slots.
+// A trial given a target it already stands at (validated and checkpointed
+// there) asks for no slots.
 //
 // After a master restart, a trial whose run was live (its record names the
 // run's agents, from the run's first answered workload on: by then every
@@ -159,6 +167,10 @@ class TrialRun {
   void handle(const Activate& event);
   void handle(const Preempt& event);  // trial_run_preempt.cpp
   void finish_preemption();
+  void handle(const Park& event);     // trial_run_park.cpp
+  void finish_parking();
+  // Whether the trial has workloads left before its target (a command: any target).
+  [[nodiscard]] bool has_work() const;
   void handle(const Kill& event);
   void handle(const WorkerExited& event);
   void handle(const AgentLost& event);
@@ -169,6 +181,8 @@ class TrialRun {
   void end_trial(RunState state, const std::string& why);
   void request_slots();
   bool is_new_best(const MetricMap& validation);
+  // Sends the searcher metric of the last validation, if it has one.
+  void report_last_validation();
   bool rewind_to_resume_point();
   void restart(const std::string& why, bool counts_as_restart);
   void on_rank_stopped();
@@ -233,6 +247,8 @@ class TrialRun {
   std::uint64_t target_batches_ = 0;
   bool close_requested_ = false;
   bool pause_requested_ = false;
+  bool park_requested_ = false;  // give the slots back once the target's work is done
+  bool parking_ = false;         // the ranks stop to give the slots back, not to end
   // The experiment a preemption under way makes room for (it stops the run
   // as a pause does, then the trial waits for slots again).
   std::optional<std::uint64_t> preempted_for_;

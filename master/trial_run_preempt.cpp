@@ -28,7 +28,7 @@ void TrialRun::finish_preemption() {
                          progress_.batches_trained, setup_.spec.record.preemptions, for_experiment));
   if (!rewind_to_resume_point()) return;
   save_record();
-  if (target_batches_ > 0) request_slots();
+  if (has_work()) request_slots();
   else phase_ = Phase::idle;
 }
 

@@ -101,6 +101,7 @@ void TrialRun::register_checkpoint(const std::string& uuid, std::uint64_t total_
   if (scheduled) progress_.last_checkpoint_at = newest_checkpoint_at_;
   journal_status(setup_.journal->commit(storage::JournalBatch().put_checkpoint(checkpoint).put_trial(r)), "a checkpoint");
   effects_.emplace_back(ReportCheckpoint{r.request_id});
+  if (validated_here && batches == target_batches_) report_last_validation();  // held for this checkpoint
 }
 
 void TrialRun::journal_metrics_at(storage::MetricKind kind, std::uint64_t batches, const MetricMap& metrics) {
@@ -127,15 +128,16 @@ bool TrialRun::complete_workload(const training::Workload& workload, const wire:
   }
   journal_metrics_at(storage::MetricKind::validation, progress_.batches_trained, result.metrics);
   last_validation_ = result.metrics;
-  // Every validation goes to the searcher: periodic ones feed goals and early stopping.
+  // Every validation goes to the searcher: periodic ones feed goals and
+  // early stopping. The one at the target waits for the checkpoint there
+  // (register_checkpoint): a searcher may start another trial from it.
   const auto& metric = setup_.spec.config->searcher.metric;
-  auto it = result.metrics.find(metric);
-  if (it == result.metrics.end()) {
+  if (!result.metrics.contains(metric)) {
     end_trial(RunState::error, "validation did not report the searcher metric '" + metric +
                                    "' (reported: " + metric_names(result.metrics) + ")");
     return false;
   }
-  effects_.emplace_back(ReportValidation{setup_.spec.record.request_id, it->second, progress_.batches_trained});
+  if (progress_.batches_trained != target_batches_ || checkpointed_here()) report_last_validation();
   return true;
 }
 
@@ -181,7 +183,12 @@ void TrialRun::drive() {
   if (target_batches_ == 0) return;
   const auto workload = training::next_workload(policy_, progress_, target_batches_);
   switch (workload.kind) {
-    case training::WorkloadKind::done: return;
+    case training::WorkloadKind::done:
+      if (std::exchange(park_requested_, false)) {
+        parking_ = true;
+        return stop_ranks();
+      }
+      return;
     case training::WorkloadKind::checkpoint: return run_checkpoint(true);
     case training::WorkloadKind::train:
       return send_workload({wire::WorkloadKind::train, workload.start_batch, workload.batches, "", ""},

@@ -57,6 +57,7 @@ struct TrialSummary {
   latestTraining @13 :List(MetricEntry) $Records.map;    # the metrics of its training report with the most batches
   latestValidation @14 :List(MetricEntry) $Records.map;  # ... and of its validation report with the most batches
   preemptions @15 :UInt32;   # times it checkpointed and gave its slots to another experiment (resources.priority, weight)
+  warmStartTrial @16 :UInt64;  # the trial whose checkpoint it started from (pbt's exploit, experiment continue); 0: none
 }
 
 struct ExperimentSummary {

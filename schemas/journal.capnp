@@ -92,7 +92,10 @@ struct TrialRecord {
   # times the scheduler had it checkpoint and give its slots to a more important or under-served experiment
   warmStart @15 :Text;
   # the checkpoint (of another trial) it starts from while it has none of its
-  # own (`experiment continue`); empty: it starts from the beginning
+  # own (`experiment continue`, pbt's exploit); empty: it starts from the beginning
+  warmStartTrial @16 :UInt64;
+  # the trial that checkpoint belongs to (pbt: the better trial it copies;
+  # experiment continue: the trial it continues); 0: none
 }
 
 struct MetricValue {

@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include "master/tests/query_fixture.hpp"
+#include "master/users/user_directory.hpp"
 #include "storage/checkpoints/shared_fs_store.hpp"
 #include "storage/checkpoints/uuid.hpp"
 

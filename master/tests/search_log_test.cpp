@@ -53,7 +53,15 @@ config::ExperimentConfig searcher_config(std::string name, std::uint32_t max_tri
 std::vector<config::ExperimentConfig> every_searcher() {
   auto single = searcher_config("single", 0, 1);
   single.hyperparameters = {{"global_batch_size", hp(hparams::ConstParam{16})}, {"x", hp(hparams::ConstParam{0.5})}};
+  auto pbt = searcher_config("pbt", 0, 0);
+  pbt.searcher.pbt = {.population_size = 6,
+                      .num_rounds = 4,
+                      .length_per_round = {config::LengthUnit::batches, 100},
+                      .truncate_fraction = 0.34,
+                      .resample_probability = 0.25,
+                      .perturb_factor = 0.2};
   return {single,
+          pbt,
           searcher_config("grid", 0, 3),
           searcher_config("random", 12, 3),
           searcher_config("random", 10, 2, {{"early_stopping", {{"min_trials", 1}, {"start_step", 1}, {"num_steps", 4}}},

@@ -142,6 +142,36 @@ TEST_CASE("Without any checkpoint of the plan the periodic count starts from the
   CHECK(point->progress.last_checkpoint_at == -1);
 }
 
+TEST_CASE("A pbt copy starts from its parent's newest active checkpoint and names the parent") {
+  Fixture f;
+  f.checkpoint(100);
+  const auto newest = f.checkpoint(200);
+  f.checkpoint(300, true, storage::CheckpointState::deleted);
+  storage::TrialRecord child{.id = 2, .experiment_id = 1, .request_id = 5};
+  REQUIRE(warm_start_from(*f.journal, 1, child));
+  CHECK(child.warm_start == newest);
+  CHECK(child.warm_start_trial == 1);
+  // It stands at the parent's length: its batch count goes on from there.
+  auto point = prepare_resume(*f.journal, *f.store, 2, child.warm_start);
+  REQUIRE(point.has_value());
+  CHECK(point->progress.batches_trained == 200);
+  CHECK(point->last_validation.empty());
+  storage::TrialRecord orphan{.id = 3, .experiment_id = 1, .request_id = 6};
+  CHECK(warm_start_from(*f.journal, 2, orphan).error().code == ErrorCode::not_found);  // trial 2 has none of its own
+  CHECK(orphan.warm_start.empty());
+}
+
+TEST_CASE("A restarted master holds back a validation at the target until the trial has a checkpoint there") {
+  Fixture f;
+  f.checkpoints_and_reports();  // checkpoints after 100 and 200; validations after 100, 200 and 300
+  using Seen = std::vector<std::pair<std::uint64_t, double>>;
+  CHECK(unseen_validations(*f.journal, 1, "accuracy", 100, 300).value() == Seen{{200, 200.0}});
+  CHECK(unseen_validations(*f.journal, 1, "accuracy", 100, 200).value() == Seen{{200, 200.0}, {300, 300.0}});
+  CHECK(unseen_validations(*f.journal, 1, "accuracy", 100).value() == Seen{{200, 200.0}, {300, 300.0}});
+  f.checkpoint(300);
+  CHECK(unseen_validations(*f.journal, 1, "accuracy", 100, 300).value() == Seen{{200, 200.0}, {300, 300.0}});
+}
+
 TEST_CASE("The validations a restarted master's searcher has not seen are those after the last it saw, in order") {
   Fixture f;
   f.checkpoints_and_reports();  // validations of accuracy after 100, 200 and 300

@@ -276,6 +276,77 @@ TEST_CASE("A workload is done when every rank answered and its metrics are journ
   CHECK(h.journaled().run_agents == std::vector<std::string>{"agent-a"});  // live from the first answer on
 }
 
+TEST_CASE("A validation at the searcher's target reaches the searcher only once the checkpoint there is committed") {
+  Harness h;
+  // Periodic validations (every 20 batches) go to the searcher at once.
+  auto sent = only<SendWorkload>(h.answer_all(h.start_running(), answer(10)));
+  const auto periodic = only<SendWorkload>(h.answer_all(sent, answer(20)));
+  REQUIRE(periodic.request.kind == wire::WorkloadKind::validate);
+  const auto reported = h.answer_all(periodic, answer(20, 0.25));
+  CHECK(names(reported) == std::vector<std::string>{"ReportValidation", "SendWorkload"});
+  CHECK(only<ReportValidation>(reported) == ReportValidation{70, 0.25, 20});
+  // The target's (100) waits for the checkpoint a search may copy (pbt), then goes with it.
+  sent = h.train_to(only<SendWorkload>(reported), 90);
+  const auto at_target = only<SendWorkload>(h.answer_all(sent, answer(100)));
+  REQUIRE(at_target.request.kind == wire::WorkloadKind::validate);
+  const auto validated = h.answer_all(at_target, answer(100, 0.75));
+  CHECK(names(validated) == std::vector<std::string>{"SendWorkload"});
+  const auto checkpoint = only<SendWorkload>(validated);
+  REQUIRE(checkpoint.request.kind == wire::WorkloadKind::checkpoint);
+  std::ofstream(fs::path(checkpoint.request.path) / "weights.bin") << "weights";
+  const auto checkpointed = h.answer_all(checkpoint, answer(100));
+  CHECK(names(checkpointed) == std::vector<std::string>{"ReportCheckpoint", "ReportValidation"});
+  CHECK(only<ReportValidation>(checkpointed) == ReportValidation{70, 0.75, 100});
+  const auto checkpoints = h.journal->checkpoints_of_trial(7).value();
+  REQUIRE_FALSE(checkpoints.empty());
+  CHECK(checkpoints.back().batches == 100);
+}
+
+TEST_CASE("A parked trial finishes its target's work, gives its slots back and takes new ones with its next target") {
+  Harness h;
+  const auto first = h.start_running();
+  CHECK(h.on(Park{}).empty());  // mid-way: the target's work comes first
+  auto sent = h.train_to(only<SendWorkload>(h.answer_all(first, answer(10))), 90);
+  const auto validate = only<SendWorkload>(h.answer_all(sent, answer(100)));
+  const auto checkpoint = only<SendWorkload>(h.answer_all(validate, answer(100, 0.75)));
+  std::ofstream(fs::path(checkpoint.request.path) / "weights.bin") << "weights";
+  CHECK(names(h.answer_all(checkpoint, answer(100))) ==
+        std::vector<std::string>{"ReportCheckpoint", "ReportValidation", "ShutdownRanks"});
+  (void)h.exit(0, 0);
+  CHECK(names(h.exit(1, 0)) == std::vector<std::string>{"ForgetRun", "ReleaseSlots"});
+  CHECK(h.phase() == Phase::idle);
+  CHECK(h.journaled().state == RunState::active);
+  CHECK(h.journaled().run_agents.empty());
+  // Where it stands (a restarted master says it again): no slots; the validation there is
+  // reported again, which the experiment drops as seen.
+  CHECK(names(h.on(TrainTo{100})) == std::vector<std::string>{"ReportValidation"});
+  CHECK(h.phase() == Phase::idle);
+  const auto next = h.on(TrainTo{200});
+  CHECK(names(next) == std::vector<std::string>{"ReportValidation", "RequestSlots"});  // the experiment drops the repeat
+  (void)h.on(SlotsGranted{{{"agent-a", {0, 1}}}});
+  (void)h.hello(0, 2);
+  const auto resumed = only<SendWorkload>(h.hello(1, 2));
+  CHECK(resumed.request.kind == wire::WorkloadKind::train);
+  CHECK(resumed.request.start_batch == 100);  // from its checkpoint at the target
+}
+
+TEST_CASE("A run that dies after its target's work was done waits without slots, and a close completes it") {
+  Harness h;
+  const auto first = h.start_running();
+  auto sent = h.train_to(only<SendWorkload>(h.answer_all(first, answer(10))), 90);
+  const auto validate = only<SendWorkload>(h.answer_all(sent, answer(100)));
+  const auto checkpoint = only<SendWorkload>(h.answer_all(validate, answer(100, 0.75)));
+  std::ofstream(fs::path(checkpoint.request.path) / "weights.bin") << "weights";
+  (void)h.answer_all(checkpoint, answer(100));
+  // It restarts from the checkpoint at the target, where nothing is left to do: no slots.
+  CHECK(names(h.exit(1, 1)) == std::vector<std::string>{"ForgetRun", "ReleaseSlots", "ReportValidation"});
+  CHECK(h.phase() == Phase::idle);
+  CHECK(h.journaled().restarts == 1);
+  CHECK(h.on(Park{}).empty());
+  CHECK(names(h.on(Close{})) == std::vector<std::string>{"ForgetRun", "ReleaseSlots", "ReportEnded"});
+  CHECK(h.journaled().state == RunState::completed);
+}
+
 // The fault CI met: rank 1 died right after answering, its agent's report
 // restarted the run, and rank 0's answer came after that.
 TEST_CASE("An answer that arrives after its run was restarted is ignored") {
@@ -450,7 +521,10 @@ TEST_CASE("A run that does not return within the grace is given up and restarted
   (void)h.on(RankRejoined{{.trial_id = 7, .run_id = 3, .rank = 0, .token = "secret"}});
   CHECK(h.on(ReattachTimedOut{2}).empty());  // an older run's timer
   const auto effects = h.on(ReattachTimedOut{3});
-  CHECK(names(effects) == std::vector<std::string>{"AnswerRejoins", "ForgetRun", "ReleaseSlots", "RequestSlots"});
+  // No target yet (the experiment's comes next): it waits for one without slots.
+  CHECK(names(effects) == std::vector<std::string>{"AnswerRejoins", "ForgetRun", "ReleaseSlots"});
+  CHECK(h.phase() == Phase::idle);
+  CHECK(names(h.on(TrainTo{100})) == std::vector<std::string>{"RequestSlots"});
   CHECK_FALSE(std::get<AnswerRejoins>(effects[0]).accepted);
   const auto record = h.journaled();
   CHECK((record.restarts == 0 && record.run_agents.empty()));

@@ -32,11 +32,16 @@ void print_text(const search::SearchPreview& p, const config::ExperimentConfig& 
   const auto& s = config.searcher;
   std::cout << p.searcher;
   if (p.searcher == "adaptive_asha") std::cout << " (mode " << s.mode << ", divisor " << s.divisor << ")";
+  if (p.searcher == "pbt")
+    std::cout << fmt::format(" (population {}, {} rounds, truncate_fraction {:g})", s.pbt.population_size,
+                             s.pbt.num_rounds, s.pbt.truncate_fraction);
   std::cout << ", max_length " << length_text(p.max_length_batches, config) << ", experiment seed " << seed << "\n";
   if (!p.brackets.empty()) std::cout << "brackets (rung lengths in batches):\n";
   for (std::size_t i = 0; i < p.brackets.size(); ++i)
     std::cout << fmt::format("  {}: {} trials, rungs at {}\n", i + 1, p.brackets[i].trials, joined(p.brackets[i].rungs));
   if (p.validations.size() > 1) std::cout << "trials validate at " << joined(p.validations) << " batches\n";
+  if (p.warm_started > 0)
+    std::cout << p.warm_started << " of the trials start from a better trial's checkpoint and train on from its length\n";
   if (p.searcher == "tpe" || p.searcher == "bayesian")
     std::cout << "(simulated as random search: the schedule does not depend on the model)\n";
   std::cout << "simulated with a random metric per trial:\n";

@@ -258,6 +258,8 @@ std::string render_table(const wire::TrialDetail& detail) {
   const auto& t = detail.summary;
   std::string out = fmt::format("Trial {} (experiment {}): {}\nHyperparameters: {}\nSeed: {}  Batches trained: {}\n",
                                 t.id, t.experiment_id, to_string(t.state), t.hparams, t.seed, t.batches_trained);
+  if (t.warm_start_trial != 0)
+    out += fmt::format("Started from a checkpoint of trial {}\n", t.warm_start_trial);
   if (!t.error.empty()) out += "Error: " + t.error + "\n";
   std::vector<std::string> names;
   for (const auto& m : detail.metrics)

@@ -27,9 +27,10 @@ void check_batch_division(Diagnostics& diag, const ExperimentConfig& config) {
 }
 
 // The config's training lengths, by field.
-std::array<std::pair<std::string, std::optional<Length>>, 3> named_lengths(const ExperimentConfig& config) {
+std::array<std::pair<std::string, std::optional<Length>>, 4> named_lengths(const ExperimentConfig& config) {
   return {{
       {"searcher.max_length", config.searcher.max_length},
+      {"searcher.length_per_round", config.searcher.pbt.length_per_round},
       {"min_validation_period", config.min_validation_period},
       {"min_checkpoint_period", config.min_checkpoint_period},
   }};
@@ -70,6 +71,30 @@ void check_length_sizes(Diagnostics& diag, const ExperimentConfig& config) {
                   "more than " + std::to_string(kMaxTrainingBatches) +
                       " batches (2^53), the most a trial can train; expected a shorter length");
   }
+}
+
+// pbt: a round trains at least one batch (rounds end at distinct lengths),
+// all rounds together no more than a trial can train, and the trials are
+// ones the master drives round by round: a command runs to completion by
+// itself (a longer target does not run it again), so it could neither train
+// on after a round nor be warm-started mid-way.
+void check_pbt(Diagnostics& diag, const ExperimentConfig& config) {
+  if (config.searcher.name != "pbt") return;
+  const std::string round = "searcher.length_per_round";
+  const auto per_round = exact_batches(config.searcher.pbt.length_per_round, config);
+  if (present(diag, round) && config.searcher.pbt.length_per_round.value > 0 && per_round && *per_round == 0)
+    diag.report(diag.where(round), round,
+                "shorter than one batch of " + std::to_string(config.global_batch_size) +
+                    " records; expected at least one batch per round");
+  const auto total = exact_batches(config.searcher.max_length, config);
+  if (present(diag, "searcher.num_rounds") && per_round && *per_round > 0 && total && *total > kMaxTrainingBatches)
+    diag.report(diag.where("searcher.num_rounds"), "searcher.num_rounds",
+                "num_rounds x length_per_round is more than " + std::to_string(kMaxTrainingBatches) +
+                    " batches (2^53), the most a trial can train; expected fewer or shorter rounds");
+  if (std::holds_alternative<command::CommandEntrypoint>(config.entrypoint.kind))
+    diag.report(diag.where("searcher.name"), "searcher.name",
+                "pbt trains each trial round by round and starts new ones from others' checkpoints, which a command "
+                "entrypoint cannot do (it runs to completion by itself); write a Python or native trial");
 }
 
 // The workload plan's fields mean nothing to a command, which runs to
@@ -184,6 +209,7 @@ void check_cross_field_rules(Diagnostics& diag, const ExperimentConfig& config) 
   check_batch_division(diag, config);
   check_records_per_epoch(diag, config);
   check_length_sizes(diag, config);
+  check_pbt(diag, config);
   check_command_fields(diag, config);
   check_command_hyperparameters(diag, config);
   check_metrics_collector(diag, config);

@@ -14,7 +14,9 @@ namespace volador::config {
 //   command entrypoint has metrics_collector;
 // - workspace and project come together;
 // - single needs constant hyperparameters, grid a count on every int,
-//   double and log one.
+//   double and log one;
+// - pbt rounds train at least one batch, all of them at most 2^53 batches,
+//   and not a command entrypoint.
 void check_cross_field_rules(Diagnostics& diag, const ExperimentConfig& config);
 
 }  // namespace volador::config

@@ -35,17 +35,30 @@ struct Length {
 // training, and every count up to it is exact in JSON numbers (doubles).
 inline constexpr std::uint64_t kMaxTrainingBatches = std::uint64_t{1} << 53;
 
+// Population-based training (searcher `pbt`, as Determined's): the settings
+// of its keys, replace_function and explore_function flattened.
+struct PbtSettings {
+  std::uint32_t population_size = 0;  // >= 1
+  std::uint32_t num_rounds = 0;       // >= 1
+  Length length_per_round;            // at least one batch
+  double truncate_fraction = 0;       // replace_function: in (0, 0.5], and
+                                      // floor(truncate_fraction * population_size) >= 1
+  double resample_probability = 0;    // explore_function: in [0, 1]
+  double perturb_factor = 0;          // explore_function: in [0, 1]
+};
+
 struct SearcherConfig {
-  std::string name;      // single | grid | random | adaptive_asha | tpe | bayesian
+  std::string name;      // single | grid | random | adaptive_asha | tpe | bayesian | pbt
                          // (`adaptive` in the file is stored as adaptive_asha)
   std::string metric;    // validation metric name
   bool smaller_is_better = true;
-  Length max_length;
+  Length max_length;     // pbt has no such key: there it is length_per_round x num_rounds
   std::uint32_t max_trials = 0;             // random, adaptive_asha (> 0 there)
   std::uint32_t max_concurrent_trials = 16; // 0 = as many as fit
   std::string mode = "standard";            // adaptive_asha: aggressive|standard|conservative
   std::uint32_t divisor = 4;                // adaptive_asha
   std::uint32_t max_rungs = 5;              // adaptive_asha
+  PbtSettings pbt;                          // pbt
   // Keys this build does not interpret yet, kept as JSON for later issues:
   // early_stopping, goal, max_failed_trials (any searcher but single) and
   // every other key of tpe and bayesian.

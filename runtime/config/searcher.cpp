@@ -1,6 +1,9 @@
 #include "runtime/config/searcher.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdint>
 #include <limits>
 #include <sstream>
 
@@ -12,8 +15,8 @@
 namespace volador::config {
 namespace {
 
-constexpr std::array<std::string_view, 7> kNames{"single", "grid",  "random",  "adaptive_asha",
-                                                 "adaptive", "tpe", "bayesian"};
+constexpr std::array<std::string_view, 8> kNames{"single", "grid",     "random", "adaptive_asha",
+                                                 "adaptive", "tpe", "bayesian", "pbt"};
 constexpr std::array<std::string_view, 3> kModes{"aggressive", "standard", "conservative"};
 constexpr std::array<std::string_view, 2> kStoppingRules{"median", "median_stop"};
 constexpr std::array<std::string_view, 4> kStoppingKeys{"rule", "min_trials", "start_step", "num_steps"};
@@ -34,10 +37,17 @@ constexpr std::array<std::string_view, 12> kBayesianKeys{
 constexpr std::array<std::string_view, 12> kAshaKeys{
     "name", "metric", "smaller_is_better", "max_length", "max_concurrent_trials",
     "early_stopping", "goal", "max_failed_trials", "max_trials", "mode", "divisor", "max_rungs"};
-constexpr std::array<std::string_view, 19> kAllKeys{
+// Determined's pbt keys: no max_length (trials train num_rounds rounds of length_per_round).
+constexpr std::array<std::string_view, 8> kPbtKeys{
+    "name", "metric", "smaller_is_better", "population_size", "num_rounds", "length_per_round", "replace_function",
+    "explore_function"};
+constexpr std::array<std::string_view, 1> kReplaceFunctionKeys{"truncate_fraction"};
+constexpr std::array<std::string_view, 2> kExploreFunctionKeys{"resample_probability", "perturb_factor"};
+constexpr std::array<std::string_view, 24> kAllKeys{
     "name", "metric", "smaller_is_better", "max_length", "max_concurrent_trials", "early_stopping", "goal",
     "max_failed_trials", "max_trials", "mode", "divisor", "max_rungs", "n_startup_trials", "gamma",
-    "n_ei_candidates", "prior_weight", "n_initial_points", "xi", "n_candidates"};
+    "n_ei_candidates", "prior_weight", "n_initial_points", "xi", "n_candidates", "population_size", "num_rounds",
+    "length_per_round", "replace_function", "explore_function"};
 
 // Keys of a searcher by name; unknown or absent names know every key.
 Keys keys_of(std::string_view name) {
@@ -47,6 +57,7 @@ Keys keys_of(std::string_view name) {
   if (name == "tpe") return kTpeKeys;
   if (name == "bayesian") return kBayesianKeys;
   if (name == "adaptive_asha") return kAshaKeys;
+  if (name == "pbt") return kPbtKeys;
   return kAllKeys;
 }
 
@@ -139,13 +150,56 @@ void read_asha_options(const Section& section, SearcherConfig& searcher) {
   section.read("max_rungs", searcher.max_rungs, read_positive_u32);
 }
 
+// The required map `key` of `section`, read as a section of `keys`; nullopt
+// when missing or not a map (reported).
+std::optional<Section> read_subsection(const Section& section, std::string_view key, Keys keys) {
+  auto node = section.require(key);
+  if (!node) return std::nullopt;
+  Section sub(section.diagnostics(), *node, section.field(key), keys);
+  if (!sub.is_map()) return std::nullopt;
+  return sub;
+}
+
+// A truncate_fraction that replaces no trial of the population has no effect: refused.
+void check_truncation(const Section& replace, const PbtSettings& pbt) {
+  const auto node = replace.get("truncate_fraction");
+  if (!node || pbt.truncate_fraction <= 0 || pbt.population_size == 0) return;
+  if (std::floor(pbt.truncate_fraction * pbt.population_size) >= 1) return;
+  replace.diagnostics().report(*node, replace.field("truncate_fraction"),
+                               "replaces floor(" + format_number(pbt.truncate_fraction) + " x population_size " +
+                                   std::to_string(pbt.population_size) +
+                                   ") = 0 trials a round, so no trial would ever be exploited; expected at least " +
+                                   format_number(1.0 / pbt.population_size) + " (1 / population_size)");
+}
+
+// pbt's keys; its max_length is length_per_round x num_rounds (saturated:
+// cross_field_rules refuses a total beyond what a trial can train).
+void read_pbt(const Section& section, SearcherConfig& searcher) {
+  auto& pbt = searcher.pbt;
+  section.read_required("population_size", pbt.population_size, read_positive_u32);
+  section.read_required("num_rounds", pbt.num_rounds, read_positive_u32);
+  section.read_required("length_per_round", pbt.length_per_round, read_length);
+  if (auto replace = read_subsection(section, "replace_function", kReplaceFunctionKeys)) {
+    replace->read_required("truncate_fraction", pbt.truncate_fraction, ReadRange{0, 0.5, true});
+    check_truncation(*replace, pbt);
+  }
+  if (auto explore = read_subsection(section, "explore_function", kExploreFunctionKeys)) {
+    explore->read_required("resample_probability", pbt.resample_probability, ReadRange{0, 1});
+    explore->read_required("perturb_factor", pbt.perturb_factor, ReadRange{0, 1});
+  }
+  const std::uint64_t value = pbt.length_per_round.value, rounds = std::max<std::uint64_t>(pbt.num_rounds, 1);
+  searcher.max_length = {pbt.length_per_round.unit, value > UINT64_MAX / rounds ? UINT64_MAX : value * rounds};
+}
+
 }  // namespace
 
 std::vector<Keys> searcher_key_sets() {
-  return {kSingleKeys, kGridKeys, kRandomKeys, kTpeKeys, kBayesianKeys, kAshaKeys};
+  return {kSingleKeys, kGridKeys, kRandomKeys, kTpeKeys, kBayesianKeys, kAshaKeys, kPbtKeys};
 }
 
 Keys early_stopping_keys() { return kStoppingKeys; }
+Keys replace_function_keys() { return kReplaceFunctionKeys; }
+Keys explore_function_keys() { return kExploreFunctionKeys; }
 
 SearcherConfig read_searcher(Diagnostics& diag, const YAML::Node& node, const std::string& field) {
   SearcherConfig searcher;
@@ -154,6 +208,10 @@ SearcherConfig read_searcher(Diagnostics& diag, const YAML::Node& node, const st
   (void)section.require("name");  // read above; this reports it missing
   section.read_required("metric", searcher.metric, read_nonempty_string);
   section.read("smaller_is_better", searcher.smaller_is_better, read_bool);
+  if (searcher.name == "pbt") {
+    read_pbt(section, searcher);
+    return searcher;
+  }
   section.read_required("max_length", searcher.max_length, read_length);
   section.read("max_concurrent_trials", searcher.max_concurrent_trials, read_count_u32);
   if (needs_max_trials(searcher.name)) {

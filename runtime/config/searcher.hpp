@@ -12,9 +12,12 @@
 
 namespace volador::config {
 
-// The keys of each searcher, and the keys of an early_stopping map.
+// The keys of each searcher, of an early_stopping map, and of pbt's
+// replace_function and explore_function maps.
 std::vector<Keys> searcher_key_sets();
 Keys early_stopping_keys();
+Keys replace_function_keys();
+Keys explore_function_keys();
 
 // Reads the searcher; which keys are known depends on its name:
 //   single:        name, metric, smaller_is_better, max_length
@@ -29,6 +32,13 @@ Keys early_stopping_keys();
 //   adaptive_asha: as random but early_stopping (it stops trials itself), +
 //                  mode, divisor (>= 2), max_rungs (> 0); `adaptive` is its
 //                  older name and is stored as adaptive_asha
+//   pbt:           name, metric, smaller_is_better, population_size (> 0),
+//                  num_rounds (> 0), length_per_round (a length),
+//                  replace_function: {truncate_fraction (in (0, 0.5], at
+//                  least 1 / population_size)}, explore_function:
+//                  {resample_probability, perturb_factor (each in [0, 1])},
+//                  all required, as Determined's; no max_length: it is set
+//                  to length_per_round x num_rounds
 // Every key beyond the manual's is stored, checked, in `extra` (as JSON;
 // early_stopping as `median` or the map with rule: median). With no valid
 // name every key is known, so that only the name is reported.

@@ -21,24 +21,6 @@ std::int64_t int_at_offset(const IntParam& p, std::uint64_t offset) {
   return static_cast<std::int64_t>(static_cast<std::uint64_t>(p.minval) + offset);
 }
 
-Value sample_param(const Hyperparameter& hp, Rng& rng) {
-  return std::visit(
-      Overloaded{
-          [](const ConstParam& p) { return p.val; },
-          [&](const IntParam& p) {
-            const std::uint64_t span = int_span(p);
-            return Value(int_at_offset(p, span == kMaxU64 ? rng() : uniform_below(rng, span + 1)));
-          },
-          [&](const DoubleParam& p) { return Value(std::lerp(p.minval, p.maxval, uniform_unit(rng))); },
-          [&](const LogParam& p) {
-            return Value(std::pow(p.base, std::lerp(p.minval, p.maxval, uniform_unit(rng))));
-          },
-          [&](const CategoricalParam& p) { return p.vals[uniform_below(rng, p.vals.size())]; },
-          [&](const Space& nested) { return sample(nested, rng); },
-      },
-      hp.param);
-}
-
 // The i-th of `count` points evenly spaced over [lo, hi], both ends included;
 // the midpoint for count 1.
 double spaced(double lo, double hi, std::uint32_t count, std::uint64_t i) {
@@ -145,9 +127,27 @@ Result<Rng> rng_from_text(const std::string& text) {
   return rng;
 }
 
+Value sample_one(const Hyperparameter& hp, Rng& rng) {
+  return std::visit(
+      Overloaded{
+          [](const ConstParam& p) { return p.val; },
+          [&](const IntParam& p) {
+            const std::uint64_t span = int_span(p);
+            return Value(int_at_offset(p, span == kMaxU64 ? rng() : uniform_below(rng, span + 1)));
+          },
+          [&](const DoubleParam& p) { return Value(std::lerp(p.minval, p.maxval, uniform_unit(rng))); },
+          [&](const LogParam& p) {
+            return Value(std::pow(p.base, std::lerp(p.minval, p.maxval, uniform_unit(rng))));
+          },
+          [&](const CategoricalParam& p) { return p.vals[uniform_below(rng, p.vals.size())]; },
+          [&](const Space& nested) { return sample(nested, rng); },
+      },
+      hp.param);
+}
+
 Value sample(const Space& space, Rng& rng) {
   Value out = Value::object();
-  for (const auto& [name, hp] : space) out[name] = sample_param(hp, rng);
+  for (const auto& [name, hp] : space) out[name] = sample_one(hp, rng);
   return out;
 }
 

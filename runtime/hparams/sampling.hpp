@@ -27,6 +27,8 @@ Result<Rng> rng_from_text(const std::string& text);
 // categorical: uniform choice; const: its value. Deterministic given rng state,
 // and the same on every standard library (no std:: distributions involved).
 Value sample(const Space& space, Rng& rng);
+// One value of a single parameter, drawn as sample() draws it.
+Value sample_one(const Hyperparameter& param, Rng& rng);
 
 // The values a single parameter takes on a grid, as in the manual: int with
 // count >= the number of integers in range gives every integer; otherwise

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "runtime/hparams/sampling.hpp"
+#include "runtime/search/pbt.hpp"
 #include "runtime/search/searcher_options.hpp"
 #include "runtime/search/sequential_searcher.hpp"
 #include "runtime/search/simulation.hpp"
@@ -10,9 +11,15 @@
 namespace volador::search {
 namespace {
 
-// The ASHA brackets, or the validation ladder of a sequential searcher.
+// The ASHA brackets, pbt's round ends, or the validation ladder of a sequential searcher.
 Status describe_plan(const config::ExperimentConfig& config, SearchPreview& preview) {
   const auto& s = config.searcher;
+  if (s.name == "pbt") {
+    auto plan = plan_pbt(config);
+    if (!plan) return fail(plan.error());
+    preview.validations = plan->round_ends;
+    return {};
+  }
   if (s.name == "adaptive_asha") {
     auto plan = plan_asha({s.mode, s.divisor, s.max_rungs, preview.max_length_batches, s.max_trials,
                            s.max_concurrent_trials});
@@ -62,6 +69,7 @@ Result<SearchPreview> preview_search(const config::ExperimentConfig& config, std
     row.batches = t.batches;
     ++row.trials;
     row.stopped_early += t.stopped_early;
+    preview.warm_started += t.warm_start_from.has_value();
   }
   for (const auto& [batches, row] : lengths) preview.by_length.push_back(row);
   if (auto status = describe_plan(config, preview); !status) return fail(status.error());
@@ -77,7 +85,8 @@ nlohmann::json preview_json(const SearchPreview& p, std::uint32_t seed) {
           {"max_length_batches", p.max_length_batches}, {"trials", p.trials},
           {"by_length", rows},                {"total_batches", p.total_batches},
           {"max_concurrent_trials", p.max_concurrent_trials}, {"brackets", brackets},
-          {"validations", p.validations},    {"not_simulated", p.not_simulated}};
+          {"validations", p.validations},    {"warm_started", p.warm_started},
+          {"not_simulated", p.not_simulated}};
 }
 
 }  // namespace volador::search

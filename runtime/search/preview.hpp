@@ -7,7 +7,10 @@
 // fitted. searcher.goal and searcher.early_stopping are left out of the
 // simulation: what they do depends on real metrics, so the preview plans the
 // search as if neither were set and the real run may stop sooner (trials
-// still validate on the early-stopping ladder, see `validations`). Pure.
+// still validate on the early-stopping ladder, see `validations`). A pbt
+// trial started from another's checkpoint trains from that checkpoint's
+// length on: its length in `by_length` is where it ended, and only what it
+// trained itself counts in `total_batches`. Pure.
 
 #include <cstdint>
 #include <string>
@@ -36,7 +39,8 @@ struct SearchPreview {
   std::uint64_t total_batches = 0;           // summed over trials
   std::uint32_t max_concurrent_trials = 0;   // most alive at once in the simulation
   std::vector<AshaBracket> brackets;         // adaptive_asha only
-  std::vector<std::uint64_t> validations;    // the lengths a trial validates at (the searcher's targets)
+  std::vector<std::uint64_t> validations;    // the lengths a trial validates at (the searcher's targets; pbt: round ends)
+  std::uint64_t warm_started = 0;            // trials started from another trial's checkpoint (pbt)
   std::vector<std::string> not_simulated;    // the config's keys the simulation ignored, e.g. "searcher.goal"
 };
 

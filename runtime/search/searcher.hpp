@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -24,6 +25,12 @@ struct CreateTrial {
   RequestId request_id = 0;
   nlohmann::json hparams;  // concrete values, nesting as in the config
   std::uint32_t seed = 0;  // the trial's seed, derived from experiment_seed
+  // Start from the newest checkpoint of this earlier trial of the search
+  // instead of from scratch (pbt's exploit), its batch count going on from
+  // there. The master reports a validation at a ValidateAfter target only
+  // once the checkpoint there is taken, so that is the one a search asking
+  // right after the parent's validation gets.
+  std::optional<RequestId> warm_start_from;
   friend bool operator==(const CreateTrial&, const CreateTrial&) = default;
 };
 // Train the trial until it has trained `batches` in total, then validate and

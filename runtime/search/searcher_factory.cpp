@@ -9,6 +9,7 @@
 #include "runtime/search/adaptive_asha.hpp"
 #include "runtime/search/basic_suggesters.hpp"
 #include "runtime/search/gp_suggester.hpp"
+#include "runtime/search/pbt.hpp"
 #include "runtime/search/searcher.hpp"
 #include "runtime/search/sequential_searcher.hpp"
 #include "runtime/search/tpe_suggester.hpp"
@@ -85,13 +86,20 @@ SearcherResult make_asha(Inputs& in) {
   return std::make_unique<AdaptiveAshaSearcher>(in.base, std::move(*plan), s.divisor, in.config.hyperparameters);
 }
 
-constexpr std::array<std::pair<std::string_view, Builder>, 6> kBuilders{{
+SearcherResult make_pbt(Inputs& in) {
+  auto plan = plan_pbt(in.config);
+  if (!plan) return fail(plan.error());
+  return std::make_unique<PbtSearcher>(std::move(*plan), in.config.hyperparameters, in.base.experiment_seed);
+}
+
+constexpr std::array<std::pair<std::string_view, Builder>, 7> kBuilders{{
     {"single", make_single},
     {"grid", make_grid},
     {"random", make_random},
     {"tpe", make_tpe},
     {"bayesian", make_bayesian},
     {"adaptive_asha", make_asha},
+    {"pbt", make_pbt},
 }};
 
 }  // namespace

@@ -24,7 +24,7 @@ class Runner {
     }
     if (!done_) return fail(Error::internal("the searcher stopped issuing operations before Shutdown"));
     for (auto& [id, trial] : trials_) {
-      result_.total_batches += trial.batches;
+      result_.total_batches += trial.batches - std::min(trial.start_batches, trial.batches);
       result_.trials.push_back(std::move(trial));
     }
     return std::move(result_);
@@ -40,7 +40,13 @@ class Runner {
     return &it->second;
   }
   Status act(const CreateTrial& c) {
-    trials_[c.request_id] = {c.request_id, c.hparams, 0, 0, false};
+    std::uint64_t start = 0;
+    if (c.warm_start_from) {
+      auto parent = find(*c.warm_start_from);
+      if (!parent) return fail(parent.error());
+      start = (*parent)->batches;
+    }
+    trials_[c.request_id] = {c.request_id, c.hparams, start, 0, false, c.warm_start_from, start};
     result_.max_alive = std::max(result_.max_alive, ++alive_);
     take(searcher_.on_trial_created(c.request_id));
     return {};

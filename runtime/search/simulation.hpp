@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,14 +19,16 @@ namespace volador::search {
 struct SimulatedTrial {
   RequestId id = 0;
   nlohmann::json hparams;
-  std::uint64_t batches = 0;  // trained in all (its last ValidateAfter target)
+  std::uint64_t batches = 0;  // where its training ended (its last ValidateAfter target)
   double metric = 0;          // at its last validation
   bool stopped_early = false;
+  std::optional<RequestId> warm_start_from;  // as CreateTrial asked
+  std::uint64_t start_batches = 0;           // where it started: its parent's batches then, else 0
 };
 
 struct Simulation {
   std::vector<SimulatedTrial> trials;  // in id order
-  std::uint64_t total_batches = 0;     // sum of every trial's batches
+  std::uint64_t total_batches = 0;     // batches trained, summed over trials (batches - start_batches)
   std::uint32_t max_alive = 0;         // most trials alive at once
   bool failure = false;                // as reported by Shutdown
 };

@@ -218,7 +218,8 @@ TEST_CASE("Every searcher's example config runs on one cluster with the trials a
 }
 
 TEST_CASE("preview-search prints a plan for every searcher's example config") {
-  const std::map<std::string, int> trials{{"single", 1}, {"grid", 6}, {"random", 4}, {"adaptive_asha", 8}, {"tpe", 6}};
+  const std::map<std::string, int> trials{{"single", 1}, {"grid", 6},  {"random", 4},
+                                          {"adaptive_asha", 8}, {"tpe", 6}, {"pbt", 6}};
   for (const auto& [searcher, n] : trials) {
     const auto out = preview(example_config(searcher), false).out;
     INFO(searcher << ":\n" << out);
@@ -227,6 +228,10 @@ TEST_CASE("preview-search prints a plan for every searcher's example config") {
     CHECK(out.find("\n" + std::to_string(n) + " trials, at most ") != std::string::npos);
   }
   CHECK(preview(example_config("adaptive_asha"), false).out.find("rungs at 62, 250") != std::string::npos);
+  const auto pbt = preview(example_config("pbt"), false).out;
+  CHECK(pbt.starts_with("pbt (population 4, 3 rounds, truncate_fraction 0.25), max_length 187 batches (2.99 epochs)"));
+  CHECK(pbt.find("trials validate at 62, 125, 187 batches") != std::string::npos);
+  CHECK(pbt.find("2 of the trials start from a better trial's checkpoint") != std::string::npos);
   const auto bayesian = preview(example_config("bayesian"), false).out;
   CHECK(bayesian.find("trials validate at 63, 125, 188, 250 batches") != std::string::npos);
   CHECK(bayesian.find("simulated as random search") != std::string::npos);

@@ -51,6 +51,13 @@ constexpr std::string_view kCommandInputs =
 constexpr std::string_view kStartupTrials =
     "tpe's n_startup_trials and bayesian's n_initial_points: k random draws, then the model";
 constexpr std::string_view kGcPolicy = "GcPolicy::of takes the experiment's numbers and searcher direction";
+constexpr std::string_view kPbtRounds =
+    "pbt: after each round the worst are replaced by explored copies of the best, which start from their checkpoints";
+constexpr std::string_view kPbtPlan =
+    "pbt plan: rounds end at multiples of length_per_round in whole batches, floor(fraction x population) replaced";
+constexpr std::string_view kPbtExplore =
+    "pbt explore: resample with resample_probability, else scale by 1 +- perturb_factor within bounds";
+constexpr std::string_view kPbtRefusal = "pbt's fields are required, in range, and refused where they would not take effect";
 
 const std::map<std::string_view, Coverage> kCoverage{
     {"name", {"A fork runs the stored project with its changes merged, and bad changes are refused at their line", ""}},
@@ -97,6 +104,14 @@ const std::map<std::string_view, Coverage> kCoverage{
     {"searcher.xi", {"bayesian's xi: a larger improvement margin explores farther from the trials so far", ""}},
     {"searcher.n_candidates",
      {"bayesian's n_candidates: the random candidates are what lets the acquisition reach untried choices", ""}},
+    {"searcher.population_size", {kPbtRounds, kPbtRefusal}},
+    {"searcher.num_rounds", {kPbtRounds, kPbtRefusal}},
+    {"searcher.length_per_round.batches", {kPbtRounds, kPbtRefusal}},
+    {"searcher.length_per_round.records", {kPbtPlan, kPbtRefusal}},
+    {"searcher.length_per_round.epochs", {kPbtPlan, "pbt's length_per_round in epochs needs records_per_epoch"}},
+    {"searcher.replace_function.truncate_fraction", {kPbtPlan, kPbtRefusal}},
+    {"searcher.explore_function.resample_probability", {kPbtExplore, kPbtRefusal}},
+    {"searcher.explore_function.perturb_factor", {kPbtExplore, kPbtRefusal}},
     {"metrics_collector.format",
      {kCommandInputs,
       "metrics_collector is refused for a trial class which reports its metrics through the trial API"}},

@@ -103,7 +103,7 @@ TEST_CASE("searcher fields", "[config][rules]") {
   check_bad_cases({
       {searcher("  name: randon\n  metric: m\n  max_length: {batches: 1}\n"),
        "distributed.yaml:5:9: searcher.name: expected one of single, grid, random, adaptive_asha, adaptive, "
-       "tpe, bayesian; got \"randon\"; did you mean \"random\"?"},
+       "tpe, bayesian, pbt; got \"randon\"; did you mean \"random\"?"},
       {searcher("  metric: m\n  max_length: {batches: 1}\n"),
        "distributed.yaml:5:3: searcher.name: missing required field"},
       {searcher("  name: grid\n  max_length: {batches: 1}\n"),

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <set>
 
 #include "runtime/search/preview.hpp"
@@ -112,4 +113,29 @@ TEST_CASE("preview: a config the searchers refuse is an error", "[search][previe
   CHECK_FALSE(preview_search(config, 1).has_value());
   config = preview_config("grid", 3);
   CHECK(preview_search(config, 1).error().message.find("lr") != std::string::npos);
+}
+
+TEST_CASE("preview: pbt validates at its round ends, replaces the worst each round from the best's checkpoints and counts only what each trial trained", "[search][preview][pbt]") {
+  auto config = preview_config("pbt", 0);
+  config.searcher.pbt = {.population_size = 4,
+                         .num_rounds = 3,
+                         .length_per_round = {config::LengthUnit::epochs, 1},
+                         .truncate_fraction = 0.25,
+                         .resample_probability = 0.2,
+                         .perturb_factor = 0.2};
+  config.searcher.max_length = {config::LengthUnit::epochs, 3};
+  const auto preview = preview_search(config, 2);
+  REQUIRE(preview.has_value());
+  CHECK(preview->searcher == "pbt");
+  CHECK(preview->max_length_batches == 300);
+  CHECK(preview->validations == std::vector<std::uint64_t>{100, 200, 300});
+  CHECK(preview->trials == 6);  // 4, then one more after each round but the last
+  CHECK(preview->warm_started == 2);
+  std::map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>> rows;  // batches -> (trials, stopped early)
+  for (const auto& row : preview->by_length) rows[row.batches] = {row.trials, row.stopped_early};
+  CHECK(rows == std::map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>>{
+                    {100, {1, 1}}, {200, {1, 1}}, {300, {4, 0}}});
+  CHECK(preview->total_batches == 4 * 300);  // the population trains 3 rounds; copies go on from their parents
+  CHECK(preview->max_concurrent_trials == 4);
+  CHECK(preview_json(*preview, 2)["warm_started"] == 2);
 }
