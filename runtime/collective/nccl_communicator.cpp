@@ -37,6 +37,8 @@ namespace {
 using detail::NcclState;
 
 constexpr std::chrono::microseconds kPollStep{50};
+// A collective is first awaited by spinning (most complete within this), then by sleeping kPollStep.
+constexpr std::chrono::milliseconds kSpinFor{2};
 
 Error nccl_error(const std::string& what, ncclResult_t r, ncclComm_t comm) {
   std::string text = what + ": " + ncclGetErrorString(r);
@@ -69,6 +71,7 @@ Status settle(ncclComm_t comm, Deadline& deadline, const std::string& what) {
 
 // Waits for the stream to drain while watching the communicator for asynchronous errors.
 Status await_stream(NcclState& s, Deadline& deadline, const std::string& what) {
+  const auto spin_until = Clock::now() + kSpinFor;
   for (;;) {
     const cudaError_t q = cudaStreamQuery(s.stream);
     if (q == cudaSuccess) return {};
@@ -77,8 +80,16 @@ Status await_stream(NcclState& s, Deadline& deadline, const std::string& what) {
     ncclCommGetAsyncError(s.comm, &state);
     if (state != ncclSuccess && state != ncclInProgress) return fail(nccl_error(what, state, s.comm));
     if (deadline.expired()) return fail(Error::unavailable(timed_out(what, deadline)));
-    std::this_thread::sleep_for(kPollStep);
+    if (Clock::now() < spin_until) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(kPollStep);
+    }
   }
+}
+
+ncclDataType_t nccl_type(DType type) {
+  return type == DType::f32 ? ncclFloat32 : type == DType::f16 ? ncclFloat16 : ncclBfloat16;
 }
 
 Status require_device_memory(const void* p, std::size_t bytes) {
@@ -161,14 +172,48 @@ NcclCommunicator::~NcclCommunicator() {
 }
 
 Status NcclCommunicator::allreduce(std::span<std::byte> data, DType type, ReduceOp op) {
+  return allreduce_after(data, type, op, nullptr);
+}
+
+Status NcclCommunicator::allreduce_after(std::span<std::byte> data, DType type, ReduceOp op, void* ready_event) {
   if (auto ok = check_elements(data, type); !ok) return ok;
   if (auto ok = require_device_memory(data.data(), data.size_bytes()); !ok) return ok;
   NcclState& s = *state_;
-  const ncclDataType_t nccl_type = type == DType::f32 ? ncclFloat32 : type == DType::f16 ? ncclFloat16 : ncclBfloat16;
+  if (ready_event != nullptr) {
+    if (auto ok = cuda_check("waiting for the gradients' event",
+                             cudaStreamWaitEvent(s.stream, static_cast<cudaEvent_t>(ready_event), 0));
+        !ok) {
+      return ok;
+    }
+  }
   return run(s, "allreduce of " + std::to_string(data.size_bytes()) + " bytes", [&] {
-    return ncclAllReduce(data.data(), data.data(), data.size() / element_bytes(type), nccl_type,
+    return ncclAllReduce(data.data(), data.data(), data.size() / element_bytes(type), nccl_type(type),
                          op == ReduceOp::sum ? ncclSum : ncclAvg, s.comm, s.stream);
   });
+}
+
+Status NcclCommunicator::allreduce_each(std::span<const std::span<std::byte>> buffers, DType type, ReduceOp op) {
+  std::size_t bytes = 0;
+  for (const auto& data : buffers) {
+    if (auto ok = check_elements(data, type); !ok) return ok;
+    if (auto ok = require_device_memory(data.data(), data.size_bytes()); !ok) return ok;
+    bytes += data.size_bytes();
+  }
+  NcclState& s = *state_;
+  return run(s, "allreduce of " + std::to_string(buffers.size()) + " buffers, " + std::to_string(bytes) + " bytes",
+             [&] {
+               if (auto r = ncclGroupStart(); r != ncclSuccess) return r;
+               for (const auto& data : buffers) {
+                 const ncclResult_t r = ncclAllReduce(data.data(), data.data(), data.size() / element_bytes(type),
+                                                      nccl_type(type), op == ReduceOp::sum ? ncclSum : ncclAvg,
+                                                      s.comm, s.stream);
+                 if (r != ncclSuccess && r != ncclInProgress) {
+                   ncclGroupEnd();
+                   return r;
+                 }
+               }
+               return ncclGroupEnd();
+             });
 }
 
 Status NcclCommunicator::broadcast(std::span<std::byte> data, int root) {

@@ -36,9 +36,15 @@ class NcclCommunicator final : public Communicator {
                                                                       int device, CommOptions options = {});
   ~NcclCommunicator() override;
 
-  // `data` must be device memory (error invalid_argument otherwise).
+  // `data` must be device memory (error invalid_argument otherwise) whose
+  // values are final: the collective runs on the communicator's own stream.
   using Communicator::allreduce;
   Status allreduce(std::span<std::byte> data, DType type, ReduceOp op) override;
+  // allreduce that starts on the GPU once `ready_event` (a cudaEvent_t
+  // recorded after the work producing `data`; null: none) has completed.
+  Status allreduce_after(std::span<std::byte> data, DType type, ReduceOp op, void* ready_event);
+  // Reduces each buffer in place, launched as one NCCL group call.
+  Status allreduce_each(std::span<const std::span<std::byte>> buffers, DType type, ReduceOp op);
   Status broadcast(std::span<std::byte> data, int root) override;
   Status barrier() override;
   [[nodiscard]] int rank() const override;

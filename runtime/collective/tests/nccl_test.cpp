@@ -4,10 +4,13 @@
 
 #include <vector>
 
+#include "runtime/collective/device_group.hpp"
 #include "runtime/collective/nccl_communicator.hpp"
+#include "runtime/collective/tests/tcp_fixture.hpp"
 
 using namespace volador;
 using namespace volador::collective;
+using namespace volador::collective::testing;
 
 namespace {
 bool have_gpu() {
@@ -42,4 +45,50 @@ TEST_CASE("nccl: a one-rank group reduces, broadcasts and refuses host memory") 
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code == ErrorCode::invalid_argument);
   cudaFree(device);
+}
+
+// Forming through a one-rank host group, then the calls a Python trial's
+// gradient buckets and a C++ trial's average make (a ready event from
+// another stream; several buffers in one group call).
+TEST_CASE("nccl: a one-rank device group forms over its host group and reduces device buffers") {
+  if (!have_gpu()) {
+    WARN("no CUDA device: the device group was built but not run");
+    return;
+  }
+  REQUIRE(local_device_support().has_value());
+  TcpGroup group(1);
+  auto host = group.connect(0);
+  REQUIRE(host.has_value());
+  DeviceGroup device(**host, {});
+  const Status formed = device.form(local_device_support());
+  INFO((formed ? std::string("formed") : formed.error().message));
+  REQUIRE(formed.has_value());
+  REQUIRE(device.formed());
+
+  constexpr std::size_t kCount = std::size_t{16} << 20;  // 64 MiB: the copy is still running when the event is queued
+  std::vector<float> values(kCount, 3.0f);
+  float* a = nullptr;
+  float* b = nullptr;
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&a), kCount * sizeof(float)) == cudaSuccess);
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&b), kCount * sizeof(float)) == cudaSuccess);
+  cudaStream_t producer = nullptr;
+  cudaEvent_t ready = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&producer, cudaStreamNonBlocking) == cudaSuccess);
+  REQUIRE(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming) == cudaSuccess);
+  REQUIRE(cudaMemcpyAsync(a, values.data(), kCount * sizeof(float), cudaMemcpyHostToDevice, producer) == cudaSuccess);
+  REQUIRE(cudaEventRecord(ready, producer) == cudaSuccess);
+  const auto a_bytes = std::as_writable_bytes(std::span(a, kCount));
+  CHECK(device.allreduce(a_bytes, DType::f32, ReduceOp::avg, reinterpret_cast<std::uintptr_t>(ready)).has_value());
+  REQUIRE(cudaMemcpy(b, a, kCount * sizeof(float), cudaMemcpyDeviceToDevice) == cudaSuccess);
+  const std::vector<std::span<std::byte>> both{a_bytes, std::as_writable_bytes(std::span(b, kCount))};
+  CHECK(device.allreduce_each(both, DType::f32, ReduceOp::sum).has_value());
+  std::vector<float> back(kCount);
+  REQUIRE(cudaMemcpy(back.data(), b, kCount * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(back == values);
+  CHECK(is_device_memory(a));
+  CHECK_FALSE(is_device_memory(values.data()));
+  cudaEventDestroy(ready);
+  cudaStreamDestroy(producer);
+  cudaFree(a);
+  cudaFree(b);
 }
