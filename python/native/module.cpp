@@ -102,15 +102,20 @@ class CollectiveHandle {
   py::object array_;
 };
 
+volador::collective::ReduceOp reduce_op(const std::string& op) {
+  if (op != "sum" && op != "avg") throw py::value_error("allreduce_ op must be 'sum' or 'avg', not '" + op + "'");
+  return op == "sum" ? volador::collective::ReduceOp::sum : volador::collective::ReduceOp::avg;
+}
+
 std::pair<std::span<float>, volador::collective::ReduceOp> allreduce_args(const py::array& array,
                                                                           const std::string& op) {
-  if (op != "sum" && op != "avg") throw py::value_error("allreduce_ op must be 'sum' or 'avg', not '" + op + "'");
+  const auto reduce = reduce_op(op);
   if (!py::isinstance<py::array_t<float>>(array))
     throw py::type_error("allreduce_ needs a float32 array, not " + py::str(array.dtype()).cast<std::string>());
   require_writable_contiguous(array, "allreduce_");
   std::span<float> data(static_cast<float*>(const_cast<py::array&>(array).mutable_data()),
                         static_cast<std::size_t>(array.size()));
-  return {data, op == "sum" ? volador::collective::ReduceOp::sum : volador::collective::ReduceOp::avg};
+  return {data, reduce};
 }
 
 void allreduce(NativeSession& session, py::array array, const std::string& op) {
@@ -122,6 +127,22 @@ void allreduce(NativeSession& session, py::array array, const std::string& op) {
 CollectiveHandle allreduce_async(NativeSession& session, py::array array, const std::string& op) {
   auto [data, reduce] = allreduce_args(array, op);
   return CollectiveHandle(session.allreduce_async(data, reduce), array);
+}
+
+// None when the trial's GPU collectives formed, else why they did not (the same on every rank).
+py::object use_device_memory(NativeSession& session, bool wanted) {
+  volador::Status formed;
+  {
+    py::gil_scoped_release release;
+    formed = session.use_device_memory(wanted);
+  }
+  if (formed) return py::none();
+  return py::str(formed.error().message);
+}
+
+CollectiveHandle allreduce_device_async(NativeSession& session, std::uintptr_t pointer, std::size_t count,
+                                        const std::string& op, std::uintptr_t ready_event) {
+  return CollectiveHandle(session.allreduce_device_async(pointer, count, reduce_op(op), ready_event), py::none());
 }
 
 void broadcast(NativeSession& session, py::array array, int root) {
@@ -164,6 +185,14 @@ PYBIND11_MODULE(_volador_native, m) {
       .def("allreduce_async_", &allreduce_async, py::arg("array"), py::arg("op"),
            "Queues allreduce_(array, op) and returns a CollectiveHandle at once; the array must not be touched "
            "until handle.wait() returns. Collectives run one at a time in the order they were issued.")
+      .def("use_device_memory", &use_device_memory, py::arg("wanted"),
+           "Forms the trial's GPU collectives (NCCL), a call every rank makes at the same point; wanted: this "
+           "rank's gradients are in GPU memory. Returns None, or why the trial keeps to host memory.")
+      .def("allreduce_device_async_", &allreduce_device_async, py::arg("pointer"), py::arg("count"), py::arg("op"),
+           py::arg("ready_event"),
+           "Queues an in-place allreduce of count float32 at GPU address pointer, started on the GPU once the "
+           "cudaEvent_t ready_event (0: none) has completed; returns a CollectiveHandle. The memory must stay "
+           "allocated until handle.wait() returns. Needs use_device_memory(True) to have returned None.")
       .def("broadcast_", &broadcast, py::arg("array"), py::arg("root"),
            "Overwrites a C-contiguous array (any dtype) in place with rank root's bytes.")
       .def("barrier", [](NativeSession& s) {

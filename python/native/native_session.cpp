@@ -95,18 +95,19 @@ Status NativeSession::complete(const wire::WorkloadResult& result) {
 }
 
 std::shared_ptr<CollectiveTicket> NativeSession::submit(const char* what,
-                                                        std::function<Status(collective::Communicator*)> task) {
+                                                        std::function<Status(trial_api::DataParallel&)> task) {
   if (auto open = check_open(what); !open || !queue_) {
     auto ticket = std::make_shared<CollectiveTicket>();
     ticket->finish(open ? Status{fail(Error::unavailable(std::string(what) + ": the session is closed"))} : open);
     return ticket;
   }
-  auto* comm = joined_->group->communicator();
-  return queue_->submit([comm, task = std::move(task)] { return comm == nullptr ? Status{} : task(comm); });
+  std::shared_ptr<trial_api::DataParallel> group = joined_->group;
+  return queue_->submit([group, task = std::move(task)] { return group->size() == 1 ? Status{} : task(*group); });
 }
 
 std::shared_ptr<CollectiveTicket> NativeSession::allreduce_async(std::span<float> data, collective::ReduceOp op) {
-  return submit("allreduce_", [data, op](collective::Communicator* comm) { return comm->allreduce(data, op); });
+  return submit("allreduce_",
+                [data, op](trial_api::DataParallel& group) { return group.communicator()->allreduce(data, op); });
 }
 
 Status NativeSession::allreduce(std::span<float> data, collective::ReduceOp op) {
@@ -118,12 +119,30 @@ Status NativeSession::broadcast(std::span<std::byte> data, int root) {
   if (root < 0 || static_cast<std::uint32_t>(root) >= size())
     return fail(Error::invalid_argument("broadcast_ root " + std::to_string(root) + " is not a rank of this " +
                                         std::to_string(size()) + "-rank trial"));
-  return submit("broadcast_", [data, root](collective::Communicator* comm) { return comm->broadcast(data, root); })
+  return submit("broadcast_",
+                [data, root](trial_api::DataParallel& group) { return group.communicator()->broadcast(data, root); })
       ->wait();
 }
 
 Status NativeSession::barrier() {
-  return submit("barrier", [](collective::Communicator* comm) { return comm->barrier(); })->wait();
+  return submit("barrier", [](trial_api::DataParallel& group) { return group.communicator()->barrier(); })->wait();
+}
+
+Status NativeSession::use_device_memory(bool wanted) {
+  return submit("use_device_memory", [wanted](trial_api::DataParallel& group) {
+           return group.device_group()->form(
+               wanted ? collective::local_device_support()
+                      : Status{fail(Error::unavailable("its gradients are not in one GPU's memory"))});
+         })->wait();
+}
+
+std::shared_ptr<CollectiveTicket> NativeSession::allreduce_device_async(std::uintptr_t pointer, std::size_t count,
+                                                                        collective::ReduceOp op,
+                                                                        std::uintptr_t ready_event) {
+  std::span<std::byte> data(reinterpret_cast<std::byte*>(pointer), count * sizeof(float));
+  return submit("allreduce_device_async_", [data, op, ready_event](trial_api::DataParallel& group) {
+    return group.device_group()->allreduce(data, collective::DType::f32, op, ready_event);
+  });
 }
 
 void NativeSession::close() {

@@ -92,13 +92,25 @@ class NativeSession {
   Status broadcast(std::span<std::byte> data, int root);
   Status barrier();
 
+  // Forms the trial's GPU collectives (DeviceGroup::form: a collective call
+  // that every rank makes at the same point); `wanted`: this rank's
+  // gradients are in GPU memory. ok, or why the trial keeps to host memory.
+  Status use_device_memory(bool wanted);
+  // Queues an in-place allreduce of `count` float32 at GPU address `pointer`
+  // that starts on the GPU once `ready_event` (a cudaEvent_t, 0: none) has
+  // completed; the ticket is done once the reduction is. Needs
+  // use_device_memory(true) to have succeeded.
+  std::shared_ptr<CollectiveTicket> allreduce_device_async(std::uintptr_t pointer, std::size_t count,
+                                                           collective::ReduceOp op, std::uintptr_t ready_event);
+
   // Leaves the trial: closes the data plane and the control connection.
   void close();
 
  private:
   NativeSession(worker::WorkerLaunch launch, worker::JoinedTrial joined);
   Status check_open(const char* what) const;
-  std::shared_ptr<CollectiveTicket> submit(const char* what, std::function<Status(collective::Communicator*)> task);
+  // Queues `task` on the trial's group; a group of one runs nothing (every collective is the identity).
+  std::shared_ptr<CollectiveTicket> submit(const char* what, std::function<Status(trial_api::DataParallel&)> task);
 
   worker::WorkerLaunch launch_;
   std::optional<worker::JoinedTrial> joined_;

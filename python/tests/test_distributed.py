@@ -1,5 +1,6 @@
 """A 2-rank trial over a real torch.distributed (gloo) communicator gives the 1-rank metrics."""
 
+import ctypes
 import multiprocessing
 import os
 import queue
@@ -14,7 +15,7 @@ import torch.distributed as dist
 from trial_fixtures import IndexTrial, RegressionTrial
 from volador._comm import SingleRank
 from volador.pytorch import PyTorchTrialContext, TrialController
-from volador.pytorch._collectives import BucketLauncher, OverlappedAverage
+from volador.pytorch._collectives import BucketLauncher, OverlappedAverage, gradients_device
 
 # Rank-dependent initial weights check that rank 0's are broadcast; 64-byte
 # buckets make the gradient averaging take many fused allreduces.
@@ -71,6 +72,26 @@ class AsyncGlooCommunicator(GlooCommunicator):
         return Handle()
 
 
+class TensorPathGlooCommunicator(AsyncGlooCommunicator):
+    """AsyncGlooCommunicator that also offers the GPU-memory calls (use_device_memory, allreduce_device_async_) on
+    the memory of CPU tensors, so the tensor-buffer path of the gradient buckets runs without a GPU."""
+
+    def __init__(self, rank, size, init_file):
+        super().__init__(rank, size, init_file)
+        self.device_decisions = []  # the `wanted` of each use_device_memory call
+        self.device_launches = []  # per allreduce_device_async_: the floats it carries
+
+    def use_device_memory(self, wanted):
+        self.device_decisions.append(wanted)
+        return None  # formed: the buckets then live in tensors on the parameters' (CPU) device
+
+    def allreduce_device_async_(self, pointer, count, op, ready_event):
+        assert ready_event == 0, "CPU tensors carry no CUDA event"
+        self.device_launches.append(count)
+        array = numpy.ctypeslib.as_array((ctypes.c_float * count).from_address(pointer))
+        return self.allreduce_async_(array, op)
+
+
 def run_scenarios(communicator):
     """What the test compares between the 1-rank and the 2-rank runs."""
     regression = TrialController(
@@ -110,6 +131,12 @@ def rank_main(rank, size, init_file, results):
         overlapped.launches = []
         outcome["overlapped"] = run_scenarios(overlapped)
         outcome["overlapped_launches"] = overlapped.launches
+        tensor_path = TensorPathGlooCommunicator.__new__(TensorPathGlooCommunicator)  # the same process group
+        tensor_path.rank, tensor_path.size, tensor_path.local_rank, tensor_path.local_size = rank, size, rank, size
+        tensor_path.launches, tensor_path.device_decisions, tensor_path.device_launches = [], [], []
+        outcome["tensor_path"] = run_scenarios(tensor_path)
+        outcome["tensor_path_launches"] = tensor_path.device_launches
+        outcome["tensor_path_decisions"] = tensor_path.device_decisions
         communicator.barrier()
         dist.destroy_process_group()
     except Exception:
@@ -187,9 +214,47 @@ class TwoRanksTest(unittest.TestCase):
                 numpy.testing.assert_array_equal(outcome["overlapped"]["parameters"][name], expected, err_msg=name)
         self.assertEqual(self.rank(0)["overlapped_launches"], self.rank(1)["overlapped_launches"])
 
+    def test_buckets_in_tensors_give_the_host_buffers_results_bit_for_bit(self):
+        for rank in range(2):
+            outcome = self.rank(rank)
+            self.assertEqual(outcome["tensor_path_launches"], outcome["overlapped_launches"])
+            self.assertEqual(outcome["tensor_path_decisions"], [False])  # once, at the regression trial's first averaging
+            self.assertEqual(outcome["tensor_path"]["train"], outcome["train"])
+            self.assertEqual(outcome["tensor_path"]["validate"], outcome["validate"])
+            for name, expected in outcome["parameters"].items():
+                numpy.testing.assert_array_equal(outcome["tensor_path"]["parameters"][name], expected, err_msg=name)
+
     def test_different_metric_names_fail_on_every_rank(self):
         for rank in range(2):
             self.assertIn("the ranks report different metric names", self.rank(rank)["mismatch"])
+
+
+class GradientsDeviceTest(unittest.TestCase):
+    """Where the buckets live: decided by the communicator's answer, host memory where it has none."""
+
+    class Peer:
+        rank, size, local_rank, local_size = 0, 2, 0, 2
+
+        def __init__(self, answer):
+            self.answer, self.asked = answer, []
+
+        def use_device_memory(self, wanted):
+            self.asked.append(wanted)
+            return self.answer
+
+    def test_a_refusal_keeps_host_memory_and_cpu_parameters_do_not_ask_for_gpu_memory(self):
+        parameters = list(torch.nn.Linear(3, 2).parameters())
+        peer = self.Peer("GPU collectives are off for this trial: rank(s) 0, 1 cannot use them")
+        self.assertIsNone(gradients_device(parameters, peer))
+        self.assertEqual(peer.asked, [False])
+
+    def test_a_communicator_without_gpu_calls_or_a_group_of_one_is_not_asked(self):
+        parameters = list(torch.nn.Linear(3, 2).parameters())
+        self.assertIsNone(gradients_device(parameters, SingleRank()))
+        peer = self.Peer(None)
+        peer.size = 1
+        self.assertIsNone(gradients_device(parameters, peer))
+        self.assertEqual(peer.asked, [])
 
 
 class BucketLauncherTest(unittest.TestCase):

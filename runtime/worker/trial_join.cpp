@@ -65,7 +65,7 @@ Result<JoinedTrial> join(const WorkerLaunch& launch, const ReportIn& report_in) 
                listener->endpoint().host, hello.address.host, hello.address.port);
   auto comm = collective::make_communicator(spec, *listener);
   if (!comm) return fail(Error::unavailable("cannot connect the data plane to the other ranks: " + comm.error().message));
-  joined.group = std::make_shared<trial_api::DataParallel>(std::move(*comm), bucket_bytes());
+  joined.group = std::make_shared<trial_api::DataParallel>(std::move(*comm), bucket_bytes(), spec.options);
   return joined;
 }
 

@@ -1,14 +1,18 @@
 """Gradient averaging and state broadcast over a communicator, fused into buckets.
 
-Tensors are packed back to back into flat host buffers of at most
-`bucket_bytes` (one tensor larger than that travels alone), so many small
-tensors cost few collective calls. With one rank nothing is communicated.
-OverlappedAverage does the same reduction with each bucket started during
-backward, on a communicator that has allreduce_async_.
+Tensors are packed back to back into flat buffers of at most `bucket_bytes`
+(one tensor larger than that travels alone), so many small tensors cost few
+collective calls. With one rank nothing is communicated. The buffers are
+host memory, or, when the gradients live on one GPU and every rank's
+communicator formed GPU collectives (gradients_device), that GPU's memory:
+then the buckets go through NCCL and never leave the device. OverlappedAverage
+does the same reduction with each bucket started during backward, on a
+communicator that has allreduce_async_.
 """
 
 import os
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+import sys
+from typing import Dict, Iterator, List, Optional, Sequence
 
 import numpy
 import torch
@@ -41,22 +45,75 @@ def buckets(sizes: Sequence[int], bucket_bytes: int) -> Iterator[range]:
         yield range(start, len(sizes))
 
 
+def gradients_device(parameters: Sequence[torch.nn.Parameter], communicator: Communicator) -> Optional[torch.device]:
+    """The GPU whose memory the gradient buckets use, or None for host memory; a collective call.
+
+    Every rank must call it at the same point (the communicator forms its GPU
+    collectives then, and all ranks reach the same answer). GPU memory is
+    used when every rank's parameters live on one CUDA device and its
+    communicator offers use_device_memory (the native module's does) and
+    could form them. Which it is, and why not where a rank wanted it, is
+    printed once.
+    """
+    if communicator.size == 1 or not hasattr(communicator, "use_device_memory"):
+        return None
+    devices = {parameter.device for parameter in parameters}
+    device = devices.pop() if len(devices) == 1 else None
+    wanted = device is not None and device.type == "cuda"
+    reason = communicator.use_device_memory(wanted)
+    if reason is None:
+        if wanted:
+            print(f"volador: gradients are averaged in {device} memory through NCCL", file=sys.stderr, flush=True)
+        return device
+    if wanted:
+        print(f"volador: gradients are averaged through host memory: {reason}", file=sys.stderr, flush=True)
+    return None
+
+
 def average_gradients(parameters: Sequence[torch.nn.Parameter], communicator: Communicator,
-                      bucket_bytes: int) -> None:
+                      bucket_bytes: int, device: Optional[torch.device] = None) -> None:
     """Replaces each gradient by its mean over ranks; a rank without a gradient counts as zeros.
 
     A parameter keeps grad None only when it has no gradient on any rank: a
     float32 vector of gradient presence flags travels in the last bucket.
+    The buckets live on `device` (from gradients_device) or in host memory.
     """
     if communicator.size == 1:
         return
-    layout = GradientLayout(parameters, bucket_bytes)
+    layout = GradientLayout(parameters, bucket_bytes, device)
     reduced = []
     for bucket in range(len(layout.ranges)):
         buffer, views = layout.pack(bucket)
-        communicator.allreduce_(buffer, "avg")
+        if device is None:
+            communicator.allreduce_(buffer, "avg")
+        else:
+            start_allreduce(communicator, buffer).wait()
         reduced.append(views)
     layout.unpack(reduced)
+
+
+class _DeviceAllreduce:
+    """A bucket's allreduce in GPU memory in flight: keeps the buffer and its ready event alive until waited."""
+
+    def __init__(self, communicator: Communicator, buffer: torch.Tensor):
+        self._buffer = buffer
+        self._ready = None
+        if buffer.is_cuda:  # NCCL starts once the kernels that packed the bucket (on this stream) are done
+            self._ready = torch.cuda.Event()
+            self._ready.record()
+        ready_event = self._ready.cuda_event if self._ready is not None else 0
+        self._handle = communicator.allreduce_device_async_(buffer.data_ptr(), buffer.numel(), "avg", ready_event)
+
+    def wait(self) -> None:
+        self._handle.wait()
+        self._buffer, self._ready = None, None
+
+
+def start_allreduce(communicator: Communicator, buffer):
+    """Starts averaging a packed bucket (numpy: host memory; tensor: GPU memory); returns a handle with wait()."""
+    if isinstance(buffer, numpy.ndarray):
+        return communicator.allreduce_async_(buffer, "avg")
+    return _DeviceAllreduce(communicator, buffer)
 
 
 class GradientLayout:
@@ -70,8 +127,10 @@ class GradientLayout:
 
     PRESENCE_FLAGS = -1
 
-    def __init__(self, parameters: Sequence[torch.nn.Parameter], bucket_bytes: int):
+    def __init__(self, parameters: Sequence[torch.nn.Parameter], bucket_bytes: int,
+                 device: Optional[torch.device] = None):
         self.parameters = list(parameters)
+        self.device = device  # where the buffers live: None for numpy host memory
         # Per entry: the index into `parameters`, or PRESENCE_FLAGS.
         self.entries = list(reversed(range(len(self.parameters)))) + [self.PRESENCE_FLAGS]
         self.lengths = [len(self.parameters) if entry == self.PRESENCE_FLAGS else self.parameters[entry].numel()
@@ -82,12 +141,19 @@ class GradientLayout:
         """Per bucket, the indices into `parameters` it carries (the flags are not one)."""
         return [[self.entries[k] for k in bucket if self.entries[k] != self.PRESENCE_FLAGS] for bucket in self.ranges]
 
-    def pack(self, bucket: int) -> Tuple[numpy.ndarray, Dict[int, torch.Tensor]]:
-        """A fresh float32 buffer holding bucket `bucket`'s values, and its views by entry (parameter index or flags)."""
+    def pack(self, bucket: int):
+        """A fresh float32 buffer holding bucket `bucket`'s values, and its views by entry (parameter index or flags).
+
+        The buffer is a numpy array in host memory, or a tensor on `device`.
+        """
         indices = self.ranges[bucket]
-        buffer = numpy.empty(sum(self.lengths[k] for k in indices), dtype=numpy.float32)
-        views = dict(zip((self.entries[k] for k in indices),
-                         _views(torch.from_numpy(buffer), [self.lengths[k] for k in indices])))
+        length = sum(self.lengths[k] for k in indices)
+        if self.device is None:
+            buffer = numpy.empty(length, dtype=numpy.float32)
+            flat = torch.from_numpy(buffer)
+        else:
+            buffer = flat = torch.empty(length, dtype=torch.float32, device=self.device)
+        views = dict(zip((self.entries[k] for k in indices), _views(flat, [self.lengths[k] for k in indices])))
         for entry, view in views.items():
             if entry == self.PRESENCE_FLAGS:
                 view.copy_(torch.tensor([p.grad is not None for p in self.parameters], dtype=torch.float32))
@@ -149,8 +215,9 @@ class OverlappedAverage:
     the same, as long as no gradient changes between backward and finish().
     """
 
-    def __init__(self, parameters: Sequence[torch.nn.Parameter], communicator: Communicator, bucket_bytes: int):
-        self.layout = GradientLayout(parameters, bucket_bytes)
+    def __init__(self, parameters: Sequence[torch.nn.Parameter], communicator: Communicator, bucket_bytes: int,
+                 device: Optional[torch.device] = None):
+        self.layout = GradientLayout(parameters, bucket_bytes, device)
         self._communicator = communicator
         self._launcher = BucketLauncher(self.layout.bucket_parameters())
         self._inflight = []  # (handle, views) per started bucket, in order
@@ -198,7 +265,7 @@ class OverlappedAverage:
     def _start(self, bucket_indices: List[int]) -> None:
         for bucket in bucket_indices:
             buffer, views = self.layout.pack(bucket)
-            self._inflight.append((self._communicator.allreduce_async_(buffer, "avg"), views))
+            self._inflight.append((start_allreduce(self._communicator, buffer), views))
 
     def _detach(self) -> None:
         hooks, self._hooks = self._hooks, []

@@ -1,13 +1,13 @@
 """PyTorchTrialContext: what a trial knows about its run and how it trains (the manual's API)."""
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 
 from volador._comm import Communicator, SingleRank
 from volador.pytorch import _amp
 from volador.pytorch._collectives import (OverlappedAverage, average_gradients, broadcast_module_state,
-                                         bucket_bytes_setting)
+                                         bucket_bytes_setting, gradients_device)
 from volador.pytorch._data import to_device
 from volador.pytorch._lr_scheduler import LRScheduler
 
@@ -52,6 +52,8 @@ class PyTorchTrialContext:
     averaging after backward, provided gradients are not changed in between.
     A step with several backward() calls (gradient accumulation) averages
     after the last one, and later steps then average in step_optimizer().
+    Gradients on a GPU are averaged in its memory through NCCL where every
+    rank's communicator can (see gradients_device), else through host memory.
     """
 
     def __init__(self, hparams: Dict[str, Any], *, communicator: Optional[Communicator] = None,
@@ -76,6 +78,7 @@ class PyTorchTrialContext:
         self._overlap: Optional[OverlappedAverage] = None
         self._backwards_this_step = 0
         self._accumulating = False
+        self._gradients_device: Optional[Tuple[torch.device]] = None  # decided at the first averaging
 
     def get_hparam(self, name: str) -> Any:
         """The value of hyperparameter `name` (a nested hyperparameter is a dict)."""
@@ -177,10 +180,19 @@ class PyTorchTrialContext:
         if (communicator.size == 1 or not hasattr(communicator, "allreduce_async_") or len(self.optimizers) != 1
                 or self._accumulating or self._backwards_this_step > 1):
             return None
-        self._overlap = OverlappedAverage(_trainable_parameters(self.optimizers[0]), communicator,
-                                          self._bucket_bytes)
+        parameters = _trainable_parameters(self.optimizers[0])
+        self._overlap = OverlappedAverage(parameters, communicator, self._bucket_bytes,
+                                          self._device_for_gradients(parameters))
         self._overlap.attach()
         return self._overlap
+
+    def _device_for_gradients(self, parameters: Sequence[torch.nn.Parameter]) -> Optional[torch.device]:
+        """Where gradient buckets live (None: host memory), decided once, at the first averaging on every rank."""
+        if self.distributed.get_size() == 1:
+            return None
+        if self._gradients_device is None:
+            self._gradients_device = (gradients_device(parameters, self.distributed.communicator),)
+        return self._gradients_device[0]
 
     def step_optimizer(self, optimizer: torch.optim.Optimizer,
                        clip_grads: Optional[Callable[[Sequence[torch.nn.Parameter]], Any]] = None,
@@ -195,7 +207,8 @@ class PyTorchTrialContext:
         else:
             if overlap is not None:
                 overlap.abandon()
-            average_gradients(parameters, self.distributed.communicator, self._bucket_bytes)
+            average_gradients(parameters, self.distributed.communicator, self._bucket_bytes,
+                              self._device_for_gradients(parameters))
         if clip_grads is not None:
             self.grad_scaler.unscale_(optimizer)
             clip_grads(parameters)
