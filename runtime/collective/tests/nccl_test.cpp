@@ -92,3 +92,38 @@ TEST_CASE("nccl: a one-rank device group forms over its host group and reduces d
   cudaFree(a);
   cudaFree(b);
 }
+
+// Every element type and reduction on device buffers; with one rank each
+// leaves the values as they are (bit for bit), so NCCL's type mapping and
+// the in-place calls are what is checked.
+TEST_CASE("nccl: every element type and reduction on device buffers of a one-rank group") {
+  if (!have_gpu()) {
+    WARN("no CUDA device: the NCCL backend was built but not run");
+    return;
+  }
+  auto id = make_nccl_id();
+  REQUIRE(id.has_value());
+  auto comm = NcclCommunicator::join(*id, 0, 1, 0);
+  REQUIRE(comm.has_value());
+  std::vector<std::byte> pattern(4096 * 4 + 8);
+  // Every 2-byte half's high byte is 0x30-0x3f: normal, finite values as float32, float16 and bfloat16 alike.
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    pattern[i] = static_cast<std::byte>(i % 2 == 1 ? 0x30 | ((i * 7) & 0x0f) : (i * 37 + 11) & 0xff);
+  }
+  std::byte* device = nullptr;
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&device), pattern.size()) == cudaSuccess);
+  for (const DType type : {DType::f32, DType::f16, DType::bf16}) {
+    for (const ReduceOp op : {ReduceOp::sum, ReduceOp::avg}) {
+      INFO("type " << static_cast<int>(type) << " op " << static_cast<int>(op));
+      REQUIRE(cudaMemcpy(device, pattern.data(), pattern.size(), cudaMemcpyHostToDevice) == cudaSuccess);
+      CHECK((*comm)->allreduce(std::span(device, pattern.size()), type, op).has_value());
+      std::vector<std::byte> back(pattern.size());
+      REQUIRE(cudaMemcpy(back.data(), device, back.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+      CHECK(back == pattern);
+    }
+  }
+  const Status misshapen = (*comm)->allreduce(std::span(device, 6), DType::f32, ReduceOp::sum);
+  REQUIRE_FALSE(misshapen.has_value());
+  CHECK(misshapen.error().code == ErrorCode::invalid_argument);
+  cudaFree(device);
+}
