@@ -8,20 +8,19 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <vector>
 
 #include "bench/allreduce/bench_common.hpp"
 #include "bench/allreduce/machine_limits.hpp"
 #include "bench/allreduce/rank_hosts.hpp"
+#include "bench/allreduce/timed_allreduce.hpp"
 #include "runtime/collective/factory.hpp"
 
 namespace {
 
 using namespace volador;
 using namespace volador::bench;
-using Clock = std::chrono::steady_clock;
 
 // One rank: join the group, then time every step; rank 0 prints.
 int run_rank(collective::GroupSpec spec, collective::TcpListener& listener, const std::vector<Step>& steps,
@@ -31,24 +30,8 @@ int run_rank(collective::GroupSpec spec, collective::TcpListener& listener, cons
     std::fprintf(stderr, "rank %d: %s\n", spec.rank, comm.error().message.c_str());
     return 1;
   }
-  collective::Communicator& c = **comm;
   std::vector<float> buffer(steps.empty() ? 0 : steps.back().bytes / sizeof(float), 0.0f);
-  for (const Step& step : steps) {
-    auto data = std::as_writable_bytes(std::span(buffer)).first(step.bytes);
-    for (int i = 0; i < step.warmup; ++i) (void)c.allreduce(data, type, collective::ReduceOp::sum);
-    if (!c.barrier()) return 1;
-    const auto start = Clock::now();
-    for (int i = 0; i < step.iters; ++i) {
-      if (auto ok = c.allreduce(data, type, collective::ReduceOp::sum); !ok) {
-        std::fprintf(stderr, "rank %d: %s\n", spec.rank, ok.error().message.c_str());
-        return 1;
-      }
-    }
-    times.set(spec.rank, std::chrono::duration<double>(Clock::now() - start).count() / step.iters);
-    if (!c.barrier()) return 1;
-    if (spec.rank == 0) report(impl, c.size(), step, times.slowest());
-  }
-  return 0;
+  return time_allreduce_steps(**comm, std::as_writable_bytes(std::span(buffer)), steps, type, times, impl);
 }
 
 // "volador-tcp", "volador-shm-bf16", "volador-tcp-xns" (ranks across namespaces).
