@@ -6,8 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <new>
+#include <thread>
 
 namespace volador::bench {
 
@@ -72,6 +76,45 @@ double RankTimes::slowest() const {
   double worst = 0.0;
   for (int r = 0; r < ranks_; ++r) worst = std::max(worst, static_cast<double>(slots_[r]));
   return worst;
+}
+
+// The handoff's state word, followed in the mapping by the value's bytes.
+struct Handoff::Shared {
+  enum State : int { pending, published, abandoned };
+  std::atomic<int> state{pending};  // lock-free, hence usable across processes
+  [[nodiscard]] std::byte* value() { return reinterpret_cast<std::byte*>(this + 1); }
+};
+
+Handoff::Handoff(std::size_t bytes) : bytes_(bytes) {
+  void* mapping = ::mmap(nullptr, sizeof(Shared) + bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  shared_ = mapping == MAP_FAILED ? nullptr : new (mapping) Shared;
+}
+
+Handoff::~Handoff() {
+  if (shared_ != nullptr) ::munmap(shared_, sizeof(Shared) + bytes_);
+}
+
+void Handoff::publish(std::span<const std::byte> value) {
+  if (shared_ == nullptr) return;
+  std::memcpy(shared_->value(), value.data(), std::min(value.size(), bytes_));
+  shared_->state.store(Shared::published, std::memory_order_release);
+}
+
+void Handoff::abandon() {
+  if (shared_ != nullptr) shared_->state.store(Shared::abandoned, std::memory_order_release);
+}
+
+bool Handoff::await(std::span<std::byte> out, std::chrono::milliseconds timeout) const {
+  if (shared_ == nullptr) return false;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int state = Shared::pending;
+  while ((state = shared_->state.load(std::memory_order_acquire)) == Shared::pending &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (state != Shared::published) return false;
+  std::memcpy(out.data(), shared_->value(), std::min(out.size(), bytes_));
+  return true;
 }
 
 namespace {

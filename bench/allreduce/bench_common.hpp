@@ -4,8 +4,10 @@
 // and running ranks as forked processes, so that every implementation is
 // measured and reported the same way.
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +50,29 @@ class RankTimes {
  private:
   int ranks_;
   volatile double* slots_;
+};
+
+// A value of fixed size that one forked rank publishes and the others wait
+// for (an NCCL group id), in memory shared with the ranks: make it before
+// forking them.
+class Handoff {
+ public:
+  explicit Handoff(std::size_t bytes);
+  ~Handoff();
+  Handoff(const Handoff&) = delete;
+  Handoff& operator=(const Handoff&) = delete;
+  // Hands `value` (of the size given above) to the waiting ranks.
+  void publish(std::span<const std::byte> value);
+  // Tells the waiting ranks that no value will come (the publisher failed).
+  void abandon();
+  // Copies the published value into `out`; false when it was abandoned or
+  // did not come within `timeout`.
+  [[nodiscard]] bool await(std::span<std::byte> out, std::chrono::milliseconds timeout) const;
+
+ private:
+  struct Shared;
+  std::size_t bytes_;
+  Shared* shared_;
 };
 
 // Runs fn(rank) in n forked processes; true when every one exited 0. Like

@@ -11,7 +11,9 @@ import sys
 from collections import defaultdict
 
 PEERS = {"volador-shm": ["openmpi-vader"], "volador-tcp": ["openmpi-tcp", "gloo-tcp"],
-         "volador-tcp-xns": ["openmpi-tcp-xns"]}
+         "volador-tcp-xns": ["openmpi-tcp-xns"], "volador-nccl": ["nccl-direct"]}
+# The NCCL target: volador-nccl's time per call at most this multiple of nccl-direct's, at every size.
+NCCL_TOLERANCE = 1.05
 # Our TCP rows and the TCP ring limits of the same path: (impl, LIMIT prefix, path).
 TCP_PATHS = [("volador-tcp", "tcp_loopback_ring", "loopback TCP"),
              ("volador-tcp-xns", "tcp_xns_ring", "TCP across namespaces (veth)")]
@@ -21,7 +23,9 @@ def load(path):
     """RESULT rows by (impl, ranks, bytes), LIMIT values by name, the round count and
     the lines saying what was skipped or failed."""
     results, limits, rounds, notes = defaultdict(list), defaultdict(list), 0, []
-    for line in open(path):
+    with open(path) as f:
+        lines = f.readlines()
+    for line in lines:
         if line.startswith("SKIP ") or (line.startswith("# ") and "FAILED" in line):
             notes.append(line.strip())
         elif line.startswith("RESULT "):
@@ -57,18 +61,17 @@ def table(results, ours, ranks):
     head += " " + " ".join(f"{'x ' + p:>20}" for p in peers)
     print(head)
     for b in sizes:
-        cells, ours_bus = [], None
+        cells, ours_t = [], None
         for impl in impls:
             rows = results.get((impl, ranks, b), [])
             t, bus = median(rows, "time_us"), median(rows, "busbw_gbps")
             cells.append(f"{t:>19.2f} {bus:>7.3f}" if rows else f"{'-':>19} {'-':>7}")
             if impl == ours:
-                ours_bus, ours_t = bus, t
+                ours_t = t
         ratios = []
         for p in peers:
             rows = results.get((p, ranks, b), [])
-            if rows and ours_bus:
-                # latency-bound sizes compare times, the rest bandwidth
+            if rows and ours_t:  # time per call: busbw is 0 for one rank
                 ratios.append(f"{median(rows, 'time_us') / ours_t:>20.2f}")
             else:
                 ratios.append(f"{'-':>20}")
@@ -110,6 +113,26 @@ def targets(results, limits):
             check(f"tcp 8-byte latency <= OpenMPI tcp, {n} ranks", o <= p, f"{o:.2f} vs {p:.2f} us")
         for impl, prefix, path in TCP_PATHS:
             tcp_vs_limit(results, limits, impl, n, big, f"{prefix}_{n}procs", path)
+        nccl_vs_direct(results, n)
+
+
+def nccl_vs_direct(results, n):
+    """Checks volador-nccl's time per call against nccl-direct's (NCCL_TOLERANCE), size by size:
+    the ratio of the medians over the rounds, and whether it is within the tolerance."""
+    def t(impl, b):
+        return median(results.get((impl, n, b), []), "time_us")
+    sizes = sorted(b for (impl, m, b) in results if impl == "volador-nccl" and m == n and t("nccl-direct", b))
+    if not sizes:
+        return
+    ratios = [(b, t("volador-nccl", b) / t("nccl-direct", b)) for b in sizes]
+    worst_size, worst = max(ratios, key=lambda pair: pair[1])
+    over = [size_text(b) for b, r in ratios if r > NCCL_TOLERANCE]
+    check(f"volador-nccl time per call within {NCCL_TOLERANCE - 1:.0%} of nccl-direct at every size, {n} ranks",
+          not over, f"worst {worst:.3f}x at {size_text(worst_size)}"
+          + (f"; over at {', '.join(over)}" if over else ""))
+    print(f"      {'size':>6} {'volador-nccl/nccl-direct':>25} {'within':>7}")
+    for b, r in ratios:
+        print(f"      {size_text(b):>6} {r:>25.3f} {'yes' if r <= NCCL_TOLERANCE else 'no':>7}")
 
 
 def tcp_vs_limit(results, limits, impl, n, big, limit_name, path):
@@ -132,7 +155,8 @@ def main():
     print(f"# {rounds} rounds; medians of each row over the rounds")
     for note in dict.fromkeys(notes):
         print(note)
-    print("\n## Machine limits (GB/s, medians)")
+    if limits:
+        print("\n## Machine limits (GB/s, medians)")
     for name, values in sorted(limits.items()):
         print(f"  {name}: {statistics.median(values):.3f} (of {len(values)})")
     for ours in PEERS:

@@ -2,26 +2,29 @@
 // rank, set up through the factory as a rank would be) in the nccl-tests
 // style; --limits measures the machine instead. With --netns, rank r runs
 // inside network namespace r (a simulated host) at --addresses' r-th address:
-// the TCP backend across hosts. See README.md here.
+// the TCP backend across hosts. --backend nccl (builds with NCCL): one CUDA
+// device per rank, device buffers. See README.md here.
 
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <vector>
 
 #include "bench/allreduce/bench_common.hpp"
 #include "bench/allreduce/machine_limits.hpp"
 #include "bench/allreduce/rank_hosts.hpp"
+#include "bench/allreduce/timed_allreduce.hpp"
 #include "runtime/collective/factory.hpp"
+#ifdef VOLADOR_HAVE_NCCL
+#include "bench/allreduce/nccl_ranks.hpp"
+#endif
 
 namespace {
 
 using namespace volador;
 using namespace volador::bench;
-using Clock = std::chrono::steady_clock;
 
 // One rank: join the group, then time every step; rank 0 prints.
 int run_rank(collective::GroupSpec spec, collective::TcpListener& listener, const std::vector<Step>& steps,
@@ -31,24 +34,8 @@ int run_rank(collective::GroupSpec spec, collective::TcpListener& listener, cons
     std::fprintf(stderr, "rank %d: %s\n", spec.rank, comm.error().message.c_str());
     return 1;
   }
-  collective::Communicator& c = **comm;
   std::vector<float> buffer(steps.empty() ? 0 : steps.back().bytes / sizeof(float), 0.0f);
-  for (const Step& step : steps) {
-    auto data = std::as_writable_bytes(std::span(buffer)).first(step.bytes);
-    for (int i = 0; i < step.warmup; ++i) (void)c.allreduce(data, type, collective::ReduceOp::sum);
-    if (!c.barrier()) return 1;
-    const auto start = Clock::now();
-    for (int i = 0; i < step.iters; ++i) {
-      if (auto ok = c.allreduce(data, type, collective::ReduceOp::sum); !ok) {
-        std::fprintf(stderr, "rank %d: %s\n", spec.rank, ok.error().message.c_str());
-        return 1;
-      }
-    }
-    times.set(spec.rank, std::chrono::duration<double>(Clock::now() - start).count() / step.iters);
-    if (!c.barrier()) return 1;
-    if (spec.rank == 0) report(impl, c.size(), step, times.slowest());
-  }
-  return 0;
+  return time_allreduce_steps(**comm, std::as_writable_bytes(std::span(buffer)), steps, type, times, impl);
 }
 
 // "volador-tcp", "volador-shm-bf16", "volador-tcp-xns" (ranks across namespaces).
@@ -84,6 +71,18 @@ int run_backend(const std::string& backend, int ranks, const std::vector<Step>& 
   return ok ? 0 : 1;
 }
 
+// The NCCL backend's rows (one CUDA device per rank); refused, with the
+// reason, in a build without NCCL.
+int run_nccl(int ranks, const std::vector<Step>& steps, collective::DType type, const RankHosts& hosts) {
+#ifdef VOLADOR_HAVE_NCCL
+  return run_nccl_ranks(ranks, steps, type, impl_name("nccl", type, hosts));
+#else
+  (void)ranks, (void)steps, (void)type, (void)hosts;
+  std::fprintf(stderr, "--backend nccl: this build has no NCCL backend (CMake found no CUDA toolkit with NCCL)\n");
+  return 2;
+#endif
+}
+
 // Where the ranks run: loopback without namespaces, else one namespace each
 // for `ranks` ranks; error invalid_argument when they do not fit, or when the
 // ranks do not talk TCP (`tcp` false).
@@ -108,7 +107,8 @@ int main(int argc, char** argv) {
   std::string dtype = "f32";
   std::vector<int> ring_sizes{2, 4};
   std::vector<std::string> namespaces, addresses;
-  app.add_option("--backend", backend, "shm or tcp")->check(CLI::IsMember({"shm", "tcp"}));
+  app.add_option("--backend", backend, "shm, tcp or nccl (one CUDA device per rank; builds with NCCL only)")
+      ->check(CLI::IsMember({"shm", "tcp", "nccl"}));
   app.add_option("--ranks", ranks, "processes in the group")->check(CLI::Range(1, 64));
   app.add_option("--min-bytes", min_bytes, "smallest size (K/M/G suffixes)");
   app.add_option("--max-bytes", max_bytes, "largest size (K/M/G suffixes)");
@@ -133,5 +133,7 @@ int main(int argc, char** argv) {
   }
   if (limits) return hosts->across_namespaces() ? measure_ring_limits(ring_sizes, *hosts) : measure_limits(ring_sizes);
   const auto type = dtype == "f16" ? collective::DType::f16 : dtype == "bf16" ? collective::DType::bf16 : collective::DType::f32;
-  return run_backend(backend, ranks, plan(parse_size(min_bytes), parse_size(max_bytes)), type, *hosts);
+  const auto steps = plan(parse_size(min_bytes), parse_size(max_bytes));
+  if (backend == "nccl") return run_nccl(ranks, steps, type, *hosts);
+  return run_backend(backend, ranks, steps, type, *hosts);
 }
