@@ -72,9 +72,17 @@ class AsyncGlooCommunicator(GlooCommunicator):
         return Handle()
 
 
+class _CudaBuffer:
+    """`count` float32 at a CUDA address, as torch.as_tensor takes them (__cuda_array_interface__)."""
+
+    def __init__(self, pointer, count):
+        self.__cuda_array_interface__ = {"shape": (count,), "typestr": "<f4", "data": (pointer, False), "version": 2}
+
+
 class TensorPathGlooCommunicator(AsyncGlooCommunicator):
-    """AsyncGlooCommunicator that also offers the GPU-memory calls (use_device_memory, allreduce_device_async_) on
-    the memory of CPU tensors, so the tensor-buffer path of the gradient buckets runs without a GPU."""
+    """AsyncGlooCommunicator that also offers the GPU-memory calls (use_device_memory, allreduce_device_async_),
+    so the tensor-buffer path of the gradient buckets runs over gloo: on the memory of CPU tensors without a GPU,
+    of CUDA tensors (gloo's CUDA allreduce, after a device synchronisation standing in for the event) with one."""
 
     def __init__(self, rank, size, init_file):
         super().__init__(rank, size, init_file)
@@ -86,10 +94,21 @@ class TensorPathGlooCommunicator(AsyncGlooCommunicator):
         return None  # formed: the buckets then live in tensors on the parameters' (CPU) device
 
     def allreduce_device_async_(self, pointer, count, op, ready_event):
-        assert ready_event == 0, "CPU tensors carry no CUDA event"
         self.device_launches.append(count)
-        array = numpy.ctypeslib.as_array((ctypes.c_float * count).from_address(pointer))
-        return self.allreduce_async_(array, op)
+        if ready_event == 0:  # CPU tensors carry no CUDA event
+            return self.allreduce_async_(numpy.ctypeslib.as_array((ctypes.c_float * count).from_address(pointer)), op)
+        torch.cuda.synchronize()
+        tensor = torch.as_tensor(_CudaBuffer(pointer, count), device="cuda")
+        dist.all_reduce(tensor, op=dist.ReduceOp.SUM)
+        if op == "avg":
+            tensor.div_(self.size)
+        torch.cuda.synchronize()
+
+        class Done:
+            def wait(self):
+                pass
+
+        return Done()
 
 
 def run_scenarios(communicator):
@@ -99,7 +118,7 @@ def run_scenarios(communicator):
     results = {
         "train": [regression.train(0, 7), regression.train(7, 9)],
         "validate": regression.validate(),
-        "parameters": {name: value.numpy().copy() for name, value in regression.trial.model.state_dict().items()},
+        "parameters": {name: value.cpu().numpy().copy() for name, value in regression.trial.model.state_dict().items()},
     }
     index = TrialController(IndexTrial, PyTorchTrialContext(INDEX, communicator=communicator, trial_seed=2))
     results["index_train"] = index.train(0, 9)
@@ -218,7 +237,8 @@ class TwoRanksTest(unittest.TestCase):
         for rank in range(2):
             outcome = self.rank(rank)
             self.assertEqual(outcome["tensor_path_launches"], outcome["overlapped_launches"])
-            self.assertEqual(outcome["tensor_path_decisions"], [False])  # once, at the regression trial's first averaging
+            # Once, at the regression trial's first averaging; its parameters are on a GPU where there is one.
+            self.assertEqual(outcome["tensor_path_decisions"], [torch.cuda.is_available()])
             self.assertEqual(outcome["tensor_path"]["train"], outcome["train"])
             self.assertEqual(outcome["tensor_path"]["validate"], outcome["validate"])
             for name, expected in outcome["parameters"].items():
