@@ -35,7 +35,9 @@ class MetricAccumulator:
         if not isinstance(metrics, Mapping):
             raise TypeError(f"{self._producer} must return a dict of metrics, not {type(metrics).__name__}")
         for name, value in metrics.items():
-            self._sums[name] = self._sums.get(name, 0.0) + self._scalar(name, value) * weight
+            scalar = self._scalar(name, value)
+            weighted = scalar if weight == 1.0 else scalar * weight  # one device operation fewer per batch
+            self._sums[name] = weighted if name not in self._sums else self._sums[name] + weighted
             self._weights[name] = self._weights.get(name, 0.0) + weight
 
     def totals(self) -> Tuple[Dict[str, float], Dict[str, float]]:
