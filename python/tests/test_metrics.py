@@ -79,6 +79,19 @@ class AccumulatorTest(unittest.TestCase):
         self.assertEqual(accumulator.totals(), ({"x": 10.0}, {"x": 4.0}))
         self.assertEqual(accumulator.means(), {"x": 2.5})
 
+    def test_tensors_of_many_batches_sum_exactly_across_folds_and_types(self):
+        accumulator = MetricAccumulator("evaluate_batch")
+        batches = 2 * MetricAccumulator.FOLD_EVERY + 17
+        expected = 0.0
+        for b in range(batches):
+            value = [torch.tensor(b / 8, dtype=torch.float32), torch.tensor(b, dtype=torch.int64), b / 4][b % 3]
+            accumulator.add({"x": value}, weight=1 + b % 5)
+            expected += float(value) * (1 + b % 5)
+        sums, weights = accumulator.totals()
+        self.assertEqual(sums, {"x": expected})
+        self.assertEqual(weights, {"x": float(sum(1 + b % 5 for b in range(batches)))})
+        self.assertEqual(accumulator.totals(), (sums, weights))  # totals() twice: nothing is counted again
+
 
 if __name__ == "__main__":
     unittest.main()

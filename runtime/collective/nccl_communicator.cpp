@@ -23,6 +23,7 @@ struct NcclState {
   int size = 0;
   std::chrono::milliseconds timeout{};
   FailureLatch latch;
+  std::span<const std::byte> last_device_buffer;  // the last buffer found to be device memory (asked once per buffer)
 
   ~NcclState() {
     if (comm != nullptr) ncclCommAbort(comm);
@@ -92,12 +93,17 @@ ncclDataType_t nccl_type(DType type) {
   return type == DType::f32 ? ncclFloat32 : type == DType::f16 ? ncclFloat16 : ncclBfloat16;
 }
 
-Status require_device_memory(const void* p, std::size_t bytes) {
-  if (bytes == 0) return {};
+// Error invalid_argument unless `data` is device memory; a loop over the same buffer asks CUDA once.
+Status require_device_memory(NcclState& s, std::span<const std::byte> data) {
+  if (data.empty()) return {};
+  if (data.data() == s.last_device_buffer.data() && data.size() == s.last_device_buffer.size()) return {};
   cudaPointerAttributes attributes{};
-  const bool device = cudaPointerGetAttributes(&attributes, p) == cudaSuccess &&
+  const bool device = cudaPointerGetAttributes(&attributes, data.data()) == cudaSuccess &&
                       (attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged);
-  if (device) return {};
+  if (device) {
+    s.last_device_buffer = data;
+    return {};
+  }
   cudaGetLastError();  // clear the error a host pointer may leave
   return fail(Error::invalid_argument("nccl collectives need device memory"));
 }
@@ -177,7 +183,7 @@ Status NcclCommunicator::allreduce(std::span<std::byte> data, DType type, Reduce
 
 Status NcclCommunicator::allreduce_after(std::span<std::byte> data, DType type, ReduceOp op, void* ready_event) {
   if (auto ok = check_elements(data, type); !ok) return ok;
-  if (auto ok = require_device_memory(data.data(), data.size_bytes()); !ok) return ok;
+  if (auto ok = require_device_memory(*state_, data); !ok) return ok;
   NcclState& s = *state_;
   if (ready_event != nullptr) {
     if (auto ok = cuda_check("waiting for the gradients' event",
@@ -196,7 +202,7 @@ Status NcclCommunicator::allreduce_each(std::span<const std::span<std::byte>> bu
   std::size_t bytes = 0;
   for (const auto& data : buffers) {
     if (auto ok = check_elements(data, type); !ok) return ok;
-    if (auto ok = require_device_memory(data.data(), data.size_bytes()); !ok) return ok;
+    if (auto ok = require_device_memory(*state_, data); !ok) return ok;
     bytes += data.size_bytes();
   }
   NcclState& s = *state_;
@@ -220,7 +226,7 @@ Status NcclCommunicator::broadcast(std::span<std::byte> data, int root) {
   if (root < 0 || root >= size()) {
     return fail(Error::invalid_argument("broadcast root " + std::to_string(root) + " outside the group"));
   }
-  if (auto ok = require_device_memory(data.data(), data.size_bytes()); !ok) return ok;
+  if (auto ok = require_device_memory(*state_, data); !ok) return ok;
   NcclState& s = *state_;
   return run(s, "broadcast of " + std::to_string(data.size()) + " bytes", [&] {
     return ncclBroadcast(data.data(), data.data(), data.size(), ncclUint8, root, s.comm, s.stream);
