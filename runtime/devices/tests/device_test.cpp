@@ -1,6 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <string>
 
 #include "runtime/devices/device.hpp"
 #include "runtime/devices/discovery.hpp"
@@ -68,4 +74,53 @@ TEST_CASE("Discovery without the seam never fails") {
   ::unsetenv("VOLADOR_FAKE_GPUS");
   const auto found = discover_gpus();
   CHECK_FALSE(found.source.empty());  // "CUDA runtime", "CUDA runtime: no GPU (...)" or "built without CUDA"
+}
+
+namespace {
+
+// Runs this test binary's "[.gpu-listing]" case in a child process with CUDA_VISIBLE_DEVICES set to
+// `visible` (unset when nullopt) and returns the devices it printed, one "GPU <uuid>|<bytes>|<model>" line each.
+// A child, because CUDA reads CUDA_VISIBLE_DEVICES once, when a process first uses it.
+std::vector<Device> gpus_seen_by_a_process(const std::optional<std::string>& visible) {
+  std::string command = visible ? "CUDA_VISIBLE_DEVICES='" + *visible + "' " : "env -u CUDA_VISIBLE_DEVICES ";
+  command += "env -u VOLADOR_FAKE_GPUS /proc/" + std::to_string(::getpid()) + "/exe '[.gpu-listing]' 2>&1";
+  std::vector<Device> seen;
+  FILE* child = ::popen(command.c_str(), "r");
+  REQUIRE(child != nullptr);
+  std::array<char, 512> line{};
+  while (std::fgets(line.data(), static_cast<int>(line.size()), child) != nullptr) {
+    std::string text(line.data());
+    if (!text.starts_with("GPU ")) continue;
+    text = text.substr(4, text.find_last_not_of('\n') - 3);
+    const auto bar = text.find('|');
+    const auto second = text.find('|', bar + 1);
+    seen.push_back({text.substr(0, bar), text.substr(second + 1), std::stoull(text.substr(bar + 1, second - bar - 1))});
+  }
+  ::pclose(child);
+  return seen;
+}
+
+}  // namespace
+
+TEST_CASE("Lists the GPUs discovery finds (run in a child by the test below)", "[.gpu-listing]") {
+  for (const auto& gpu : discover_gpus().gpus) std::printf("GPU %s|%llu|%s\n", gpu.uuid.c_str(),
+                                                          static_cast<unsigned long long>(gpu.memory_bytes),
+                                                          gpu.model.c_str());
+}
+
+TEST_CASE("Real GPUs are found with UUID, model and memory, and CUDA_VISIBLE_DEVICES=<uuid> shows exactly that one") {
+  const auto all = gpus_seen_by_a_process(std::nullopt);
+  if (all.empty()) {
+    WARN("no GPU here: discovery and binding were checked only with fake GPUs");
+    return;
+  }
+  for (const auto& gpu : all) {
+    INFO(gpu.uuid << " " << gpu.model << " " << gpu.memory_bytes);
+    CHECK(gpu.uuid.starts_with("GPU-"));
+    CHECK_FALSE(gpu.model.empty());
+    CHECK(gpu.memory_bytes > (std::uint64_t{1} << 30));
+    CHECK(gpus_seen_by_a_process(gpu.uuid) == std::vector<Device>{gpu});
+  }
+  CHECK(gpus_seen_by_a_process("").empty());  // what a CPU slot's rank gets
+  WARN("found " << all.size() << " GPU(s), the first: " << all.front().model << ", " << all.front().uuid);
 }
