@@ -1,7 +1,8 @@
 #pragma once
 // Builds a group's communicator from what the rendezvous gathered: shared
-// memory when every rank is on this host, TCP otherwise. (Device buffers
-// use NcclCommunicator directly; see nccl_communicator.hpp.)
+// memory when every rank is on this host, TCP otherwise. GPU memory goes
+// through NCCL, formed over this communicator on first use (DeviceGroup,
+// device_group.hpp).
 //
 // The rendezvous, as the rank and trial actors run it:
 //   1. each rank: listener = TcpListener::open(my_ip); report
