@@ -20,12 +20,13 @@ GrantedAgent granted_agent(const ResourcePoolState& st, const scheduling::Placem
   return {st.agents.at(placement.agent_id), placement.agent_id, placement.slot_indices};
 }
 
-// Has the pool decide again at `at_ms` (system_now_ms), unless it will already by then.
+// Has the pool decide again at `at_ms` (system_now_ms), unless it will already by then. One millisecond
+// late, since both ends are whole milliseconds: a minimum run then lasts its full time, never 0.9 ms less.
 void decide_again_at(Self self, std::int64_t at_ms) {
   auto& due = self->state.decide_again_at_ms;
   if (due && *due <= at_ms) return;
   due = at_ms;
-  const auto delay = std::chrono::milliseconds(std::max<std::int64_t>(0, at_ms - system_now_ms()));
+  const auto delay = std::chrono::milliseconds(std::max<std::int64_t>(0, at_ms - system_now_ms()) + 1);
   self->delayed_send(self, delay, decide_again_atom::value, at_ms);
 }
 

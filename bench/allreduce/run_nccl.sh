@@ -19,13 +19,9 @@ ranks=1
 max_bytes=256M
 bin_dir=""
 out=""
-while [[ $# -gt 0 ]]; do
+while [[ $# -gt 0 ]]; do  # --rounds N sets rounds=N, --max-bytes S sets max_bytes=S, ...
   case "$1" in
-    --rounds) rounds=$2; shift 2 ;;
-    --ranks) ranks=$2; shift 2 ;;
-    --max-bytes) max_bytes=$2; shift 2 ;;
-    --bin-dir) bin_dir=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
+    --rounds | --ranks | --max-bytes | --bin-dir | --out) printf -v "$(tr - _ <<<"${1#--}")" %s "$2"; shift 2 ;;
     *) echo "run_nccl.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done

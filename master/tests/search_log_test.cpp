@@ -15,8 +15,10 @@
 
 #include "master/search_log.hpp"
 #include "storage/journal/memory_store.hpp"
+#include "runtime/hparams/tests/hp.hpp"
 
 using namespace volador;
+using volador::hparams::testing::hp;
 using master::SearchLog;
 using search::RequestId;
 using storage::Journal;
@@ -26,7 +28,6 @@ namespace {
 
 constexpr std::uint64_t kExperiment = 1;
 
-hparams::Hyperparameter hp(auto param) { return hparams::Hyperparameter{std::move(param)}; }
 
 // A config of searcher `name` over a space of each kind of hyperparameter
 // (counts for grid), with `extra` searcher keys.

@@ -54,33 +54,42 @@ Status cuda_check(const std::string& what, cudaError_t e) {
   return fail(Error::unavailable(what + ": " + cudaGetErrorString(e)));
 }
 
+// What a call does, for its error messages: built only when one is needed.
+struct CallName {
+  const char* operation;
+  std::size_t bytes = 0;  // 0: no size to say
+  [[nodiscard]] std::string text() const {
+    return bytes == 0 ? operation : std::string(operation) + " of " + std::to_string(bytes) + " bytes";
+  }
+};
+
 std::string timed_out(const std::string& what, const Deadline& deadline) {
   return what + ": nothing completed within " + std::to_string(deadline.budget().count()) + " ms (a peer died or hangs?)";
 }
 
 // Waits until a nonblocking NCCL call has left ncclInProgress.
-Status settle(ncclComm_t comm, Deadline& deadline, const std::string& what) {
+Status settle(ncclComm_t comm, Deadline& deadline, const CallName& name) {
   for (;;) {
     ncclResult_t state = ncclSuccess;
-    if (auto r = ncclCommGetAsyncError(comm, &state); r != ncclSuccess) return fail(nccl_error(what, r, comm));
+    if (auto r = ncclCommGetAsyncError(comm, &state); r != ncclSuccess) return fail(nccl_error(name.text(), r, comm));
     if (state == ncclSuccess) return {};
-    if (state != ncclInProgress) return fail(nccl_error(what, state, comm));
-    if (deadline.expired()) return fail(Error::unavailable(timed_out(what, deadline)));
+    if (state != ncclInProgress) return fail(nccl_error(name.text(), state, comm));
+    if (deadline.expired()) return fail(Error::unavailable(timed_out(name.text(), deadline)));
     std::this_thread::sleep_for(kPollStep);
   }
 }
 
 // Waits for the stream to drain while watching the communicator for asynchronous errors.
-Status await_stream(NcclState& s, Deadline& deadline, const std::string& what) {
+Status await_stream(NcclState& s, Deadline& deadline, const CallName& name) {
   const auto spin_until = Clock::now() + kSpinFor;
   for (;;) {
     const cudaError_t q = cudaStreamQuery(s.stream);
     if (q == cudaSuccess) return {};
-    if (q != cudaErrorNotReady) return cuda_check(what, q);
+    if (q != cudaErrorNotReady) return cuda_check(name.text(), q);
     ncclResult_t state = ncclSuccess;
     ncclCommGetAsyncError(s.comm, &state);
-    if (state != ncclSuccess && state != ncclInProgress) return fail(nccl_error(what, state, s.comm));
-    if (deadline.expired()) return fail(Error::unavailable(timed_out(what, deadline)));
+    if (state != ncclSuccess && state != ncclInProgress) return fail(nccl_error(name.text(), state, s.comm));
+    if (deadline.expired()) return fail(Error::unavailable(timed_out(name.text(), deadline)));
     if (Clock::now() < spin_until) {
       std::this_thread::yield();
     } else {
@@ -109,16 +118,17 @@ Status require_device_memory(NcclState& s, std::span<const std::byte> data) {
 }
 
 // Launches one collective on the stream and waits for it; on error the communicator is aborted.
-Status run(NcclState& s, const std::string& what, const std::function<ncclResult_t()>& launch) {
+Status run(NcclState& s, const CallName& name, const std::function<ncclResult_t()>& launch) {
   if (auto ok = s.latch.check(); !ok) return ok;
   Deadline deadline(s.timeout);
-  Status outcome = cuda_check(what, cudaSetDevice(s.device));
+  Status outcome;
+  if (const cudaError_t e = cudaSetDevice(s.device); e != cudaSuccess) outcome = cuda_check(name.text(), e);
   if (outcome) {
     const ncclResult_t r = launch();
-    if (r != ncclSuccess && r != ncclInProgress) outcome = fail(nccl_error(what, r, s.comm));
+    if (r != ncclSuccess && r != ncclInProgress) outcome = fail(nccl_error(name.text(), r, s.comm));
   }
-  if (outcome) outcome = settle(s.comm, deadline, what);
-  if (outcome) outcome = await_stream(s, deadline, what);
+  if (outcome) outcome = settle(s.comm, deadline, name);
+  if (outcome) outcome = await_stream(s, deadline, name);
   if (outcome) return outcome;
   ncclCommAbort(s.comm);
   s.comm = nullptr;
@@ -158,7 +168,7 @@ Result<std::unique_ptr<NcclCommunicator>> NcclCommunicator::join(const NcclId& i
     return fail(nccl_error("ncclCommInitRankConfig", r, s->comm));
   }
   Deadline deadline(options.timeout);
-  if (auto ok = settle(s->comm, deadline, "forming the nccl group"); !ok) return fail(ok.error());
+  if (auto ok = settle(s->comm, deadline, CallName{"forming the nccl group"}); !ok) return fail(ok.error());
   return std::unique_ptr<NcclCommunicator>(new NcclCommunicator(std::move(s)));
 }
 
@@ -170,7 +180,7 @@ NcclCommunicator::~NcclCommunicator() {
   Deadline deadline(s.timeout);
   cudaSetDevice(s.device);
   const ncclResult_t r = ncclCommFinalize(s.comm);
-  if ((r == ncclSuccess || r == ncclInProgress) && settle(s.comm, deadline, "finalize") &&
+  if ((r == ncclSuccess || r == ncclInProgress) && settle(s.comm, deadline, CallName{"finalize"}) &&
       ncclCommDestroy(s.comm) == ncclSuccess) {
     s.comm = nullptr;
   }
@@ -192,7 +202,7 @@ Status NcclCommunicator::allreduce_after(std::span<std::byte> data, DType type, 
       return ok;
     }
   }
-  return run(s, "allreduce of " + std::to_string(data.size_bytes()) + " bytes", [&] {
+  return run(s, CallName{"allreduce", data.size_bytes()}, [&] {
     return ncclAllReduce(data.data(), data.data(), data.size() / element_bytes(type), nccl_type(type),
                          op == ReduceOp::sum ? ncclSum : ncclAvg, s.comm, s.stream);
   });
@@ -206,20 +216,18 @@ Status NcclCommunicator::allreduce_each(std::span<const std::span<std::byte>> bu
     bytes += data.size_bytes();
   }
   NcclState& s = *state_;
-  return run(s, "allreduce of " + std::to_string(buffers.size()) + " buffers, " + std::to_string(bytes) + " bytes",
-             [&] {
-               if (auto r = ncclGroupStart(); r != ncclSuccess) return r;
-               for (const auto& data : buffers) {
-                 const ncclResult_t r = ncclAllReduce(data.data(), data.data(), data.size() / element_bytes(type),
-                                                      nccl_type(type), op == ReduceOp::sum ? ncclSum : ncclAvg,
-                                                      s.comm, s.stream);
-                 if (r != ncclSuccess && r != ncclInProgress) {
-                   ncclGroupEnd();
-                   return r;
-                 }
-               }
-               return ncclGroupEnd();
-             });
+  return run(s, CallName{"grouped allreduce", bytes}, [&] {
+    if (auto r = ncclGroupStart(); r != ncclSuccess) return r;
+    for (const auto& data : buffers) {
+      const ncclResult_t r = ncclAllReduce(data.data(), data.data(), data.size() / element_bytes(type), nccl_type(type),
+                                           op == ReduceOp::sum ? ncclSum : ncclAvg, s.comm, s.stream);
+      if (r != ncclSuccess && r != ncclInProgress) {
+        ncclGroupEnd();
+        return r;
+      }
+    }
+    return ncclGroupEnd();
+  });
 }
 
 Status NcclCommunicator::broadcast(std::span<std::byte> data, int root) {
@@ -228,14 +236,14 @@ Status NcclCommunicator::broadcast(std::span<std::byte> data, int root) {
   }
   if (auto ok = require_device_memory(*state_, data); !ok) return ok;
   NcclState& s = *state_;
-  return run(s, "broadcast of " + std::to_string(data.size()) + " bytes", [&] {
+  return run(s, CallName{"broadcast", data.size()}, [&] {
     return ncclBroadcast(data.data(), data.data(), data.size(), ncclUint8, root, s.comm, s.stream);
   });
 }
 
 Status NcclCommunicator::barrier() {
   NcclState& s = *state_;
-  return run(s, "barrier", [&] { return ncclAllReduce(s.token, s.token, 1, ncclFloat32, ncclSum, s.comm, s.stream); });
+  return run(s, CallName{"barrier"}, [&] { return ncclAllReduce(s.token, s.token, 1, ncclFloat32, ncclSum, s.comm, s.stream); });
 }
 
 int NcclCommunicator::rank() const { return state_->rank; }

@@ -100,6 +100,17 @@ for epoch in range(start + 1, 6):
 report_final_result(0.9)
 )";
 
+// Runs `project` as an experiment on `cluster` and follows it; requires it to end COMPLETED and
+// returns its description (`volador experiment create --follow`'s JSON).
+nlohmann::json run_to_completion(const Cluster& cluster, const fs::path& project) {
+  auto created = create_and_follow(cluster, project, 240);
+  INFO(created.out << created.err);
+  REQUIRE(created.exit_code == 0);
+  auto experiment = created.json();
+  REQUIRE(experiment["state"] == "COMPLETED");
+  return experiment;
+}
+
 }  // namespace
 
 TEST_CASE("A script's saved model comes back byte for byte from checkpoint download") {
@@ -115,12 +126,7 @@ TEST_CASE("A script's saved model comes back byte for byte from checkpoint downl
                                    "print('accuracy=0.75')\n");
   write_file(project / "distributed.yaml", script_config("/usr/bin/python3 train.py"));
   Cluster cluster(dir.path() / "data", 1);
-
-  auto created = create_and_follow(cluster, project, 240);
-  INFO(created.out << created.err);
-  REQUIRE(created.exit_code == 0);
-  const auto experiment = created.json();
-  CHECK(experiment["state"] == "COMPLETED");
+  const auto experiment = run_to_completion(cluster, project);
   const auto saved = checkpoints(cluster, experiment["id"].dump());
   REQUIRE(saved.size() == 1);
   CHECK(saved[0]["state"] == "ACTIVE");
@@ -136,12 +142,7 @@ TEST_CASE("A script that leaves its checkpoint folder empty registers no checkpo
   write_file(project / "train.sh", "mkdir -p \"$VOLADOR_CHECKPOINT_DIR/empty-subfolder\"; echo accuracy=0.5\n");
   write_file(project / "distributed.yaml", script_config("sh train.sh"));
   Cluster cluster(dir.path() / "data", 1);
-
-  auto created = create_and_follow(cluster, project, 240);
-  INFO(created.out << created.err);
-  REQUIRE(created.exit_code == 0);
-  CHECK(created.json()["state"] == "COMPLETED");
-  CHECK(checkpoints(cluster, created.json()["id"].dump()).empty());
+  CHECK(checkpoints(cluster, run_to_completion(cluster, project)["id"].dump()).empty());
 }
 
 TEST_CASE("A paused script resumes from the checkpoint it made with volador.reporting.checkpoint()") {
@@ -199,12 +200,7 @@ TEST_CASE("A script that fails after a checkpoint is restarted from it within ma
   config.replace(config.find("max_restarts: 0"), 15, "max_restarts: 1");
   write_file(project / "distributed.yaml", config);
   Cluster cluster(dir.path() / "data", 1);
-
-  auto created = create_and_follow(cluster, project, 240);
-  INFO(created.out << created.err);
-  REQUIRE(created.exit_code == 0);
-  const auto experiment = created.json();
-  CHECK(experiment["state"] == "COMPLETED");
+  const auto experiment = run_to_completion(cluster, project);
   const auto trial = experiment["trials"][0];
   CHECK(trial["restarts"] == 1);
   CHECK(trial["best_validation"] == 0.9);

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <memory>
 #include <vector>
 
 #include "runtime/collective/device_group.hpp"
@@ -17,6 +18,15 @@ bool have_gpu() {
   int devices = 0;
   return cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
 }
+
+// A one-rank NCCL group on device 0.
+std::unique_ptr<NcclCommunicator> one_rank_group() {
+  auto id = make_nccl_id();
+  REQUIRE(id.has_value());
+  auto comm = NcclCommunicator::join(*id, 0, 1, 0);
+  REQUIRE(comm.has_value());
+  return std::move(*comm);
+}
 }  // namespace
 
 // One GPU allows one NCCL rank (NCCL refuses two ranks on one device), so
@@ -26,22 +36,19 @@ TEST_CASE("nccl: a one-rank group reduces, broadcasts and refuses host memory") 
     WARN("no CUDA device: the NCCL backend was built but not run");
     return;
   }
-  auto id = make_nccl_id();
-  REQUIRE(id.has_value());
-  auto comm = NcclCommunicator::join(*id, 0, 1, 0);
-  REQUIRE(comm.has_value());
+  auto comm = one_rank_group();
   std::vector<float> host(1000);
   for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i);
   float* device = nullptr;
   REQUIRE(cudaMalloc(reinterpret_cast<void**>(&device), host.size() * sizeof(float)) == cudaSuccess);
   REQUIRE(cudaMemcpy(device, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
-  CHECK((*comm)->allreduce(std::span(device, host.size()), ReduceOp::avg).has_value());
-  CHECK((*comm)->broadcast(std::as_writable_bytes(std::span(device, host.size())), 0).has_value());
-  CHECK((*comm)->barrier().has_value());
+  CHECK(comm->allreduce(std::span(device, host.size()), ReduceOp::avg).has_value());
+  CHECK(comm->broadcast(std::as_writable_bytes(std::span(device, host.size())), 0).has_value());
+  CHECK(comm->barrier().has_value());
   std::vector<float> back(host.size());
   REQUIRE(cudaMemcpy(back.data(), device, back.size() * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
   CHECK(back == host);
-  const Status refused = (*comm)->allreduce(host, ReduceOp::sum);
+  const Status refused = comm->allreduce(host, ReduceOp::sum);
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code == ErrorCode::invalid_argument);
   cudaFree(device);
@@ -101,10 +108,7 @@ TEST_CASE("nccl: every element type and reduction on device buffers of a one-ran
     WARN("no CUDA device: the NCCL backend was built but not run");
     return;
   }
-  auto id = make_nccl_id();
-  REQUIRE(id.has_value());
-  auto comm = NcclCommunicator::join(*id, 0, 1, 0);
-  REQUIRE(comm.has_value());
+  auto comm = one_rank_group();
   std::vector<std::byte> pattern(4096 * 4 + 8);
   // Every 2-byte half's high byte is 0x30-0x3f: normal, finite values as float32, float16 and bfloat16 alike.
   for (std::size_t i = 0; i < pattern.size(); ++i) {
@@ -116,13 +120,13 @@ TEST_CASE("nccl: every element type and reduction on device buffers of a one-ran
     for (const ReduceOp op : {ReduceOp::sum, ReduceOp::avg}) {
       INFO("type " << static_cast<int>(type) << " op " << static_cast<int>(op));
       REQUIRE(cudaMemcpy(device, pattern.data(), pattern.size(), cudaMemcpyHostToDevice) == cudaSuccess);
-      CHECK((*comm)->allreduce(std::span(device, pattern.size()), type, op).has_value());
+      CHECK(comm->allreduce(std::span(device, pattern.size()), type, op).has_value());
       std::vector<std::byte> back(pattern.size());
       REQUIRE(cudaMemcpy(back.data(), device, back.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
       CHECK(back == pattern);
     }
   }
-  const Status misshapen = (*comm)->allreduce(std::span(device, 6), DType::f32, ReduceOp::sum);
+  const Status misshapen = comm->allreduce(std::span(device, 6), DType::f32, ReduceOp::sum);
   REQUIRE_FALSE(misshapen.has_value());
   CHECK(misshapen.error().code == ErrorCode::invalid_argument);
   cudaFree(device);

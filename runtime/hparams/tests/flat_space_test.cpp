@@ -4,12 +4,12 @@
 #include <set>
 
 #include "runtime/hparams/flat_space.hpp"
+#include "runtime/hparams/tests/hp.hpp"
 
 using namespace volador::hparams;
+using volador::hparams::testing::hp;
 
 namespace {
-
-Hyperparameter hp(auto param) { return Hyperparameter{std::move(param)}; }
 
 const Space kSpace{{"n", hp(IntParam{-2, 3, {}})},
                    {"opt", hp(Space{{"lr", hp(LogParam{10, -4, -1, {}})}, {"kind", hp(CategoricalParam{{"sgd", "adam"}})}})},

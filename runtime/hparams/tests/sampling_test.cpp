@@ -4,12 +4,12 @@
 #include <set>
 
 #include "runtime/hparams/sampling.hpp"
+#include "runtime/hparams/tests/hp.hpp"
 
 using namespace volador::hparams;
+using volador::hparams::testing::hp;
 
 namespace {
-
-Hyperparameter hp(auto param) { return Hyperparameter{std::move(param)}; }
 
 std::vector<double> as_doubles(const std::vector<Value>& values) {
   std::vector<double> out;

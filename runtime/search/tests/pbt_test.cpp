@@ -8,15 +8,15 @@
 
 #include "runtime/search/pbt.hpp"
 #include "runtime/search/simulation.hpp"
+#include "runtime/hparams/tests/hp.hpp"
 
 using namespace volador;
+using volador::hparams::testing::hp;
 using namespace volador::search;
 using hparams::Hyperparameter;
 using nlohmann::json;
 
 namespace {
-
-Hyperparameter hp(auto param) { return Hyperparameter{std::move(param)}; }
 
 // x in [0, 1], n in [1, 8], a nested log rate and categorical, a constant.
 const hparams::Space kSpace{

@@ -8,15 +8,15 @@
 #include "runtime/search/searcher_base.hpp"
 #include "runtime/search/searcher_options.hpp"
 #include "runtime/search/searcher.hpp"
+#include "runtime/hparams/tests/hp.hpp"
 
 using namespace volador;
+using volador::hparams::testing::hp;
 using namespace volador::search;
 using hparams::Hyperparameter;
 using nlohmann::json;
 
 namespace {
-
-Hyperparameter hp(auto param) { return Hyperparameter{std::move(param)}; }
 
 config::ExperimentConfig make_config(std::string name, hparams::Space space) {
   config::ExperimentConfig config;
