@@ -112,16 +112,6 @@ Result<std::unique_ptr<DeviceGroup::Nccl>> DeviceGroup::join_nccl() {
   return nccl;
 }
 
-Status DeviceGroup::allreduce(std::span<std::byte> data, DType type, ReduceOp op, std::uintptr_t ready_event) {
-  if (!nccl_) return fail(Error::invalid_argument("GPU collectives are not formed for this trial"));
-  return nccl_->comm->allreduce_after(data, type, op, reinterpret_cast<void*>(ready_event));
-}
-
-Status DeviceGroup::allreduce_each(std::span<const std::span<std::byte>> buffers, DType type, ReduceOp op) {
-  if (!nccl_) return fail(Error::invalid_argument("GPU collectives are not formed for this trial"));
-  return nccl_->comm->allreduce_each(buffers, type, op);
-}
-
 #else  // a build without NCCL: no rank can join, and forming says so on every rank
 
 Status local_device_support() {
@@ -131,15 +121,6 @@ Status local_device_support() {
 bool is_device_memory(const void*) { return false; }
 
 Result<std::unique_ptr<DeviceGroup::Nccl>> DeviceGroup::join_nccl() { return fail(local_device_support().error()); }
-
-Status DeviceGroup::allreduce(std::span<std::byte>, DType, ReduceOp, std::uintptr_t) {
-  return fail(Error::invalid_argument("GPU collectives are not formed for this trial"));
-}
-
-Status DeviceGroup::allreduce_each(std::span<const std::span<std::byte>>, DType, ReduceOp) {
-  return fail(Error::invalid_argument("GPU collectives are not formed for this trial"));
-}
-
 #endif
 
 DeviceGroup::DeviceGroup(Communicator& host, CommOptions options) : host_(host), options_(options) {}
@@ -164,6 +145,22 @@ Status DeviceGroup::form(const Status& local) {
     return {};
   }();
   return *outcome_;
+}
+
+Status DeviceGroup::allreduce([[maybe_unused]] std::span<std::byte> data, [[maybe_unused]] DType type,
+                              [[maybe_unused]] ReduceOp op, [[maybe_unused]] std::uintptr_t ready_event) {
+#if VOLADOR_HAVE_NCCL
+  if (nccl_) return nccl_->comm->allreduce_after(data, type, op, reinterpret_cast<void*>(ready_event));
+#endif
+  return fail(Error::invalid_argument("GPU collectives are not formed for this trial"));
+}
+
+Status DeviceGroup::allreduce_each([[maybe_unused]] std::span<const std::span<std::byte>> buffers,
+                                   [[maybe_unused]] DType type, [[maybe_unused]] ReduceOp op) {
+#if VOLADOR_HAVE_NCCL
+  if (nccl_) return nccl_->comm->allreduce_each(buffers, type, op);
+#endif
+  return fail(Error::invalid_argument("GPU collectives are not formed for this trial"));
 }
 
 }  // namespace volador::collective
