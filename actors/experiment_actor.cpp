@@ -98,6 +98,7 @@ void create_trial(Self self, const search::CreateTrial& op) {
   if (op.warm_start_from) take_parent_checkpoint(self, *op.warm_start_from, record);
   if (st.record.state == RunState::paused) record.state = RunState::paused;  // starts when activated
   st.pending.put_trial(record);  // journaled with the search event that knows it
+  if (st.checkpoints) st.checkpoints->put_trial(record);
   st.trials[op.request_id] = {record.id, spawn_trial(self, record), false};
   apply(self, search_of(self).trial_created(op.request_id));
 }
@@ -142,10 +143,26 @@ void park_if_waiting(Self self, search::RequestId request) {
     self->send(trial->actor, park_atom::value);
 }
 
-void collect_garbage(Self self) {
+// One checkpoint GC step after the trial with this request id checkpointed;
+// the first loads the experiment's checkpoint index from the journal.
+void collect_garbage(Self self, search::RequestId request) {
   auto& st = self->state;
-  auto deleted = master::collect_checkpoint_garbage(*st.context.journal, *st.store, st.record.id, *st.config);
+  const auto trial = st.trials.find(request);
+  if (trial == st.trials.end()) return;
+  if (!st.checkpoints) {
+    auto loaded = master::load_checkpoint_index(*st.context.journal, st.record.id, *st.config);
+    if (!loaded) return log_failure(self, fail(loaded.error()), "loading the checkpoint index");
+    st.checkpoints.emplace(std::move(*loaded));
+  }
+  auto deleted = master::collect_checkpoint_garbage(*st.context.journal, *st.store, *st.checkpoints, trial->second.id);
   if (!deleted) spdlog::error("experiment {}: checkpoint GC failed: {}", st.record.id, deleted.error().message);
+}
+
+// Tells the checkpoint index (once loaded) that trial `trial_id` ended.
+void forget_resume_point(Self self, std::uint64_t trial_id) {
+  auto& st = self->state;
+  if (st.checkpoints)
+    log_failure(self, master::refresh_trial(*st.context.journal, *st.checkpoints, trial_id), "refreshing an ended trial");
 }
 
 // Sends `message` to every trial still running and journals the new state.
@@ -297,7 +314,7 @@ ExperimentActor::behavior_type experiment_actor(Self self, MasterContext context
         park_if_waiting(self, request);
         checkpoint_search(self);
       },
-      [=](checkpointed_atom, std::uint64_t) { collect_garbage(self); },
+      [=](checkpointed_atom, std::uint64_t request) { collect_garbage(self, request); },
       [=](pause_atom) -> caf::result<bool> {
         if (self->state.record.state != RunState::active) return refusal(self, RunState::active, "paused");
         return set_state(self, RunState::paused, pause_atom::value);
@@ -318,6 +335,7 @@ ExperimentActor::behavior_type experiment_actor(Self self, MasterContext context
         auto* trial = running_trial(self, request);
         if (trial == nullptr) return;
         trial->errored = state == RunState::error;
+        forget_resume_point(self, trial->id);
         apply(self, end_trial(search_of(self), request, state, self->state.killed));
         if (!self->state.killed) checkpoint_search(self);
         finish_if_done(self);

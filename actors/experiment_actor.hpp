@@ -18,6 +18,7 @@
 
 #include "actors/interfaces.hpp"
 #include "actors/master_context.hpp"
+#include "master/checkpoint_index.hpp"
 #include "master/search_log.hpp"
 #include "runtime/config/experiment_config.hpp"
 #include "runtime/search/searcher.hpp"
@@ -41,6 +42,7 @@ struct ExperimentState {
   std::optional<master::SearchLog> search;  // set when the actor starts
   std::map<search::RequestId, Trial> trials;
   storage::JournalBatch pending;  // new trial records, committed with the search event
+  std::optional<master::CheckpointIndex> checkpoints;  // loaded at the first checkpoint GC
   bool shutdown = false;
   bool search_failed = false;
   bool killed = false;

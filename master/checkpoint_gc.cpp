@@ -1,62 +1,72 @@
 #include "master/checkpoint_gc.hpp"
 
-#include <map>
-#include <vector>
-
-#include "storage/checkpoints/gc_policy.hpp"
-
 namespace volador::master {
 namespace {
 
-// The newest active checkpoint of every trial that may still resume, or,
-// for one with none of its own yet, the checkpoint it starts from (a pbt
-// trial's parent's, which that parent may have outtrained since).
-Result<std::set<std::string>> resume_points(const storage::Journal& journal, std::uint64_t experiment_id,
-                                            const std::vector<storage::CheckpointRecord>& active) {
-  auto trials = journal.trials(experiment_id);
-  if (!trials) return fail(trials.error());
-  std::map<std::uint64_t, const storage::CheckpointRecord*> newest;
-  for (const auto& c : active)
-    if (!newest[c.trial_id] || newest[c.trial_id]->batches < c.batches) newest[c.trial_id] = &c;
-  std::set<std::string> in_use;
-  for (const auto& t : *trials) {
-    if (is_terminal(t.state)) continue;
-    if (newest[t.id]) in_use.insert(newest[t.id]->uuid);
-    else if (!t.warm_start.empty()) in_use.insert(t.warm_start);
+// Drops from `index` those of the experiment's best that were deleted
+// meanwhile (by a user, or as unusable at a resume). Errors: the journal's.
+Status refresh_experiment_best(const storage::Journal& journal, CheckpointIndex& index) {
+  for (const auto& uuid : index.experiment_best()) {
+    auto record = journal.checkpoint(uuid);
+    if (!record) return fail(record.error());
+    if (record->state != storage::CheckpointState::active) index.put_checkpoint(*record);
   }
-  return in_use;
+  return {};
+}
+
+// Deletes `checkpoint` unless a model version registers it (then `index`
+// spares it from now on); whether it was deleted.
+Result<bool> delete_unless_registered(storage::Journal& journal, checkpoints::CheckpointStore& store,
+                                      CheckpointIndex& index, storage::CheckpointRecord checkpoint) {
+  auto registered = journal.is_registered(checkpoint.uuid);
+  if (!registered) return fail(registered.error());
+  if (*registered) {
+    index.protect(checkpoint.uuid);
+    return false;
+  }
+  if (auto removed = store.remove(checkpoint.uuid); !removed) return fail(removed.error());
+  checkpoint.state = storage::CheckpointState::deleted;
+  if (auto marked = journal.put_checkpoint(checkpoint); !marked) return fail(marked.error());
+  index.put_checkpoint(checkpoint);
+  return true;
 }
 
 }  // namespace
 
-Result<std::size_t> collect_checkpoint_garbage(storage::Journal& journal, checkpoints::CheckpointStore& store,
-                                               std::uint64_t experiment_id, const config::ExperimentConfig& config) {
-  auto all = journal.checkpoints_of_experiment(experiment_id);
-  if (!all) return fail(all.error());
-  std::vector<storage::CheckpointRecord> active;
-  for (auto& c : *all)
-    if (c.state == storage::CheckpointState::active) active.push_back(std::move(c));
-  auto in_use = resume_points(journal, experiment_id, active);
-  if (!in_use) return fail(in_use.error());
-  auto registered = journal.registered_checkpoints();
-  if (!registered) return fail(registered.error());
-  in_use->insert(registered->begin(), registered->end());
+Result<CheckpointIndex> load_checkpoint_index(const storage::Journal& journal, std::uint64_t experiment_id,
+                                              const config::ExperimentConfig& config) {
+  auto trials = journal.trials(experiment_id);
+  if (!trials) return fail(trials.error());
+  auto checkpoints = journal.checkpoints_of_experiment(experiment_id);
+  if (!checkpoints) return fail(checkpoints.error());
+  CheckpointIndex index(checkpoints::GcPolicy::of(config), config.searcher.metric);
+  for (const auto& trial : *trials) index.put_trial(trial);
+  for (const auto& checkpoint : *checkpoints) index.put_checkpoint(checkpoint);
+  return index;
+}
 
-  std::vector<checkpoints::GcCandidate> candidates;
-  for (const auto& c : active) {
-    auto metric = c.validation_metrics.find(config.searcher.metric);
-    candidates.push_back({c.uuid, c.trial_id, c.batches,
-                          metric == c.validation_metrics.end() ? std::nullopt : std::optional(metric->second),
-                          in_use->contains(c.uuid)});
-  }
-  const auto doomed = checkpoints::checkpoints_to_delete(candidates, checkpoints::GcPolicy::of(config));
+Status refresh_trial(const storage::Journal& journal, CheckpointIndex& index, std::uint64_t trial_id) {
+  auto trial = journal.trial(trial_id);
+  if (!trial && trial.error().code != ErrorCode::not_found) return fail(trial.error());
+  auto checkpoints = journal.checkpoints_of_trial(trial_id);
+  if (!checkpoints) return fail(checkpoints.error());
+  if (trial) index.put_trial(*trial);  // without a record, none of its checkpoints is a resume point
+  index.put_trial_checkpoints(trial_id, *checkpoints);
+  return {};
+}
+
+Result<std::size_t> collect_checkpoint_garbage(storage::Journal& journal, checkpoints::CheckpointStore& store,
+                                               CheckpointIndex& index, std::uint64_t trial_id) {
+  if (auto refreshed = refresh_trial(journal, index, trial_id); !refreshed) return fail(refreshed.error());
+  if (auto best = refresh_experiment_best(journal, index); !best) return fail(best.error());
+  for (std::uint64_t weighed : index.trials_to_weigh())
+    if (weighed != trial_id)
+      if (auto refreshed = refresh_trial(journal, index, weighed); !refreshed) return fail(refreshed.error());
   std::size_t deleted = 0;
-  for (auto c : active) {
-    if (!doomed.contains(c.uuid)) continue;
-    if (auto removed = store.remove(c.uuid); !removed) return fail(removed.error());
-    c.state = storage::CheckpointState::deleted;
-    if (auto marked = journal.put_checkpoint(c); !marked) return fail(marked.error());
-    ++deleted;
+  for (auto& checkpoint : index.garbage()) {
+    auto gone = delete_unless_registered(journal, store, index, std::move(checkpoint));
+    if (!gone) return fail(gone.error());
+    deleted += *gone ? 1 : 0;
   }
   return deleted;
 }

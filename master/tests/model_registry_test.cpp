@@ -68,13 +68,15 @@ TEST_CASE("The checkpoint GC never deletes a registered checkpoint") {
   f.checkpoint(10, 15, 0.9);
   auto config = std::get<config::ExperimentConfig>(config::parse_experiment_config(kConfig, "q.yaml"));
   SECTION("unregistered, the two worse ones go") {
-    CHECK(collect_checkpoint_garbage(*f.journal, *f.store, 1, config).value() == 2);
+    auto index = load_checkpoint_index(*f.journal, 1, config).value();
+    CHECK(collect_checkpoint_garbage(*f.journal, *f.store, index, 10).value() == 2);
     CHECK_FALSE(f.on_disk(registered));
   }
   SECTION("registered, it stays with its record active") {
     REQUIRE(create_model(*f.journal, "m", "", kBob, 0));
     REQUIRE(register_model_version(*f.journal, f.data_dir, "m", registered, kBob, 0));
-    CHECK(collect_checkpoint_garbage(*f.journal, *f.store, 1, config).value() == 1);
+    auto index = load_checkpoint_index(*f.journal, 1, config).value();
+    CHECK(collect_checkpoint_garbage(*f.journal, *f.store, index, 10).value() == 1);
     CHECK(f.on_disk(registered));
     CHECK(f.journal->checkpoint(registered).value().state == storage::CheckpointState::active);
     CHECK_FALSE(f.on_disk(worst));

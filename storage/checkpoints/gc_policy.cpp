@@ -11,16 +11,10 @@ namespace {
 
 using Ranked = std::vector<const GcCandidate*>;
 
-bool measured(const GcCandidate& c) { return c.metric && std::isfinite(*c.metric); }
-
 // Orders measured checkpoints best first.
 struct BetterFirst {
   bool smaller_is_better = true;
-  bool operator()(const GcCandidate* a, const GcCandidate* b) const {
-    const double sign = smaller_is_better ? 1.0 : -1.0;
-    return std::tuple(sign * *a->metric, a->batches, a->trial_id, std::string_view(a->uuid)) <
-           std::tuple(sign * *b->metric, b->batches, b->trial_id, std::string_view(b->uuid));
-  }
+  bool operator()(const GcCandidate* a, const GcCandidate* b) const { return ranks_better(*a, *b, smaller_is_better); }
 };
 
 bool later_first(const GcCandidate* a, const GcCandidate* b) {
@@ -38,11 +32,19 @@ void keep_first(Ranked ranked, std::uint32_t count, Order order, std::set<const 
 
 Ranked measured_only(const Ranked& all) {
   Ranked out;
-  std::ranges::copy_if(all, std::back_inserter(out), [](const GcCandidate* c) { return measured(*c); });
+  std::ranges::copy_if(all, std::back_inserter(out), [](const GcCandidate* c) { return is_measured(*c); });
   return out;
 }
 
 }  // namespace
+
+bool is_measured(const GcCandidate& c) { return c.metric && std::isfinite(*c.metric); }
+
+bool ranks_better(const GcCandidate& a, const GcCandidate& b, bool smaller_is_better) {
+  const double sign = smaller_is_better ? 1.0 : -1.0;
+  return std::tuple(sign * *a.metric, a.batches, a.trial_id, std::string_view(a.uuid)) <
+         std::tuple(sign * *b.metric, b.batches, b.trial_id, std::string_view(b.uuid));
+}
 
 GcPolicy GcPolicy::of(const config::ExperimentConfig& config) {
   const config::CheckpointStorage storage = config.checkpoint_storage.value_or(config::CheckpointStorage{});

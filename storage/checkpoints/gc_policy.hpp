@@ -40,6 +40,13 @@ struct GcPolicy {
   static GcPolicy of(const config::ExperimentConfig& config);
 };
 
+// Whether `c` has a finite metric: only such a checkpoint is ranked, and kept, by a "best" rule.
+bool is_measured(const GcCandidate& c);
+
+// Whether measured `a` ranks before measured `b` as "best" (the order, ties
+// included, that checkpoints_to_delete ranks by).
+bool ranks_better(const GcCandidate& a, const GcCandidate& b, bool smaller_is_better);
+
 // The uuids of `checkpoints` to delete under `policy`.
 std::set<std::string> checkpoints_to_delete(std::span<const GcCandidate> checkpoints, const GcPolicy& policy);
 

@@ -34,6 +34,7 @@
 #include "storage/journal/group_commit.hpp"
 #include "storage/journal/journal_stats.hpp"
 #include "storage/journal/key_value_store.hpp"
+#include "storage/journal/registered_checkpoints.hpp"
 
 namespace volador::storage {
 
@@ -210,6 +211,10 @@ class Journal {
   // The uuids of every checkpoint some model version registers: never
   // garbage-collected or deleted. Reads every version (a registry is small).
   [[nodiscard]] Result<std::set<std::string>> registered_checkpoints() const;
+  // Whether some model version registers checkpoint `uuid`. The first call
+  // reads every version; later ones read nothing (the journal keeps the
+  // answer current as it writes versions).
+  [[nodiscard]] Result<bool> is_registered(std::string_view uuid) const;
 
   // What opening found damaged and which acknowledged writes it lost;
   // nullopt when it was whole.
@@ -271,6 +276,7 @@ class Journal {
   std::mutex appends_mutex_;
   // Entries are never erased: a few bytes per trial the master has seen.
   std::unordered_map<std::uint64_t, std::unique_ptr<TrialAppends>> appends_;
+  mutable RegisteredCheckpoints registered_;
   // Last: its destructor writes what is queued while the rest still stands.
   GroupCommitter committer_;
 };

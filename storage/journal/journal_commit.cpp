@@ -216,6 +216,8 @@ Status Journal::write(std::span<const JournalBatch* const> batches) {
   if (!written) return written;
   const auto latency = std::chrono::steady_clock::now() - started;
   for (const JournalBatch* batch : batches) {
+    for (const JournalBatch::Operation& operation : batch->operations())
+      if (const auto* version = std::get_if<ModelVersionRecord>(&operation)) registered_.written(*version);
     stats_.record(*batch, latency);
     if (observer_) observer_(*batch);
   }

@@ -167,6 +167,10 @@ Result<std::set<std::string>> Journal::registered_checkpoints() const {
   return uuids;
 }
 
+Result<bool> Journal::is_registered(std::string_view uuid) const {
+  return registered_.contains(uuid, [this] { return model_versions(""); });
+}
+
 Result<std::vector<CheckpointRecord>> Journal::checkpoints_of_experiment(std::uint64_t experiment_id) const {
   return indexed_checkpoints(keys::checkpoint_experiment_index_prefix(experiment_id));
 }

@@ -136,3 +136,21 @@ TEST_CASE("checkpoint keys read back in error messages", "[journal][checkpoint]"
   CHECK(keys::describe(keys::metric(7, MetricKind::validation, 100, 3)) == "m/7/validation/100/3");
   CHECK(keys::describe(keys::counter("trial")) == "c/trial");
 }
+
+TEMPLATE_TEST_CASE("is_registered follows the model versions written before and after its first answer, and a reopening",
+                   "[journal][checkpoint]", RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
+  REQUIRE(journal->put_model_version({.model_name = "m", .version = 1, .checkpoint_uuid = "before"}));
+  CHECK(journal->is_registered("before").value());
+  CHECK_FALSE(journal->is_registered("after").value());
+  REQUIRE(journal->put_model_version({.model_name = "m", .version = 2, .checkpoint_uuid = "after"}));
+  CHECK(journal->is_registered("after").value());
+  // A replaced version registers its new checkpoint instead of the old one.
+  REQUIRE(journal->put_model_version({.model_name = "m", .version = 1, .checkpoint_uuid = "replacement"}));
+  CHECK_FALSE(journal->is_registered("before").value());
+  CHECK(journal->is_registered("replacement").value());
+  under_test.reopen();
+  CHECK(journal->is_registered("after").value());
+  CHECK_FALSE(journal->is_registered("before").value());
+}
