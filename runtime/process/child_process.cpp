@@ -109,25 +109,24 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
   return out;
 }
 
-// The two ends of a pipe or a socket pair, closed unless released.
-struct DescriptorPair {
-  UniqueFd read, write;
+// The two ends of a pipe or a socket pair: the parent's and the one the child inherits; closed unless released.
+struct Ends {
+  UniqueFd parent, child;
 };
 
-// A close-on-exec pipe for `purpose`; error io naming it and errno's text.
-Result<DescriptorPair> make_pipe(std::string_view purpose) {
+// A close-on-exec pipe from the child to the parent for `purpose`; error io naming it and errno's text.
+Result<Ends> pipe_from_child(std::string_view purpose) {
   int ends[2];
   if (pipe2(ends, O_CLOEXEC) != 0) return fail(Error::io("pipe for " + std::string(purpose) + ": " + std::strerror(errno)));
-  return DescriptorPair{UniqueFd(ends[0]), UniqueFd(ends[1])};
+  return Ends{.parent = UniqueFd(ends[0]), .child = UniqueFd(ends[1])};
 }
 
-// A close-on-exec pair of connected stream sockets for `purpose` (`read` the
-// child's end, `write` the parent's); error io naming it and errno's text.
-Result<DescriptorPair> make_socket_pair(std::string_view purpose) {
+// A close-on-exec pair of connected stream sockets for `purpose`; error io naming it and errno's text.
+Result<Ends> socket_pair(std::string_view purpose) {
   int ends[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
     return fail(Error::io("socket pair for " + std::string(purpose) + ": " + std::strerror(errno)));
-  return DescriptorPair{UniqueFd(ends[0]), UniqueFd(ends[1])};
+  return Ends{.parent = UniqueFd(ends[0]), .child = UniqueFd(ends[1])};
 }
 
 // In the child after fork: only async-signal-safe calls until exec.
@@ -172,24 +171,24 @@ Result<DescriptorPair> make_socket_pair(std::string_view purpose) {
 Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ProcessSpec& spec, LineHandler on_line,
                                                           ExitHandler on_exit, MessageHandler on_message) {
   if (spec.argv.empty()) return fail(Error::invalid_argument("no program to run"));
-  auto out = make_pipe("the child's stdout");
+  auto out = pipe_from_child("the child's stdout");
   if (!out) return fail(out.error());
-  auto err = make_pipe("the child's stderr");
+  auto err = pipe_from_child("the child's stderr");
   if (!err) return fail(err.error());
-  auto status = make_pipe("the child's exec status");
+  auto status = pipe_from_child("the child's exec status");
   if (!status) return fail(status.error());
-  DescriptorPair to_child, from_child;
+  Ends to_child, from_child;
   auto overrides = spec.env;
   if (!spec.channel_variable.empty()) {
-    // To the child: a socket, so that sending to a child gone never raises SIGPIPE here.
-    auto to = make_socket_pair("messages to the child");
+    // Sockets both ways, so that neither side's send to the other one gone raises SIGPIPE (MSG_NOSIGNAL).
+    auto to = socket_pair("messages to the child");
     if (!to) return fail(to.error());
-    auto from = make_pipe("messages from the child");
+    auto from = socket_pair("messages from the child");
     if (!from) return fail(from.error());
     to_child = std::move(*to);
     from_child = std::move(*from);
     overrides[spec.channel_variable] =
-        std::to_string(to_child.read.get()) + "," + std::to_string(from_child.write.get());
+        std::to_string(to_child.child.get()) + "," + std::to_string(from_child.child.get());
   }
   auto args = spec.argv;
   auto env = merged_environment(overrides);
@@ -198,24 +197,23 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ProcessSpec& spe
   pid_t pid = fork();
   if (pid < 0) return fail(Error::io(std::string("fork: ") + std::strerror(errno)));
   if (pid == 0)
-    exec_child(spec, argv.data(), envp.data(), out->write.get(), err->write.get(), status->write.get(),
-               {to_child.read.get(), from_child.write.get()});
-  for (auto* child_end : {&out->write, &err->write, &status->write, &to_child.read, &from_child.write})
-    child_end->reset();
-  if (from_child.read) fcntl(from_child.read.get(), F_SETFL, O_NONBLOCK);  // the reader thread never waits on it
+    exec_child(spec, argv.data(), envp.data(), out->child.get(), err->child.get(), status->child.get(),
+               {to_child.child.get(), from_child.child.get()});
+  for (auto* ends : {&*out, &*err, &*status, &to_child, &from_child}) ends->child.reset();
+  if (from_child.parent) fcntl(from_child.parent.get(), F_SETFL, O_NONBLOCK);  // the reader thread never waits on it
   int child_errno = 0;
-  const bool exec_failed = read(status->read.get(), &child_errno, sizeof child_errno) == sizeof child_errno;
+  const bool exec_failed = read(status->parent.get(), &child_errno, sizeof child_errno) == sizeof child_errno;
   if (exec_failed) {
     waitpid(pid, nullptr, 0);
     return fail(Error::io("cannot start '" + spec.argv[0] + "'" +
                           (spec.working_dir.empty() ? "" : " in " + spec.working_dir.string()) + ": " +
                           std::strerror(child_errno)));
   }
-  auto child = std::unique_ptr<ChildProcess>(new ChildProcess(pid, out->read.release(), err->read.release(),
+  auto child = std::unique_ptr<ChildProcess>(new ChildProcess(pid, out->parent.release(), err->parent.release(),
                                                               spec.stop_grace, std::move(on_line), std::move(on_exit)));
   child->on_message_ = std::move(on_message);
-  child->channel_in_fd_ = from_child.read.release();
-  child->channel_out_fd_ = to_child.write.release();
+  child->channel_in_fd_ = from_child.parent.release();
+  child->channel_out_fd_ = to_child.parent.release();
   child->reader_ = std::thread([raw = child.get()] { raw->pump(); });
   return child;
 }
