@@ -32,7 +32,8 @@ Result<ApiReply> describe_trial(const ApiRequest& request) {
 }
 
 // Reports of one kind (or both), each series cut to at most `max_points`
-// points (master/metric_downsampling.hpp) unless `all`.
+// points (master/metric_downsampling.hpp) unless `all`, with the metric
+// names among them (downsampling keeps at least one point of every series).
 Result<ApiReply> trial_metrics(const ApiRequest& request) {
   auto query = request.query({"kind", "max_points", "all"});
   if (!query) return fail(query.error());
@@ -45,16 +46,15 @@ Result<ApiReply> trial_metrics(const ApiRequest& request) {
   if (!kind) return fail(kind.error());
   if (!max_points) return fail(max_points.error());
   if (!all) return fail(all.error());
-  if (auto known = request.context.services.summaries->trial(*id); !known) return fail(known.error());
-  auto reports = request.context.services.journal->metrics(*id);
-  if (!reports) return fail(reports.error());
-  std::erase_if(*reports, [&](const auto& report) { return *kind != "ALL" && to_string(report.kind) != *kind; });
+  const auto& services = request.context.services;
+  auto detail = master::describe_trial(*services.journal, *services.summaries, *id, *all ? 0 : *max_points,
+                                       parse_metric_kind(*kind));
+  if (!detail) return fail(detail.error());
   std::set<std::string> names;
-  for (const auto& report : *reports)
-    for (const auto& [name, value] : report.metrics) names.insert(name);
-  auto kept = master::downsample_reports(*reports, *all ? 0 : *max_points);
-  return ApiReply{.body = {{"names", names}, {"points", kept.points}, {"total", reports->size()},
-                           {"downsampled", kept.downsampled}}};
+  for (const auto& point : detail->metrics)
+    for (const auto& [name, value] : point.metrics) names.insert(name);
+  return ApiReply{.body = {{"names", names}, {"points", detail->metrics}, {"total", detail->total_reports},
+                           {"downsampled", detail->downsampled}}};
 }
 
 // Log lines after `after_seq`, those containing `q` when given; a search

@@ -7,11 +7,13 @@
 namespace volador::master {
 
 Result<wire::TrialDetail> describe_trial(const storage::Journal& journal, const ReadModel& summaries,
-                                         std::uint64_t trial_id, std::size_t max_points) {
+                                         std::uint64_t trial_id, std::size_t max_points,
+                                         std::optional<MetricKind> kind) {
   auto summary = summaries.trial(trial_id);
   if (!summary) return fail(summary.error());
   auto reports = journal.metrics(trial_id);
   if (!reports) return fail(reports.error());
+  if (kind) std::erase_if(*reports, [&](const auto& report) { return report.kind != *kind; });
   auto kept = downsample_reports(*reports, max_points);
   return wire::TrialDetail{.summary = std::move(*summary),
                            .metrics = std::move(kept.points),

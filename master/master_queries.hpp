@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,11 +19,12 @@
 
 namespace volador::master {
 
-// The trial's summary (from `summaries`) and its metric reports, each series
-// cut to at most `max_points` points (0: all; metric_downsampling.hpp);
-// not_found when no trial has this id.
+// The trial's summary (from `summaries`) and its metric reports of `kind`
+// (every kind when none), each series cut to at most `max_points` points
+// (0: all; metric_downsampling.hpp); not_found when no trial has this id.
 Result<wire::TrialDetail> describe_trial(const storage::Journal& journal, const ReadModel& summaries,
-                                         std::uint64_t trial_id, std::size_t max_points);
+                                         std::uint64_t trial_id, std::size_t max_points,
+                                         std::optional<MetricKind> kind = std::nullopt);
 // At most `limit` log lines with seq > after_seq, and the seq of the trial's
 // newest line (a trial's lines are numbered 1, 2, ... without gaps);
 // not_found for an unknown trial.

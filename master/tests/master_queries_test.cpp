@@ -44,6 +44,27 @@ TEST_CASE("A long trial's detail is downsampled by default and whole on request"
   CHECK(all->metrics.size() == 3001);
 }
 
+TEST_CASE("A trial's detail of one kind has only that kind's reports, counted and cut on their own") {
+  JournalFixture f;
+  REQUIRE(f.journal->put_experiment(testing::experiment_record(1, RunState::active)));
+  f.add_trial(4, std::vector<double>(3000, 0.5));
+  auto summaries = ReadModel::load(*f.journal);
+  REQUIRE(summaries);
+  auto training = describe_trial(*f.journal, **summaries, 4, 100, MetricKind::training);
+  REQUIRE(training);
+  REQUIRE(training->metrics.size() == 1);
+  CHECK(training->metrics[0].kind == MetricKind::training);
+  CHECK(training->total_reports == 1);
+  CHECK_FALSE(training->downsampled);
+  CHECK(training->summary.created_at_ms == 4000);
+  auto validation = describe_trial(*f.journal, **summaries, 4, 100, MetricKind::validation);
+  REQUIRE(validation);
+  CHECK(validation->total_reports == 3000);
+  CHECK(validation->downsampled);
+  CHECK(validation->metrics.size() <= 100);
+  CHECK(std::ranges::all_of(validation->metrics, [](const auto& p) { return p.kind == MetricKind::validation; }));
+}
+
 TEST_CASE("Unknown experiments and trials are not_found errors naming them") {
   JournalFixture f;
   auto summaries = ReadModel::load(*f.journal);

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <optional>
 
+#include "runtime/core/unique_fd.hpp"
+
 extern char** environ;
 
 namespace volador::process {
@@ -107,6 +109,26 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
   return out;
 }
 
+// The two ends of a pipe or a socket pair: the parent's and the one the child inherits; closed unless released.
+struct Ends {
+  UniqueFd parent, child;
+};
+
+// A close-on-exec pipe from the child to the parent for `purpose`; error io naming it and errno's text.
+Result<Ends> pipe_from_child(std::string_view purpose) {
+  int ends[2];
+  if (pipe2(ends, O_CLOEXEC) != 0) return fail(Error::io("pipe for " + std::string(purpose) + ": " + std::strerror(errno)));
+  return Ends{.parent = UniqueFd(ends[0]), .child = UniqueFd(ends[1])};
+}
+
+// A close-on-exec pair of connected stream sockets for `purpose`; error io naming it and errno's text.
+Result<Ends> socket_pair(std::string_view purpose) {
+  int ends[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
+    return fail(Error::io("socket pair for " + std::string(purpose) + ": " + std::strerror(errno)));
+  return Ends{.parent = UniqueFd(ends[0]), .child = UniqueFd(ends[1])};
+}
+
 // In the child after fork: only async-signal-safe calls until exec.
 [[noreturn]] void exec_child(const ProcessSpec& spec, char** argv, char** envp, int out_w, int err_w, int status_w,
                              std::initializer_list<int> inherited) {
@@ -149,16 +171,24 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ProcessSpec& spec, LineHandler on_line,
                                                           ExitHandler on_exit, MessageHandler on_message) {
   if (spec.argv.empty()) return fail(Error::invalid_argument("no program to run"));
-  int out[2], err[2], status[2];
-  int to_child[2] = {-1, -1}, from_child[2] = {-1, -1};
-  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(status, O_CLOEXEC) != 0)
-    return fail(Error::io(std::string("pipe: ") + std::strerror(errno)));
+  auto out = pipe_from_child("the child's stdout");
+  if (!out) return fail(out.error());
+  auto err = pipe_from_child("the child's stderr");
+  if (!err) return fail(err.error());
+  auto status = pipe_from_child("the child's exec status");
+  if (!status) return fail(status.error());
+  Ends to_child, from_child;
   auto overrides = spec.env;
   if (!spec.channel_variable.empty()) {
-    // To the child: a socket, so that sending to a child gone never raises SIGPIPE here.
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, to_child) != 0 || pipe2(from_child, O_CLOEXEC) != 0)
-      return fail(Error::io(std::string("pipe: ") + std::strerror(errno)));
-    overrides[spec.channel_variable] = std::to_string(to_child[0]) + "," + std::to_string(from_child[1]);
+    // Sockets both ways, so that neither side's send to the other one gone raises SIGPIPE (MSG_NOSIGNAL).
+    auto to = socket_pair("messages to the child");
+    if (!to) return fail(to.error());
+    auto from = socket_pair("messages from the child");
+    if (!from) return fail(from.error());
+    to_child = std::move(*to);
+    from_child = std::move(*from);
+    overrides[spec.channel_variable] =
+        std::to_string(to_child.child.get()) + "," + std::to_string(from_child.child.get());
   }
   auto args = spec.argv;
   auto env = merged_environment(overrides);
@@ -166,26 +196,24 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ProcessSpec& spe
   auto envp = c_strings(env);
   pid_t pid = fork();
   if (pid < 0) return fail(Error::io(std::string("fork: ") + std::strerror(errno)));
-  if (pid == 0) exec_child(spec, argv.data(), envp.data(), out[1], err[1], status[1], {to_child[0], from_child[1]});
-  for (int fd : {out[1], err[1], status[1], to_child[0], from_child[1]})
-    if (fd >= 0) close(fd);
-  if (from_child[0] >= 0) fcntl(from_child[0], F_SETFL, O_NONBLOCK);  // the reader thread never waits on it
+  if (pid == 0)
+    exec_child(spec, argv.data(), envp.data(), out->child.get(), err->child.get(), status->child.get(),
+               {to_child.child.get(), from_child.child.get()});
+  for (auto* ends : {&*out, &*err, &*status, &to_child, &from_child}) ends->child.reset();
+  if (from_child.parent) fcntl(from_child.parent.get(), F_SETFL, O_NONBLOCK);  // the reader thread never waits on it
   int child_errno = 0;
-  const bool exec_failed = read(status[0], &child_errno, sizeof child_errno) == sizeof child_errno;
-  close(status[0]);
+  const bool exec_failed = read(status->parent.get(), &child_errno, sizeof child_errno) == sizeof child_errno;
   if (exec_failed) {
-    for (int fd : {out[0], err[0], to_child[1], from_child[0]})
-      if (fd >= 0) close(fd);
     waitpid(pid, nullptr, 0);
     return fail(Error::io("cannot start '" + spec.argv[0] + "'" +
                           (spec.working_dir.empty() ? "" : " in " + spec.working_dir.string()) + ": " +
                           std::strerror(child_errno)));
   }
-  auto child = std::unique_ptr<ChildProcess>(
-      new ChildProcess(pid, out[0], err[0], spec.stop_grace, std::move(on_line), std::move(on_exit)));
+  auto child = std::unique_ptr<ChildProcess>(new ChildProcess(pid, out->parent.release(), err->parent.release(),
+                                                              spec.stop_grace, std::move(on_line), std::move(on_exit)));
   child->on_message_ = std::move(on_message);
-  child->channel_in_fd_ = from_child[0];
-  child->channel_out_fd_ = to_child[1];
+  child->channel_in_fd_ = from_child.parent.release();
+  child->channel_out_fd_ = to_child.parent.release();
   child->reader_ = std::thread([raw = child.get()] { raw->pump(); });
   return child;
 }

@@ -1,6 +1,8 @@
 #include "runtime/process/message_channel.hpp"
 
 #include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +17,11 @@ namespace {
 constexpr std::size_t kHeaderBytes = 4;
 
 bool is_open(int fd) { return fd >= 0 && fcntl(fd, F_GETFD) >= 0; }
+
+bool is_socket(int fd) {
+  struct stat info {};
+  return fstat(fd, &info) == 0 && S_ISSOCK(info.st_mode);
+}
 
 }  // namespace
 
@@ -48,6 +55,9 @@ Result<std::optional<MessageChannel>> MessageChannel::from_environment(const cha
   char end = 0;
   if (std::sscanf(value, "%d,%d%c", &read_fd, &write_fd, &end) != 2 || !is_open(read_fd) || !is_open(write_fd))
     return fail(Error::invalid_argument(std::string(variable) + "=" + value + ": not two open descriptors READ,WRITE"));
+  if (!is_socket(write_fd))
+    return fail(Error::invalid_argument(std::string(variable) + "=" + value +
+                                        ": WRITE is not a socket (a pipe's write could raise SIGPIPE)"));
   fcntl(read_fd, F_SETFD, FD_CLOEXEC);
   fcntl(write_fd, F_SETFD, FD_CLOEXEC);
   return std::optional(MessageChannel(read_fd, write_fd));
@@ -70,7 +80,7 @@ Status MessageChannel::send(const Message& message) {
   const auto framed = frame_message(message);
   std::size_t done = 0;
   while (done < framed.size()) {
-    const auto n = write(write_fd_, framed.data() + done, framed.size() - done);
+    const auto n = ::send(write_fd_, framed.data() + done, framed.size() - done, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return fail(Error::io(std::string("writing to the parent: ") + std::strerror(errno)));
     done += static_cast<std::size_t>(n);

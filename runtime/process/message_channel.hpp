@@ -1,6 +1,6 @@
 #pragma once
 // A channel of messages between a parent and a child process beside the
-// child's stdout and stderr: a descriptor each way, each message framed as a 4-byte
+// child's stdout and stderr: a stream socket each way, each message framed as a 4-byte
 // little-endian length and that many bytes. The parent's side is
 // ChildProcess (ProcessSpec::channel_variable); the child's is MessageChannel,
 // found through the variable the parent set.
@@ -38,14 +38,16 @@ class FrameReader {
 class MessageChannel {
  public:
   // The channel named by `variable`; nullopt when it is not set. Error
-  // invalid_argument when its value is not two open descriptors. Both are
-  // made close-on-exec, so programs the child starts do not hold them.
+  // invalid_argument when its value is not two open descriptors, the write
+  // one a socket. Both are made close-on-exec, so programs the child starts
+  // do not hold them.
   static Result<std::optional<MessageChannel>> from_environment(const char* variable);
 
   // Blocks until the next message; nullopt when the parent closed its end.
   // Error io or corruption when the stream broke.
   Result<std::optional<Message>> receive();
-  // Writes one message whole (blocking). Error io when the parent is gone.
+  // Writes one message whole (blocking). Error io when the parent is gone
+  // (never SIGPIPE: the write end is a socket, sent to with MSG_NOSIGNAL).
   Status send(const Message& message);
 
   MessageChannel(MessageChannel&& other) noexcept;

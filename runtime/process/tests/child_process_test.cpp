@@ -1,7 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/resource.h>
+
+#include <filesystem>
 #include <future>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "runtime/process/child_process.hpp"
@@ -39,7 +44,53 @@ bool eventually_printed(Captured& c, const std::string& line) {
   }
 }
 
+// The descriptors this process has open.
+std::set<int> open_descriptors() {
+  std::set<int> open;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) open.insert(std::stoi(entry.path().filename()));
+  std::erase_if(open, [](int fd) { return fcntl(fd, F_GETFD) < 0; });  // the listing's own, closed by now
+  return open;
+}
+
+// The number below which exactly `count` more descriptors can be opened (new ones take the lowest free numbers).
+rlim_t limit_for(std::size_t count) {
+  const auto open = open_descriptors();
+  int fd = 0;
+  for (std::size_t free = 0;; ++fd)
+    if (!open.contains(fd) && free++ == count) return static_cast<rlim_t>(fd);
+}
+
+// Spawns `spec` while the process may open only `count` more descriptors.
+Result<std::unique_ptr<ChildProcess>> spawn_with_descriptors_left(Captured& c, const ProcessSpec& spec,
+                                                                  std::size_t count) {
+  rlimit saved{};
+  getrlimit(RLIMIT_NOFILE, &saved);
+  rlimit lowered = saved;
+  lowered.rlim_cur = limit_for(count);
+  setrlimit(RLIMIT_NOFILE, &lowered);
+  auto child = run(c, spec);
+  setrlimit(RLIMIT_NOFILE, &saved);
+  return child;
+}
+
 }  // namespace
+
+TEST_CASE("A spawn that runs out of descriptors partway closes those it opened and names the step") {
+  ProcessSpec spec{{"true"}, {}, {}};
+  spec.channel_variable = "TEST_CHANNEL";
+  // Two descriptors each, in this order.
+  const char* steps[] = {"stdout", "stderr", "exec status", "messages to the child", "messages from the child"};
+  for (std::size_t left = 0; left < 10; ++left) {
+    INFO(left << " descriptors left");
+    const auto before = open_descriptors();
+    Captured c;
+    auto child = spawn_with_descriptors_left(c, spec, left);
+    REQUIRE_FALSE(child.has_value());
+    CHECK(child.error().code == ErrorCode::io);
+    CHECK_THAT(child.error().message, Catch::Contains(steps[left / 2]) && Catch::Contains("Too many open files"));
+    CHECK(open_descriptors() == before);
+  }
+}
 
 TEST_CASE("Lines of stdout and stderr are captured, with the exit code and environment") {
   Captured c;

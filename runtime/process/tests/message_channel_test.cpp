@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -70,7 +72,7 @@ TEST_CASE("A FrameReader cuts messages split anywhere and refuses an oversized f
 TEST_CASE("A MessageChannel found through its variable sends and receives whole messages, and sees the end") {
   int to_child[2], from_child[2];
   REQUIRE(pipe(to_child) == 0);
-  REQUIRE(pipe(from_child) == 0);
+  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, from_child) == 0);
   setenv("TEST_CHANNEL_VAR", (std::to_string(to_child[0]) + "," + std::to_string(from_child[1])).c_str(), 1);
   auto found = MessageChannel::from_environment("TEST_CHANNEL_VAR");
   REQUIRE(found.has_value());
@@ -102,6 +104,61 @@ TEST_CASE("A MessageChannel found through its variable sends and receives whole 
   auto unset = MessageChannel::from_environment("TEST_CHANNEL_VAR");
   REQUIRE(unset.has_value());
   CHECK_FALSE(unset->has_value());
+}
+
+TEST_CASE("A child's send to a parent that closed its end is an error, not SIGPIPE") {
+  int to_child[2], from_child[2];
+  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, to_child) == 0);
+  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, from_child) == 0);
+  setenv("TEST_CHANNEL_VAR", (std::to_string(to_child[0]) + "," + std::to_string(from_child[1])).c_str(), 1);
+  auto found = MessageChannel::from_environment("TEST_CHANNEL_VAR");
+  unsetenv("TEST_CHANNEL_VAR");
+  REQUIRE(found.has_value());
+  REQUIRE(found->has_value());
+  close(from_child[0]);  // the parent is gone
+  const pid_t writer = fork();  // SIGPIPE's default action would end the test's process itself
+  if (writer == 0) {
+    auto sent = (*found)->send(text("to nobody"));
+    _exit(!sent && sent.error().code == ErrorCode::io ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(writer, &status, 0) == writer);
+  CHECK_FALSE(WIFSIGNALED(status));
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  close(to_child[1]);
+}
+
+TEST_CASE("A channel whose write end is not a socket is refused: a write to it could raise SIGPIPE") {
+  int to_child[2], from_child[2];
+  REQUIRE(pipe(to_child) == 0);
+  REQUIRE(pipe(from_child) == 0);
+  setenv("TEST_CHANNEL_VAR", (std::to_string(to_child[0]) + "," + std::to_string(from_child[1])).c_str(), 1);
+  auto found = MessageChannel::from_environment("TEST_CHANNEL_VAR");
+  unsetenv("TEST_CHANNEL_VAR");
+  REQUIRE_FALSE(found.has_value());
+  CHECK(found.error().code == ErrorCode::invalid_argument);
+  CHECK_THAT(found.error().message, Catch::Contains("TEST_CHANNEL_VAR") && Catch::Contains("socket"));
+  for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) close(fd);
+}
+
+TEST_CASE("A spawned child's channel to its parent is a socket") {
+  std::promise<ProcessExit> exit;
+  std::mutex mutex;
+  std::vector<std::string> lines;
+  auto child = ChildProcess::spawn(
+      {{"python3", "-c",
+        "import os, stat; w = int(os.environ['TEST_CHANNEL'].split(',')[1]); print(stat.S_ISSOCK(os.fstat(w).st_mode))"},
+       {}, {}, std::chrono::milliseconds(1000), "TEST_CHANNEL"},
+      [&](std::string_view, std::string line) {
+        std::lock_guard lock(mutex);
+        lines.push_back(std::move(line));
+      },
+      [&](ProcessExit e) { exit.set_value(e); });
+  REQUIRE(child.has_value());
+  CHECK(exit.get_future().get().exit_code == 0);
+  std::lock_guard lock(mutex);
+  CHECK(lines == std::vector<std::string>{"True"});
 }
 
 TEST_CASE("A child's message reaches the parent after every line it wrote before it, and answers come back") {
