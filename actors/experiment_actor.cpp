@@ -30,15 +30,24 @@ bool trial_ended(Self self, search::RequestId request) {
   return progress == nullptr || progress->ended;
 }
 
+// Whether the experiment ends once its trials have: its search shut down, it was killed, or it could not be recovered.
+bool winding_down(const ExperimentState& st) {
+  return st.killed || st.unrecoverable || (st.search && st.search->progress().shutdown);
+}
+
+bool search_failed(const ExperimentState& st) {
+  return st.unrecoverable || (st.search && st.search->progress().search_failed);
+}
+
 void finish_if_done(Self self) {
   auto& st = self->state;
-  if (!st.shutdown) return;
+  if (!winding_down(st)) return;
   bool any_completed = false;
   for (const auto& [request, trial] : st.trials) {
     if (!trial_ended(self, request)) return;
     any_completed |= !trial.errored;
   }
-  const bool failed = !st.killed && (st.search_failed || !any_completed);
+  const bool failed = !st.killed && (search_failed(st) || !any_completed);
   st.record.state = st.killed ? RunState::canceled : failed ? RunState::error : RunState::completed;
   if (failed && st.record.error_message.empty())
     st.record.error_message = st.trials.empty() ? "the search created no trial" : "every trial failed";
@@ -104,7 +113,6 @@ void create_trial(Self self, const search::CreateTrial& op) {
 }
 
 void apply(Self self, search::Operations operations) {
-  auto& st = self->state;
   for (const auto& operation : operations) {
     std::visit(
         [&](const auto& op) {
@@ -122,8 +130,6 @@ void apply(Self self, search::Operations operations) {
               self->send(trial->actor, close_atom::value);
             }
           } else {
-            st.shutdown = true;
-            st.search_failed = op.failure;
             search_of(self).shut_down(op.failure);
           }
         },
@@ -251,8 +257,6 @@ Status recover(Self self, std::shared_ptr<search::Searcher> searcher, const Expe
   auto progress = progress_of(*search, recovery.trials);
   if (!progress) return fail(progress.error());
   st.search = std::move(*search);
-  st.shutdown = st.search->progress().shutdown;
-  st.search_failed = st.search->progress().search_failed;
   search::Operations missed;
   for (std::size_t i = 0; i < recovery.trials.size(); ++i) {
     const auto& record = recovery.trials[i];
@@ -298,7 +302,7 @@ ExperimentActor::behavior_type experiment_actor(Self self, MasterContext context
   } else if (auto recovered = recover(self, std::move(searcher), *recovery); !recovered) {
     spdlog::error("experiment {} cannot continue: {}", st.record.id, recovered.error().message);
     st.record.error_message = recovered.error().message;
-    st.shutdown = st.search_failed = true;
+    st.unrecoverable = true;
     for (auto& [request, trial] : st.trials)
       if (trial.actor) self->send(trial.actor, kill_atom::value);
     st.trials.clear();  // nothing left to wait for: the experiment ends in ERROR
@@ -325,7 +329,6 @@ ExperimentActor::behavior_type experiment_actor(Self self, MasterContext context
       },
       [=](kill_atom) -> caf::result<bool> {
         self->state.killed = true;
-        self->state.shutdown = true;
         for (auto& [request, trial] : self->state.trials)
           if (!trial_ended(self, request)) self->send(trial.actor, kill_atom::value);
         finish_if_done(self);

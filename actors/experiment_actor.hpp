@@ -43,8 +43,7 @@ struct ExperimentState {
   std::map<search::RequestId, Trial> trials;
   storage::JournalBatch pending;  // new trial records, committed with the search event
   std::optional<master::CheckpointIndex> checkpoints;  // loaded at the first checkpoint GC
-  bool shutdown = false;
-  bool search_failed = false;
+  bool unrecoverable = false;  // the journaled search could not be recovered: ends in ERROR
   bool killed = false;
   static inline const char* name = "experiment";
 };
