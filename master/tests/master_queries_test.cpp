@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <memory>
+#include <vector>
+
 #include "master/master_queries.hpp"
 #include "master/metric_downsampling.hpp"
 #include "master/tests/query_fixture.hpp"
@@ -7,6 +10,20 @@
 using namespace volador;
 using namespace volador::master;
 using testing::JournalFixture;
+
+namespace {
+
+// The read model of `f`'s journal after an active experiment 1 got trial 4 with one training report and 3,000
+// validations.
+std::unique_ptr<ReadModel> with_a_long_trial(JournalFixture& f) {
+  REQUIRE(f.journal->put_experiment(testing::experiment_record(1, RunState::active)));
+  f.add_trial(4, std::vector<double>(3000, 0.5));
+  auto summaries = ReadModel::load(*f.journal);
+  REQUIRE(summaries);
+  return std::move(*summaries);
+}
+
+}  // namespace
 
 TEST_CASE("A trial's detail lists every metric report in order by kind with its summary") {
   JournalFixture f;
@@ -29,16 +46,13 @@ TEST_CASE("A trial's detail lists every metric report in order by kind with its 
 
 TEST_CASE("A long trial's detail is downsampled by default and whole on request") {
   JournalFixture f;
-  REQUIRE(f.journal->put_experiment(testing::experiment_record(1, RunState::active)));
-  f.add_trial(4, std::vector<double>(3000, 0.5));
-  auto summaries = ReadModel::load(*f.journal);
-  REQUIRE(summaries);
-  auto cut = describe_trial(*f.journal, **summaries, 4, 100);
+  const auto summaries = with_a_long_trial(f);
+  auto cut = describe_trial(*f.journal, *summaries, 4, 100);
   REQUIRE(cut);
   CHECK(cut->downsampled);
   CHECK(cut->total_reports == 3001);
   CHECK(cut->metrics.size() <= 101);  // 100 validations and the one training report
-  auto all = describe_trial(*f.journal, **summaries, 4, 0);
+  auto all = describe_trial(*f.journal, *summaries, 4, 0);
   REQUIRE(all);
   CHECK_FALSE(all->downsampled);
   CHECK(all->metrics.size() == 3001);
@@ -46,18 +60,15 @@ TEST_CASE("A long trial's detail is downsampled by default and whole on request"
 
 TEST_CASE("A trial's detail of one kind has only that kind's reports, counted and cut on their own") {
   JournalFixture f;
-  REQUIRE(f.journal->put_experiment(testing::experiment_record(1, RunState::active)));
-  f.add_trial(4, std::vector<double>(3000, 0.5));
-  auto summaries = ReadModel::load(*f.journal);
-  REQUIRE(summaries);
-  auto training = describe_trial(*f.journal, **summaries, 4, 100, MetricKind::training);
+  const auto summaries = with_a_long_trial(f);
+  auto training = describe_trial(*f.journal, *summaries, 4, 100, MetricKind::training);
   REQUIRE(training);
   REQUIRE(training->metrics.size() == 1);
   CHECK(training->metrics[0].kind == MetricKind::training);
   CHECK(training->total_reports == 1);
   CHECK_FALSE(training->downsampled);
   CHECK(training->summary.created_at_ms == 4000);
-  auto validation = describe_trial(*f.journal, **summaries, 4, 100, MetricKind::validation);
+  auto validation = describe_trial(*f.journal, *summaries, 4, 100, MetricKind::validation);
   REQUIRE(validation);
   CHECK(validation->total_reports == 3000);
   CHECK(validation->downsampled);
