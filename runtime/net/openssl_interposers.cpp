@@ -27,12 +27,20 @@
 //    names in its BASP handshake (peer_identities.hpp), before CAF reads it,
 //    and refuse the frames by which a peer would speak for another node, so
 //    that the master can tell whose certificate a message came with.
-// 2 to 4 hold for node links only: sessions of a context exempted by
+// 5. Keep CAF from spinning while an accepted session's TLS handshake waits
+//    for its peer (handshake_write_backoff.hpp; CAF issue #1060): CAF's
+//    epoll_ctl calls go through a HandshakeWriteBackoff, which takes the
+//    socket's write interest away while SSL_accept waits to read and gives it
+//    back at the next handshake step. Without it, one silent connection kept
+//    the master's network thread at 100 % of a core until it was cut.
+// 2 to 5 hold for node links only: sessions of a context exempted by
 // exempt_from_node_link_guards (node_link_guards.hpp; the master's HTTPS
 // server) speak another protocol and get 1 alone.
 #include <dlfcn.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 
 #include <spdlog/spdlog.h>
@@ -45,6 +53,7 @@
 
 #include "runtime/net/basp_frame_guard.hpp"
 #include "runtime/net/handshake_deadlines.hpp"
+#include "runtime/net/handshake_write_backoff.hpp"
 #include "runtime/net/link_timings.hpp"
 #include "runtime/net/node_link_guards.hpp"
 #include "runtime/net/peer_identities.hpp"
@@ -73,6 +82,18 @@ Function real(const char* name) {
 volador::net::HandshakeDeadlines& handshakes() {
   static volador::net::HandshakeDeadlines deadlines(volador::net::LinkTimings{}.handshake_timeout);
   return deadlines;
+}
+
+// The process's sockets whose handshakes wait for their peers, and CAF's epoll registrations.
+volador::net::HandshakeWriteBackoff& write_backoff() {
+  static volador::net::HandshakeWriteBackoff backoff(real<int (*)(int, int, int, epoll_event*)>("epoll_ctl"));
+  return backoff;
+}
+
+// Whether `fd` has bytes to read now.
+bool readable_now(int fd) {
+  pollfd polled{fd, POLLIN, 0};
+  return ::poll(&polled, 1, 0) > 0;
 }
 
 // Starts, once, the thread that cuts overdue handshakes (shutdown, so that
@@ -171,14 +192,24 @@ VOLADOR_EXPORT int SSL_write(SSL* ssl, const void* buffer, int size) {
 
 // The clock of an accepted session starts at its first TLS handshake step and
 // stops at the peer's first complete BASP frame (its CAF handshake, SSL_read).
+// A step that must wait for the peer's bytes takes the socket's write interest
+// away until the next step (5.).
 VOLADOR_EXPORT int SSL_accept(SSL* ssl) {
   static const auto next = real<int (*)(SSL*)>("SSL_accept");
   ERR_clear_error();
+  if (!is_node_link(ssl)) return next(ssl);
+  const int fd = SSL_get_fd(ssl);
+  write_backoff().resume(fd);
   const int done = next(ssl);
-  if (!is_node_link(ssl)) return done;
   watch_handshakes();
-  handshakes().begun(ssl, SSL_get_fd(ssl), volador::net::HandshakeDeadlines::Clock::now());
+  handshakes().begun(ssl, fd, volador::net::HandshakeDeadlines::Clock::now());
+  if (done != 1 && SSL_get_error(ssl, done) == SSL_ERROR_WANT_READ && !readable_now(fd)) write_backoff().back_off(fd);
   return done;
+}
+
+// CAF's epoll registrations, through the write backoff (5.).
+VOLADOR_EXPORT int epoll_ctl(int epfd, int op, int fd, epoll_event* event) {
+  return write_backoff().control(epfd, op, fd, event);
 }
 
 VOLADOR_EXPORT int SSL_connect(SSL* ssl) {
@@ -193,6 +224,7 @@ VOLADOR_EXPORT void SSL_free(SSL* ssl) {
   if (ssl != nullptr) {
     handshakes().ended(ssl);
     volador::net::peer_identities().forget(ssl);
+    if (const int fd = SSL_get_fd(ssl); fd >= 0) write_backoff().forget(fd);
   }
   next(ssl);
 }

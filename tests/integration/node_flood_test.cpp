@@ -5,14 +5,18 @@
 #include <catch2/catch.hpp>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <iterator>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "runtime/process/child_process.hpp"
 #include "tests/integration/cluster_fixture.hpp"
@@ -37,6 +41,15 @@ long soft_descriptor_limit(pid_t pid) {
   for (std::string line; std::getline(limits, line);)
     if (line.starts_with("Max open files")) return std::stol(line.substr(std::string("Max open files").size()));
   return -1;
+}
+
+// The CPU time process `pid` has used (user and system), in clock ticks.
+long cpu_ticks(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  std::istringstream fields(text.substr(text.rfind(')') + 2));  // after "PID (NAME) "
+  std::vector<std::string> values{std::istream_iterator<std::string>(fields), std::istream_iterator<std::string>()};
+  return std::stol(values.at(11)) + std::stol(values.at(12));  // utime and stime, fields 14 and 15
 }
 
 long open_descriptors(pid_t pid) {
@@ -132,4 +145,28 @@ TEST_CASE("1100 connections that never start a handshake neither keep clients ou
       {binary("volador-tls-probe").string(), "quiet-peer", host, port, cluster.admin_bundle().string()}, 60);
   INFO(quiet.out << quiet.err);
   CHECK(quiet.exit_code == 0);
+}
+
+// CAF 0.17 spun on a writable socket while an accepted TLS handshake waited
+// for its peer: one silent connection kept the master's network thread at a
+// whole core until its handshake limit (handshake_write_backoff.hpp).
+TEST_CASE("Silent connections waiting for their handshake limit leave the master idle") {
+  TempDir dir;
+  const auto timings = dir.path() / "timings.conf";
+  write_file(timings, "handshake_timeout = 10s\n");
+  Cluster cluster(dir.path() / "data");
+  cluster.add_node_arguments({"--timings", timings.string()});
+  cluster.start_master();
+  const pid_t master = cluster.master_pid();
+  const long descriptors_before = open_descriptors(master);
+  const auto [host, port] = host_and_port(cluster.master_address());
+  auto probe = process::ChildProcess::spawn({.argv = {binary("volador-tls-probe").string(), "idle", host, port, "50"}},
+                                            [](std::string_view, std::string) {}, [](process::ProcessExit) {});
+  REQUIRE(probe);
+  REQUIRE(eventually([&] { return open_descriptors(master) >= descriptors_before + 50; }, 10));
+  const long before = cpu_ticks(master);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const long used = cpu_ticks(master) - before;
+  INFO(used << " clock ticks of CPU in 2 s (" << ::sysconf(_SC_CLK_TCK) << " a second)");
+  CHECK(used < ::sysconf(_SC_CLK_TCK) / 2);  // spinning used 2 s' worth; an idle master uses next to none
 }
