@@ -5,6 +5,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "runtime/search/pbt.hpp"
 #include "runtime/search/simulation.hpp"
@@ -13,7 +14,6 @@
 using namespace volador;
 using volador::hparams::testing::hp;
 using namespace volador::search;
-using hparams::Hyperparameter;
 using nlohmann::json;
 
 namespace {
@@ -110,6 +110,25 @@ struct Driver {
     }
   }
 };
+
+// The children explore() makes of `parent` by scaling alone (64 seeds), and the x, n and lr values among them.
+struct Explored {
+  std::vector<json> children;
+  std::set<double> xs, lrs;
+  std::set<std::int64_t> ns;
+};
+Explored explored(const json& parent, double perturb_factor) {
+  Explored out;
+  for (std::uint64_t seed = 0; seed < 64; ++seed) {
+    hparams::Rng rng(seed);
+    const json child = explore(kSpace, parent, {.resample_probability = 0, .perturb_factor = perturb_factor}, rng);
+    out.xs.insert(child["x"].get<double>());
+    out.ns.insert(child["n"].get<std::int64_t>());
+    out.lrs.insert(child["opt"]["lr"].get<double>());
+    out.children.push_back(child);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -289,35 +308,21 @@ TEST_CASE("pbt: state of another searcher or a broken one is refused and changes
 TEST_CASE("pbt explore: resample with resample_probability, else scale by 1 +- perturb_factor within bounds", "[search][pbt]") {
   const json parent{{"x", 0.5},  {"n", 5},        {"opt", {{"lr", 1e-3}, {"kind", "sgd"}}},
                     {"act", "relu"}, {"global_batch_size", 32}};
-  std::set<double> xs, lrs;
-  std::set<std::int64_t> ns;
-  for (std::uint64_t seed = 0; seed < 64; ++seed) {
-    hparams::Rng rng(seed);
-    const json child = explore(kSpace, parent, {.resample_probability = 0, .perturb_factor = 0.25}, rng);
-    xs.insert(child["x"].get<double>());
-    ns.insert(child["n"].get<std::int64_t>());
-    lrs.insert(child["opt"]["lr"].get<double>());
+  const auto scaled = explored(parent, 0.25);
+  for (const auto& child : scaled.children) {
     CHECK(child["opt"]["kind"] == "sgd");
     CHECK(child["act"] == "relu");
     CHECK(child["global_batch_size"] == 32);
   }
-  CHECK(xs == std::set<double>{0.375, 0.625});
-  CHECK(ns == std::set<std::int64_t>{3, 7});  // floor(3.75), ceil(6.25)
-  CHECK(lrs == std::set<double>{1e-3 * 0.75, 1e-3 * 1.25});
+  CHECK(scaled.xs == std::set<double>{0.375, 0.625});
+  CHECK(scaled.ns == std::set<std::int64_t>{3, 7});  // floor(3.75), ceil(6.25)
+  CHECK(scaled.lrs == std::set<double>{1e-3 * 0.75, 1e-3 * 1.25});
 
   const json high{{"x", 0.95}, {"n", 8}, {"opt", {{"lr", 0.09}, {"kind", "adam"}}}, {"act", "relu"}, {"global_batch_size", 32}};
-  std::set<double> high_xs, high_lrs;
-  std::set<std::int64_t> high_ns;
-  for (std::uint64_t seed = 0; seed < 64; ++seed) {
-    hparams::Rng rng(seed);
-    const json child = explore(kSpace, high, {.resample_probability = 0, .perturb_factor = 0.5}, rng);
-    high_xs.insert(child["x"].get<double>());
-    high_ns.insert(child["n"].get<std::int64_t>());
-    high_lrs.insert(child["opt"]["lr"].get<double>());
-  }
-  CHECK(high_xs == std::set<double>{0.95 * 0.5, 1.0});              // 1.425 clamped to maxval
-  CHECK(high_ns == std::set<std::int64_t>{4, 8});                   // 12 clamped
-  CHECK(high_lrs == std::set<double>{0.09 * 0.5, std::pow(10.0, -1.0)});  // 0.135 clamped to 10^-1
+  const auto clamped = explored(high, 0.5);
+  CHECK(clamped.xs == std::set<double>{0.95 * 0.5, 1.0});              // 1.425 clamped to maxval
+  CHECK(clamped.ns == std::set<std::int64_t>{4, 8});                   // 12 clamped
+  CHECK(clamped.lrs == std::set<double>{0.09 * 0.5, std::pow(10.0, -1.0)});  // 0.135 clamped to 10^-1
 
   std::set<std::string> kinds;
   std::size_t unchanged_x = 0;

@@ -13,7 +13,6 @@
 using namespace volador;
 using volador::hparams::testing::hp;
 using namespace volador::search;
-using hparams::Hyperparameter;
 using nlohmann::json;
 
 namespace {
