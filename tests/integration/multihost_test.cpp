@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "tests/integration/cluster_fixture.hpp"
+#include "tests/integration/process_stats.hpp"
 #include "tests/netns/netns_lab.hpp"
 
 using namespace volador;
@@ -74,13 +75,6 @@ std::set<std::string> agent_names(const Cluster& cluster) {
   std::set<std::string> names;
   for (const auto& agent : cluster.cli({"agent", "list", "--json"}).json()) names.insert(agent["id"].get<std::string>());
   return names;
-}
-
-long resident_kib(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.starts_with("VmRSS:")) return std::stol(line.substr(6));
-  return -1;
 }
 
 }  // namespace
@@ -226,7 +220,7 @@ TEST_CASE("Peers without the cluster's certificates cannot connect and the maste
     }
   }
   SECTION("garbage and a header announcing 1 GiB leave the master as it was") {
-    const auto before = resident_kib(cluster.master_pid());
+    const auto before = status_kib(cluster.master_pid(), "VmRSS");
     REQUIRE(before > 0);
     for (int round = 0; round < 20; ++round)
       for (const auto* probe : {"garbage", "huge-header"}) {
@@ -234,20 +228,16 @@ TEST_CASE("Peers without the cluster's certificates cannot connect and the maste
         INFO(probe << ": " << result.out << result.err);
         REQUIRE(result.exit_code == 0);  // the master closed the connection
       }
-    const auto after = resident_kib(cluster.master_pid());
+    const auto after = status_kib(cluster.master_pid(), "VmRSS");
     INFO("VmRSS " << before << " KiB before, " << after << " KiB after");
     CHECK(after < before + 16 * 1024);  // a 1 GiB allocation would show; TLS sessions cost kilobytes
   }
   SECTION("connections that never start their handshake are closed within seconds") {
-    const auto open_descriptors = [&] {
-      return std::distance(fs::directory_iterator("/proc/" + std::to_string(cluster.master_pid()) + "/fd"),
-                           fs::directory_iterator{});
-    };
-    const auto before = open_descriptors();
+    const auto before = open_descriptors(cluster.master_pid());
     const auto result = from_host_2({binary("volador-tls-probe").string(), "idle", host, port, "200"});
     INFO(result.out << result.err);
     CHECK(result.exit_code == 0);  // all 200 closed by the master (the lab's 2 s handshake limit)
-    CHECK(eventually([&] { return open_descriptors() <= before + 2; }, 5));
+    CHECK(eventually([&] { return open_descriptors(cluster.master_pid()) <= before + 2; }, 5));
   }
   // Whatever was tried, the master still serves its own clients and agents.
   const auto served = client_with(cluster.admin_bundle());

@@ -20,41 +20,13 @@
 
 #include "runtime/process/child_process.hpp"
 #include "tests/integration/cluster_fixture.hpp"
+#include "tests/integration/process_stats.hpp"
 
 using namespace volador;
 using namespace volador::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A line of /proc/PID/status in KiB, e.g. "VmHWM" (the peak resident size).
-long status_kib(pid_t pid, const std::string& key) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.starts_with(key + ":")) return std::stol(line.substr(key.size() + 1));
-  return -1;
-}
-
-// The soft limit of open files of process `pid` (/proc/PID/limits), or -1.
-long soft_descriptor_limit(pid_t pid) {
-  std::ifstream limits("/proc/" + std::to_string(pid) + "/limits");
-  for (std::string line; std::getline(limits, line);)
-    if (line.starts_with("Max open files")) return std::stol(line.substr(std::string("Max open files").size()));
-  return -1;
-}
-
-// The CPU time process `pid` has used (user and system), in clock ticks.
-long cpu_ticks(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  std::istringstream fields(text.substr(text.rfind(')') + 2));  // after "PID (NAME) "
-  std::vector<std::string> values{std::istream_iterator<std::string>(fields), std::istream_iterator<std::string>()};
-  return std::stol(values.at(11)) + std::stol(values.at(12));  // utime and stime, fields 14 and 15
-}
-
-long open_descriptors(pid_t pid) {
-  return std::distance(fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd"), fs::directory_iterator{});
-}
 
 // HOST and PORT of a HOST:PORT address.
 std::pair<std::string, std::string> host_and_port(const std::string& address) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tests/integration/cluster_fixture.hpp"
+#include "tests/integration/process_stats.hpp"
 
 using namespace volador;
 using namespace volador::testing;
@@ -23,15 +24,9 @@ std::string command_config(const std::string& entrypoint, const std::string& ext
 
 // The peak resident memory of `pid` (VmHWM in /proc/PID/status), in MiB.
 std::uint64_t peak_rss_mib(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string key;
-  std::uint64_t kib = 0;
-  while (status >> key) {
-    if (key == "VmHWM:" && status >> kib) return kib / 1024;
-    status.ignore(1 << 20, '\n');
-  }
-  FAIL("no VmHWM for process " << pid);
-  return 0;
+  const long kib = status_kib(pid, "VmHWM");
+  if (kib < 0) FAIL("no VmHWM for process " << pid);
+  return static_cast<std::uint64_t>(kib) / 1024;
 }
 
 // The agent process of the cluster in `data_dir` (a volador-node agent working under it).
