@@ -11,6 +11,7 @@
 #include <future>
 #include <mutex>
 #include <iostream>
+#include <iterator>
 #include <random>
 #include <set>
 #include <sstream>
@@ -90,6 +91,11 @@ Cluster::~Cluster() {
 
 pid_t Cluster::master_pid() const { return master_->pid(); }
 
+std::string Cluster::nodes_log() const {
+  std::ifstream in(data_dir_ / "nodes.log");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 void Cluster::add_node_arguments(const std::vector<std::string>& args) {
   node_arguments_.insert(node_arguments_.end(), args.begin(), args.end());
 }
@@ -115,12 +121,18 @@ void Cluster::start_master(const std::vector<std::string>& extra) {
   const auto address_file = data_dir_ / "master.addr";
   fs::remove(address_file);
   const std::string port = address_.empty() ? "0" : address_.substr(address_.rfind(':') + 1);
-  const std::string listen = (lab_ != nullptr ? "0.0.0.0:" : "127.0.0.1:") + port;
+  const std::string host = lab_ != nullptr ? "0.0.0.0:" : "127.0.0.1:";
   master_exited_ = std::make_shared<std::atomic<bool>>(false);
-  std::vector<std::string> args{"master", "--data", data_dir_.string(), "--listen", listen};
+  std::vector<std::string> args{"master", "--data", data_dir_.string(), "--listen", host + port};
+  // A restarted master keeps its port; its HTTP server takes any free one, as
+  // at the first start (the default, the next port, may be another test's).
+  if (std::find(extra.begin(), extra.end(), "--http-listen") == extra.end())
+    args.insert(args.end(), {"--http-listen", host + "0"});
   args.insert(args.end(), extra.begin(), extra.end());
   master_ = spawn_node(std::move(args), 0, {}, master_exited_);
-  for (int i = 0; i < 200 && !fs::exists(address_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (int i = 0; i < 200 && !fs::exists(address_file) && !master_exited_->load(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  INFO("the nodes' log:\n" << nodes_log());
   REQUIRE(fs::exists(address_file));
   std::ifstream(address_file) >> address_;
   REQUIRE_FALSE(address_.empty());

@@ -79,6 +79,8 @@ class Cluster {
   // waits until the master has registered it.
   void start_agent_on(int host, const std::string& name, std::uint32_t slots, const std::string& advertise = "");
   [[nodiscard]] pid_t master_pid() const;
+  // What the master and agents this cluster started have printed so far (DATA/nodes.log).
+  [[nodiscard]] std::string nodes_log() const;
   [[nodiscard]] const std::string& master_address() const { return address_; }
   // The client's certificate, written by the master on its first start.
   [[nodiscard]] std::filesystem::path admin_bundle() const { return data_dir_ / "tls" / "admin.bundle"; }

@@ -89,7 +89,8 @@ class Soak:
     def start_master(self):
         (self.data / "master.addr").unlink(missing_ok=True)
         listen = self.address or "127.0.0.1:0"
-        self.master = subprocess.Popen([self.bin / "volador-node", "master", "--data", self.data, "--listen", listen],
+        self.master = subprocess.Popen([self.bin / "volador-node", "master", "--data", self.data, "--listen", listen,
+                                        "--http-listen", "127.0.0.1:0"],  # the next port may be taken by now
                                        stdout=self.log, stderr=self.log)
         wait_for(lambda: (self.data / "master.addr").exists() and (self.data / "master.addr").read_text().strip(),
                  60, "the master's address")
