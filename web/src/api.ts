@@ -142,6 +142,10 @@ export interface Agent {
   hostname: string;
   slots: Slot[];
   slot_trials: number[];
+  pool: string;
+  labels: Record<string, string>;
+  work_disk_free_bytes: number;  // free space of its work folder's file system, as it last reported
+  work_disk_refusal: string;     // why it starts no trial now (its work disk is short of space); empty: it does
 }
 
 export interface ConfigError {

@@ -241,10 +241,12 @@ async function finish(page, experimentId, gatePath) {
 }
 
 async function checkOtherPages(page, experimentId) {
-  await step("the cluster page lists the agent's two slots", async () => {
+  await step("the cluster page lists the agent's two slots and its free work disk", async () => {
     await page.click(".navbar >> text=Cluster");
     await page.locator(".agent .slots tbody tr").nth(1).waitFor({ timeout: WAIT_MS });
     assert.equal(await page.locator(".agent .slots tbody tr").count(), 2);
+    // The agent's free work disk, as it reported it (the work folder is on a real file system).
+    assert.match(await page.locator(".agent .agent-disk").innerText(), /^\d+(\.\d)? (MiB|GiB|TiB)$/);
   });
   await page.screenshot({ path: join(page.artifacts, "08-cluster.png") });
   await step("the experiment list shows the completed experiment", async () => {

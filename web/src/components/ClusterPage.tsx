@@ -1,5 +1,5 @@
 // The cluster: every agent, its slots and the trial using each slot.
-import { api } from "../api";
+import { api, type Agent } from "../api";
 import { formatBytes } from "../format";
 import { href } from "../router";
 import { usePoll } from "../use_poll";
@@ -20,6 +20,7 @@ export function ClusterPage() {
       {list.map((agent) => (
         <section class="panel agent">
           <h2>{agent.agent_id} <span class="muted">{agent.hostname}</span></h2>
+          <AgentFacts agent={agent} />
           <table class="table slots">
             <thead><tr><th>Slot</th><th>Type</th><th>Device</th><th>Memory</th><th>Trial</th></tr></thead>
             <tbody>
@@ -40,5 +41,20 @@ export function ClusterPage() {
         </section>
       ))}
     </div>
+  );
+}
+
+// An agent's pool, labels and free work disk, with the reason when it starts no trial for lack of disk.
+function AgentFacts({ agent }: { agent: Agent }) {
+  const labels = Object.entries(agent.labels ?? {});
+  return (
+    <dl class="summary agent-facts">
+      <dt>Pool</dt><dd>{agent.pool || "–"}</dd>
+      {labels.length > 0 && <><dt>Labels</dt><dd class="mono">{labels.map(([k, v]) => `${k}=${v}`).join(", ")}</dd></>}
+      <dt>Free work disk</dt>
+      <dd class={agent.work_disk_refusal ? "agent-disk error-text" : "agent-disk"}>
+        {formatBytes(agent.work_disk_free_bytes)}{agent.work_disk_refusal && ` — ${agent.work_disk_refusal}`}
+      </dd>
+    </dl>
   );
 }
