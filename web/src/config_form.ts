@@ -7,7 +7,7 @@ import { toYaml, type YamlValue } from "./yaml";
 
 export type LengthUnit = "batches" | "records" | "epochs";
 export type HParamType = "const" | "int" | "double" | "log" | "categorical";
-export type SearcherName = "single" | "grid" | "random" | "adaptive_asha" | "tpe" | "bayesian";
+export type SearcherName = "single" | "grid" | "random" | "adaptive_asha" | "tpe" | "bayesian" | "pbt";
 export type StorageType = "shared_fs" | "s3" | "gcs" | "azure";
 
 export interface LengthField {
@@ -60,6 +60,12 @@ export interface SearcherForm {
   n_initial_points: string;
   xi: string;
   n_candidates: string;
+  population_size: string;       // pbt's
+  num_rounds: string;
+  length_per_round: LengthField;
+  truncate_fraction: string;     // pbt's replace_function
+  resample_probability: string;  // pbt's explore_function
+  perturb_factor: string;
 }
 
 export interface StorageForm {
@@ -114,7 +120,7 @@ export interface ConfigForm {
   environment_variables: EnvVarRow[];
 }
 
-export const SEARCHERS: SearcherName[] = ["single", "grid", "random", "adaptive_asha", "tpe", "bayesian"];
+export const SEARCHERS: SearcherName[] = ["single", "grid", "random", "adaptive_asha", "tpe", "bayesian", "pbt"];
 
 /** The searcher keys beyond name/metric/smaller_is_better/max_length that each searcher takes. */
 export const SEARCHER_KEYS: Record<SearcherName, (keyof SearcherForm)[]> = {
@@ -127,7 +133,14 @@ export const SEARCHER_KEYS: Record<SearcherName, (keyof SearcherForm)[]> = {
              "n_initial_points", "xi", "n_candidates"],
   adaptive_asha: ["max_trials", "max_concurrent_trials", "goal", "max_failed_trials",
                   "mode", "divisor", "max_rungs"],
+  pbt: ["population_size", "num_rounds", "length_per_round", "truncate_fraction", "resample_probability",
+        "perturb_factor"],
 };
+
+/** Whether a searcher takes max_length (pbt's trials train num_rounds × length_per_round instead). */
+export function takesMaxLength(name: SearcherName): boolean {
+  return name !== "pbt";
+}
 
 /** The fields a storage type takes besides type and the save_* counts. */
 export const STORAGE_KEYS: Record<StorageType, (keyof StorageForm)[]> = {
@@ -150,7 +163,8 @@ export function initialConfigForm(): ConfigForm {
     max_trials: "", max_concurrent_trials: "", mode: "", divisor: "", max_rungs: "", goal: "",
     max_failed_trials: "", early_stopping: false, min_trials: "", start_step: "", num_steps: "",
     n_startup_trials: "", gamma: "", n_ei_candidates: "", prior_weight: "", n_initial_points: "", xi: "",
-    n_candidates: "",
+    n_candidates: "", population_size: "", num_rounds: "", length_per_round: emptyLength(), truncate_fraction: "",
+    resample_probability: "", perturb_factor: "",
   };
   return {
     name: "", description: "", labels: "", workspace: "", project: "", entrypoint: "", data: "",
@@ -238,9 +252,22 @@ function searcher(form: SearcherForm): YamlValue {
   const out: { [key: string]: YamlValue } = { name: form.name };
   putText(out, "metric", form.metric);
   out.smaller_is_better = form.smaller_is_better;
-  if (form.max_length.value.trim() !== "") out.max_length = length(form.max_length);
+  if (takesMaxLength(form.name) && form.max_length.value.trim() !== "") out.max_length = length(form.max_length);
   for (const key of SEARCHER_KEYS[form.name]) {
-    if (key === "early_stopping") {
+    if (key === "length_per_round") {
+      if (form.length_per_round.value.trim() !== "") out.length_per_round = length(form.length_per_round);
+    } else if (key === "truncate_fraction") {
+      const replace: { [key: string]: YamlValue } = {};
+      put(replace, key, form.truncate_fraction);
+      if (Object.keys(replace).length > 0) out.replace_function = replace;
+    } else if (key === "resample_probability") {
+      const explore: { [key: string]: YamlValue } = {};
+      put(explore, "resample_probability", form.resample_probability);
+      put(explore, "perturb_factor", form.perturb_factor);
+      if (Object.keys(explore).length > 0) out.explore_function = explore;
+    } else if (key === "perturb_factor") {
+      continue;  // written with resample_probability, in explore_function
+    } else if (key === "early_stopping") {
       if (!form.early_stopping) continue;
       const rule: { [key: string]: YamlValue } = { rule: "median" };
       put(rule, "min_trials", form.min_trials);

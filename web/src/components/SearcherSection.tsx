@@ -1,13 +1,14 @@
 // The searcher: its name, metric and length, and the fields the chosen
 // searcher takes (budget, concurrency, ASHA's and the model-based searchers'
-// settings, goal, failure limit, median early stopping).
-import { SEARCHER_KEYS, SEARCHERS, type SearcherForm, type SectionProps } from "../config_form";
+// settings, goal, failure limit, median early stopping, pbt's population and rounds).
+import { SEARCHER_KEYS, SEARCHERS, takesMaxLength, type SearcherForm, type SectionProps } from "../config_form";
 import { CheckField } from "./CheckField";
 import { LengthField } from "./LengthField";
 import { SelectField } from "./SelectField";
 import { TextField } from "./TextField";
 
-type TextKey = Exclude<keyof SearcherForm, "name" | "smaller_is_better" | "max_length" | "early_stopping">;
+type TextKey = Exclude<keyof SearcherForm,
+                       "name" | "smaller_is_better" | "max_length" | "early_stopping" | "length_per_round">;
 
 const TEXT_FIELDS: { key: TextKey; label: string; hint?: string }[] = [
   { key: "max_trials", label: "Max trials" },
@@ -24,7 +25,19 @@ const TEXT_FIELDS: { key: TextKey; label: string; hint?: string }[] = [
   { key: "n_candidates", label: "Candidates", hint: "default 1000" },
   { key: "goal", label: "Goal", hint: "stop when the metric reaches this" },
   { key: "max_failed_trials", label: "Max failed trials" },
+  { key: "population_size", label: "Population size" },
+  { key: "num_rounds", label: "Rounds" },
+  { key: "truncate_fraction", label: "Truncate fraction", hint: "replace_function: the worst share replaced each round" },
+  { key: "resample_probability", label: "Resample probability", hint: "explore_function" },
+  { key: "perturb_factor", label: "Perturb factor", hint: "explore_function" },
 ];
+
+// Where a text field's errors are reported: pbt's functions are nested maps.
+function fieldPath(key: TextKey): string {
+  if (key === "truncate_fraction") return "searcher.replace_function.truncate_fraction";
+  if (key === "resample_probability" || key === "perturb_factor") return `searcher.explore_function.${key}`;
+  return `searcher.${key}`;
+}
 
 export function SearcherSection({ form, update }: SectionProps) {
   const searcher = form.searcher;
@@ -39,10 +52,16 @@ export function SearcherSection({ form, update }: SectionProps) {
                  placeholder="validation_loss" />
       <CheckField label="Smaller is better" path="searcher.smaller_is_better" checked={searcher.smaller_is_better}
                   onChange={(smaller_is_better) => set({ smaller_is_better })} />
-      <LengthField label="Max length" path="searcher.max_length" value={searcher.max_length}
-                   onChange={(max_length) => set({ max_length })} />
+      {takesMaxLength(searcher.name) && (
+        <LengthField label="Max length" path="searcher.max_length" value={searcher.max_length}
+                     onChange={(max_length) => set({ max_length })} />
+      )}
+      {takes.has("length_per_round") && (
+        <LengthField label="Length per round" path="searcher.length_per_round" value={searcher.length_per_round}
+                     onChange={(length_per_round) => set({ length_per_round })} />
+      )}
       {TEXT_FIELDS.filter((f) => takes.has(f.key)).map((f) => (
-        <TextField label={f.label} path={`searcher.${f.key}`} value={searcher[f.key]} hint={f.hint}
+        <TextField label={f.label} path={fieldPath(f.key)} value={searcher[f.key]} hint={f.hint}
                    onChange={(value) => set({ [f.key]: value })} />
       ))}
       {takes.has("early_stopping") && (

@@ -74,6 +74,30 @@ test("the form's YAML leaves empty fields out and nests dotted hyperparameter na
   ].join("\n"));
 });
 
+test("a pbt searcher writes its rounds and nested functions, and no max_length", () => {
+  const form = initialConfigForm();
+  form.searcher = { ...form.searcher, name: "pbt", metric: "loss", max_length: { unit: "batches", value: "99" },
+                    population_size: "8", num_rounds: "5", length_per_round: { unit: "batches", value: "200" },
+                    truncate_fraction: "0.25", resample_probability: "0.2", perturb_factor: "0.2", max_trials: "7" };
+  const yaml = configYaml(form);
+  assert.ok(yaml.includes([
+    "searcher:",
+    "  name: pbt",
+    "  metric: loss",
+    "  smaller_is_better: true",
+    "  population_size: 8",
+    "  num_rounds: 5",
+    "  length_per_round:",
+    "    batches: 200",
+    "  replace_function:",
+    "    truncate_fraction: 0.25",
+    "  explore_function:",
+    "    resample_probability: 0.2",
+    "    perturb_factor: 0.2",
+  ].join("\n") + "\n"), yaml);
+  assert.ok(!yaml.includes("max_length") && !yaml.includes("max_trials"), yaml);
+});
+
 test("errors go to their field, else the nearest enclosing one, else the general list", () => {
   const error = (field: string) => ({ line: 1, column: 1, field, message: "m", text: "t" });
   const paths = ["searcher.max_trials", "hyperparameters.lr", "hyperparameters.lr.minval", "bind_mounts[0].host_path"];
