@@ -64,6 +64,7 @@ using preempt_atom = caf::atom_constant<caf::atom("preempt")>;
 using hold_expired_atom = caf::atom_constant<caf::atom("holdexp")>;
 using decide_again_atom = caf::atom_constant<caf::atom("decideagn")>;
 using reattach_timeout_atom = caf::atom_constant<caf::atom("reattach")>;
+using journaled_atom = caf::atom_constant<caf::atom("journaled")>;
 using train_to_atom = caf::atom_constant<caf::atom("trainto")>;
 using close_atom = caf::atom_constant<caf::atom("close")>;
 using park_atom = caf::atom_constant<caf::atom("park")>;

@@ -84,6 +84,8 @@ using TrialActor = caf::typed_actor<
     caf::replies_to<rejoin_atom, wire::Bytes, caf::actor>::with<bool>,
     // itself: the run (by number) did not come back in time
     caf::reacts_to<reattach_timeout_atom, std::uint32_t>,
+    // the journal's writer thread: a run's batch of reports (by number) is written (error empty) or not
+    caf::reacts_to<journaled_atom, std::uint32_t, std::uint64_t, std::string>,
     // agent: the worker's output (LogLines) and its end (WorkerExit)
     caf::reacts_to<log_atom, wire::Bytes>, caf::reacts_to<exited_atom, wire::Bytes>,
     // a command rank: metrics its command printed (MetricReports) -> the last batch journaled

@@ -140,6 +140,24 @@ void forget_run(Self self) {
   }
   st.agents.clear();
   st.ranks.clear();
+  st.awaiting_journal.clear();  // their ranks are gone
+}
+
+// Hands a batch of reports to the journal's writer thread; its answer waits for the write.
+void journal_reports(Self self, const master::JournalReports& e) {
+  auto& st = self->state;
+  if (st.acknowledging) st.awaiting_journal.insert_or_assign(e.seq, *std::exchange(st.acknowledging, std::nullopt));
+  st.context.journal->commit_async(e.writes, [trial = TrialActor(self), run_id = e.run_id, seq = e.seq](const Status& written) {
+    // As the trial itself: a local sender, which the handler lets through.
+    caf::send_as(trial, trial, journaled_atom::value, run_id, seq, written ? std::string() : written.error().message);
+  });
+}
+
+// Answers the batch of reports being handled, else batch `seq`, which waited for its write.
+void acknowledge_reports(Self self, std::uint64_t seq) {
+  auto& st = self->state;
+  if (st.acknowledging) std::exchange(st.acknowledging, std::nullopt)->deliver(seq);
+  else if (auto waiting = st.awaiting_journal.extract(seq)) waiting.mapped().deliver(seq);
 }
 
 void admit_rank(Self self, std::uint32_t rank) {
@@ -200,9 +218,8 @@ void carry_out(Self self, master::TrialEffects effects) {
               self->send(st.experiment, validated_atom::value, e.request_id, e.value, e.batches);
             },
             [&](const master::ReportCheckpoint& e) { self->send(st.experiment, checkpointed_atom::value, e.request_id); },
-            [&](const master::AcknowledgeReports& e) {
-              if (st.acknowledging) std::exchange(st.acknowledging, std::nullopt)->deliver(e.seq);
-            },
+            [&](const master::JournalReports& e) { journal_reports(self, e); },
+            [&](const master::AcknowledgeReports& e) { acknowledge_reports(self, e.seq); },
             [&](const master::ReportEnded& e) { end(self, e); },
         },
         effect);
@@ -254,8 +271,12 @@ void journal_logs(Self self, const wire::Bytes& bytes) {
   std::vector<storage::LogLine> lines;
   for (auto& entry : logs->lines)
     lines.push_back({logs->trial_id, 0, entry.time_ms, std::move(entry.stream), std::move(entry.text)});
-  auto r = self->state.context.journal->append_logs(logs->trial_id, std::move(lines));
-  if (!r) spdlog::error("trial {}: journaling logs failed: {}", logs->trial_id, r.error().message);
+  // Not waiting for the write: a trial's output must not hold the master's threads.
+  const auto trial = logs->trial_id;
+  auto queued = self->state.context.journal->append_logs_async(trial, std::move(lines), [trial](const Status& written) {
+    if (!written) spdlog::error("trial {}: journaling logs failed: {}", trial, written.error().message);
+  });
+  if (!queued) spdlog::error("trial {}: journaling logs failed: {}", trial, queued.error().message);
 }
 
 }  // namespace
@@ -305,6 +326,9 @@ TrialActor::behavior_type trial_actor(Self self, MasterContext context, master::
       },
       [=](reattach_timeout_atom, std::uint32_t run_id) {
         if (from_master(self, "end a reattach")) feed(self, master::ReattachTimedOut{run_id});
+      },
+      [=](journaled_atom, std::uint32_t run_id, std::uint64_t seq, const std::string& error) {
+        if (from_master(self, "report a journal write")) feed(self, master::ReportsJournaled{run_id, seq, error});
       },
       [=](exited_atom, const wire::Bytes& bytes) {
         if (permitted(master::check_not_rank(current_peer(self), "report a worker's exit")))

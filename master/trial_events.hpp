@@ -5,12 +5,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "runtime/core/states.hpp"
 #include "runtime/wire/messages.hpp"
+#include "storage/journal/journal.hpp"
 
 namespace volador::master {
 
@@ -95,15 +97,23 @@ struct WorkerExited {
 struct AgentLost {
   std::string agent_id;
 };
-// A command's rank reported a batch of metrics it printed; acknowledged
-// (AcknowledgeReports) once journaled, or when journaled before.
+// A command's rank reported a batch of metrics it printed: handed to the
+// journal (JournalReports) and acknowledged once written, or at once when
+// journaled before.
 struct CommandReported {
   wire::MetricReports batch;
+};
+// The journal's writer thread wrote the batch JournalReports handed over
+// (`error` empty), or could not (`error` says why).
+struct ReportsJournaled {
+  std::uint32_t run_id = 0;
+  std::uint64_t seq = 0;
+  std::string error;
 };
 
 using TrialEvent = std::variant<TrainTo, Close, Pause, Activate, Preempt, Park, Kill, SlotsGranted, LaunchFailed, RankHelloed,
                                 RankRejoined, RunAdopted, AdoptFailed, ReattachTimedOut, WorkloadAnswered,
-                                WorkerExited, AgentLost, CommandReported>;
+                                WorkerExited, AgentLost, CommandReported, ReportsJournaled>;
 
 // --- effects ---
 
@@ -202,8 +212,16 @@ struct ReportCheckpoint {
   std::uint64_t request_id = 0;
   bool operator==(const ReportCheckpoint&) const = default;
 };
-// Answer the batch of reports being handled: every batch of its run and
-// rank up to number `seq` is journaled.
+// Queue `writes` on the journal's writer thread without waiting for it (its
+// batches keep their order), then feed ReportsJournaled{run_id, seq}.
+struct JournalReports {
+  std::uint32_t run_id = 0;
+  std::uint64_t seq = 0;
+  std::shared_ptr<const storage::JournalBatch> writes;
+  bool operator==(const JournalReports&) const = default;
+};
+// Answer the batch of reports being handled, else batch `seq`, which waited
+// for its write: every batch of its run and rank up to number `seq` is journaled.
 struct AcknowledgeReports {
   std::uint64_t seq = 0;
   bool operator==(const AcknowledgeReports&) const = default;
@@ -218,7 +236,7 @@ struct ReportEnded {
 using TrialEffect = std::variant<RequestSlots, ReleaseSlots, WatchAgents, ForgetRun, LaunchRank, AdmitRank, RefuseRank,
                                  AnswerHellos, AnswerRejoins, SendWorkload, ResendWorkload, ShutdownRanks, AdoptRun,
                                  ClaimWorkers, StartReattachTimer, ReportValidation, ReportCheckpoint,
-                                 AcknowledgeReports, ReportEnded>;
+                                 JournalReports, AcknowledgeReports, ReportEnded>;
 using TrialEffects = std::vector<TrialEffect>;
 
 }  // namespace volador::master

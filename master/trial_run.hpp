@@ -65,6 +65,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -145,7 +146,8 @@ class TrialRun {
     std::uint64_t position = 0;      // batches of the latest report (at least the resume point's)
     MetricMap reported;              // the latest value of every validation metric
     std::uint64_t forwarded_at = 0;  // batches of the last report sent to the searcher
-    std::uint64_t journaled_seq = 0;  // the last batch of reports journaled (MetricReports.seq)
+    std::uint64_t taken_seq = 0;      // the last batch of reports taken in and handed to the journal (MetricReports.seq)
+    std::uint64_t journaled_seq = 0;  // the last batch of reports journaled
     bool finished = false;           // the command exited successfully
     std::optional<checkpoints::PendingCheckpoint> staging;  // where rank 0 stages the run's checkpoints
   };
@@ -214,13 +216,20 @@ class TrialRun {
   [[nodiscard]] bool checkpointed_here() const;
   [[nodiscard]] bool plan_checkpoints_here() const;
 
+  // A batch of reports handed to the journal, with what waits for its write.
+  struct UnjournaledReports {
+    std::optional<ReportValidation> validation;  // the batch's latest
+    std::vector<std::string> checkpoints;        // committed by the batch, journaled with it
+  };
+
   // trial_run_command.cpp: command entrypoints
   void handle(const CommandReported& event);
+  void handle(const ReportsJournaled& event);
   void take_command_report(const wire::MetricReport& report, CommandReportBatch& batch) const;
   Status take_command_checkpoint(const wire::MetricReport& report, CommandReportBatch& batch);
   bool start_command_run();
   void drop_command_staging();
-  void discard_checkpoints(const CommandReportBatch& batch);
+  void discard_checkpoints(const std::vector<std::string>& uuids);
   void drive_command();
   void finish_command_run(const wire::WorkloadResult& result);
   void finish_command();
@@ -265,6 +274,8 @@ class TrialRun {
   std::optional<InFlight> in_flight_;
   std::uint64_t workloads_sent_ = 0;
   CommandRun command_run_;
+  // By run and batch seq: a write of an earlier run may end after a restart.
+  std::map<std::pair<std::uint32_t, std::uint64_t>, UnjournaledReports> unjournaled_;
 };
 
 // "a, b, c", or "none".

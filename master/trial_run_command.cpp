@@ -75,15 +75,17 @@ void TrialRun::finish_command() {
   effects_.emplace_back(ReportValidation{setup_.spec.record.request_id, it->second, target_batches_});
 }
 
-// A batch of rank 0's reports: journaled in one write, then acknowledged.
-// One journaled before (its acknowledgement was lost with a link) is only
-// acknowledged again, and so is one after a batch that has not come: the
-// rank sends every unacknowledged batch again, in order, once relinked. A
-// batch whose write fails is not acknowledged: the rank sends it again.
+// A batch of rank 0's reports: taken in and handed to the journal's writer
+// thread (JournalReports), acknowledged once written (ReportsJournaled), so
+// that the rank's next batches are taken meanwhile and share the write. One
+// taken before (its acknowledgement was lost with a link) is only
+// acknowledged, as far as the journal goes, and so is one after a batch that
+// has not come: the rank sends every unacknowledged batch again, in order,
+// once relinked.
 void TrialRun::handle(const CommandReported& event) {
   const auto& batch = event.batch;
   if (!command_ || batch.run_id != setup_.spec.record.run_id || batch.rank != 0 || phase_ != Phase::running) return;
-  if (batch.seq != command_run_.journaled_seq + 1) {
+  if (batch.seq != command_run_.taken_seq + 1) {
     effects_.emplace_back(AcknowledgeReports{command_run_.journaled_seq});
     return;
   }
@@ -93,27 +95,41 @@ void TrialRun::handle(const CommandReported& event) {
     if (report.kind != wire::ReportKind::checkpoint) {
       take_command_report(report, taken);
     } else if (auto taken_in = take_command_checkpoint(report, taken); !taken_in) {
-      discard_checkpoints(taken);
+      discard_checkpoints(taken.checkpoints);
       return end_trial(RunState::error, "checkpoint failed: " + taken_in.error().message);
     }
   }
-  if (!taken.writes.empty()) {
-    if (auto committed = setup_.journal->commit(taken.writes); !committed) {
-      discard_checkpoints(taken);
-      return journal_status(committed, "metrics");
-    }
-  }
   command_run_ = std::move(taken.run);
-  command_run_.journaled_seq = batch.seq;
+  command_run_.taken_seq = batch.seq;
   newest_checkpoint_at_ = taken.newest_checkpoint_at;
-  effects_.emplace_back(AcknowledgeReports{batch.seq});
-  if (taken.validation) effects_.emplace_back(*taken.validation);
-  if (!taken.checkpoints.empty()) effects_.emplace_back(ReportCheckpoint{setup_.spec.record.request_id});
+  unjournaled_[{batch.run_id, batch.seq}] = {std::move(taken.validation), std::move(taken.checkpoints)};
+  effects_.emplace_back(JournalReports{batch.run_id, batch.seq,
+                                       std::make_shared<const storage::JournalBatch>(std::move(taken.writes))});
 }
 
-// Removes the checkpoints a batch committed when the batch is not journaled: none is left unregistered.
-void TrialRun::discard_checkpoints(const CommandReportBatch& batch) {
-  for (const auto& uuid : batch.checkpoints)
+// The batch is written: acknowledged (to a rank of the current run), then its
+// latest validation and checkpoints go to the experiment. A failed write ends
+// the trial: the batches taken after it counted on it.
+void TrialRun::handle(const ReportsJournaled& event) {
+  auto it = unjournaled_.find({event.run_id, event.seq});
+  if (it == unjournaled_.end()) return;
+  UnjournaledReports written = std::move(it->second);
+  unjournaled_.erase(it);
+  if (!event.error.empty()) {
+    discard_checkpoints(written.checkpoints);
+    return end_trial(RunState::error, "journaling the command's metrics failed: " + event.error);
+  }
+  if (event.run_id == setup_.spec.record.run_id) {
+    command_run_.journaled_seq = event.seq;
+    effects_.emplace_back(AcknowledgeReports{event.seq});
+  }
+  if (written.validation) effects_.emplace_back(*written.validation);
+  if (!written.checkpoints.empty()) effects_.emplace_back(ReportCheckpoint{setup_.spec.record.request_id});
+}
+
+// Removes checkpoints a batch committed when the batch is not journaled: none is left unregistered.
+void TrialRun::discard_checkpoints(const std::vector<std::string>& uuids) {
+  for (const auto& uuid : uuids)
     if (auto removed = setup_.spec.store->remove(uuid); !removed)
       spdlog::warn("trial {}: removing the unregistered checkpoint {} failed: {}", setup_.spec.record.id, uuid,
                    removed.error().message);

@@ -41,7 +41,7 @@ constexpr std::array kEffectNames{"RequestSlots", "ReleaseSlots",  "WatchAgents"
                                   "LaunchRank",   "AdmitRank",     "RefuseRank",       "AnswerHellos",
                                   "AnswerRejoins", "SendWorkload", "ResendWorkload",   "ShutdownRanks", "AdoptRun",
                                   "ClaimWorkers", "StartReattachTimer", "ReportValidation", "ReportCheckpoint",
-                                  "AcknowledgeReports", "ReportEnded"};
+                                  "JournalReports", "AcknowledgeReports", "ReportEnded"};
 static_assert(kEffectNames.size() == std::variant_size_v<TrialEffect>);
 
 std::vector<std::string> names(const TrialEffects& effects) {
@@ -118,7 +118,24 @@ struct Harness {
   }
   ~Harness() { fs::remove_all(dir); }
 
-  TrialEffects on(TrialEvent event) { return run->on(std::move(event)); }
+  // The effects of `event`, where a JournalReports is written at once and the
+  // effects of its ReportsJournaled take its place (as the actor's would follow).
+  TrialEffects on(TrialEvent event) { return with_reports_written(run->on(std::move(event))); }
+  TrialEffects with_reports_written(TrialEffects effects) {
+    TrialEffects out;
+    for (auto& effect : effects) {
+      const auto* journal_reports = std::get_if<JournalReports>(&effect);
+      if (journal_reports == nullptr) {
+        out.push_back(std::move(effect));
+        continue;
+      }
+      const auto written = journal->commit(*journal_reports->writes);
+      auto after = on(ReportsJournaled{journal_reports->run_id, journal_reports->seq,
+                                       written ? std::string() : written.error().message});
+      out.insert(out.end(), after.begin(), after.end());
+    }
+    return out;
+  }
   [[nodiscard]] Phase phase() const { return run->phase(); }
 
   // Given a target, granted two slots on one agent: launching run 1.
@@ -715,6 +732,36 @@ TEST_CASE("A command's result is its latest metrics when it exits, the final res
   CHECK((metrics[0].batches == 10 && metrics[0].metrics.at("accuracy") == 0.5));
   CHECK((metrics[1].batches == 100 && metrics[1].metrics.at("accuracy") == 0.9));
   CHECK(h.journaled().batches_trained == 100);
+}
+
+TEST_CASE("Batches of reports are taken in while earlier ones wait for their write, and answered once written") {
+  // The master's threads never wait for a batch's write: the rank's next
+  // batches are taken in meanwhile and share the journal's next synced write.
+  Harness h("", new_trial_record(), kCommandConfig);
+  (void)h.start_running();
+  const auto first = only<JournalReports>(h.run->on(report_batch(1, {accuracy_report(0.1)})));
+  const auto second = only<JournalReports>(h.run->on(report_batch(2, {accuracy_report(0.2)})));
+  CHECK((first.run_id == 1 && first.seq == 1 && second.seq == 2));
+  // Batch 2 sent again before the writes: only batch 0 is journaled so far.
+  CHECK(only<AcknowledgeReports>(h.run->on(report_batch(2, {accuracy_report(0.2)}))).seq == 0);
+  REQUIRE(h.journal->commit(*first.writes));
+  auto effects = h.run->on(ReportsJournaled{1, 1, ""});
+  CHECK(names(effects) == std::vector<std::string>{"AcknowledgeReports", "ReportValidation"});
+  CHECK(std::get<AcknowledgeReports>(effects[0]).seq == 1);
+  CHECK(std::get<ReportValidation>(effects[1]) == ReportValidation{70, 0.1, 1});
+  SECTION("written") {
+    REQUIRE(h.journal->commit(*second.writes));
+    effects = h.run->on(ReportsJournaled{1, 2, ""});
+    CHECK(std::get<AcknowledgeReports>(effects[0]).seq == 2);
+    CHECK(h.metrics().size() == 2);
+  }
+  SECTION("a failed write ends the trial, which counted on it") {
+    CHECK(names(h.run->on(ReportsJournaled{1, 2, "disk full"})).back() == "ReportEnded");
+    CHECK_THAT(h.journaled().error_message, Catch::Contains("journaling the command's metrics failed: disk full"));
+  }
+  SECTION("a write of an earlier run is not answered to the new run's ranks") {
+    CHECK(h.run->on(ReportsJournaled{7, 2, ""}).empty());  // no such batch
+  }
 }
 
 TEST_CASE("A command's captures are committed and journaled with their batch and a relaunch resumes from the latest") {

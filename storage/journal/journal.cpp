@@ -46,6 +46,10 @@ JournalBatch& JournalBatch::put_model(ModelRecord record) { return add(std::move
 
 JournalBatch& JournalBatch::put_model_version(ModelVersionRecord record) { return add(std::move(record)); }
 
+JournalBatch& JournalBatch::put_numbered_logs(std::vector<LogLine> lines) {
+  return add(NumberedLogLines{std::move(lines)});
+}
+
 JournalBatch& JournalBatch::delete_experiment(std::uint64_t experiment_id) {
   return add(ExperimentDeletion{.experiment_id = experiment_id});
 }
@@ -88,6 +92,10 @@ Journal::~Journal() = default;
 Status Journal::commit(const JournalBatch& batch) {
   if (batch.empty()) return {};
   return committer_.commit(batch);
+}
+
+void Journal::commit_async(std::shared_ptr<const JournalBatch> batch, std::function<void(const Status&)> done) {
+  committer_.submit(std::move(batch), std::move(done));
 }
 
 
@@ -145,27 +153,41 @@ Journal::TrialAppends& Journal::appends_of(std::uint64_t trial_id) {
   return *slot;
 }
 
-Result<std::uint64_t> Journal::append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) {
-  TrialAppends& appends = appends_of(trial_id);
-  std::lock_guard lock(appends.mutex);
+Result<JournalBatch> Journal::numbered_logs(std::uint64_t trial_id, TrialAppends& appends, std::vector<LogLine> lines) {
   if (!appends.last_log_seq) {
     auto last = last_id_under(keys::logs_prefix(trial_id));
     if (!last) return fail(last.error());
     appends.last_log_seq = *last;
   }
-  std::uint64_t seq = *appends.last_log_seq;
-  if (lines.empty()) return seq;
-  KeyValueBatch batch;
   for (LogLine& line : lines) {
     line.trial_id = trial_id;
-    line.seq = ++seq;
-    auto value = codec::encode(line);
-    if (!value) return fail(value.error());
-    batch.put(keys::log(trial_id, seq), std::string(codec::bytes_of(*value)));
+    line.seq = ++*appends.last_log_seq;
   }
-  if (auto written = store_->write(batch); !written) return fail(written.error());
-  appends.last_log_seq = seq;
-  return seq;
+  JournalBatch batch;
+  if (!lines.empty()) batch.put_numbered_logs(std::move(lines));
+  return batch;
+}
+
+Result<std::uint64_t> Journal::append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) {
+  TrialAppends& appends = appends_of(trial_id);
+  std::lock_guard lock(appends.mutex);  // held through the write: a later append is queued after it
+  auto batch = numbered_logs(trial_id, appends, std::move(lines));
+  if (!batch) return fail(batch.error());
+  if (auto written = commit(*batch); !written) {
+    appends.last_log_seq.reset();  // read again: these seqs were not written
+    return fail(written.error());
+  }
+  return *appends.last_log_seq;
+}
+
+Status Journal::append_logs_async(std::uint64_t trial_id, std::vector<LogLine> lines,
+                                  std::function<void(const Status&)> done) {
+  TrialAppends& appends = appends_of(trial_id);
+  std::lock_guard lock(appends.mutex);  // queued in the order they are numbered
+  auto batch = numbered_logs(trial_id, appends, std::move(lines));
+  if (!batch) return fail(batch.error());
+  if (!batch->empty()) commit_async(std::make_shared<JournalBatch>(std::move(*batch)), std::move(done));
+  return {};
 }
 
 Status Journal::put_archive(std::uint64_t experiment_id, std::string_view bytes) {

@@ -72,9 +72,14 @@ class JournalBatch {
   struct ExperimentDeletion {
     std::uint64_t experiment_id = 0;
   };
+  // Log lines already numbered (trial_id and seq set): Journal::append_logs makes them.
+  struct NumberedLogLines {
+    std::vector<LogLine> lines;
+  };
   using Operation = std::variant<ExperimentRecord, TrialRecord, SearcherStatePut, SearchEventAppend,
                                  CheckpointRecord, MetricRecord, MetricsDeletion, UserRecord, TokenRecord,
-                                 ExperimentMetadataRecord, ModelRecord, ModelVersionRecord, ExperimentDeletion>;
+                                 ExperimentMetadataRecord, ModelRecord, ModelVersionRecord, ExperimentDeletion,
+                                 NumberedLogLines>;
 
   // The meaning of each operation is that of the Journal method of the same name.
   JournalBatch& put_experiment(ExperimentRecord record);
@@ -92,6 +97,8 @@ class JournalBatch {
   JournalBatch& put_model(ModelRecord record);
   JournalBatch& put_model_version(ModelVersionRecord record);
   JournalBatch& delete_experiment(std::uint64_t experiment_id);
+  // Log lines whose trial_id and seq are set (Journal::append_logs numbers them).
+  JournalBatch& put_numbered_logs(std::vector<LogLine> lines);
 
   [[nodiscard]] const std::vector<Operation>& operations() const { return operations_; }
   [[nodiscard]] bool empty() const { return operations_.empty(); }
@@ -133,6 +140,10 @@ class Journal {
   // fails its batch alone, before anything of it is written. An empty batch
   // writes nothing.
   [[nodiscard]] Status commit(const JournalBatch& batch);
+  // The same without waiting: queues `batch` and returns; `done` runs on the
+  // writer thread with the write's outcome (it must not wait for a commit).
+  // Batches are written in the order they were queued, with commit()'s.
+  void commit_async(std::shared_ptr<const JournalBatch> batch, std::function<void(const Status&)> done);
 
   // One-operation commits.
 
@@ -172,6 +183,11 @@ class Journal {
   // Appends lines, assigning their seq; returns the seq of the last one (with
   // no lines: the trial's last seq, 0 if none; nothing is written).
   [[nodiscard]] Result<std::uint64_t> append_logs(std::uint64_t trial_id, std::vector<LogLine> lines);
+  // The same without waiting (commit_async; `done` is told the write's
+  // outcome, not called without lines): the lines are numbered now, in the
+  // order of every append of the trial. A failed write loses these lines only.
+  [[nodiscard]] Status append_logs_async(std::uint64_t trial_id, std::vector<LogLine> lines,
+                                         std::function<void(const Status&)> done);
   // The packed model definition of an experiment (see storage/archives).
   [[nodiscard]] Status put_archive(std::uint64_t experiment_id, std::string_view bytes);
 
@@ -230,7 +246,8 @@ class Journal {
   void observe_commits(CommitObserver observer) { observer_ = std::move(observer); }
 
  private:
-  // Serialises the log appends of one trial and caches its last log seq;
+  // Serialises the log appends of one trial (numbered and queued in one
+  // order) and caches its last log seq;
   // caches, per metric kind, the highest batches reported (writer thread only).
   struct TrialAppends {
     std::mutex mutex;
@@ -247,6 +264,8 @@ class Journal {
   // entries) cannot change under it.
   [[nodiscard]] Status write(std::span<const JournalBatch* const> batches);
   TrialAppends& appends_of(std::uint64_t trial_id);
+  // Numbers `lines` on from the trial's last log seq (`appends` locked by the caller).
+  Result<JournalBatch> numbered_logs(std::uint64_t trial_id, TrialAppends& appends, std::vector<LogLine> lines);
   // The trial's cached highest batches of `kind`, read from the store the
   // first time; only the writer thread reads and raises it.
   Result<std::uint64_t*> highest_metric_batches(std::uint64_t trial_id, MetricKind kind);

@@ -32,6 +32,12 @@ class Journal::BatchBuilder {
 
   Status operator()(const ExperimentRecord& record) { return put_record(keys::experiment(record.id), record); }
 
+  Status operator()(const JournalBatch::NumberedLogLines& logs) {
+    for (const LogLine& line : logs.lines)
+      if (auto put = put_record(keys::log(line.trial_id, line.seq), line); !put) return put;
+    return {};
+  }
+
   Status operator()(const TrialRecord& record) {
     auto value = codec::encode(record);
     if (!value) return fail(value.error());
