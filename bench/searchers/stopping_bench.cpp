@@ -74,10 +74,13 @@ Run run_curve(const CurveObjective& c, const Row& row, std::uint32_t trials, std
 
 std::vector<Row> rows() {
   const nlohmann::json median = {{"early_stopping", "median"}};
+  const nlohmann::json median3 = {{"early_stopping", {{"rule", "median"}, {"start_step", 3}}}};
   return {{"random", "random", "", {}, ""},
           {"tpe", "tpe", "", {}, ""},
           {"random+median", "random", "", median, "random"},
+          {"random+median_s3", "random", "", median3, "random"},
           {"tpe+median", "tpe", "", median, "tpe"},
+          {"tpe+median_s3", "tpe", "", median3, "tpe"},
           {"asha_aggressive", "adaptive_asha", "aggressive", {}, "random"},
           {"asha_standard", "adaptive_asha", "standard", {}, "random"},
           {"asha_conservative", "adaptive_asha", "conservative", {}, "random"}};

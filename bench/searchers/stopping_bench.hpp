@@ -2,7 +2,8 @@
 // The early-stopping part of bench_searchers, on the learning-curve objective
 // (objectives.hpp: curve_loss, at most kCurveEpochs epochs), trials one at a
 // time: random and tpe without stopping, random and tpe with the median
-// stopping rule, adaptive_asha in each mode. Per row, over the seeds: epochs
+// stopping rule (defaults, and from the 3rd of its 10 steps: `_s3`),
+// adaptive_asha in each mode. Per row, over the seeds: epochs
 // trained, trials stopped, the best validation loss found (as regret against
 // the best final loss), the regret after 700 epochs, and the regret of the
 // same sampler without stopping given the same epochs (seed by seed).
