@@ -5,6 +5,7 @@
 // and one `RESULT {json}` line per row.
 //   bench_searchers [--seeds N] [--budgets 50,100] [--functions branin,...] [--searchers random,tpe,bayesian]
 //                   [--speed 1|0] [--asha-trials N (0: skip)]
+//                   [--stopping-trials N (0: skip)]   (early stopping on a learning curve: stopping_bench.hpp)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/searchers/objectives.hpp"
+#include "bench/searchers/stopping_bench.hpp"
 #include "runtime/search/simulation.hpp"
 
 using namespace volador;
@@ -33,6 +35,7 @@ struct Options {
   std::vector<std::string> searchers{"random", "tpe", "bayesian"};
   bool speed = true;
   std::uint32_t asha_trials = 10'000;
+  std::uint32_t stopping_trials = 100;
 };
 
 std::vector<std::string> split(const std::string& list) {
@@ -51,6 +54,7 @@ Options parse(int argc, char** argv) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--seeds") o.seeds = static_cast<std::uint32_t>(std::stoul(value));
     else if (flag == "--asha-trials") o.asha_trials = static_cast<std::uint32_t>(std::stoul(value));
+    else if (flag == "--stopping-trials") o.stopping_trials = static_cast<std::uint32_t>(std::stoul(value));
     else if (flag == "--functions") o.functions = split(value);
     else if (flag == "--searchers") o.searchers = split(value);
     else if (flag == "--speed") o.speed = value != "0";
@@ -213,6 +217,7 @@ int main(int argc, char** argv) {
     regret_table(o);
     if (o.speed) speed_table();
     if (o.asha_trials > 0) asha_run(o.asha_trials);
+    if (o.stopping_trials > 0) stopping_table(o.seeds, o.stopping_trials);
   } catch (const std::exception& e) {
     std::cerr << "bench_searchers: " << e.what() << "\n";
     return 1;

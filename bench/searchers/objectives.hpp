@@ -1,10 +1,11 @@
 #pragma once
 // The objectives of bench_searchers beyond Branin and Hartmann-6 (which are in
 // runtime/search/tests/standard_functions.hpp): Rosenbrock-5, Levy-5 and a
-// mixed categorical/log/int/float space. objectives.py holds the same for the
-// Python peers.
+// mixed categorical/log/int/float space; a learning-curve objective for early
+// stopping. objectives.py holds the same for the Python peers.
 
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -68,6 +69,43 @@ inline TestFunction mixed_function() {
                        {"layers", {hparams::IntParam{1, 8, {}}}},
                        {"dropout", real(0, 0.5)}};
   return {"mixed", space, 0.0, mixed};
+}
+
+// The learning-curve objectives of the early-stopping bench: the validation
+// loss of a trial with hyperparameters `h` after `epoch` epochs (of at most
+// kCurveEpochs), plateau(h) + exp(-speed(h) * epoch), deterministic and
+// decreasing in epoch. With v = log10(lr) + 4 in [0, 4]:
+// speed = 10^(v/2) (0.5 + width) / speed_divisor,
+// plateau = 0.02 (v - 1.5)^2 + 0.1 width^2 + 0.1 (decay - 0.6)^2.
+// A larger learning rate or width starts faster but plateaus higher, so the
+// curves cross: the fast starters lead early, the best final losses (lr near
+// 10^-2.5, width near 0) pass them later, by about epoch 9 in `curve`
+// (speed_divisor 9) and epoch 33 in `curve_late` (27).
+inline constexpr std::uint64_t kCurveEpochs = 81;
+
+struct CurveObjective {
+  std::string name;
+  double speed_divisor = 0;
+  double minimum = 0;  // of the loss after kCurveEpochs epochs (scipy L-BFGS-B from 20 starts)
+};
+
+inline std::vector<CurveObjective> curve_objectives() {
+  return {{"curve", 9, 1.0233446e-11}, {"curve_late", 27, 1.630237912465890e-4}};
+}
+
+inline double curve_loss(const CurveObjective& c, const nlohmann::json& h, std::uint64_t epoch) {
+  const double v = std::log10(h.at("lr").get<double>()) + 4, width = h.at("width").get<double>();
+  const double decay = h.at("decay").get<double>();
+  const double speed = std::pow(10.0, v / 2) * (0.5 + width) / c.speed_divisor;
+  const double plateau = 0.02 * (v - 1.5) * (v - 1.5) + 0.1 * width * width + 0.1 * (decay - 0.6) * (decay - 0.6);
+  return plateau + std::exp(-speed * static_cast<double>(epoch));
+}
+
+inline hparams::Space curve_space() {
+  return {{"global_batch_size", {hparams::ConstParam{1}}},
+          {"lr", {hparams::LogParam{10, -4, 0, {}}}},
+          {"width", real(0, 1)},
+          {"decay", real(0, 1)}};
 }
 
 }  // namespace volador::search::testing

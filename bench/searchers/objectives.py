@@ -1,5 +1,6 @@
 """The objectives of bench_searchers (bench/searchers/objectives.hpp) and the
-table rows, for the Python peers (optuna_peer.py, gp_peer.py).
+table rows, for the Python peers (optuna_peer.py, gp_peer.py); the
+learning-curve objectives of its early-stopping part (stopping_bench.hpp).
 
 Each objective: a name, its global minimum, its parameters and the function of a
 dict of their values. A parameter is (name, kind, low, high) with kind "float",
@@ -62,6 +63,20 @@ OBJECTIVES = [
 ]
 
 
+# The learning-curve objectives (objectives.hpp, curve_loss): name, speed divisor, minimum final loss.
+CURVE_EPOCHS = 81
+CURVE_OBJECTIVES = [("curve", 9, 1.0233446e-11), ("curve_late", 27, 1.630237912465890e-4)]
+CURVE_PARAMETERS = [("decay", "float", 0, 1), ("lr", "log", 1e-4, 1), ("width", "float", 0, 1)]
+
+
+def curve_loss(speed_divisor, h, epoch):
+    """Validation loss after `epoch` epochs: plateau(h) + exp(-speed(h) * epoch), curves crossing."""
+    v, width, decay = math.log10(h["lr"]) + 4, h["width"], h["decay"]
+    speed = 10 ** (v / 2) * (0.5 + width) / speed_divisor
+    plateau = 0.02 * (v - 1.5) ** 2 + 0.1 * width ** 2 + 0.1 * (decay - 0.6) ** 2
+    return plateau + math.exp(-speed * epoch)
+
+
 def budgets_and_seeds(description):
     """The peers' command line: --seeds N --budgets 50,100 [--only NAME,...]."""
     import argparse
@@ -69,6 +84,7 @@ def budgets_and_seeds(description):
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--budgets", default="50,100")
     parser.add_argument("--only", default="", help="objectives to run, comma-separated (default all)")
+    parser.add_argument("--stopping-trials", type=int, default=100, help="trials of the early-stopping rows (0: skip)")
     args = parser.parse_args()
     args.budgets = [int(b) for b in args.budgets.split(",")]
     args.objectives = [o for o in OBJECTIVES if not args.only or o[0] in args.only.split(",")]
@@ -94,6 +110,43 @@ def print_rows(name, searcher, curves, budgets, per_search):
                                       "seeds": len(curves), "median_regret": med, "q25": q25, "q75": q75,
                                       "mean_regret": mean, f"seconds_per_search_of_{max(budgets)}": per_search}),
               flush=True)
+
+
+def regret_within(run, epochs):
+    """The regret of the best validation within `epochs` epochs; run: [(epochs so far, best regret so far)]."""
+    regret = math.inf
+    for at, best in run:
+        if at > epochs:
+            break
+        regret = best
+    return regret
+
+
+def print_stopping_header(title):
+    print(title)
+    print(f"{'function':<11} {'searcher':<18} {'epochs':>22} {'saved':>6} {'stopped':>7} {'regret':>32} "
+          f"{'@700 ep':>10} {'baseline':>10} (same epochs, no stopping)", flush=True)
+
+
+def print_stopping_row(name, searcher, runs, baseline_name, baseline_runs, trials):
+    """One row of the early-stopping table: runs are (curve, epochs, stopped) per seed, as stopping_bench.cpp."""
+    import json
+    epochs = [r[1] for r in runs]
+    stopped = [r[2] for r in runs]
+    regret = [r[0][-1][1] for r in runs]
+    at700 = [regret_within(r[0], 700) for r in runs]
+    same = [regret_within(b[0], r[1]) for r, b in zip(runs, baseline_runs)] if baseline_runs else regret
+    saved = 1 - quantile(epochs, 0.5) / (trials * CURVE_EPOCHS)
+    print(f"{name:<11} {searcher:<18} {quantile(epochs, 0.5):>7.0f} [{quantile(epochs, 0.25):>5.0f}, "
+          f"{quantile(epochs, 0.75):>5.0f}] {100 * saved:>5.0f}% {quantile(stopped, 0.5):>7.0f} "
+          f"{quantile(regret, 0.5):>10.3g} [{quantile(regret, 0.25):>9.3g}, {quantile(regret, 0.75):>9.3g}] "
+          f"{quantile(at700, 0.5):>10.3g} {quantile(same, 0.5):>10.3g} {baseline_name:<7}")
+    print("RESULT " + json.dumps({"bench": "stopping", "function": name, "searcher": searcher, "trials": trials,
+                                  "seeds": len(runs), "median_epochs": quantile(epochs, 0.5), "saved_fraction": saved,
+                                  "median_stopped": quantile(stopped, 0.5), "median_regret": quantile(regret, 0.5),
+                                  "q25": quantile(regret, 0.25), "q75": quantile(regret, 0.75),
+                                  "median_regret_at_700_epochs": quantile(at700, 0.5), "baseline": baseline_name,
+                                  "median_baseline_regret_at_same_epochs": quantile(same, 0.5)}), flush=True)
 
 
 def best_so_far(values, minimum):

@@ -10,17 +10,14 @@ namespace volador::search {
 MedianStoppingRule::MedianStoppingRule(std::uint32_t min_trials, std::uint64_t start_batches)
     : min_trials_(min_trials), start_batches_(start_batches) {}
 
-std::optional<double> MedianStoppingRule::running_average(const Curve& curve, std::uint64_t batches) {
+std::optional<double> MedianStoppingRule::best_up_to(const Curve& curve, std::uint64_t batches) {
   if (curve.empty() || curve.back().batches < batches) return std::nullopt;
-  double sum = 0;
-  std::size_t n = 0;
+  double best = std::numeric_limits<double>::infinity();
   for (const auto& p : curve) {
     if (p.batches > batches) break;
-    sum += p.loss;
-    ++n;
+    best = std::min(best, p.loss);
   }
-  if (n == 0) return std::nullopt;
-  return sum / static_cast<double>(n);
+  return best;
 }
 
 bool MedianStoppingRule::report(RequestId id, std::uint64_t batches, double loss) {
@@ -30,15 +27,13 @@ bool MedianStoppingRule::report(RequestId id, std::uint64_t batches, double loss
   std::vector<double> others;
   for (const auto& [other, curve] : curves_)
     if (other != id)
-      if (auto avg = running_average(curve, batches)) others.push_back(*avg);
+      if (auto best = best_up_to(curve, batches)) others.push_back(*best);
   if (others.size() < min_trials_) return false;
   const auto mid = others.begin() + static_cast<std::ptrdiff_t>(others.size() / 2);
   std::nth_element(others.begin(), mid, others.end());
   double median = *mid;
   if (others.size() % 2 == 0) median = (median + *std::max_element(others.begin(), mid)) / 2;
-  double best = std::numeric_limits<double>::infinity();
-  for (const auto& p : mine) best = std::min(best, p.loss);
-  return best > median;
+  return *best_up_to(mine, batches) > median;
 }
 
 nlohmann::json MedianStoppingRule::save() const {

@@ -86,6 +86,23 @@ TEST_CASE("asha plan: rungs max_length / d^k, brackets by mode, trials split by 
   CHECK_FALSE(plan_asha({"standard", 1, 5, 1000, 100, 0}).has_value());
 }
 
+TEST_CASE("asha modes: aggressive one bracket, standard the upper half, conservative all", "[search][asha]") {
+  // bench/searchers' learning curves: 81 epochs, 100 trials, R = min(5, 1 + log4(81) = 4, 1 + log4(100) = 4) = 4.
+  const auto bench_rungs = [](const std::string& mode) { return rungs_of(plan(mode, 100, 1, 4, 81)); };
+  CHECK(bench_rungs("aggressive") == std::vector<std::vector<std::uint64_t>>{{1, 5, 20, 81}});
+  CHECK(bench_rungs("standard") == std::vector<std::vector<std::uint64_t>>{{1, 5, 20, 81}, {5, 20, 81}, {20, 81}});
+  CHECK(bench_rungs("conservative") ==
+        std::vector<std::vector<std::uint64_t>>{{1, 5, 20, 81}, {5, 20, 81}, {20, 81}, {81}});
+  // R = 5 (max_rungs): 1, 3 (5, 4, 3) and 5 brackets, as Determined's adaptive ASHA.
+  for (const auto& [mode, brackets] : std::vector<std::pair<std::string, std::size_t>>{
+           {"aggressive", 1}, {"standard", 3}, {"conservative", 5}}) {
+    const AshaPlan p = plan(mode, 1000, 0, 4, 1024);
+    CHECK(p.brackets.size() == brackets);
+    CHECK(p.brackets.front().rungs.size() == 5);
+    CHECK(p.brackets.back().rungs.size() == 6 - brackets);
+  }
+}
+
 TEST_CASE("asha: promotions and stops at each rung exactly as specified", "[search][asha]") {
   // Divisor 2, rungs 2, 4, 8; eight trials at once with constant losses.
   const std::vector<double> loss{5, 3, 8, 1, 7, 2, 6, 4};
