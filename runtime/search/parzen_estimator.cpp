@@ -101,6 +101,13 @@ ParzenEstimator::ParzenEstimator(std::vector<const Leaf*> dims, const std::vecto
     kernels_.push_back(dims[k]->kind == LeafKind::categorical ? categorical_kernels(*dims[k], column)
                                                               : numeric_kernels(*dims[k], std::move(column), dims.size()));
   }
+  // What of log_pdf's terms does not depend on x: each component's log weight and numeric normalisers.
+  log_offsets_ = log_weights_;
+  for (const auto& k : kernels_) {
+    if (k.leaf->kind == LeafKind::categorical) continue;
+    const double log_density = k.leaf->kind == LeafKind::integer ? 0.0 : -0.5 * std::log(2 * std::numbers::pi);
+    for (std::size_t i = 0; i < log_offsets_.size(); ++i) log_offsets_[i] += log_density - k.log_mass[i];
+  }
 }
 
 ParzenEstimator::Kernels ParzenEstimator::numeric_kernels(const Leaf& leaf, std::vector<double> mu,
@@ -144,10 +151,10 @@ double ParzenEstimator::log_kernel(const Kernels& k, std::size_t i, double x) co
   if (k.leaf->kind == LeafKind::categorical) return k.log_probs[i][static_cast<std::size_t>(x)];
   if (k.leaf->kind == LeafKind::integer) {
     const double below = std::max(x - 0.5, k.lo), above = std::min(x + 0.5, k.hi);
-    return log_gauss_mass((below - k.mu[i]) / k.sigma[i], (above - k.mu[i]) / k.sigma[i]) - k.log_mass[i];
+    return log_gauss_mass((below - k.mu[i]) / k.sigma[i], (above - k.mu[i]) / k.sigma[i]);
   }
   const double z = (x - k.mu[i]) / k.sigma[i];
-  return -0.5 * z * z - 0.5 * std::log(2 * std::numbers::pi) - k.log_mass[i];
+  return -0.5 * z * z;
 }
 
 double ParzenEstimator::sample_kernel(const Kernels& k, std::size_t i, hparams::Rng& rng) const {
@@ -176,7 +183,7 @@ std::vector<double> ParzenEstimator::sample(hparams::Rng& rng) const {
 }
 
 double ParzenEstimator::log_pdf(const std::vector<double>& x) const {
-  std::vector<double> terms(log_weights_);
+  std::vector<double> terms(log_offsets_);
   for (std::size_t i = 0; i < terms.size(); ++i)
     for (std::size_t d = 0; d < kernels_.size(); ++d) terms[i] += log_kernel(kernels_[d], i, x[d]);
   return log_sum_exp(terms);

@@ -62,13 +62,14 @@ class ParzenEstimator {
   // `n_dims`: how many dims the estimator models (Scott's rule depends on it).
   [[nodiscard]] Kernels numeric_kernels(const hparams::Leaf& leaf, std::vector<double> mu, std::size_t n_dims) const;
   [[nodiscard]] Kernels categorical_kernels(const hparams::Leaf& leaf, const std::vector<double>& observed) const;
-  // log of component `i`'s kernel of dimension `k` at `x`.
+  // log of component `i`'s kernel of dimension `k` at `x`, less its normaliser (in log_offsets_).
   [[nodiscard]] double log_kernel(const Kernels& k, std::size_t i, double x) const;
   [[nodiscard]] double sample_kernel(const Kernels& k, std::size_t i, hparams::Rng& rng) const;
 
   ParzenOptions options_;
   std::size_t n_ = 0;  // observations
   std::vector<double> weights_, log_weights_;
+  std::vector<double> log_offsets_;  // per component: log weight, less the numeric kernels' log normalisers
   std::vector<Kernels> kernels_;  // one per dim
 };
 
