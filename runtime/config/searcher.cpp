@@ -28,9 +28,10 @@ constexpr std::array<std::string_view, 8> kGridKeys{
 constexpr std::array<std::string_view, 9> kRandomKeys{
     "name", "metric", "smaller_is_better", "max_length", "max_concurrent_trials",
     "early_stopping", "goal", "max_failed_trials", "max_trials"};
-constexpr std::array<std::string_view, 13> kTpeKeys{
+constexpr std::array<std::string_view, 15> kTpeKeys{
     "name", "metric", "smaller_is_better", "max_length", "max_concurrent_trials", "early_stopping", "goal",
-    "max_failed_trials", "max_trials", "n_startup_trials", "gamma", "n_ei_candidates", "prior_weight"};
+    "max_failed_trials", "max_trials", "n_startup_trials", "gamma", "n_ei_candidates", "prior_weight",
+    "multivariate", "bandwidth_factor"};
 constexpr std::array<std::string_view, 12> kBayesianKeys{
     "name", "metric", "smaller_is_better", "max_length", "max_concurrent_trials", "early_stopping", "goal",
     "max_failed_trials", "max_trials", "n_initial_points", "xi", "n_candidates"};
@@ -43,11 +44,11 @@ constexpr std::array<std::string_view, 8> kPbtKeys{
     "explore_function"};
 constexpr std::array<std::string_view, 1> kReplaceFunctionKeys{"truncate_fraction"};
 constexpr std::array<std::string_view, 2> kExploreFunctionKeys{"resample_probability", "perturb_factor"};
-constexpr std::array<std::string_view, 24> kAllKeys{
+constexpr std::array<std::string_view, 26> kAllKeys{
     "name", "metric", "smaller_is_better", "max_length", "max_concurrent_trials", "early_stopping", "goal",
     "max_failed_trials", "max_trials", "mode", "divisor", "max_rungs", "n_startup_trials", "gamma",
-    "n_ei_candidates", "prior_weight", "n_initial_points", "xi", "n_candidates", "population_size", "num_rounds",
-    "length_per_round", "replace_function", "explore_function"};
+    "n_ei_candidates", "prior_weight", "multivariate", "bandwidth_factor", "n_initial_points", "xi", "n_candidates",
+    "population_size", "num_rounds", "length_per_round", "replace_function", "explore_function"};
 
 // Keys of a searcher by name; unknown or absent names know every key.
 Keys keys_of(std::string_view name) {
@@ -139,6 +140,8 @@ void read_extension_keys(const Section& section, SearcherConfig& searcher) {
   read_extra(section, extra, "gamma", ReadRange{0, 1, true});
   read_extra(section, extra, "n_ei_candidates", read_positive_u32);
   read_extra(section, extra, "prior_weight", ReadRange{0, std::numeric_limits<double>::max(), true});
+  read_extra(section, extra, "multivariate", read_bool);
+  read_extra(section, extra, "bandwidth_factor", ReadRange{0, 1, true});
   read_extra(section, extra, "n_initial_points", read_positive_u32);
   read_extra(section, extra, "xi", ReadRange{0});
   read_extra(section, extra, "n_candidates", read_positive_u32);

@@ -27,7 +27,8 @@ Keys explore_function_keys();
 //                  `median_stop` is accepted for `median`)
 //   random:        + max_trials (required, > 0)
 //   tpe:           as random, + n_startup_trials (> 0), gamma (in (0, 1]),
-//                  n_ei_candidates (> 0), prior_weight (> 0)
+//                  n_ei_candidates (> 0), prior_weight (> 0), multivariate (a boolean),
+//                  bandwidth_factor (in (0, 1])
 //   bayesian:      as random, + n_initial_points (> 0), xi (>= 0), n_candidates (> 0)
 //   adaptive_asha: as random but early_stopping (it stops trials itself), +
 //                  mode, divisor (>= 2), max_rungs (> 0); `adaptive` is its

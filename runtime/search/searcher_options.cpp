@@ -40,6 +40,15 @@ Status read_real(const json& object, const std::string& prefix, const char* key,
   return {};
 }
 
+// Sets `out` from `object[key]` when present: a boolean.
+Status read_flag(const json& object, const std::string& prefix, const char* key, bool& out) {
+  if (!object.contains(key)) return {};
+  const json& v = object.at(key);
+  if (!v.is_boolean()) return fail(bad(prefix + key, "true or false", v));
+  out = v.get<bool>();
+  return {};
+}
+
 Result<MedianStoppingOptions> read_early_stopping(const json& value) {
   MedianStoppingOptions options;
   if (value.is_string() && value == "median") return options;
@@ -71,7 +80,9 @@ Status read_tpe(const json& extra, TpeOptions& tpe) {
   for (auto status : {read_count(extra, "", "n_startup_trials", 1, tpe.n_startup_trials),
                       read_real(extra, "", "gamma", 0, true, 1, tpe.gamma),
                       read_count(extra, "", "n_ei_candidates", 1, tpe.n_ei_candidates),
-                      read_real(extra, "", "prior_weight", 0, true, 1e6, tpe.prior_weight)})
+                      read_real(extra, "", "prior_weight", 0, true, 1e6, tpe.prior_weight),
+                      read_flag(extra, "", "multivariate", tpe.multivariate),
+                      read_real(extra, "", "bandwidth_factor", 0, true, 1, tpe.bandwidth_factor)})
     if (!status) return status;
   return {};
 }

@@ -32,6 +32,8 @@ struct TpeOptions {
   double gamma = 0.1;                   // fraction of observations that are "good", in (0, 1]
   std::uint32_t n_ei_candidates = 24;   // candidates drawn from the good density (>= 1)
   double prior_weight = 1.0;            // weight of the uniform prior component (> 0)
+  bool multivariate = false;            // one joint density over all hyperparameters rather than one each
+  double bandwidth_factor = 1.0;        // scales the kernels' bandwidths, in (0, 1]; below 1 exploits more
 };
 
 struct GpOptions {

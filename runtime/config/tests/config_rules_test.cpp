@@ -144,11 +144,13 @@ TEST_CASE("searcher names and the keys beyond the manual", "[config][rules]") {
             .searcher.name == "adaptive_asha");
   const SearcherConfig tpe = parse_ok(searcher(
       "  name: tpe\n  metric: m\n  max_trials: 9\n  max_length: {batches: 1}\n"
-      "  n_startup_trials: 5\n  gamma: 0.25\n  goal: 0.99\n  n_ei_candidates: 48\n  prior_weight: 2\n")).searcher;
+      "  n_startup_trials: 5\n  gamma: 0.25\n  goal: 0.99\n  n_ei_candidates: 48\n  prior_weight: 2\n"
+      "  multivariate: true\n  bandwidth_factor: 0.7\n")).searcher;
   CHECK(tpe.name == "tpe");
   CHECK(tpe.max_trials == 9);
   CHECK(tpe.extra == nlohmann::json{{"n_startup_trials", 5}, {"gamma", 0.25}, {"goal", 0.99},
-                                    {"n_ei_candidates", 48}, {"prior_weight", 2.0}});
+                                    {"n_ei_candidates", 48}, {"prior_weight", 2.0}, {"multivariate", true},
+                                    {"bandwidth_factor", 0.7}});
   const SearcherConfig random = parse_ok(searcher(
       "  name: random\n  metric: m\n  max_trials: 9\n  max_length: {batches: 1}\n"
       "  max_failed_trials: 3\n  early_stopping: {rule: median_stop, min_trials: 2, num_steps: 5}\n")).searcher;
@@ -173,6 +175,12 @@ TEST_CASE("bad keys of the searchers beyond the manual", "[config][rules]") {
        "distributed.yaml:9:21: searcher.n_startup_trials: expected a positive integer, got 0"},
       {searcher("  name: tpe\n" + head + "  prior_weight: -1\n"),
        "distributed.yaml:9:17: searcher.prior_weight: expected a number above 0, got -1"},
+      {searcher("  name: tpe\n" + head + "  multivariate: joint\n"),
+       "distributed.yaml:9:17: searcher.multivariate: expected true or false, got \"joint\""},
+      {searcher("  name: tpe\n" + head + "  bandwidth_factor: 1.5\n"),
+       "distributed.yaml:9:21: searcher.bandwidth_factor: expected a number in (0, 1], got 1.5"},
+      {searcher("  name: bayesian\n" + head + "  multivariate: true\n"),
+       "distributed.yaml:9:3: searcher.multivariate: unknown field"},
       {searcher("  name: bayesian\n" + head + "  xi: -0.1\n"),
        "distributed.yaml:9:7: searcher.xi: expected a number of at least 0, got -0.1"},
       {searcher("  name: bayesian\n" + head + "  gamma: 0.5\n"), "distributed.yaml:9:3: searcher.gamma: unknown field"},

@@ -125,9 +125,10 @@ TEST_CASE("tpe's n_startup_trials and bayesian's n_initial_points: k random draw
 
 TEST_CASE("tpe's gamma: with every result counted as good the model no longer favours the best choice",
           "[search][model]") {
-  // Of the 22 model-made trials of each of 10 searches.
+  // Of the 22 model-made trials of each of 10 searches. With gamma 0.1 the 1 to 3 good trials are all a; Optuna's
+  // smoothing (prior_weight / (n + 1) on every choice per observation) keeps b, c and d drawn at times.
   const json startup{{"n_startup_trials", 8}};
-  CHECK(share_of_a(startup, 8, 30, 10) > 0.8);  // gamma 0.1, the default
+  CHECK(share_of_a(startup, 8, 30, 10) > 0.6);  // gamma 0.1, the default
   CHECK(share_of_a(with(startup, {{"gamma", 0.5}}), 8, 30, 10) > 0.8);
   CHECK(share_of_a(with(startup, {{"gamma", 1.0}}), 8, 30, 10) < 0.4);
 }
@@ -138,7 +139,7 @@ TEST_CASE("tpe's n_ei_candidates: one candidate is a draw from the good density,
   const double one = share_of_a(with(startup, {{"n_ei_candidates", 1}}), 8, 30, 20);
   const double default_24 = share_of_a(startup, 8, 30, 20);
   CHECK(default_24 > one + 0.1);
-  CHECK(default_24 > 0.8);
+  CHECK(default_24 > 0.6);
 }
 
 TEST_CASE("tpe's prior_weight: a heavier uniform prior spreads the suggestions over every choice", "[search][model]") {
@@ -148,6 +149,29 @@ TEST_CASE("tpe's prior_weight: a heavier uniform prior spreads the suggestions o
   const double uniform = share_of_a(with(one_draw, {{"prior_weight", 100.0}}), 8, 30, 10);
   CHECK(uniform > 0.15);  // a quarter of the draws, as for random search
   CHECK(uniform < 0.35);
+}
+
+TEST_CASE("tpe's bandwidth_factor: narrower kernels put the suggestions nearer the best trial so far",
+          "[search][model]") {
+  // The mean distance of each model-made trial of the bowl to the best trial before it, over 10 searches.
+  const auto mean_step = [](const json& extra) {
+    double sum = 0;
+    std::size_t n = 0;
+    for (std::uint32_t seed = 1; seed <= 10; ++seed) {
+      const auto trials = suggestions(bowl_function(), "tpe", extra, 40, seed);
+      for (std::size_t i = 10; i < trials.size(); ++i, ++n) {
+        std::size_t best = 0;
+        for (std::size_t j = 1; j < i; ++j) best = bowl(trials[j]) < bowl(trials[best]) ? j : best;
+        sum += std::hypot(trials[i]["x"].get<double>() - trials[best]["x"].get<double>(),
+                          trials[i]["y"].get<double>() - trials[best]["y"].get<double>());
+      }
+    }
+    return sum / static_cast<double>(n);
+  };
+  for (const json& base : {json::object(), json{{"multivariate", true}}}) {
+    INFO(base.dump());
+    CHECK(mean_step(with(base, {{"bandwidth_factor", 0.2}})) < 0.7 * mean_step(base));
+  }
 }
 
 TEST_CASE("bayesian's xi: a larger improvement margin explores farther from the trials so far", "[search][model]") {

@@ -339,6 +339,7 @@ TEST_CASE("Every searcher saves and restores at any point and continues identica
       asha,
       every_type_config("random", 12, 3, {{"early_stopping", {{"min_trials", 1}, {"start_step", 1}, {"num_steps", 4}}}}),
       every_type_config("tpe", 12, 2, {{"goal", 0.05}, {"early_stopping", "median"}, {"n_startup_trials", 3}}),
+      every_type_config("tpe", 14, 3, {{"n_startup_trials", 4}, {"multivariate", true}, {"bandwidth_factor", 0.5}}),
   };
   const std::map<RequestId, ExitReason> exits{{2, ExitReason::errored}, {5, ExitReason::invalid_hparams}};
   for (const auto& config : configs) {
@@ -457,9 +458,12 @@ TEST_CASE("Searcher options: defaults and bad values", "[search]") {
   CHECK(defaults->tpe.n_startup_trials == 10);
   CHECK(defaults->tpe.gamma == 0.1);
   CHECK(defaults->tpe.n_ei_candidates == 24);
+  CHECK_FALSE(defaults->tpe.multivariate);
+  CHECK(defaults->tpe.bandwidth_factor == 1.0);
   CHECK_FALSE(defaults->early_stopping.has_value());
   CHECK_FALSE(defaults->limits.goal.has_value());
-  s.extra = {{"early_stopping", "median"}, {"goal", -2.5}, {"max_failed_trials", 3}, {"gamma", 0.25}};
+  s.extra = {{"early_stopping", "median"}, {"goal", -2.5},          {"max_failed_trials", 3},
+             {"gamma", 0.25},              {"multivariate", true}, {"bandwidth_factor", 0.7}};
   auto set = read_searcher_options(s);
   REQUIRE(set.has_value());
   CHECK(set->early_stopping->min_trials == 3);
@@ -467,10 +471,13 @@ TEST_CASE("Searcher options: defaults and bad values", "[search]") {
   CHECK(set->limits.goal == -2.5);
   CHECK(set->limits.max_failed_trials == 3u);
   CHECK(set->tpe.gamma == 0.25);
+  CHECK(set->tpe.multivariate);
+  CHECK(set->tpe.bandwidth_factor == 0.7);
   for (const json& bad : {json{{"gamma", 0}}, json{{"gamma", "x"}}, json{{"n_startup_trials", 0}},
                           json{{"max_failed_trials", -1}}, json{{"early_stopping", "hyperband"}},
                           json{{"early_stopping", {{"rule", 3}}}}, json{{"early_stopping", {{"min_trials", 0}}}},
-                          json{{"goal", "high"}}}) {
+                          json{{"goal", "high"}}, json{{"multivariate", 1}}, json{{"bandwidth_factor", 0}},
+                          json{{"bandwidth_factor", 1.5}}}) {
     s.extra = bad;
     INFO(bad.dump());
     const auto result = read_searcher_options(s);
