@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/searchers/objectives.hpp"
+#include "bench/searchers/stats.hpp"
 #include "bench/searchers/stopping_bench.hpp"
 #include "runtime/search/simulation.hpp"
 
@@ -75,14 +76,6 @@ TestFunction function_named(const std::string& name) {
 }
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-double quantile(std::vector<double> v, double q) {
-  std::ranges::sort(v);
-  const double at = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(at));
-  const auto hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
-}
 
 struct Search {
   std::vector<double> regret;          // best-so-far regret after each trial
