@@ -269,6 +269,11 @@ class Journal {
   // The trial's cached highest batches of `kind`, read from the store the
   // first time; only the writer thread reads and raises it.
   Result<std::uint64_t*> highest_metric_batches(std::uint64_t trial_id, MetricKind kind);
+  // A written deletion of a trial's reports beyond some batches (a run
+  // rewound to its checkpoint): the reports of the next run, numbered again
+  // from there, skip the seek, which after the deletion crosses every deleted
+  // report (the cost grew with the square of a rewound trial's reports).
+  void lower_highest_batches(const JournalBatch::MetricsDeletion& deletion);
 
   // The value under `key`, nullopt when absent; a store error names the key.
   Result<std::optional<std::string>> get(const std::string& key) const;

@@ -198,6 +198,13 @@ class Journal::BatchBuilder {
   std::map<std::string, IndexKeys> checkpoints_;           // by uuid
 };
 
+// Lowered only once the deletion is written: a cached step too low would let
+// a report overwrite a stored one.
+void Journal::lower_highest_batches(const JournalBatch::MetricsDeletion& deletion) {
+  for (auto& highest : appends_of(deletion.trial_id).highest_batches)
+    if (highest) *highest = std::min(*highest, deletion.after_batches);
+}
+
 Result<std::uint64_t*> Journal::highest_metric_batches(std::uint64_t trial_id, MetricKind kind) {
   auto& cached = appends_of(trial_id).highest_batches.at(static_cast<std::size_t>(kind));
   if (!cached) {
@@ -222,8 +229,10 @@ Status Journal::write(std::span<const JournalBatch* const> batches) {
   if (!written) return written;
   const auto latency = std::chrono::steady_clock::now() - started;
   for (const JournalBatch* batch : batches) {
-    for (const JournalBatch::Operation& operation : batch->operations())
+    for (const JournalBatch::Operation& operation : batch->operations()) {
       if (const auto* version = std::get_if<ModelVersionRecord>(&operation)) registered_.written(*version);
+      if (const auto* deletion = std::get_if<JournalBatch::MetricsDeletion>(&operation)) lower_highest_batches(*deletion);
+    }
     stats_.record(*batch, latency);
     if (observer_) observer_(*batch);
   }
