@@ -98,6 +98,7 @@ void TrialRun::handle(const CommandReported& event) {
     }
   }
   if (!taken.writes.empty()) {
+    flush_journal();  // what this event journaled before, in order
     if (auto committed = setup_.journal->commit(taken.writes); !committed) {
       discard_checkpoints(taken);
       return journal_status(committed, "metrics");
