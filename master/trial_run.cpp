@@ -44,12 +44,14 @@ TrialEffects TrialRun::start() {
       save_record();
     }
   }
+  flush_journal();
   return std::exchange(effects_, {});
 }
 
 TrialEffects TrialRun::on(TrialEvent event) {
   effects_.clear();
   std::visit([this](const auto& e) { handle(e); }, event);
+  flush_journal();
   return std::exchange(effects_, {});
 }
 
@@ -126,7 +128,13 @@ void TrialRun::system_log(const std::string& text) {
     journal_status(fail(appended.error()), "a log line");
 }
 
-void TrialRun::save_record() { journal_status(setup_.journal->put_trial(setup_.spec.record), "its record"); }
+void TrialRun::save_record() { record_changed_ = true; }
+
+void TrialRun::flush_journal() {
+  if (std::exchange(record_changed_, false)) journal_writes_.put_trial(setup_.spec.record);
+  if (journal_writes_.empty()) return;
+  journal_status(setup_.journal->commit(std::exchange(journal_writes_, {})), "the trial's record and reports");
+}
 
 void TrialRun::forget_run() {
   drop_command_staging();
@@ -168,6 +176,7 @@ bool TrialRun::is_new_best(const MetricMap& validation) {
 }
 
 bool TrialRun::rewind_to_resume_point() {
+  flush_journal();
   auto point = prepare_resume(*setup_.journal, *setup_.spec.store, setup_.spec.record.id, setup_.spec.record.warm_start);
   if (!point) {
     end_trial(RunState::error, "cannot find where to resume: " + point.error().message);

@@ -178,7 +178,12 @@ class TrialRun {
   void handle(const AgentLost& event);
   void journal_status(const Status& status, const char* what) const;
   void system_log(const std::string& text);
+  // Journals the record as it stands when the event's writes are flushed.
   void save_record();
+  // Writes what the event journaled (save_record, metrics, checkpoints) in
+  // one commit: before the journal is read again and before the event's
+  // effects go out, so whatever they tell others is journaled first.
+  void flush_journal();
   void forget_run();
   void end_trial(RunState state, const std::string& why);
   void request_slots();
@@ -251,6 +256,8 @@ class TrialRun {
   const bool command_;  // the entrypoint is a command: one `run` per run, checkpoints when it makes them
   training::SchedulePolicy policy_;
   TrialEffects effects_;  // of the event being handled
+  storage::JournalBatch journal_writes_;  // of the event being handled, not yet flushed
+  bool record_changed_ = false;           // the record goes in at the flush
   Phase phase_ = Phase::idle;
   training::Progress progress_;
   std::uint64_t target_batches_ = 0;

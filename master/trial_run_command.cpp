@@ -103,6 +103,7 @@ void TrialRun::handle(const CommandReported& event) {
   command_run_.taken_seq = batch.seq;
   newest_checkpoint_at_ = taken.newest_checkpoint_at;
   unjournaled_[{batch.run_id, batch.seq}] = {std::move(taken.validation), std::move(taken.checkpoints)};
+  // Queued after the event's own writes, which on() commits before its effects go out.
   effects_.emplace_back(JournalReports{batch.run_id, batch.seq,
                                        std::make_shared<const storage::JournalBatch>(std::move(taken.writes))});
 }

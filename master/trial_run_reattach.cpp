@@ -111,6 +111,7 @@ void TrialRun::finish_reattach() {
 
 // Progress, validations and best metric as the journal has them now.
 bool TrialRun::take_journal_standing() {
+  flush_journal();
   auto point = standing_point(*setup_.journal, setup_.spec.record.id, setup_.spec.record.batches_trained,
                               setup_.spec.record.warm_start);
   if (!point) {

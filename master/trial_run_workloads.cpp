@@ -99,14 +99,15 @@ void TrialRun::register_checkpoint(const std::string& uuid, std::uint64_t total_
                                        storage::CheckpointState::active, total_bytes, setup_.clock(), scheduled};
   newest_checkpoint_at_ = static_cast<std::int64_t>(batches);
   if (scheduled) progress_.last_checkpoint_at = newest_checkpoint_at_;
-  journal_status(setup_.journal->commit(storage::JournalBatch().put_checkpoint(checkpoint).put_trial(r)), "a checkpoint");
+  journal_writes_.put_checkpoint(checkpoint);
+  save_record();
   effects_.emplace_back(ReportCheckpoint{r.request_id});
   if (validated_here && batches == target_batches_) report_last_validation();  // held for this checkpoint
 }
 
 void TrialRun::journal_metrics_at(storage::MetricKind kind, std::uint64_t batches, const MetricMap& metrics) {
   storage::MetricRecord m{setup_.spec.record.id, kind, batches, metrics, setup_.clock()};
-  journal_status(setup_.journal->append_metrics(m), "metrics");
+  journal_writes_.append_metrics(m);
 }
 
 bool TrialRun::complete_workload(const training::Workload& workload, const wire::WorkloadResult& result) {
@@ -122,8 +123,8 @@ bool TrialRun::complete_workload(const training::Workload& workload, const wire:
     // One batch: a restarted master tells from the record whether the metrics are in.
     storage::MetricRecord metrics{setup_.spec.record.id, storage::MetricKind::training, progress_.batches_trained,
                                   result.metrics, setup_.clock()};
-    auto committed = setup_.journal->commit(storage::JournalBatch().append_metrics(metrics).put_trial(setup_.spec.record));
-    journal_status(committed, "training metrics");
+    journal_writes_.append_metrics(metrics);
+    save_record();
     return true;
   }
   journal_metrics_at(storage::MetricKind::validation, progress_.batches_trained, result.metrics);

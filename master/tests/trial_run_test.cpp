@@ -293,6 +293,32 @@ TEST_CASE("A workload is done when every rank answered and its metrics are journ
   CHECK(h.journaled().run_agents == std::vector<std::string>{"agent-a"});  // live from the first answer on
 }
 
+// What one event journals (the record, metrics, a checkpoint) goes in one
+// commit, written before the event's effects go out.
+TEST_CASE("An event's record and reports are journaled in one commit") {
+  Harness h;
+  const auto first = h.start_running();
+  CHECK(h.on(WorkloadAnswered{first.workload, 0, answer(10)}).empty());
+  const auto commits = h.journal->stats().commits;
+  // The first answer marks the run live (the record) and journals its training metrics.
+  (void)h.on(WorkloadAnswered{first.workload, 1, answer(10)});
+  CHECK(h.journal->stats().commits == commits + 1);
+  CHECK(h.metrics().size() == 1);
+  CHECK(h.journaled().batches_trained == 10);
+  CHECK(h.journaled().run_agents == std::vector<std::string>{"agent-a"});
+}
+
+TEST_CASE("A command's exit journals its result and the record in one commit") {
+  Harness h("", new_trial_record(), kCommandConfig);
+  const auto run = h.start_running();
+  (void)h.on(report_batch(1, {accuracy_report(0.7, 100)}));
+  const auto commits = h.journal->stats().commits;
+  CHECK(only<ReportValidation>(h.answer_all(run, {.metrics = {}, .batches_trained = 0, .error_message = ""})) ==
+        ReportValidation{70, 0.7, 100});
+  CHECK(h.journal->stats().commits == commits + 1);
+  CHECK(h.journaled().batches_trained == 100);
+}
+
 TEST_CASE("A validation at the searcher's target reaches the searcher only once the checkpoint there is committed") {
   Harness h;
   // Periodic validations (every 20 batches) go to the searcher at once.

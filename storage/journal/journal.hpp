@@ -300,6 +300,9 @@ class Journal {
   std::mutex appends_mutex_;
   // Entries are never erased: a few bytes per trial the master has seen.
   std::unordered_map<std::uint64_t, std::unique_ptr<TrialAppends>> appends_;
+  // The last search event seq of each experiment whose search this journal
+  // has written or read for a write (writer thread only; journal_commit.cpp).
+  std::unordered_map<std::uint64_t, std::uint64_t> last_search_event_seqs_;
   mutable RegisteredCheckpoints registered_;
   // Last: its destructor writes what is queued while the rest still stands.
   GroupCommitter committer_;

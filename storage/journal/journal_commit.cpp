@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 #include <variant>
 
@@ -19,7 +20,10 @@ namespace volador::storage {
 // Adds operations in order. Reads the store for what they build on (the
 // last metric seq of a step, a replaced checkpoint's index entries) and
 // remembers what earlier operations of the same batch added, which the
-// store does not show yet. Only the journal's writer thread runs it.
+// store does not show yet. The last seq of each search comes from the
+// journal's cache once known (remember_search_seqs keeps it current after a
+// write), so appending a search event reads nothing. Only the journal's
+// writer thread runs it.
 class Journal::BatchBuilder {
  public:
   BatchBuilder(Journal& journal, KeyValueBatch& batch) : journal_(journal), batch_(batch) {}
@@ -54,13 +58,14 @@ class Journal::BatchBuilder {
     const std::string events = keys::search_events_prefix(put_state.experiment_id);
     batch_.erase_range(events, prefix_end(events));
     last_seq_[events] = 0;
+    searches_.insert(put_state.experiment_id);
     return {};
   }
 
   Status operator()(const JournalBatch::SearchEventAppend& append) {
     auto value = codec::encode(append.event);
     if (!value) return fail(value.error());
-    auto seq = next_seq(keys::search_events_prefix(append.experiment_id));
+    auto seq = next_search_event_seq(append.experiment_id);
     if (!seq) return fail(seq.error());
     put(keys::search_event(append.experiment_id, *seq), codec::bytes_of(*value));
     return {};
@@ -126,6 +131,7 @@ class Journal::BatchBuilder {
     for (const std::string& prefix : {keys::search_events_prefix(id), keys::trial_index_prefix(id),
                                       keys::checkpoint_experiment_index_prefix(id)})
       erase_prefix(prefix);
+    searches_.insert(id);
     return {};
   }
 
@@ -144,6 +150,18 @@ class Journal::BatchBuilder {
     put(index.of_trial, {});
     checkpoints_[record.uuid] = std::move(index);
     return {};
+  }
+
+  // After the batch is written: the journal's cache of each search's last
+  // event seq takes what the batch left (forgets a deleted experiment's).
+  void remember_search_seqs() {
+    for (std::uint64_t experiment_id : searches_) {
+      auto last = last_seq_.find(keys::search_events_prefix(experiment_id));
+      if (last == last_seq_.end())
+        journal_.last_search_event_seqs_.erase(experiment_id);
+      else
+        journal_.last_search_event_seqs_[experiment_id] = last->second;
+    }
   }
 
  private:
@@ -180,6 +198,18 @@ class Journal::BatchBuilder {
     return ++last->second;
   }
 
+  // next_seq of the experiment's search events, starting from the journal's
+  // cached last seq when it has one (no read of the store).
+  Result<std::uint64_t> next_search_event_seq(std::uint64_t experiment_id) {
+    const std::string prefix = keys::search_events_prefix(experiment_id);
+    if (!last_seq_.contains(prefix))
+      if (auto cached = journal_.last_search_event_seqs_.find(experiment_id);
+          cached != journal_.last_search_event_seqs_.end())
+        last_seq_.emplace(prefix, cached->second);
+    searches_.insert(experiment_id);
+    return next_seq(prefix);
+  }
+
   // The index keys of the checkpoint that a put of `uuid` replaces; nullopt for a new one.
   Result<std::optional<IndexKeys>> previous_index_keys(const std::string& uuid) const {
     if (auto added = checkpoints_.find(uuid); added != checkpoints_.end()) return added->second;
@@ -196,6 +226,7 @@ class Journal::BatchBuilder {
   KeyValueBatch& batch_;
   std::map<std::string, std::uint64_t> last_seq_;  // by prefix
   std::map<std::string, IndexKeys> checkpoints_;           // by uuid
+  std::set<std::uint64_t> searches_;                       // experiments whose search events the batch touches
 };
 
 // Lowered only once the deletion is written: a cached step too low would let
@@ -227,6 +258,7 @@ Status Journal::write(std::span<const JournalBatch* const> batches) {
       if (auto added = builder.add(operation); !added) return added;
   auto written = store_->write(writes);
   if (!written) return written;
+  builder.remember_search_seqs();
   const auto latency = std::chrono::steady_clock::now() - started;
   for (const JournalBatch* batch : batches) {
     for (const JournalBatch::Operation& operation : batch->operations()) {

@@ -3,10 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "storage/journal/journal.hpp"
+#include "storage/journal/memory_store.hpp"
 #include "storage/journal/tests/journal_test_support.hpp"
 
 using namespace volador;
@@ -120,4 +124,67 @@ TEMPLATE_TEST_CASE("a batch whose other record cannot be encoded appends no sear
   REQUIRE_FALSE(refused);
   CHECK(refused.error().code == ErrorCode::invalid_argument);
   CHECK(event_metrics(*journal, 1).empty());
+}
+
+namespace {
+
+// A store in memory that counts the seeks for a last key (last_key_with).
+class SeekCountingStore final : public KeyValueStore {
+ public:
+  explicit SeekCountingStore(std::uint64_t& seeks) : seeks_(seeks) {}
+  Result<std::optional<std::string>> get(std::string_view key) const override { return store_.get(key); }
+  Result<std::optional<std::string>> last_key_with(std::string_view prefix) const override {
+    ++seeks_;
+    return store_.last_key_with(prefix);
+  }
+  Status scan(std::string_view prefix, std::string_view start, const Visitor& visit) const override {
+    return store_.scan(prefix, start, visit);
+  }
+  Status write(const KeyValueBatch& batch) override { return store_.write(batch); }
+
+ private:
+  MemoryStore store_;
+  std::uint64_t& seeks_;
+};
+
+}  // namespace
+
+// The journal caches each search's last event seq: a search event costs no
+// seek of the store, and the seqs stay right across snapshots, refused
+// batches and deletions.
+TEST_CASE("search events are appended without seeking the store and keep their order", "[journal][search]") {
+  std::uint64_t seeks = 0;
+  Journal journal(std::make_unique<SeekCountingStore>(seeks));
+  REQUIRE(journal.put_searcher_state(1, {{"generation", 1}}));
+  for (double metric : {1.0, 2.0, 3.0})
+    REQUIRE(journal.commit(JournalBatch().append_search_event(1, validation_event(1, metric))));
+  CHECK(seeks == 0);
+  TrialRecord bad = make_trial(2, 1);
+  bad.hparams = std::string("\xff\xfe");
+  REQUIRE_FALSE(journal.commit(JournalBatch().append_search_event(1, validation_event(1, 9.0)).put_trial(bad)));
+  REQUIRE(journal.commit(JournalBatch().append_search_event(1, validation_event(1, 4.0))));
+  CHECK(event_metrics(journal, 1) == std::vector<double>{1.0, 2.0, 3.0, 4.0});
+
+  REQUIRE(journal.commit(JournalBatch().put_searcher_state(1, {{"generation", 2}}).append_search_event(1, validation_event(1, 5.0))));
+  REQUIRE(journal.commit(JournalBatch().append_search_event(1, validation_event(1, 6.0))));
+  CHECK(event_metrics(journal, 1) == std::vector<double>{5.0, 6.0});
+  CHECK(seeks == 0);
+
+  REQUIRE(journal.delete_experiment(1));
+  REQUIRE(journal.put_searcher_state(1, {{"generation", 1}}));
+  REQUIRE(journal.commit(JournalBatch().append_search_event(1, validation_event(1, 7.0))));
+  CHECK(event_metrics(journal, 1) == std::vector<double>{7.0});
+}
+
+TEST_CASE("a search journaled before the journal opened continues after its last event", "[journal][search]") {
+  TempDir tmp;
+  {
+    auto journal = open_journal(tmp.journal());
+    REQUIRE(journal->put_searcher_state(1, {{"generation", 1}}));
+    REQUIRE(journal->commit(JournalBatch().append_search_event(1, validation_event(1, 1.0))));
+  }
+  auto journal = open_journal(tmp.journal());
+  REQUIRE(journal->commit(JournalBatch().append_search_event(1, validation_event(1, 2.0))));
+  REQUIRE(journal->commit(JournalBatch().append_search_event(1, validation_event(1, 3.0))));
+  CHECK(event_metrics(*journal, 1) == std::vector<double>{1.0, 2.0, 3.0});
 }
