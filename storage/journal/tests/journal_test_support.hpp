@@ -13,6 +13,7 @@
 #include <string>
 
 #include "storage/journal/journal.hpp"
+#include "storage/journal/memory_store.hpp"
 
 namespace volador::storage::testing {
 
@@ -24,6 +25,26 @@ struct TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   std::filesystem::path journal() const { return path / "journal"; }
+};
+
+// A store in memory that counts the seeks for a last key (last_key_with) in
+// `seeks`, which outlives it; read it after a commit has returned.
+class SeekCountingStore final : public KeyValueStore {
+ public:
+  explicit SeekCountingStore(std::uint64_t& seeks) : seeks_(seeks) {}
+  Result<std::optional<std::string>> get(std::string_view key) const override { return store_.get(key); }
+  Result<std::optional<std::string>> last_key_with(std::string_view prefix) const override {
+    ++seeks_;
+    return store_.last_key_with(prefix);
+  }
+  Status scan(std::string_view prefix, std::string_view start, const Visitor& visit) const override {
+    return store_.scan(prefix, start, visit);
+  }
+  Status write(const KeyValueBatch& batch) override { return store_.write(batch); }
+
+ private:
+  MemoryStore store_;
+  std::uint64_t& seeks_;
 };
 
 // Opens the journal in `dir`, failing the test case when it cannot.

@@ -126,29 +126,6 @@ TEMPLATE_TEST_CASE("a batch whose other record cannot be encoded appends no sear
   CHECK(event_metrics(*journal, 1).empty());
 }
 
-namespace {
-
-// A store in memory that counts the seeks for a last key (last_key_with).
-class SeekCountingStore final : public KeyValueStore {
- public:
-  explicit SeekCountingStore(std::uint64_t& seeks) : seeks_(seeks) {}
-  Result<std::optional<std::string>> get(std::string_view key) const override { return store_.get(key); }
-  Result<std::optional<std::string>> last_key_with(std::string_view prefix) const override {
-    ++seeks_;
-    return store_.last_key_with(prefix);
-  }
-  Status scan(std::string_view prefix, std::string_view start, const Visitor& visit) const override {
-    return store_.scan(prefix, start, visit);
-  }
-  Status write(const KeyValueBatch& batch) override { return store_.write(batch); }
-
- private:
-  MemoryStore store_;
-  std::uint64_t& seeks_;
-};
-
-}  // namespace
-
 // The journal caches each search's last event seq: a search event costs no
 // seek of the store, and the seqs stay right across snapshots, refused
 // batches and deletions.
