@@ -57,6 +57,8 @@ export interface SearcherForm {
   gamma: string;
   n_ei_candidates: string;
   prior_weight: string;
+  multivariate: string;      // tpe's: "true" or "false" as typed
+  bandwidth_factor: string;  // tpe's
   n_initial_points: string;
   xi: string;
   n_candidates: string;
@@ -128,7 +130,7 @@ export const SEARCHER_KEYS: Record<SearcherName, (keyof SearcherForm)[]> = {
   grid: ["max_concurrent_trials", "goal", "max_failed_trials", "early_stopping"],
   random: ["max_trials", "max_concurrent_trials", "goal", "max_failed_trials", "early_stopping"],
   tpe: ["max_trials", "max_concurrent_trials", "goal", "max_failed_trials", "early_stopping",
-        "n_startup_trials", "gamma", "n_ei_candidates", "prior_weight"],
+        "n_startup_trials", "gamma", "n_ei_candidates", "prior_weight", "multivariate", "bandwidth_factor"],
   bayesian: ["max_trials", "max_concurrent_trials", "goal", "max_failed_trials", "early_stopping",
              "n_initial_points", "xi", "n_candidates"],
   adaptive_asha: ["max_trials", "max_concurrent_trials", "goal", "max_failed_trials",
@@ -162,7 +164,7 @@ export function initialConfigForm(): ConfigForm {
   const blankSearcherFields = {
     max_trials: "", max_concurrent_trials: "", mode: "", divisor: "", max_rungs: "", goal: "",
     max_failed_trials: "", early_stopping: false, min_trials: "", start_step: "", num_steps: "",
-    n_startup_trials: "", gamma: "", n_ei_candidates: "", prior_weight: "", n_initial_points: "", xi: "",
+    n_startup_trials: "", gamma: "", n_ei_candidates: "", prior_weight: "", multivariate: "", bandwidth_factor: "", n_initial_points: "", xi: "",
     n_candidates: "", population_size: "", num_rounds: "", length_per_round: emptyLength(), truncate_fraction: "",
     resample_probability: "", perturb_factor: "",
   };
