@@ -462,8 +462,10 @@ TEST_CASE("A master killed with SIGKILL several times loses no metric and the se
 TEST_CASE("A 2-slot trial keeps running across a master SIGKILL and reports the metrics of an uninterrupted run") {
   TempDir dir;
   const auto project = dir.path() / "project";
-  write_file(project / "distributed.yaml", example_config("native:mlp_classifier", 1, 40) +
-                                               "min_checkpoint_period: {epochs: 4}\nresources: {slots_per_trial: 2}\n");
+  // Long enough (seconds) that the trial is still running when the kill comes
+  // after the poll that saw it train, on a loaded machine too.
+  write_file(project / "distributed.yaml", example_config("native:mlp_classifier", 1, 320) +
+                                               "min_checkpoint_period: {epochs: 32}\nresources: {slots_per_trial: 2}\n");
   Cluster cluster(dir.path() / "data", 2);
   auto trial_of = [&](const std::string& id) { return describe_experiment(cluster, id)["trials"][0]; };
   auto ended = [&](const std::string& id) {
