@@ -91,7 +91,7 @@ void take_parent_checkpoint(Self self, search::RequestId parent, storage::TrialR
 
 void create_trial(Self self, const search::CreateTrial& op) {
   auto& st = self->state;
-  auto id = st.context.journal->next_id("trial");
+  auto id = st.context.journal->reserve_id("trial");
   if (!id) {
     spdlog::error("experiment {}: cannot allocate a trial id: {}", st.record.id, id.error().message);
     return apply(self, search_of(self).trial_exited_early(op.request_id, search::ExitReason::errored));
@@ -106,7 +106,7 @@ void create_trial(Self self, const search::CreateTrial& op) {
   master::take_continued_trial(st.record, record);
   if (op.warm_start_from) take_parent_checkpoint(self, *op.warm_start_from, record);
   if (st.record.state == RunState::paused) record.state = RunState::paused;  // starts when activated
-  st.pending.put_trial(record);  // journaled with the search event that knows it
+  st.pending.raise_counter("trial", record.id).put_trial(record);  // journaled with the search event that knows it
   if (st.checkpoints) st.checkpoints->put_trial(record);
   st.trials[op.request_id] = {record.id, spawn_trial(self, record), false};
   apply(self, search_of(self).trial_created(op.request_id));
@@ -188,18 +188,20 @@ caf::error refusal(Self self, RunState expected, const char* verb) {
                                                           to_string(expected), verb)));
 }
 
-// Journals, in one synced batch, the new trials, the search's event (or a
-// snapshot of it) and the progress after an event: a crash leaves either all
-// of it or none.
+// Queues, as one batch, the new trials, the search's event (or a snapshot of
+// it) and the progress after an event: a crash leaves either all of it or
+// none. Not waited for: whatever the trials journal in answer is queued, so
+// written, after it. A failed write comes back as journaled_atom.
 void checkpoint_search(Self self) {
   auto& st = self->state;
   st.record.progress = search_of(self).searcher().progress();
   search_of(self).journal(st.pending, st.record.id);
   st.pending.put_experiment(st.record);
-  auto committed = st.context.journal->commit(st.pending);
-  log_failure(self, committed, "journaling the search state");
-  if (!committed) search_of(self).journal_lost();
-  st.pending = {};
+  auto batch = std::make_shared<storage::JournalBatch>(std::exchange(st.pending, {}));
+  st.context.journal->commit_async(std::move(batch), [experiment = ExperimentActor(self)](const Status& written) {
+    // As the experiment itself: a local sender.
+    if (!written) caf::send_as(experiment, experiment, journaled_atom::value, written.error().message);
+  });
 }
 
 // Marks the trial ended and, unless `killed`, tells the searcher how it ended
@@ -319,6 +321,10 @@ ExperimentActor::behavior_type experiment_actor(Self self, MasterContext context
         checkpoint_search(self);
       },
       [=](checkpointed_atom, std::uint64_t request) { collect_garbage(self, request); },
+      [=](journaled_atom, const std::string& error) {
+        log_failure(self, fail(Error::io(error)), "journaling the search state");
+        search_of(self).journal_lost();
+      },
       [=](pause_atom) -> caf::result<bool> {
         if (self->state.record.state != RunState::active) return refusal(self, RunState::active, "paused");
         return set_state(self, RunState::paused, pause_atom::value);

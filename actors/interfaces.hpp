@@ -99,6 +99,8 @@ using ExperimentActor = caf::typed_actor<
     caf::reacts_to<checkpointed_atom, std::uint64_t>,
     // a trial ended in this state
     caf::reacts_to<trial_ended_atom, std::uint64_t, RunState>,
+    // from itself: a batch of its search state was not written (why); the next one is a snapshot
+    caf::reacts_to<journaled_atom, std::string>,
     // a user (through the gateway): each answered once journaled
     caf::replies_to<pause_atom>::with<bool>, caf::replies_to<activate_atom>::with<bool>,
     caf::replies_to<kill_atom>::with<bool>>;

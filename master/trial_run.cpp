@@ -118,14 +118,16 @@ void TrialRun::handle(const AgentLost& event) {
     restart("lost an agent running this trial", false);
 }
 
-void TrialRun::journal_status(const Status& status, const char* what) const {
-  if (!status) spdlog::error("trial {}: journaling {} failed: {}", setup_.spec.record.id, what, status.error().message);
+std::function<void(const Status&)> TrialRun::log_if_failed(const char* what) const {
+  return [trial = setup_.spec.record.id, what](const Status& status) {
+    if (!status) spdlog::error("trial {}: journaling {} failed: {}", trial, what, status.error().message);
+  };
 }
 
 void TrialRun::system_log(const std::string& text) {
   storage::LogLine line{setup_.spec.record.id, 0, setup_.clock(), "system", text};
-  if (auto appended = setup_.journal->append_logs(line.trial_id, {line}); !appended)
-    journal_status(fail(appended.error()), "a log line");
+  const auto done = log_if_failed("a log line");
+  if (auto queued = setup_.journal->append_logs_async(line.trial_id, {line}, done); !queued) done(queued);
 }
 
 void TrialRun::save_record() { record_changed_ = true; }
@@ -133,7 +135,8 @@ void TrialRun::save_record() { record_changed_ = true; }
 void TrialRun::flush_journal() {
   if (std::exchange(record_changed_, false)) journal_writes_.put_trial(setup_.spec.record);
   if (journal_writes_.empty()) return;
-  journal_status(setup_.journal->commit(std::exchange(journal_writes_, {})), "the trial's record and reports");
+  setup_.journal->commit_async(std::make_shared<storage::JournalBatch>(std::exchange(journal_writes_, {})),
+                               log_if_failed("the trial's record and reports"));
 }
 
 void TrialRun::forget_run() {

@@ -176,13 +176,17 @@ class TrialRun {
   void handle(const Kill& event);
   void handle(const WorkerExited& event);
   void handle(const AgentLost& event);
-  void journal_status(const Status& status, const char* what) const;
+  // A completion for a write queued without waiting: logs a failure.
+  [[nodiscard]] std::function<void(const Status&)> log_if_failed(const char* what) const;
+  // Queues a line for the trial's log (written without waiting).
   void system_log(const std::string& text);
   // Journals the record as it stands when the event's writes are flushed.
   void save_record();
-  // Writes what the event journaled (save_record, metrics, checkpoints) in
-  // one commit: before the journal is read again and before the event's
-  // effects go out, so whatever they tell others is journaled first.
+  // Queues what the event journaled (save_record, metrics, checkpoints) as
+  // one batch, without waiting for its write, before the event's effects go
+  // out: the journal writes batches in the order queued, so whatever others
+  // journal in answer to the effects is written after it, and a read of the
+  // journal waits for it.
   void flush_journal();
   void forget_run();
   void end_trial(RunState state, const std::string& why);

@@ -24,6 +24,7 @@ void GroupCommitter::submit(std::shared_ptr<const JournalBatch> batch, Done done
   {
     std::lock_guard lock(mutex_);
     queue_.push_back({std::move(batch), std::move(done)});
+    ++queued_total_;
   }
   queued_.notify_one();
 }
@@ -35,6 +36,13 @@ Status GroupCommitter::commit(const JournalBatch& batch) {
   submit(std::shared_ptr<const JournalBatch>(std::shared_ptr<void>(), &batch),
          [&outcome](const Status& status) { outcome.set_value(status); });
   return written.get();
+}
+
+void GroupCommitter::wait_for_queued() const {
+  if (std::this_thread::get_id() == writer_.get_id()) return;
+  std::unique_lock lock(mutex_);
+  const std::uint64_t target = queued_total_;
+  written_.wait(lock, [&] { return written_total_ >= target; });
 }
 
 GroupCommitter::Counts GroupCommitter::counts() const {
@@ -81,7 +89,9 @@ void GroupCommitter::write_group(const std::deque<Pending>& group) {
     std::lock_guard lock(mutex_);
     counts_.writes += writes;
     counts_.batches += group.size();
+    written_total_ += group.size();
   }
+  written_.notify_all();
   for (std::size_t i = 0; i < group.size(); ++i) group[i].done(outcomes[i]);
 }
 

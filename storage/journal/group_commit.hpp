@@ -41,6 +41,10 @@ class GroupCommitter {
   void submit(std::shared_ptr<const JournalBatch> batch, Done done);
   // Queues `batch` and waits for its write; the write's outcome.
   [[nodiscard]] Status commit(const JournalBatch& batch);
+  // Waits until every batch queued before the call is written (their
+  // completions may still be running), so that a read sees them. Returns at
+  // once on the writer thread, whose reads see every write done so far.
+  void wait_for_queued() const;
 
   // Writes so far and the batches they carried.
   struct Counts {
@@ -65,7 +69,10 @@ class GroupCommitter {
   std::size_t max_group_operations_;
   mutable std::mutex mutex_;
   std::condition_variable queued_;
+  mutable std::condition_variable written_;
   std::deque<Pending> queue_;
+  std::uint64_t queued_total_ = 0;   // batches ever queued
+  std::uint64_t written_total_ = 0;  // batches ever written (or failed), in queue order
   bool stopping_ = false;
   Counts counts_;
   std::thread writer_;  // last: starts once the rest is set up

@@ -50,6 +50,10 @@ JournalBatch& JournalBatch::put_numbered_logs(std::vector<LogLine> lines) {
   return add(NumberedLogLines{std::move(lines)});
 }
 
+JournalBatch& JournalBatch::raise_counter(std::string counter, std::uint64_t value) {
+  return add(CounterRaise{std::move(counter), value});
+}
+
 JournalBatch& JournalBatch::delete_experiment(std::uint64_t experiment_id) {
   return add(ExperimentDeletion{.experiment_id = experiment_id});
 }
@@ -124,26 +128,39 @@ Status Journal::put_searcher_state(std::uint64_t experiment_id, const nlohmann::
   return commit(JournalBatch().put_searcher_state(experiment_id, state));
 }
 
-Result<std::uint64_t> Journal::next_id(std::string_view counter) {
+Result<std::uint64_t*> Journal::last_counter_value(std::string_view counter) {
   if (auto valid = validation::check_counter_name(counter); !valid) return fail(valid.error());
-  const std::string key = keys::counter(counter);
-  std::lock_guard lock(counters_mutex_);
   auto cached = counters_.find(counter);
   if (cached == counters_.end()) {
+    const std::string key = keys::counter(counter);
     auto stored = get(key);
     if (!stored) return fail(stored.error());
     auto last = *stored ? codec::decode<CounterRecord>(key, **stored) : Result<CounterRecord>(CounterRecord{});
     if (!last) return fail(last.error());
     cached = counters_.emplace(std::string(counter), last->value).first;
   }
-  const std::uint64_t next = cached->second + 1;
+  return &cached->second;
+}
+
+Result<std::uint64_t> Journal::next_id(std::string_view counter) {
+  std::lock_guard lock(counters_mutex_);
+  auto last = last_counter_value(counter);
+  if (!last) return fail(last.error());
+  const std::uint64_t next = **last + 1;
   auto value = codec::encode(CounterRecord{.value = next});
   if (!value) return fail(value.error());
   KeyValueBatch batch;
-  batch.put(key, std::string(codec::bytes_of(*value)));
+  batch.put(keys::counter(counter), std::string(codec::bytes_of(*value)));
   if (auto written = store_->write(batch); !written) return fail(written.error());
-  cached->second = next;
+  **last = next;
   return next;
+}
+
+Result<std::uint64_t> Journal::reserve_id(std::string_view counter) {
+  std::lock_guard lock(counters_mutex_);
+  auto last = last_counter_value(counter);
+  if (!last) return fail(last.error());
+  return ++**last;
 }
 
 Journal::TrialAppends& Journal::appends_of(std::uint64_t trial_id) {

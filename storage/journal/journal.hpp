@@ -76,10 +76,14 @@ class JournalBatch {
   struct NumberedLogLines {
     std::vector<LogLine> lines;
   };
+  struct CounterRaise {
+    std::string counter;
+    std::uint64_t value = 0;
+  };
   using Operation = std::variant<ExperimentRecord, TrialRecord, SearcherStatePut, SearchEventAppend,
                                  CheckpointRecord, MetricRecord, MetricsDeletion, UserRecord, TokenRecord,
                                  ExperimentMetadataRecord, ModelRecord, ModelVersionRecord, ExperimentDeletion,
-                                 NumberedLogLines>;
+                                 NumberedLogLines, CounterRaise>;
 
   // The meaning of each operation is that of the Journal method of the same name.
   JournalBatch& put_experiment(ExperimentRecord record);
@@ -99,6 +103,9 @@ class JournalBatch {
   JournalBatch& delete_experiment(std::uint64_t experiment_id);
   // Log lines whose trial_id and seq are set (Journal::append_logs numbers them).
   JournalBatch& put_numbered_logs(std::vector<LogLine> lines);
+  // The named counter stands at `value` or above once written: makes a value
+  // of Journal::reserve_id durable (a lower value than the stored one writes nothing).
+  JournalBatch& raise_counter(std::string counter, std::uint64_t value);
 
   [[nodiscard]] const std::vector<Operation>& operations() const { return operations_; }
   [[nodiscard]] bool empty() const { return operations_.empty(); }
@@ -130,6 +137,12 @@ class Journal {
   // Next value of a named durable counter ("experiment", "trial"): 1, 2, ...
   // Never repeats, even across restarts. invalid_argument for an empty name.
   [[nodiscard]] Result<std::uint64_t> next_id(std::string_view counter);
+  // The counter's next value without a write of its own: the caller journals
+  // raise_counter(counter, value) in the batch of the first record that uses
+  // it. Never repeats within this journal's life; after a restart a value
+  // whose raise was not written may come again, which nothing journaled
+  // refers to. Use one of next_id and reserve_id per counter.
+  [[nodiscard]] Result<std::uint64_t> reserve_id(std::string_view counter);
 
   // Writes every operation of `batch` at once (RocksDB: in one synced
   // write), or none of them, and returns once it is written. Every commit
@@ -191,7 +204,9 @@ class Journal {
   // The packed model definition of an experiment (see storage/archives).
   [[nodiscard]] Status put_archive(std::uint64_t experiment_id, std::string_view bytes);
 
-  // Reads. not_found for an unknown id or uuid.
+  // Reads. Each first waits for the batches queued before it (by commit or
+  // commit_async, from any thread) to be written, so it sees them.
+  // not_found for an unknown id or uuid.
   [[nodiscard]] Result<ExperimentRecord> experiment(std::uint64_t id) const;
   [[nodiscard]] Result<std::vector<ExperimentRecord>> experiments() const;  // by id
   [[nodiscard]] Result<TrialRecord> trial(std::uint64_t id) const;
@@ -236,8 +251,12 @@ class Journal {
   // nullopt when it was whole.
   [[nodiscard]] const std::optional<std::string>& damage_report() const { return damage_report_; }
 
-  // What this journal has written since it was opened.
-  [[nodiscard]] JournalStats::Snapshot stats() const { return stats_.snapshot(); }
+  // What this journal has written since it was opened, the batches queued
+  // before the call included (it waits for them, as a read does).
+  [[nodiscard]] JournalStats::Snapshot stats() const {
+    committer_.wait_for_queued();
+    return stats_.snapshot();
+  }
 
   // Called with each batch once it is written, on the writer thread, in the
   // order the batches were written: it may read the journal, never commit.
@@ -295,8 +314,12 @@ class Journal {
   CommitObserver observer_;
   std::optional<std::string> damage_report_;
   JournalStats stats_;
+  // The counter's last value handed out (counters_mutex_ held): read from the store the first time.
+  Result<std::uint64_t*> last_counter_value(std::string_view counter);
   std::mutex counters_mutex_;
   std::map<std::string, std::uint64_t, std::less<>> counters_;  // last value handed out
+  // The value each raised counter has in the store (writer thread only).
+  std::map<std::string, std::uint64_t, std::less<>> stored_counters_;
   std::mutex appends_mutex_;
   // Entries are never erased: a few bytes per trial the master has seen.
   std::unordered_map<std::uint64_t, std::unique_ptr<TrialAppends>> appends_;

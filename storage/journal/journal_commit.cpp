@@ -95,6 +95,15 @@ class Journal::BatchBuilder {
     return {};
   }
 
+  // Writes the counter only when the value is above the stored one.
+  Status operator()(const JournalBatch::CounterRaise& raise) {
+    auto stored = stored_counter(raise.counter);
+    if (!stored) return fail(stored.error());
+    if (raise.value <= *stored) return {};
+    raised_counters_[raise.counter] = raise.value;
+    return put_record(keys::counter(raise.counter), CounterRecord{.value = raise.value});
+  }
+
   Status operator()(const UserRecord& record) { return put_record(keys::user(record.name), record); }
   Status operator()(const TokenRecord& record) { return put_record(keys::token(record.token_hash), record); }
   Status operator()(const ExperimentMetadataRecord& record) {
@@ -150,6 +159,12 @@ class Journal::BatchBuilder {
     put(index.of_trial, {});
     checkpoints_[record.uuid] = std::move(index);
     return {};
+  }
+
+  // After the batch is written: the journal's cache of the stored counters
+  // takes the raised values.
+  void remember_counters() {
+    for (auto& [counter, value] : raised_counters_) journal_.stored_counters_[counter] = value;
   }
 
   // After the batch is written: the journal's cache of each search's last
@@ -210,6 +225,21 @@ class Journal::BatchBuilder {
     return next_seq(prefix);
   }
 
+  // The counter's value as this batch leaves it: raised here, cached, or read from the store.
+  Result<std::uint64_t> stored_counter(const std::string& counter) {
+    if (auto raised = raised_counters_.find(counter); raised != raised_counters_.end()) return raised->second;
+    if (auto cached = journal_.stored_counters_.find(counter); cached != journal_.stored_counters_.end())
+      return cached->second;
+    const std::string key = keys::counter(counter);
+    auto stored = journal_.get(key);
+    if (!stored) return fail(stored.error());
+    if (!*stored) return 0;
+    auto record = codec::decode<CounterRecord>(key, **stored);
+    if (!record) return fail(record.error());
+    journal_.stored_counters_[counter] = record->value;
+    return record->value;
+  }
+
   // The index keys of the checkpoint that a put of `uuid` replaces; nullopt for a new one.
   Result<std::optional<IndexKeys>> previous_index_keys(const std::string& uuid) const {
     if (auto added = checkpoints_.find(uuid); added != checkpoints_.end()) return added->second;
@@ -227,6 +257,7 @@ class Journal::BatchBuilder {
   std::map<std::string, std::uint64_t> last_seq_;  // by prefix
   std::map<std::string, IndexKeys> checkpoints_;           // by uuid
   std::set<std::uint64_t> searches_;                       // experiments whose search events the batch touches
+  std::map<std::string, std::uint64_t> raised_counters_;   // by counter name
 };
 
 // Lowered only once the deletion is written: a cached step too low would let
@@ -259,6 +290,7 @@ Status Journal::write(std::span<const JournalBatch* const> batches) {
   auto written = store_->write(writes);
   if (!written) return written;
   builder.remember_search_seqs();
+  builder.remember_counters();
   const auto latency = std::chrono::steady_clock::now() - started;
   for (const JournalBatch* batch : batches) {
     for (const JournalBatch::Operation& operation : batch->operations()) {

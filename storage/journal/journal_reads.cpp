@@ -12,6 +12,7 @@
 namespace volador::storage {
 
 Result<std::optional<std::string>> Journal::get(const std::string& key) const {
+  committer_.wait_for_queued();
   auto value = store_->get(key);
   if (!value) return fail(Error{value.error().code, value.error().message + " (record " + keys::describe(key) + ")"});
   return value;
@@ -27,6 +28,7 @@ Result<std::uint64_t> Journal::last_id_under(const std::string& prefix) const {
 // while a scan of it runs.
 template <class Record, class Lookup>
 Result<std::vector<Record>> Journal::indexed(const std::string& prefix, Lookup lookup) const {
+  committer_.wait_for_queued();
   std::vector<std::string> index_keys;
   auto scanned = store_->scan(prefix, {}, [&](std::string_view key, std::string_view) -> Result<bool> {
     index_keys.emplace_back(key);
@@ -55,6 +57,7 @@ Result<Record> Journal::record_at(const std::string& key, std::string_view what)
 
 template <class Record>
 Result<std::vector<Record>> Journal::records_under(const std::string& prefix) const {
+  committer_.wait_for_queued();
   std::vector<Record> records;
   auto scanned = store_->scan(prefix, {}, [&](std::string_view key, std::string_view value) -> Result<bool> {
     auto record = codec::decode<Record>(key, value);
@@ -99,6 +102,7 @@ Result<std::vector<LogLine>> Journal::logs(std::uint64_t trial_id, std::uint64_t
     lines.push_back(std::move(*line));
     return lines.size() < limit;
   };
+  committer_.wait_for_queued();
   auto scanned = store_->scan(keys::logs_prefix(trial_id), keys::log(trial_id, after_seq + 1), visit);
   if (!scanned) return fail(scanned.error());
   return lines;

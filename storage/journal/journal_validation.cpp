@@ -79,6 +79,7 @@ Status check_operation(const JournalBatch::Operation& operation) {
   if (const auto* token = std::get_if<TokenRecord>(&operation)) return check_token(*token);
   if (const auto* model = std::get_if<ModelRecord>(&operation)) return check_model(*model);
   if (const auto* version = std::get_if<ModelVersionRecord>(&operation)) return check_model_version(*version);
+  if (const auto* raise = std::get_if<JournalBatch::CounterRaise>(&operation)) return check_counter_name(raise->counter);
   return {};
 }
 

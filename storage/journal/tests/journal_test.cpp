@@ -269,6 +269,32 @@ TEMPLATE_TEST_CASE("counters are independent and never repeat across reopening",
   CHECK(*journal->next_id("trial") == 2);
 }
 
+TEST_CASE("a reserved id is durable once its raise is written and a lower raise writes nothing", "[journal]") {
+  RocksdbUnderTest under_test;
+  auto& journal = under_test.journal;
+  CHECK(*journal->reserve_id("trial") == 1);
+  CHECK(*journal->reserve_id("trial") == 2);
+  CHECK(*journal->reserve_id("trial") == 3);
+  CHECK(journal->reserve_id("").error().code == ErrorCode::invalid_argument);
+  CHECK(journal->commit(JournalBatch().raise_counter("", 1)).error().code == ErrorCode::invalid_argument);
+  under_test.reopen();
+  CHECK(*journal->reserve_id("trial") == 1);  // none was raised: nothing journaled refers to them
+  REQUIRE(journal->commit(JournalBatch().raise_counter("trial", 5)));
+  REQUIRE(journal->commit(JournalBatch().raise_counter("trial", 4)));  // queued late: must not lower it
+  under_test.reopen();
+  CHECK(*journal->reserve_id("trial") == 6);
+}
+
+TEST_CASE("A read waits for the batches queued before it, from any thread") {
+  auto journal = Journal::in_memory();
+  for (std::uint64_t id = 1; id <= 200; ++id) {
+    journal->commit_async(std::make_shared<JournalBatch>(JournalBatch().put_trial(make_trial(id, 1))),
+                          [](const Status&) {});
+    REQUIRE(journal->trial(id));  // not found if the read ran ahead of the queued write
+  }
+  CHECK(journal->trials(1)->size() == 200);
+}
+
 TEMPLATE_TEST_CASE("concurrent callers get unique ids and gap-free log seqs", "[journal]",
                    RocksdbUnderTest, MemoryUnderTest) {
   TestType under_test;
