@@ -33,7 +33,11 @@ struct OutgoingBatch {
 struct OutboxLimits {
   std::size_t batch_points = 1000;     // a batch is full at this many points
   std::size_t batch_bytes = 64 << 10;  // ... or at about this many bytes encoded
-  std::size_t window = 8;              // batches sent and not yet acknowledged, at most
+  // Batches sent and not yet acknowledged, at most (4 MiB, about 50,000
+  // one-metric points): the trial acknowledges a batch once its synced write
+  // is done, which takes up to a second on a busy disk, and a command printing
+  // 50,000 points a second must not wait for that.
+  std::size_t window = 64;
 };
 
 class MetricOutbox {

@@ -2,6 +2,8 @@
 
 #include <caf/all.hpp>
 
+#include <cstdio>
+
 #include "actors/caf_error.hpp"
 #include "runtime/net/remote.hpp"
 
@@ -63,22 +65,21 @@ void say_rejoin(Self self, const wire::Bytes& rejoin) {
 void send_ready(Self self, bool partial);
 
 // Sends `batch` to the trial; its answer, the last batch the trial journaled,
-// frees the batches up to that one. One the trial did not answer in time (a
-// busy master) goes again; one lost with the link goes again to the trial
-// reached anew (take_unacknowledged).
+// frees the batches up to that one. The answer comes once the batch is
+// written, however long the master's disk takes: no timeout, since a live
+// link loses no answer, and a batch lost with the link goes again to the
+// trial reached anew (take_unacknowledged). A refusal means the trial is
+// done with this run; the trial stops the rank.
 void send_batch(Self self, OutgoingBatch batch) {
-  const auto trial = self->state.trial;
-  self->request(trial, self->state.timings.links.connection_timeout, report_atom::value, batch.bytes)
+  self->request(self->state.trial, caf::infinite, report_atom::value, batch.bytes)
       .then(
           [=](std::uint64_t journaled) {
             self->state.outbox->acknowledge(journaled);
             send_ready(self, false);
           },
           [=](const caf::error& error) {
-            const bool same_trial = net::same_object(caf::actor_cast<caf::actor>(self->state.trial),
-                                                     caf::actor_cast<caf::actor>(trial));
-            if (error == caf::sec::request_timeout && same_trial && !self->state.outbox->acknowledged(batch.seq))
-              send_batch(self, batch);
+            std::fprintf(stderr, "volador-worker: metric batch %llu was refused: %s\n",
+                         static_cast<unsigned long long>(batch.seq), self->system().render(error).c_str());
           });
 }
 

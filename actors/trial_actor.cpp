@@ -143,21 +143,32 @@ void forget_run(Self self) {
   st.awaiting_journal.clear();  // their ranks are gone
 }
 
+// The batch of reports being handled is answered once batch `seq` is written.
+void acknowledge_when_journaled(Self self, std::uint64_t seq) {
+  auto& st = self->state;
+  if (st.acknowledging) st.awaiting_journal.emplace(seq, *std::exchange(st.acknowledging, std::nullopt));
+}
+
 // Hands a batch of reports to the journal's writer thread; its answer waits for the write.
 void journal_reports(Self self, const master::JournalReports& e) {
-  auto& st = self->state;
-  if (st.acknowledging) st.awaiting_journal.insert_or_assign(e.seq, *std::exchange(st.acknowledging, std::nullopt));
-  st.context.journal->commit_async(e.writes, [trial = TrialActor(self), run_id = e.run_id, seq = e.seq](const Status& written) {
+  acknowledge_when_journaled(self, e.seq);
+  self->state.context.journal->commit_async(e.writes, [trial = TrialActor(self), run_id = e.run_id, seq = e.seq](const Status& written) {
     // As the trial itself: a local sender, which the handler lets through.
     caf::send_as(trial, trial, journaled_atom::value, run_id, seq, written ? std::string() : written.error().message);
   });
 }
 
-// Answers the batch of reports being handled, else batch `seq`, which waited for its write.
+// Answers the batch of reports being handled, else every copy of batch
+// `seq` (and of earlier ones) that waited for its write.
 void acknowledge_reports(Self self, std::uint64_t seq) {
   auto& st = self->state;
-  if (st.acknowledging) std::exchange(st.acknowledging, std::nullopt)->deliver(seq);
-  else if (auto waiting = st.awaiting_journal.extract(seq)) waiting.mapped().deliver(seq);
+  if (st.acknowledging) {
+    std::exchange(st.acknowledging, std::nullopt)->deliver(seq);
+    return;
+  }
+  const auto written = st.awaiting_journal.upper_bound(seq);
+  for (auto it = st.awaiting_journal.begin(); it != written; ++it) it->second.deliver(seq);
+  st.awaiting_journal.erase(st.awaiting_journal.begin(), written);
 }
 
 void admit_rank(Self self, std::uint32_t rank) {
@@ -220,6 +231,7 @@ void carry_out(Self self, master::TrialEffects effects) {
             [&](const master::ReportCheckpoint& e) { self->send(st.experiment, checkpointed_atom::value, e.request_id); },
             [&](const master::JournalReports& e) { journal_reports(self, e); },
             [&](const master::AcknowledgeReports& e) { acknowledge_reports(self, e.seq); },
+            [&](const master::AcknowledgeWhenJournaled& e) { acknowledge_when_journaled(self, e.seq); },
             [&](const master::ReportEnded& e) { end(self, e); },
         },
         effect);

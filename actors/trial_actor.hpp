@@ -39,8 +39,9 @@ struct TrialState {
   std::vector<RankChannel> ranks;             // of the current run, index = rank
   RankChannel reporting;                      // the rank whose hello or rejoin is being handled
   std::optional<caf::typed_response_promise<std::uint64_t>> acknowledging;  // the batch of reports being handled
-  // Batches of reports of the current run waiting for their write, by seq.
-  std::map<std::uint64_t, caf::typed_response_promise<std::uint64_t>> awaiting_journal;
+  // Batches of reports of the current run waiting for their write, by seq
+  // (a batch sent again while its first copy waits: both copies).
+  std::multimap<std::uint64_t, caf::typed_response_promise<std::uint64_t>> awaiting_journal;
   static inline const char* name = "trial";
 };
 

@@ -226,6 +226,13 @@ struct AcknowledgeReports {
   std::uint64_t seq = 0;
   bool operator==(const AcknowledgeReports&) const = default;
 };
+// Answer the batch of reports being handled once batch `seq` is written: it
+// is a copy of a batch taken in and still waiting for its write (sent again
+// after a drop of the rank's link), and its first copy's answer may be lost.
+struct AcknowledgeWhenJournaled {
+  std::uint64_t seq = 0;
+  bool operator==(const AcknowledgeWhenJournaled&) const = default;
+};
 // Tell the experiment the trial ended in `state`; the actor stops.
 struct ReportEnded {
   std::uint64_t request_id = 0;
@@ -236,7 +243,7 @@ struct ReportEnded {
 using TrialEffect = std::variant<RequestSlots, ReleaseSlots, WatchAgents, ForgetRun, LaunchRank, AdmitRank, RefuseRank,
                                  AnswerHellos, AnswerRejoins, SendWorkload, ResendWorkload, ShutdownRanks, AdoptRun,
                                  ClaimWorkers, StartReattachTimer, ReportValidation, ReportCheckpoint,
-                                 JournalReports, AcknowledgeReports, ReportEnded>;
+                                 JournalReports, AcknowledgeReports, AcknowledgeWhenJournaled, ReportEnded>;
 using TrialEffects = std::vector<TrialEffect>;
 
 }  // namespace volador::master

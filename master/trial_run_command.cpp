@@ -86,7 +86,10 @@ void TrialRun::handle(const CommandReported& event) {
   const auto& batch = event.batch;
   if (!command_ || batch.run_id != setup_.spec.record.run_id || batch.rank != 0 || phase_ != Phase::running) return;
   if (batch.seq != command_run_.taken_seq + 1) {
-    effects_.emplace_back(AcknowledgeReports{command_run_.journaled_seq});
+    if (batch.seq > command_run_.journaled_seq && batch.seq <= command_run_.taken_seq)
+      effects_.emplace_back(AcknowledgeWhenJournaled{batch.seq});
+    else
+      effects_.emplace_back(AcknowledgeReports{command_run_.journaled_seq});
     return;
   }
   CommandReportBatch taken{.run = command_run_, .writes = {}, .validation = std::nullopt, .now_ms = setup_.clock(),

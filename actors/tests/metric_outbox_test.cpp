@@ -79,6 +79,18 @@ TEST_CASE("A batch is full at its byte limit before its point limit") {
   CHECK(points == 10);
 }
 
+TEST_CASE("By default 50,000 points are in flight unacknowledged before the reporter waits") {
+  // A master's synced write takes up to a second on a busy disk: at 50,000
+  // points a second the command must not wait for it.
+  MetricOutbox outbox(1, 0);
+  std::size_t in_flight = 0;
+  while (!outbox.full() && in_flight < 1'000'000) {
+    (void)outbox.add(point(static_cast<double>(in_flight++)));
+    (void)outbox.take_ready(false);
+  }
+  CHECK(in_flight >= 50'000);
+}
+
 TEST_CASE("Batches are kept until acknowledged and all go again once the link is back") {
   MetricOutbox outbox(1, 0, {.batch_points = 2, .batch_bytes = 1 << 20, .window = 8});
   add_points(outbox, 0, 6);

@@ -41,7 +41,7 @@ constexpr std::array kEffectNames{"RequestSlots", "ReleaseSlots",  "WatchAgents"
                                   "LaunchRank",   "AdmitRank",     "RefuseRank",       "AnswerHellos",
                                   "AnswerRejoins", "SendWorkload", "ResendWorkload",   "ShutdownRanks", "AdoptRun",
                                   "ClaimWorkers", "StartReattachTimer", "ReportValidation", "ReportCheckpoint",
-                                  "JournalReports", "AcknowledgeReports", "ReportEnded"};
+                                  "JournalReports", "AcknowledgeReports", "AcknowledgeWhenJournaled", "ReportEnded"};
 static_assert(kEffectNames.size() == std::variant_size_v<TrialEffect>);
 
 std::vector<std::string> names(const TrialEffects& effects) {
@@ -768,8 +768,10 @@ TEST_CASE("Batches of reports are taken in while earlier ones wait for their wri
   const auto first = only<JournalReports>(h.run->on(report_batch(1, {accuracy_report(0.1)})));
   const auto second = only<JournalReports>(h.run->on(report_batch(2, {accuracy_report(0.2)})));
   CHECK((first.run_id == 1 && first.seq == 1 && second.seq == 2));
-  // Batch 2 sent again before the writes: only batch 0 is journaled so far.
-  CHECK(only<AcknowledgeReports>(h.run->on(report_batch(2, {accuracy_report(0.2)}))).seq == 0);
+  // Batch 2 sent again before the writes (its rank's link dropped, and with
+  // it the first copy's answer): this copy is answered once batch 2 is written,
+  // not with the journal's progress so far, which would leave it unanswered.
+  CHECK(only<AcknowledgeWhenJournaled>(h.run->on(report_batch(2, {accuracy_report(0.2)}))).seq == 2);
   REQUIRE(h.journal->commit(*first.writes));
   auto effects = h.run->on(ReportsJournaled{1, 1, ""});
   CHECK(names(effects) == std::vector<std::string>{"AcknowledgeReports", "ReportValidation"});
