@@ -204,6 +204,27 @@ TEST_CASE("asha: the first trial is a reference that trains to max_length and is
   CHECK(restored->on_validation_completed(6, 100.0, 4) == Operations{CloseTrial{6, false}});
 }
 
+TEST_CASE("asha: a state saved before reference trials existed goes on without one", "[search][asha]") {
+  const auto config = asha_config(6, 5, 2, 4);  // rungs 1, 2, 4; five at once
+  auto searcher = build(config);
+  searcher->initial_operations();
+  for (RequestId id = 1; id <= 5; ++id) searcher->on_trial_created(id);
+  json old = searcher->save_state();
+  old["method"].erase("reference_created");
+  for (auto& place : old["method"]["places"]) place.erase(3);
+  auto restored = build(config);
+  REQUIRE(restored->load_state(old).has_value());
+  // Trial 1 is an ordinary trial there: recorded at rung 1, it stops trial 2 behind it.
+  CHECK(restored->on_validation_completed(1, 1.0, 1) == Operations{ValidateAfter{1, 2}});
+  CHECK(restored->on_validation_completed(2, 2.0, 1) == Operations{CloseTrial{2, true}});
+  // Nor is a trial created after the restart a reference: the worst at rung 1, it stops.
+  const auto next = restored->on_trial_closed(2);
+  REQUIRE(next.size() == 1);
+  CHECK(std::get<CreateTrial>(next[0]).request_id == 6);
+  CHECK(restored->on_trial_created(6) == Operations{ValidateAfter{6, 1}});
+  CHECK(restored->on_validation_completed(6, 9.0, 1) == Operations{CloseTrial{6, true}});
+}
+
 TEST_CASE("asha on a learning-curve simulator: near-best result for a fraction of random search's training",
           "[search][asha]") {
   // Final loss (x - 0.3)^2; curves converge at x-dependent speeds, so early ranks are imperfect.
