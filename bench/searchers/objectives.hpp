@@ -93,12 +93,21 @@ inline std::vector<CurveObjective> curve_objectives() {
   return {{"curve", 9, 1.0233446e-11}, {"curve_late", 27, 1.630237912465890e-4}};
 }
 
-inline double curve_loss(const CurveObjective& c, const nlohmann::json& h, std::uint64_t epoch) {
+// The rate at which a curve's transient part, exp(-speed * epoch), decays.
+inline double curve_speed(const CurveObjective& c, const nlohmann::json& h) {
+  const double v = std::log10(h.at("lr").get<double>()) + 4, width = h.at("width").get<double>();
+  return std::pow(10.0, v / 2) * (0.5 + width) / c.speed_divisor;
+}
+
+// The loss a curve settles at.
+inline double curve_plateau(const nlohmann::json& h) {
   const double v = std::log10(h.at("lr").get<double>()) + 4, width = h.at("width").get<double>();
   const double decay = h.at("decay").get<double>();
-  const double speed = std::pow(10.0, v / 2) * (0.5 + width) / c.speed_divisor;
-  const double plateau = 0.02 * (v - 1.5) * (v - 1.5) + 0.1 * width * width + 0.1 * (decay - 0.6) * (decay - 0.6);
-  return plateau + std::exp(-speed * static_cast<double>(epoch));
+  return 0.02 * (v - 1.5) * (v - 1.5) + 0.1 * width * width + 0.1 * (decay - 0.6) * (decay - 0.6);
+}
+
+inline double curve_loss(const CurveObjective& c, const nlohmann::json& h, std::uint64_t epoch) {
+  return curve_plateau(h) + std::exp(-curve_speed(c, h) * static_cast<double>(epoch));
 }
 
 inline hparams::Space curve_space() {

@@ -27,6 +27,17 @@ struct Row {
   std::string mode;  // adaptive_asha only
   nlohmann::json extra = nlohmann::json::object();
   std::string baseline;
+  std::uint32_t population = 0;  // pbt only: population_size, 9 rounds of 9 epochs
+};
+
+// Where a trial's curve starts: at `epoch` with transient part `transient`
+// (0 and 1 for a fresh trial; a pbt copy starts where its parent is, on its
+// own curve's speed from there), so its loss at e is
+// plateau(h) + transient * exp(-speed(h) * (e - epoch)).
+struct CurveStart {
+  std::uint64_t epoch = 0;
+  double transient = 1;
+  double speed = 0;
 };
 
 // One search: the best regret so far after each validation, against the epochs trained so far.
@@ -49,6 +60,15 @@ double regret_within(const Run& run, std::uint64_t epochs) {
 config::ExperimentConfig curve_config(const CurveObjective& c, const Row& row, std::uint32_t trials) {
   auto config = function_config({c.name, curve_space(), c.minimum, nullptr}, row.searcher, trials);  // its space
   config.searcher.max_length = {config::LengthUnit::batches, kCurveEpochs};
+  if (row.population > 0) {
+    config.searcher.max_trials = config.searcher.max_concurrent_trials = 0;
+    config.searcher.pbt = {.population_size = row.population,
+                           .num_rounds = 9,
+                           .length_per_round = {config::LengthUnit::batches, kCurveEpochs / 9},
+                           .truncate_fraction = 0.2,
+                           .resample_probability = 0.2,
+                           .perturb_factor = 0.2};
+  }
   if (!row.mode.empty()) config.searcher.mode = row.mode;
   config.searcher.extra = row.extra;
   return config;
@@ -59,14 +79,28 @@ Run run_curve(const CurveObjective& c, const Row& row, std::uint32_t trials, std
   if (!searcher) throw std::runtime_error(row.label + ": " + searcher.error().message);
   Run run;
   std::map<RequestId, std::uint64_t> trained;
+  std::map<RequestId, CurveStart> starts;
+  const auto created = [&](const SimulatedTrial& t) {
+    CurveStart& start = starts[t.id];
+    start.speed = curve_speed(c, t.hparams);
+    if (t.warm_start_from) {
+      const CurveStart& parent = starts.at(*t.warm_start_from);
+      start.epoch = t.start_batches;
+      start.transient = parent.transient * std::exp(-parent.speed * static_cast<double>(start.epoch - parent.epoch));
+    }
+    trained[t.id] = start.epoch;
+  };
   double best = INFINITY;
-  auto sim = simulate(**searcher, [&](const nlohmann::json& h, RequestId id, std::uint64_t epoch) {
-    const double loss = curve_loss(c, h, epoch);
+  const auto metric = [&](const nlohmann::json& h, RequestId id, std::uint64_t epoch) {
+    const CurveStart& start = starts.at(id);
+    const double loss =
+        curve_plateau(h) + start.transient * std::exp(-start.speed * static_cast<double>(epoch - start.epoch));
     run.epochs += epoch - std::exchange(trained[id], epoch);
     best = std::min(best, loss);
     run.curve.emplace_back(run.epochs, best - c.minimum);
     return loss;
-  });
+  };
+  auto sim = simulate(**searcher, metric, created);
   if (!sim) throw std::runtime_error(row.label + ": " + sim.error().message);
   run.stopped = static_cast<std::uint32_t>(std::ranges::count_if(sim->trials, &SimulatedTrial::stopped_early));
   return run;
@@ -83,7 +117,9 @@ std::vector<Row> rows() {
           {"tpe+median_s3", "tpe", "", median3, "tpe"},
           {"asha_aggressive", "adaptive_asha", "aggressive", {}, "random"},
           {"asha_standard", "adaptive_asha", "standard", {}, "random"},
-          {"asha_conservative", "adaptive_asha", "conservative", {}, "random"}};
+          {"asha_conservative", "adaptive_asha", "conservative", {}, "random"},
+          {"pbt_10", "pbt", "", {}, "random", 10},
+          {"pbt_20", "pbt", "", {}, "random", 20}};
 }
 
 void print_row(const CurveObjective& c, const Row& row, const std::vector<Run>& runs, const std::vector<Run>* baseline, std::uint32_t trials) {

@@ -105,7 +105,7 @@ nlohmann::json AdaptiveAshaSearcher::next_hparams(RequestId id) {
   const std::uint32_t bracket = pick_bracket();
   ++brackets_[bracket].created;
   ++brackets_[bracket].alive;
-  places_[id] = {bracket, 0};
+  places_[id] = {bracket, 0, !std::exchange(reference_created_, true)};
   return hparams::sample(space_, rng_);
 }
 
@@ -124,6 +124,11 @@ SearcherBase::Verdict AdaptiveAshaSearcher::judge(RequestId id, double loss, std
   Place& place = places_.at(id);
   const auto& lengths = plan_.brackets[place.bracket].rungs;
   auto& rungs = brackets_[place.bracket].rungs;
+  if (place.reference) {
+    while (place.rung + 1 < lengths.size() && batches >= lengths[place.rung]) ++place.rung;
+    if (batches < lengths[place.rung]) return {Verdict::Kind::train, lengths[place.rung]};
+    return {Verdict::Kind::finish};
+  }
   for (; place.rung < lengths.size(); ++place.rung) {
     if (batches < lengths[place.rung]) return {Verdict::Kind::train, lengths[place.rung]};
     auto& rung = rungs[place.rung];
@@ -141,7 +146,8 @@ void AdaptiveAshaSearcher::trial_ended(RequestId id, Ending ending) {
   places_.erase(it);
   Bracket& bracket = brackets_[place.bracket];
   --bracket.alive;
-  if (ending == Ending::failed && place.rung < bracket.rungs.size())
+  if (place.reference && ending == Ending::invalid) reference_created_ = false;
+  if (ending == Ending::failed && !place.reference && place.rung < bracket.rungs.size())
     record(bracket.rungs[place.rung], std::numeric_limits<double>::infinity(), id);
   if (ending != Ending::invalid) return;
   for (auto& rung : bracket.rungs) std::erase_if(rung, [id](const Ranked& r) { return r.id == id; });
@@ -160,8 +166,11 @@ nlohmann::json AdaptiveAshaSearcher::save_method() const {
     brackets.push_back({{"trials", b.trials}, {"created", b.created}, {"alive", b.alive}, {"rungs", rungs}});
   }
   nlohmann::json places = nlohmann::json::array();
-  for (const auto& [id, p] : places_) places.push_back({id, p.bracket, p.rung});
-  return {{"rng", hparams::rng_to_text(rng_)}, {"brackets", brackets}, {"places", places}};
+  for (const auto& [id, p] : places_) places.push_back({id, p.bracket, p.rung, p.reference});
+  return {{"rng", hparams::rng_to_text(rng_)},
+          {"brackets", brackets},
+          {"places", places},
+          {"reference_created", reference_created_}};
 }
 
 Status AdaptiveAshaSearcher::load_method(const nlohmann::json& state) {
@@ -178,7 +187,8 @@ Status AdaptiveAshaSearcher::load_method(const nlohmann::json& state) {
       brackets.push_back(std::move(bracket));
     }
     for (const auto& p : state.at("places"))
-      places[p.at(0).get<RequestId>()] = {p.at(1).get<std::uint32_t>(), p.at(2).get<std::uint32_t>()};
+      places[p.at(0).get<RequestId>()] = {p.at(1).get<std::uint32_t>(), p.at(2).get<std::uint32_t>(),
+                                          p.size() > 3 && p.at(3).get<bool>()};
     auto rng = hparams::rng_from_text(state.at("rng").get<std::string>());
     if (!rng) return fail(rng.error());
     bool consistent = brackets.size() == plan_.brackets.size();
@@ -188,6 +198,8 @@ Status AdaptiveAshaSearcher::load_method(const nlohmann::json& state) {
       consistent = consistent && p.bracket < brackets.size() && p.rung < brackets[p.bracket].rungs.size();
     if (!consistent) return fail(Error::corruption("adaptive_asha state does not match the config's brackets"));
     rng_ = *rng;
+    // A state saved before reference trials existed continues without one.
+    reference_created_ = state.value("reference_created", true);
   } catch (const nlohmann::json::exception& e) {
     return fail(Error::corruption(std::string("adaptive_asha state does not decode: ") + e.what()));
   }

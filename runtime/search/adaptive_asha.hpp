@@ -11,7 +11,12 @@
 // bracket i gets max(floor(T * w_i / sum w), 1) of T = max_trials, w_i =
 // d^(r_i-1) / r_i, the remainder going to the first bracket.
 //
-// Search: every trial trains to its bracket's first rung. At a rung a trial
+// Search: the search's first trial is a reference: it trains to max_length
+// (validating at its bracket's rungs) and is recorded at no rung, as Optuna's
+// SuccessiveHalvingPruner, which prunes nothing before a trial has completed;
+// on bench/searchers' crossing curves this cuts aggressive's regret by about
+// a third for one more full trial. Every other trial trains to its bracket's
+// first rung. At a rung a trial
 // continues to the next one only if its loss ranks in the top
 // max(floor(n / d), 1) of the n losses recorded at that rung so far
 // (its own included; ties favour the newcomer); otherwise it is stopped early
@@ -74,7 +79,8 @@ class AdaptiveAshaSearcher final : public SearcherBase {
   };
   struct Place {
     std::uint32_t bracket = 0;
-    std::uint32_t rung = 0;  // the rung it trains towards
+    std::uint32_t rung = 0;   // the rung it trains towards
+    bool reference = false;   // the search's first trial: trains to max_length, recorded at no rung
   };
 
   nlohmann::json next_hparams(RequestId id) override;
@@ -96,6 +102,7 @@ class AdaptiveAshaSearcher final : public SearcherBase {
   hparams::Rng rng_;
   std::vector<Bracket> brackets_;
   std::map<RequestId, Place> places_;  // alive trials
+  bool reference_created_ = false;     // a reference trial was created (and not replaced as invalid)
 };
 
 }  // namespace volador::search

@@ -11,7 +11,8 @@ namespace {
 // Acts on one operation; more operations go to the back of `queue`.
 class Runner {
  public:
-  Runner(Searcher& searcher, const MetricFunction& metric) : searcher_(searcher), metric_(metric) {}
+  Runner(Searcher& searcher, const MetricFunction& metric, const CreationHook& on_created)
+      : searcher_(searcher), metric_(metric), on_created_(on_created) {}
 
   Result<Simulation> run(std::uint64_t max_operations) {
     take(searcher_.initial_operations());
@@ -46,7 +47,8 @@ class Runner {
       if (!parent) return fail(parent.error());
       start = (*parent)->batches;
     }
-    trials_[c.request_id] = {c.request_id, c.hparams, start, 0, false, c.warm_start_from, start};
+    const auto& trial = trials_[c.request_id] = {c.request_id, c.hparams, start, 0, false, c.warm_start_from, start};
+    if (on_created_) on_created_(trial);
     result_.max_alive = std::max(result_.max_alive, ++alive_);
     take(searcher_.on_trial_created(c.request_id));
     return {};
@@ -75,6 +77,7 @@ class Runner {
 
   Searcher& searcher_;
   const MetricFunction& metric_;
+  const CreationHook& on_created_;
   std::deque<Operation> queue_;
   std::map<RequestId, SimulatedTrial> trials_;
   std::uint32_t alive_ = 0;
@@ -85,7 +88,12 @@ class Runner {
 }  // namespace
 
 Result<Simulation> simulate(Searcher& searcher, const MetricFunction& metric, std::uint64_t max_operations) {
-  return Runner(searcher, metric).run(max_operations);
+  return simulate(searcher, metric, CreationHook{}, max_operations);
+}
+
+Result<Simulation> simulate(Searcher& searcher, const MetricFunction& metric, const CreationHook& on_created,
+                            std::uint64_t max_operations) {
+  return Runner(searcher, metric, on_created).run(max_operations);
 }
 
 }  // namespace volador::search

@@ -36,10 +36,17 @@ struct Simulation {
 // The searcher metric of a trial with `hparams` after `batches` batches.
 using MetricFunction = std::function<double(const nlohmann::json& hparams, RequestId id, std::uint64_t batches)>;
 
+// Told of each trial as it is created, before its first validation (so a
+// metric with state can start a warm-started trial from its parent's).
+using CreationHook = std::function<void(const SimulatedTrial&)>;
+
 // Drives `searcher` (fresh: initial_operations() not yet called) until
 // Shutdown. Error (internal) when it issues an operation for an unknown trial
 // or more than `max_operations` operations without shutting down.
 Result<Simulation> simulate(Searcher& searcher, const MetricFunction& metric,
+                            std::uint64_t max_operations = 100'000'000);
+// The same, calling `on_created` for each trial created.
+Result<Simulation> simulate(Searcher& searcher, const MetricFunction& metric, const CreationHook& on_created,
                             std::uint64_t max_operations = 100'000'000);
 
 }  // namespace volador::search

@@ -112,13 +112,14 @@ TEST_CASE("asha: promotions and stops at each rung exactly as specified", "[sear
   const Simulation sim = run(*searcher, [&](const json&, RequestId id, std::uint64_t) { return loss[id - 1]; });
   std::map<RequestId, std::pair<std::uint64_t, bool>> got;
   for (const auto& t : sim.trials) got[t.id] = {t.batches, t.stopped_early};
-  // Rung 2: 1 (first), 2 (best of 2), 4 (top 2 of 4), 6 (top 3 of 6), 8 (top 4 of 8) continue; 3, 5, 7 stop.
-  // Rung 4: 1, 2, 4, 6 continue (each in the top max(n/2, 1) when it arrives); 8 ranks 4th of 5 and stops.
+  // Trial 1, the reference, trains to 8 and is recorded at no rung.
+  // Rung 2: 2 (first), 4 (top 1 of 3), 6 (top 2 of 5) continue; 3, 5, 7, 8 (4th of 7) stop.
+  // Rung 4: 2, 4 continue (each in the top max(n/2, 1) when it arrives); 6 ranks 2nd of 3 and stops.
   const std::map<RequestId, std::pair<std::uint64_t, bool>> expected{
       {1, {8, false}}, {2, {8, false}}, {3, {2, true}}, {4, {8, false}},
-      {5, {2, true}},  {6, {8, false}}, {7, {2, true}}, {8, {4, true}}};
+      {5, {2, true}},  {6, {4, true}},  {7, {2, true}}, {8, {2, true}}};
   CHECK(got == expected);
-  CHECK(sim.total_batches == 42);
+  CHECK(sim.total_batches == 36);
   CHECK_FALSE(sim.failure);
 }
 
@@ -131,7 +132,7 @@ TEST_CASE("asha: larger-is-better metrics rank the other way", "[search][asha]")
   const Simulation sim = run(*searcher, [&](const json&, RequestId id, std::uint64_t) { return -loss[id - 1]; });
   std::vector<std::uint64_t> batches;
   for (const auto& t : sim.trials) batches.push_back(t.batches);
-  CHECK(batches == std::vector<std::uint64_t>{8, 8, 2, 8, 2, 8, 2, 4});
+  CHECK(batches == std::vector<std::uint64_t>{8, 8, 2, 8, 2, 4, 2, 2});
 }
 
 TEST_CASE("asha: a stopped trial is replaced until max_trials, the cap holds", "[search][asha]") {
@@ -163,18 +164,65 @@ TEST_CASE("asha: brackets share the concurrency, fewest alive first", "[search][
 }
 
 TEST_CASE("asha: errored trials rank last at their rung, invalid ones are replaced", "[search][asha]") {
-  auto searcher = build(asha_config(5, 5, 2, 4));  // rungs 1, 2, 4
-  CHECK(searcher->initial_operations().size() == 5);
-  for (RequestId id = 1; id <= 5; ++id) CHECK(searcher->on_trial_created(id) == Operations{ValidateAfter{id, 1}});
+  auto searcher = build(asha_config(6, 6, 2, 4));  // rungs 1, 2, 4
+  CHECK(searcher->initial_operations().size() == 6);
+  for (RequestId id = 1; id <= 6; ++id) CHECK(searcher->on_trial_created(id) == Operations{ValidateAfter{id, 1}});
+  CHECK(searcher->on_validation_completed(1, 9.0, 1) == Operations{ValidateAfter{1, 2}});  // the reference
   CHECK(searcher->on_validation_completed(2, 5.0, 1) == Operations{ValidateAfter{2, 2}});
   CHECK(searcher->on_validation_completed(3, 3.0, 1) == Operations{ValidateAfter{3, 2}});
-  CHECK(searcher->on_trial_exited_early(1, ExitReason::errored).empty());  // +inf at rung 1: {3, 5, inf}
+  CHECK(searcher->on_trial_exited_early(6, ExitReason::errored).empty());  // +inf at rung 1: {3, 5, inf}
   // 4.0 ranks 2nd of 4, in the top max(4/2, 1) = 2 only because the errored trial counts.
   CHECK(searcher->on_validation_completed(4, 4.0, 1) == Operations{ValidateAfter{4, 2}});
   const auto replaced = searcher->on_trial_exited_early(5, ExitReason::invalid_hparams);
   REQUIRE(replaced.size() == 1);
+  CHECK(std::get<CreateTrial>(replaced[0]).request_id == 7);
+  CHECK(searcher->on_trial_created(7) == Operations{ValidateAfter{7, 1}});
+}
+
+TEST_CASE("asha: the first trial is a reference that trains to max_length and is recorded at no rung",
+          "[search][asha]") {
+  // Optuna's SuccessiveHalvingPruner (min_resource "auto") prunes nothing before a trial has completed, so
+  // trials one at a time train the first fully and the next ones, alone at the rungs, further than here before.
+  const auto config = asha_config(5, 5, 2, 4);  // rungs 1, 2, 4
+  auto searcher = build(config);
+  searcher->initial_operations();
+  for (RequestId id = 1; id <= 5; ++id) searcher->on_trial_created(id);
+  // An invalid first trial passes the reference on to its replacement.
+  const auto replaced = searcher->on_trial_exited_early(1, ExitReason::invalid_hparams);
+  REQUIRE(replaced.size() == 1);
   CHECK(std::get<CreateTrial>(replaced[0]).request_id == 6);
   CHECK(searcher->on_trial_created(6) == Operations{ValidateAfter{6, 1}});
+  CHECK(searcher->on_validation_completed(6, 100.0, 1) == Operations{ValidateAfter{6, 2}});  // worst, goes on
+
+  // The flag survives a master restart: a fresh searcher loaded from the state goes on alike.
+  auto restored = build(config);
+  REQUIRE(restored->load_state(json::parse(searcher->save_state().dump())).has_value());
+  // Rung 1 holds no loss of the reference: 1.0 is alone there; 2.0 is then 2nd of 2 and stops.
+  CHECK(restored->on_validation_completed(2, 1.0, 1) == Operations{ValidateAfter{2, 2}});
+  CHECK(restored->on_validation_completed(3, 2.0, 1) == Operations{CloseTrial{3, true}});
+  CHECK(restored->on_validation_completed(6, 100.0, 2) == Operations{ValidateAfter{6, 4}});
+  CHECK(restored->on_validation_completed(6, 100.0, 4) == Operations{CloseTrial{6, false}});
+}
+
+TEST_CASE("asha: a state saved before reference trials existed goes on without one", "[search][asha]") {
+  const auto config = asha_config(6, 5, 2, 4);  // rungs 1, 2, 4; five at once
+  auto searcher = build(config);
+  searcher->initial_operations();
+  for (RequestId id = 1; id <= 5; ++id) searcher->on_trial_created(id);
+  json old = searcher->save_state();
+  old["method"].erase("reference_created");
+  for (auto& place : old["method"]["places"]) place.erase(3);
+  auto restored = build(config);
+  REQUIRE(restored->load_state(old).has_value());
+  // Trial 1 is an ordinary trial there: recorded at rung 1, it stops trial 2 behind it.
+  CHECK(restored->on_validation_completed(1, 1.0, 1) == Operations{ValidateAfter{1, 2}});
+  CHECK(restored->on_validation_completed(2, 2.0, 1) == Operations{CloseTrial{2, true}});
+  // Nor is a trial created after the restart a reference: the worst at rung 1, it stops.
+  const auto next = restored->on_trial_closed(2);
+  REQUIRE(next.size() == 1);
+  CHECK(std::get<CreateTrial>(next[0]).request_id == 6);
+  CHECK(restored->on_trial_created(6) == Operations{ValidateAfter{6, 1}});
+  CHECK(restored->on_validation_completed(6, 9.0, 1) == Operations{CloseTrial{6, true}});
 }
 
 TEST_CASE("asha on a learning-curve simulator: near-best result for a fraction of random search's training",

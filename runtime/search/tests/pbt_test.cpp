@@ -361,3 +361,26 @@ TEST_CASE("pbt on a fixed objective: exploit and explore move the population tow
   }
   CHECK(improved >= 4);
 }
+
+TEST_CASE("simulate tells its creation hook of every trial before its first validation, copies with their parent",
+          "[search][pbt]") {
+  auto searcher = build(pbt_config(4, 3, 0.25));
+  std::map<RequestId, SimulatedTrial> created;
+  std::vector<RequestId> validated_before_creation;
+  const auto sim = simulate(
+      *searcher,
+      [&](const json& h, RequestId id, std::uint64_t) {
+        if (!created.contains(id)) validated_before_creation.push_back(id);
+        return std::abs(h["x"].get<double>() - 0.8);
+      },
+      [&](const SimulatedTrial& t) { created[t.id] = t; });
+  REQUIRE(sim.has_value());
+  CHECK(validated_before_creation.empty());
+  REQUIRE(created.size() == sim->trials.size());
+  for (const auto& t : sim->trials) {
+    CHECK(created.at(t.id).warm_start_from == t.warm_start_from);
+    CHECK(created.at(t.id).start_batches == t.start_batches);
+    if (t.warm_start_from) CHECK(t.start_batches > 0);
+  }
+  CHECK(std::ranges::count_if(sim->trials, [](const auto& t) { return t.warm_start_from.has_value(); }) == 2);
+}
