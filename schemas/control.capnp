@@ -173,6 +173,7 @@ struct AgentStatus {
   labels @5 :List(AgentLabel) $Records.map;
   workDiskFreeBytes @6 :UInt64; # free space of its work folder's file system, as it last reported
   workDiskRefusal @7 :Text;     # why it starts no trial now (its work disk is short of space); empty: it does
+  containerRuntime @8 :Text;    # the program it runs images with (podman, docker); empty: it runs none
 }
 
 struct AgentList {
@@ -192,6 +193,7 @@ struct AgentInfo {
   maxProcesses @7 :UInt32;      # the most processes one rank may run there (--rank-max-processes); 0: no limit
   workDiskFreeBytes @8 :UInt64; # free space of its work folder's file system when it registered
   workDiskRefusal @9 :Text;     # why it starts no trial now (its work disk is short of space); empty: it does
+  containerRuntime @10 :Text;   # the program it runs environment.image with (podman, docker); empty: it runs no images
 }
 
 # An agent's work disk, reported when whether it starts trials changes (at
