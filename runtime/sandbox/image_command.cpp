@@ -25,6 +25,7 @@ std::string base64(std::string_view bytes) {
 // The runtime's options that come before `run`: docker reads credentials from a config folder.
 std::vector<std::string> global_options(const ImageRun& run) {
   std::vector<std::string> args{run.runtime};
+  args.insert(args.end(), run.runtime_options.begin(), run.runtime_options.end());
   if (run.auth_file && run.runtime == "docker") add(args, {"--config", run.auth_file->parent_path().string()});
   return args;
 }
@@ -35,10 +36,11 @@ void add_container(std::vector<std::string>& args, const ImageRun& run) {
   if (run.auth_file && run.runtime != "docker") add(args, {"--authfile", run.auth_file->string()});
   if (run.memory_bytes > 0) add(args, {"--memory", std::to_string(run.memory_bytes)});
   if (run.max_processes > 0) add(args, {"--pids-limit", std::to_string(run.max_processes)});
+  for (const auto& ulimit : run.ulimits) add(args, {"--ulimit", ulimit});
 }
 
 void add_sandbox(std::vector<std::string>& args, const SandboxSpec& spec) {
-  add(args, {"--shm-size", std::to_string(spec.shm_bytes)});
+  add(args, {"--shm-size", std::to_string(spec.shm_bytes), "--tmpfs", "/tmp"});
   for (const auto& device : spec.devices) add(args, {"--device", device.string()});
   for (const auto& mount : spec.mounts)
     add(args, {"--volume", mount.host.string() + ":" + mount.inside.string() + (mount.read_only ? ":ro" : "")});

@@ -22,6 +22,7 @@ struct RegistryLogin {
 
 struct ImageRun {
   std::string runtime = "podman";  // the program: podman or docker
+  std::vector<std::string> runtime_options;  // before `run`, e.g. {"--runtime", "runc"} (ContainerSetup)
   std::string image;
   std::string container_name;      // unique on the host: the agent removes it by name after the rank ends
   bool force_pull = false;         // --pull always; else the image is pulled only when missing
@@ -29,13 +30,14 @@ struct ImageRun {
   std::optional<std::filesystem::path> auth_file;
   std::uint64_t memory_bytes = 0;   // --memory; 0: no limit
   std::uint32_t max_processes = 0;  // --pids-limit; 0: no limit
+  std::vector<std::string> ulimits;  // each --ulimit, e.g. "nofile=20000:20000" (ContainerSetup)
   // Variables of the caller's environment the rank gets; named only, so
   // their values (the rank's token) stay off the command line.
   std::vector<std::string> variables;
 };
 
 // The command line that runs `command` in `run.image` with `spec`'s
-// mounts, devices, /dev/shm and working folder: removed when it ends
+// mounts, devices, /dev/shm and working folder, and a private /tmp: removed when it ends
 // (--rm), the host's network (the rank reaches the master, its agent and
 // its peers as a sandboxed one does), its own PID and IPC namespaces, no
 // capabilities, and an init process that passes the runtime's signals on

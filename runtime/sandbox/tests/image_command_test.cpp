@@ -147,3 +147,35 @@ TEST_CASE("The worker runs through the host's loader with the host's library fol
                                  "/run/volador/host/usr/lib/x86_64-linux-gnu:/run/volador/host/usr/local/cuda/lib",
                                  "/opt/volador/bin/volador-worker"});
 }
+
+TEST_CASE("The runtime's own options come before run; ulimits and a private /tmp follow it") {
+  auto run = podman_run();
+  run.runtime_options = {"--runtime", "runc"};
+  run.ulimits = {"nofile=20000:20000", "nproc=32768:32768"};
+  const auto args = image_command(example(), run, {"/bin/true"});
+  CHECK(find_sequence(args, {"podman", "--runtime", "runc", "run"}) == 0);
+  CHECK(find_sequence(args, {"--ulimit", "nofile=20000:20000", "--ulimit", "nproc=32768:32768"}) != std::string::npos);
+  CHECK(find_sequence(args, {"--tmpfs", "/tmp"}) != std::string::npos);
+}
+
+TEST_CASE("podman runs runc in place of crun only on a hybrid cgroup host that has runc") {
+  CHECK(podman_runtime_options("crun", true, true) == std::vector<std::string>{"--runtime", "runc"});
+  CHECK(podman_runtime_options("crun", true, false).empty());  // podman's own choice, which then says why it fails
+  CHECK(podman_runtime_options("crun", false, true).empty());
+  CHECK(podman_runtime_options("runc", true, true).empty());
+}
+
+TEST_CASE("A host's cgroups are hybrid where mountinfo has both v1 hierarchies and a cgroup2 one") {
+  constexpr const char* kV1 = "32 31 0:29 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n";
+  constexpr const char* kV2 = "40 31 0:37 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
+  constexpr const char* kOther = "22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n";
+  CHECK(hybrid_cgroups(std::string(kOther) + kV1 + kV2));
+  CHECK_FALSE(hybrid_cgroups(std::string(kOther) + kV1));
+  CHECK_FALSE(hybrid_cgroups(std::string(kOther) + kV2));
+}
+
+TEST_CASE("A container keeps the agent's open-file and process limits, processes capped at pid_max") {
+  CHECK(container_ulimits({1024, 20000}, {96364, 96364}, 32768) ==
+        std::vector<std::string>{"nofile=1024:20000", "nproc=32768:32768"});
+  CHECK(container_ulimits({1024, 4096}, {100, 200}, 32768) == std::vector<std::string>{"nofile=1024:4096", "nproc=100:200"});
+}
