@@ -79,20 +79,22 @@ std::string admission(caf::scoped_actor& client, const PoolActor& pool, std::vec
   return answer;
 }
 
-TEST_CASE("An image is admitted once an agent of the pool registered a container runtime, refused naming the pool before") {
+TEST_CASE("An image is admitted to a pool whose agents all registered a container runtime, refused naming the pool or the agents otherwise") {
   caf::actor_system_config config;
   caf::actor_system system{config};
   auto pool = system.spawn(resource_pool_actor, std::chrono::milliseconds(50), config::default_cluster_config());
   caf::scoped_actor agent{system};
-  register_agent(agent, pool, wire::AgentInfo{"plain", "host", {wire::SlotSpec{}}, {}});
   CHECK(admission(agent, pool, {"image"}) ==
         "environment.image: no agent in pool default can run images; remove environment.image or install podman");
-  CHECK(admission(agent, pool, {}) == "default");
-  caf::scoped_actor other{system};
   wire::AgentInfo with_podman{"podman", "host", {wire::SlotSpec{}}, {}};
   with_podman.container_runtime = "podman";
-  register_agent(other, pool, with_podman);
+  register_agent(agent, pool, with_podman);
   CHECK(admission(agent, pool, {"image", "force_pull_image"}) == "default");
+  caf::scoped_actor other{system};
+  register_agent(other, pool, wire::AgentInfo{"plain", "host", {wire::SlotSpec{}}, {}});
+  CHECK_THAT(admission(agent, pool, {"image"}), Catch::StartsWith("environment.image: agent(s) plain of pool default "
+                                                                  "cannot run images"));
+  CHECK(admission(agent, pool, {}) == "default");
   caf::anon_send_exit(pool, caf::exit_reason::user_shutdown);
 }
 

@@ -7,8 +7,9 @@ using namespace volador::master;
 
 namespace {
 
-wire::AgentInfo agent(std::string runtime) {
+wire::AgentInfo agent(std::string runtime, std::string id = "a") {
   wire::AgentInfo info;
+  info.agent_id = std::move(id);
   info.container_runtime = std::move(runtime);
   return info;
 }
@@ -25,9 +26,17 @@ TEST_CASE("The image fields an environment sets are named, image first") {
   CHECK(image_fields(environment).front() == "image");
 }
 
-TEST_CASE("An image is admitted where an agent of the pool has a container runtime") {
-  CHECK(check_image_runs("gpu", {agent(""), agent("podman")}, {"image"}));
+TEST_CASE("An image is admitted where every agent of the pool has a container runtime") {
+  CHECK(check_image_runs("gpu", {agent("docker"), agent("podman")}, {"image"}));
   CHECK(check_image_runs("gpu", {agent("")}, {}));  // no image: nothing to check
+}
+
+TEST_CASE("An image is refused in a pool where only some agents can run it, naming those that cannot") {
+  auto refused = check_image_runs("gpu", {agent("", "a1"), agent("podman", "a2"), agent("", "a3")}, {"image"});
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message ==
+        "environment.image: agent(s) a1, a3 of pool gpu cannot run images, and the pool's trials may go to any of its "
+        "agents; install podman there, or run the experiment in a pool whose agents all can (resources.resource_pool)");
 }
 
 TEST_CASE("An image no agent of the pool can run is refused naming the field and the pool") {
