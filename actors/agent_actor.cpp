@@ -12,6 +12,7 @@
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
 #include "actors/agent_limits.hpp"
+#include "actors/image_ranks.hpp"
 #include "actors/master_context.hpp"
 #include "actors/worker_sandbox.hpp"
 #include "runtime/core/clock.hpp"
@@ -106,7 +107,7 @@ std::map<std::string, std::string> worker_environment(const AgentOptions& option
   env["VOLADOR_HPARAMS"] = spec.hparams_json;
   env["VOLADOR_TRIAL_FILE"] = worker::kTrialFileName;
   env["VOLADOR_TIMINGS_FILE"] = kTimingsFileName;
-  add_sandbox_environment(options, env);
+  add_sandbox_environment(options, spec, env);
   return env;
 }
 
@@ -121,19 +122,21 @@ Result<fs::path> prepare_folder(const AgentOptions& options, const wire::LaunchS
   return dir;
 }
 
-// startup-hook.sh runs first, in the worker's shell, then the worker replaces
-// it: the Python worker module under the configured interpreter for a Python
-// trial, volador-worker for everything else.
+// startup-hook.sh runs first, in the worker's shell, then the worker replaces it.
+constexpr const char* kHook = "if [ -f ./startup-hook.sh ]; then . ./startup-hook.sh || exit $?; fi; ";
+
+// The worker's shell command: the Python worker module under the configured
+// interpreter for a Python trial, volador-worker for everything else.
 std::vector<std::string> worker_command(const AgentOptions& options, const wire::LaunchSpec& spec) {
-  constexpr const char* kHook = "if [ -f ./startup-hook.sh ]; then . ./startup-hook.sh || exit $?; fi; ";
   if (is_python_trial(spec))
     return {"/bin/sh", "-c", std::string(kHook) + "exec \"$0\" -m volador.worker_main", options.python_program.string()};
   return {"/bin/sh", "-c", std::string(kHook) + "exec \"$0\"", options.worker_program.string()};
 }
 
-// What a warm worker of `spec` may be reused for; nullopt for a Python trial, which runs one process per trial.
+// What a warm worker of `spec` may be reused for; nullopt for a Python trial,
+// which runs one process per trial, and an image's (its container holds no channel to the agent).
 std::optional<WorkerReuseKey> warm_key(const AgentOptions& options, const wire::LaunchSpec& spec) {
-  if (is_python_trial(spec)) return std::nullopt;
+  if (is_python_trial(spec) || !spec.image.empty()) return std::nullopt;
   return reuse_key(spec, master_address(options, spec));
 }
 
@@ -162,11 +165,28 @@ AgentState::Worker running_worker(std::uint64_t id, std::shared_ptr<OutputRoute>
   return worker;
 }
 
-// Starts worker process `id` for `spec` in `dir`, in its sandbox; a warm one gets its channel to the agent.
+// The command of worker process `id` for `spec` in `dir`: in its sandbox,
+// or in a container of its image; `join_cgroups` gets the rank's cgroup for
+// the former (a container's limits go to its runtime).
+Result<std::vector<std::string>> contained_command(Self self, std::uint64_t id, const wire::LaunchSpec& spec,
+                                                   const fs::path& dir, const std::map<std::string, std::string>& env,
+                                                   std::vector<fs::path>& join_cgroups) {
+  auto& st = self->state;
+  const auto home = worker_home(st.options, id);
+  if (!spec.image.empty()) {
+    auto limits = resolved_rank_limits(st, spec);
+    if (!limits) return fail(limits.error());
+    return image_rank_command(st.options, spec, id, home, dir, kHook, is_python_trial(spec), *limits, env);
+  }
+  auto cgroup = limit_rank(st, id, spec);
+  if (!cgroup) return fail(cgroup.error());
+  join_cgroups = std::move(*cgroup);
+  return sandboxed_command(st.options, spec, home, dir, worker_command(st.options, spec), env);
+}
+
+// Starts worker process `id` for `spec` in `dir`, contained; a warm one gets its channel to the agent.
 Result<AgentState::Worker> spawn_worker(Self self, std::uint64_t id, const wire::LaunchSpec& spec, const fs::path& dir,
                                         std::map<std::string, std::string> env, std::optional<WorkerReuseKey> reuse) {
-  auto cgroup = limit_rank(self->state, id, spec);
-  if (!cgroup) return fail(cgroup.error());
   const auto& work_dir = self->state.options.work_dir;
   auto tls_dir = tls::install_rank_identity(spec.rank_certificate, spec.rank_private_key, self->state.options.worker_tls_dir,
                                             work_dir, id);
@@ -175,7 +195,11 @@ Result<AgentState::Worker> spawn_worker(Self self, std::uint64_t id, const wire:
   auto route = std::make_shared<OutputRoute>(kOutputLimits, kMaxBufferedOutput, system_now_ms);
   auto agent = AgentActor(self);
   auto on_line = [route](std::string_view stream, std::string line) { route->add(stream, std::move(line)); };
-  auto on_exit = [agent, id, work_dir, sandboxed = self->state.options.sandbox](process::ProcessExit exit) {
+  std::error_code ec;
+  std::optional<ImageRankRemains> remains;
+  if (!spec.image.empty()) remains = image_rank_remains(self->state.options, id);
+  auto on_exit = [agent, id, work_dir, sandboxed = contained(self->state.options, spec), remains](process::ProcessExit exit) {
+    if (remains) remove_image_rank(*remains);  // before the rank's end is reported
     tls::remove_rank_identity(work_dir, id);
     exit = worker_exit(sandboxed, exit);
     wire::WorkerExit report{0, 0, 0, exit.exit_code, exit.signal, ""};
@@ -186,14 +210,15 @@ Result<AgentState::Worker> spawn_worker(Self self, std::uint64_t id, const wire:
     caf::anon_send(agent, idle_atom::value, id, wire::Bytes(message.begin(), message.end()));
   };
   const auto stop_grace = std::chrono::milliseconds(spec.kill_grace_period_ms) + kWorkerStopMargin;
-  auto command = sandboxed_command(self->state.options, spec, worker_home(self->state.options, id), dir,
-                                   worker_command(self->state.options, spec), env);
+  std::vector<fs::path> join_cgroups;
+  auto command = contained_command(self, id, spec, dir, env, join_cgroups);
   process::ProcessSpec process_spec{command ? std::move(*command) : std::vector<std::string>{}, std::move(env), dir,
                                     stop_grace, reuse ? worker::kAgentChannelVariable : ""};
-  process_spec.join_cgroups = std::move(*cgroup);
+  process_spec.join_cgroups = std::move(join_cgroups);
   auto child = command ? process::ChildProcess::spawn(process_spec, on_line, on_exit, on_message) : fail(command.error());
   if (!child) {
     tls::remove_rank_identity(work_dir, id);
+    if (remains) fs::remove_all(remains->auth_folder, ec);
     release_worker(self->state, id);
     return fail(child.error());
   }
@@ -216,7 +241,7 @@ std::optional<AgentState::Worker> hand_over(Self self, std::uint64_t id, const w
   }
   auto worker_env = env;  // the warm worker keeps the identity it was started with
   worker_env["VOLADOR_TLS_DIR"] = tls::rank_identity_folder(st.options.work_dir, id).string();
-  const auto view = worker_view(st.options, worker_home(st.options, id), dir);
+  const auto view = worker_view(st.options, spec, worker_home(st.options, id), dir);
   const auto bytes = wire::encode(wire::WorkerAssignment{view.string(), worker::to_environment_list(worker_env)});
   if (auto sent = it->second.process->send_message(process::Message(bytes.begin(), bytes.end())); !sent) {
     spdlog::warn("trial {} run {} rank {}: idle worker pid {} did not take the launch ({}); starting a new one",
@@ -401,6 +426,7 @@ void register_with_master(Self self) {
   for (const auto& [key, worker] : st.workers)
     if (!worker.exit_report) info.workers.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), worker.slot});
   describe_rank_limits(st, info);
+  info.container_runtime = st.options.containers.runtime;
   const auto disk = work_disk(st);
   info.work_disk_free_bytes = disk.free_bytes;
   info.work_disk_refusal = disk.refusal;

@@ -47,6 +47,7 @@
 #include "master/timings.hpp"
 #include "runtime/net/endpoint.hpp"
 #include "runtime/process/child_process.hpp"
+#include "runtime/sandbox/container_runtime.hpp"
 #include "runtime/sandbox/rank_cgroups.hpp"
 #include "runtime/sandbox/work_folders.hpp"
 #include "runtime/trial_output/worker_output.hpp"
@@ -84,6 +85,8 @@ struct AgentOptions {
   // Whether its ranks run in sandboxes (actors/worker_sandbox.hpp); false only
   // when the operator says so (volador-node --sandbox off).
   bool sandbox = true;
+  // The container runtime its image ranks run with (actors/image_ranks.hpp); an empty runtime: it runs no images.
+  sandbox::ContainerSetup containers;
 };
 
 struct AgentState {

@@ -46,14 +46,19 @@ void describe_rank_limits(const AgentState& state, wire::AgentInfo& info) {
   info.max_processes = state.options.limits.allowed.max_processes;
 }
 
-Result<std::vector<std::filesystem::path>> limit_rank(AgentState& state, std::uint64_t worker,
-                                                      const wire::LaunchSpec& spec) {
+Result<sandbox::RankLimits> resolved_rank_limits(const AgentState& state, const wire::LaunchSpec& spec) {
   if (!state.cgroups.active() && (spec.memory_limit_bytes != 0 || spec.max_processes != 0))
     return fail(Error::invalid_argument(fmt::format(
         "{}: agent {} runs its ranks without limits (--no-trial-limits, or no usable cgroups: see its log), so it "
         "cannot hold this rank to one",
         spec.memory_limit_bytes != 0 ? "resources.memory_limit" : "resources.max_processes", state.options.agent_id)));
-  auto limits = sandbox::rank_limits({spec.memory_limit_bytes, spec.max_processes}, state.options.limits.allowed);
+  if (!state.cgroups.active()) return sandbox::RankLimits{};
+  return sandbox::rank_limits({spec.memory_limit_bytes, spec.max_processes}, state.options.limits.allowed);
+}
+
+Result<std::vector<std::filesystem::path>> limit_rank(AgentState& state, std::uint64_t worker,
+                                                      const wire::LaunchSpec& spec) {
+  auto limits = resolved_rank_limits(state, spec);
   if (!limits) return fail(limits.error());
   return state.cgroups.assign(worker, *limits);
 }

@@ -26,6 +26,10 @@ void open_rank_limits(AgentState& state);
 // What its ranks may use at most (0s when it runs them without limits), in the registration `info`.
 void describe_rank_limits(const AgentState& state, wire::AgentInfo& info);
 
+// `spec`'s limits (resources.memory_limit and max_processes, else the
+// agent's); 0s when the agent runs its ranks without limits. Errors as limit_rank's.
+Result<sandbox::RankLimits> resolved_rank_limits(const AgentState& state, const wire::LaunchSpec& spec);
+
 // Worker `worker`'s cgroup set to `spec`'s limits (resources.memory_limit
 // and max_processes, else the agent's); the files its new process joins.
 // Error invalid_argument naming the field when the trial asks for more than

@@ -117,10 +117,12 @@ using PoolActor = caf::typed_actor<
     // an agent (its handle added by the gateway) reports its work disk (WorkDiskReport): one that refuses
     // trials is given none until it reports it starts them again
     caf::reacts_to<work_disk_atom, wire::Bytes, caf::actor>,
-    // a new experiment's pool (resources.resource_pool, empty: the default), slots per trial and rank
-    // limits (resources.memory_limit, max_processes) -> the pool its trials go to; invalid_argument for an
-    // unknown pool, or one whose agents can never fit a trial or allow its limits
-    caf::replies_to<capacity_atom, std::string, std::uint32_t, std::uint64_t, std::uint32_t>::with<std::string>,
+    // a new experiment's pool (resources.resource_pool, empty: the default), slots per trial, rank
+    // limits (resources.memory_limit, max_processes) and the image fields it sets (master/image_admission.hpp)
+    // -> the pool its trials go to; invalid_argument for an unknown pool, or one whose agents can never fit
+    // a trial, allow its limits or run its image
+    caf::replies_to<capacity_atom, std::string, std::uint32_t, std::uint64_t, std::uint32_t,
+                    std::vector<std::string>>::with<std::string>,
     // agents, their pools, labels, slots and trials (AgentList); the pools, their use and queues (PoolList)
     caf::replies_to<agents_atom>::with<wire::Bytes>, caf::replies_to<pools_atom>::with<wire::Bytes>,
     // a restarted trial claims its live run (trial, run, agents in rank order, slots, its experiment's share)

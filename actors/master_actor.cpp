@@ -14,6 +14,7 @@
 #include "actors/gateway_lifecycle.hpp"
 #include "actors/peer_check.hpp"
 #include "actors/query_actors.hpp"
+#include "master/image_admission.hpp"
 #include "master/experiment_continuation.hpp"
 #include "master/experiment_store.hpp"
 #include "master/lifecycle_requests.hpp"
@@ -106,15 +107,6 @@ std::uint32_t random_experiment_seed() {
   return device() & 0x7fffffffu;
 }
 
-// The environment's fields about container images that `environment` sets.
-std::vector<const char*> image_fields(const config::Environment& environment) {
-  std::vector<const char*> set;
-  if (!environment.image.empty()) set.push_back("image");
-  if (environment.force_pull_image) set.push_back("force_pull_image");
-  if (environment.registry_auth) set.push_back("registry_auth");
-  return set;
-}
-
 // Why the Python trial `entrypoint` of the project `archive` cannot run for
 // the trial API it imports (Keras, DeepSpeed), one line each.
 std::vector<std::string> unavailable_trial_apis(const command::PythonTrialEntrypoint& entrypoint,
@@ -141,9 +133,6 @@ std::vector<std::string> unsupported_features(const config::ExperimentConfig& co
                   "': a command runs to completion by itself and cannot stop at a rung and resume later "
                   "(use single, grid, random, tpe or bayesian, with median early stopping if you like)");
   }
-  for (const auto* field : image_fields(config.environment))
-    out.push_back(file + ": environment." + field + ": no agent of this cluster can run images: ranks run in "
-                  "bubblewrap sandboxes on their host's own system (README, The trial sandbox); remove it");
   return out;
 }
 
@@ -334,9 +323,10 @@ GatewayActor::behavior_type master_actor(Self self, MasterContext context,
           return promise;
         }
         auto config = std::get<std::shared_ptr<const config::ExperimentConfig>>(std::move(submission));
-        // The pool refuses an unknown pool, or one whose agents could never fit a trial.
+        // The pool refuses an unknown pool, or one whose agents could never fit a trial or run its image.
         self->request(self->state.context.pool, kPoolTimeout, capacity_atom::value, config->resources.resource_pool,
-                      config->resources.slots_per_trial, config->resources.memory_limit, config->resources.max_processes)
+                      config->resources.slots_per_trial, config->resources.memory_limit, config->resources.max_processes,
+                      master::image_fields(config->environment))
             .then([=](const std::string& pool) mutable {
                     promise.deliver(wire::encode(create_experiment(self, *request, config, user.name, pool)));
                   },

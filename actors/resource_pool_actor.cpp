@@ -5,6 +5,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
+#include "master/image_admission.hpp"
 #include "master/master_queries.hpp"
 #include "master/pool_admission.hpp"
 #include "master/pool_list.hpp"
@@ -81,7 +82,7 @@ scheduling::ExperimentShare resolved(const ResourcePoolState& st, scheduling::Ex
 
 // A new experiment's pool, or why its trials could never run.
 caf::result<std::string> admit(Self self, const std::string& requested, std::uint32_t slots, std::uint64_t memory_limit,
-                               std::uint32_t max_processes) {
+                               std::uint32_t max_processes, const std::vector<std::string>& image_fields) {
   auto& st = self->state;
   auto pool = pool_of(st, requested);
   if (!pool) return to_caf_error(Error::invalid_argument("resources.resource_pool: " + pool.error().message));
@@ -92,6 +93,8 @@ caf::result<std::string> admit(Self self, const std::string& requested, std::uin
     if (info.pool == *pool) agents.push_back(info);
   if (auto allowed = master::check_rank_limits(*pool, agents, memory_limit, max_processes); !allowed)
     return to_caf_error(allowed.error());
+  if (auto runnable = master::check_image_runs(*pool, agents, image_fields); !runnable)
+    return to_caf_error(runnable.error());
   return *pool;
 }
 
@@ -204,7 +207,7 @@ caf::result<bool> register_agent(Self self, const wire::Bytes& bytes, caf::actor
   st.scheduler.add_agent({info->agent_id, *pool, info->labels, std::move(kinds)});
   st.registered[info->agent_id] = {info->agent_id, info->hostname, info->slots, {}, *pool, info->labels,
                                    info->memory_limit_bytes, info->max_processes, info->work_disk_free_bytes,
-                                   info->work_disk_refusal};
+                                   info->work_disk_refusal, info->container_runtime};
   if (!info->work_disk_refusal.empty()) st.scheduler.set_agent_open(info->agent_id, false);
   self->monitor(agent);
   hold_surviving_workers(self, *info);
@@ -283,7 +286,9 @@ PoolActor::behavior_type resource_pool_actor(Self self, std::chrono::millisecond
       },
       [=](work_disk_atom, const wire::Bytes& bytes, const caf::actor& agent) { on_work_disk(self, bytes, agent); },
       [=](capacity_atom, const std::string& pool, std::uint32_t slots, std::uint64_t memory_limit,
-          std::uint32_t max_processes) { return admit(self, pool, slots, memory_limit, max_processes); },
+          std::uint32_t max_processes, const std::vector<std::string>& image_fields) {
+        return admit(self, pool, slots, memory_limit, max_processes, image_fields);
+      },
       [=](agents_atom) { return wire::encode(master::list_agents(self->state.scheduler.usage(), self->state.registered)); },
       [=](pools_atom) { return pool_list(self->state); },
       [=](release_atom, std::uint64_t trial_id) {

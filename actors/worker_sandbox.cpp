@@ -215,15 +215,33 @@ Result<fs::path> fresh_worker_home(const AgentOptions& options, std::uint64_t wo
   return home;
 }
 
-fs::path worker_view(const AgentOptions& options, const fs::path& home, const fs::path& dir) {
-  if (!options.sandbox) return dir;
+bool contained(const AgentOptions& options, const wire::LaunchSpec& spec) { return options.sandbox || !spec.image.empty(); }
+
+fs::path worker_view(const AgentOptions& options, const wire::LaunchSpec& spec, const fs::path& home, const fs::path& dir) {
+  if (!contained(options, spec)) return dir;
   return fs::path(sandbox::kWorkerHomeInside) / dir.lexically_relative(home);
 }
 
-void add_sandbox_environment(const AgentOptions& options, std::map<std::string, std::string>& env) {
-  if (!options.sandbox) return;
+void add_sandbox_environment(const AgentOptions& options, const wire::LaunchSpec& spec,
+                             std::map<std::string, std::string>& env) {
+  if (!contained(options, spec)) return;
   env["VOLADOR_SHM_DIR"] = std::string(sandbox::kCollectiveInside);
   env.try_emplace("HOME", "/tmp");
+}
+
+Result<sandbox::SandboxSpec> rank_sandbox(const AgentOptions& options, const wire::LaunchSpec& spec, const fs::path& home,
+                                          const fs::path& dir, const std::map<std::string, std::string>& env) {
+  auto own = worker_mounts(options, spec, home, env);
+  if (!own) return fail(own.error());
+  auto theirs = user_mounts(spec, *own);
+  if (!theirs) return fail(theirs.error());
+  sandbox::SandboxSpec box;
+  box.devices = gpu_devices(options, spec);
+  box.mounts = std::move(*own);
+  std::ranges::copy(*theirs, std::back_inserter(box.mounts));
+  box.shm_bytes = spec.shm_size_bytes > 0 ? spec.shm_size_bytes : sandbox::kDefaultShmBytes;
+  box.working_dir = worker_view(options, spec, home, dir);
+  return box;
 }
 
 Result<std::vector<std::string>> sandboxed_command(const AgentOptions& options, const wire::LaunchSpec& spec,
@@ -234,19 +252,11 @@ Result<std::vector<std::string>> sandboxed_command(const AgentOptions& options, 
     if (auto refused = unsandboxed_refusal(options, spec); !refused) return fail(refused.error());
     return command;
   }
-  auto own = worker_mounts(options, spec, home, env);
-  if (!own) return fail(own.error());
-  auto theirs = user_mounts(spec, *own);
-  if (!theirs) return fail(theirs.error());
-  sandbox::SandboxSpec box;
-  add_host_system(box);
-  box.devices = gpu_devices(options, spec);
-  box.mounts = std::move(*own);
-  std::ranges::copy(*theirs, std::back_inserter(box.mounts));
-  box.shm_bytes = spec.shm_size_bytes > 0 ? spec.shm_size_bytes : sandbox::kDefaultShmBytes;
-  box.working_dir = worker_view(options, home, dir);
-  box.hidden_variables = hidden_variables(env);
-  return sandbox::bubblewrap_command(box, command);
+  auto box = rank_sandbox(options, spec, home, dir, env);
+  if (!box) return fail(box.error());
+  add_host_system(*box);
+  box->hidden_variables = hidden_variables(env);
+  return sandbox::bubblewrap_command(*box, command);
 }
 
 std::string sandbox_key(const wire::LaunchSpec& spec) {

@@ -18,6 +18,7 @@
 #include "actors/agent_actor.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/process/child_process.hpp"
+#include "runtime/sandbox/sandbox_spec.hpp"
 #include "runtime/wire/messages.hpp"
 
 namespace volador::actors {
@@ -35,13 +36,26 @@ std::filesystem::path worker_home(const AgentOptions& options, std::uint64_t wor
 // folders there); error io when it cannot be made.
 Result<std::filesystem::path> fresh_worker_home(const AgentOptions& options, std::uint64_t worker_id);
 
-// Where worker `home`'s process sees its folder `dir`: inside the sandbox, or `dir` itself without one.
-std::filesystem::path worker_view(const AgentOptions& options, const std::filesystem::path& home,
-                                  const std::filesystem::path& dir);
+// Whether `spec`'s rank runs contained: in a sandbox, or in a container of its image (actors/image_ranks.hpp).
+bool contained(const AgentOptions& options, const wire::LaunchSpec& spec);
 
-// What the sandbox adds to a worker's environment: where its allreduce
+// Where worker `home`'s process sees its folder `dir`: inside its sandbox or container, or `dir` itself without one.
+std::filesystem::path worker_view(const AgentOptions& options, const wire::LaunchSpec& spec,
+                                  const std::filesystem::path& home, const std::filesystem::path& dir);
+
+// What the sandbox adds to a contained worker's environment: where its allreduce
 // segments go (VOLADOR_SHM_DIR) and a HOME it may write (its /tmp) unless the config sets one.
-void add_sandbox_environment(const AgentOptions& options, std::map<std::string, std::string>& env);
+void add_sandbox_environment(const AgentOptions& options, const wire::LaunchSpec& spec,
+                             std::map<std::string, std::string>& env);
+
+// What `spec`'s rank sees whatever contains it (a sandbox, a container):
+// `home` shown, `dir` its working folder, the identity folder `env` names,
+// the rank's own mounts and the config's bind_mounts, its devices and
+// /dev/shm; not the host's system (a sandbox adds it; an image has its own).
+// Errors: as sandboxed_command's for the mounts and the checkpoint folder.
+Result<sandbox::SandboxSpec> rank_sandbox(const AgentOptions& options, const wire::LaunchSpec& spec,
+                                          const std::filesystem::path& home, const std::filesystem::path& dir,
+                                          const std::map<std::string, std::string>& env);
 
 // The command that runs `command` as `spec`'s rank worker in its sandbox,
 // with `home` shown and `dir` its working folder; `command` itself with the

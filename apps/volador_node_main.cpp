@@ -55,6 +55,7 @@ struct Flags {
   std::string keep_failed_work_dirs = "1h";  // up, agent: how long a failed rank's folder stays
   std::uint64_t min_free_disk = 1ull << 30;  // up, agent: below it the agent starts no trial
   std::string sandbox = "on";                // up, agent: its ranks in sandboxes, or (off) not
+  std::string container_runtime = "auto";    // up, agent: what it runs environment.image with
 };
 
 // The agent's work folder options; Error invalid_argument for a bad --keep-failed-work-dirs.
@@ -180,6 +181,8 @@ int run_agent(const Flags& flags) {
   if (!labels) return fail_with(labels.error());
   auto work_folders = work_folder_options(flags);
   if (!work_folders) return fail_with(work_folders.error());
+  auto container_runtime = sandbox::parse_container_runtime_choice(flags.container_runtime);
+  if (!container_runtime) return fail_with(container_runtime.error());
   caf::actor_system_config config;
   net::configure_actor_system(config, *identity, timings->links);
   caf::actor_system system{config};
@@ -189,7 +192,7 @@ int run_agent(const Flags& flags) {
   auto agent = node::start_agent(
       system,
       {agent_id, std::move(*slots), work_dir, *endpoint, identity->private_key.parent_path(), flags.advertise, *timings,
-       flags.pool, std::move(*labels), flags.limits, *work_folders, flags.sandbox == "on"},
+       flags.pool, std::move(*labels), flags.limits, *work_folders, flags.sandbox == "on", *container_runtime},
       *master);
   if (!agent) return fail_with(agent.error());
   caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&agent_ended] { agent_ended = true; });
@@ -219,6 +222,8 @@ int run_master(const std::string& role, const Flags& flags) {
   if (!labels) return fail_with(labels.error());
   auto work_folders = work_folder_options(flags);
   if (!work_folders) return fail_with(work_folders.error());
+  auto container_runtime = sandbox::parse_container_runtime_choice(flags.container_runtime);
+  if (!container_runtime) return fail_with(container_runtime.error());
   auto running = node::start_master(system, {flags.data_dir, *listen, *timings, admin_password_source(flags),
                                              flags.accept_journal_loss, std::move(*cluster)});
   if (!running) return fail_with(running.error());
@@ -231,7 +236,7 @@ int run_master(const std::string& role, const Flags& flags) {
     auto agent = node::start_agent(system,
                                    {"local", std::move(*slots), std::filesystem::path(flags.data_dir) / "work", std::nullopt,
                                     tls->local_agent_dir, "", *timings, flags.pool, std::move(*labels), flags.limits,
-                                    *work_folders, flags.sandbox == "on"},
+                                    *work_folders, flags.sandbox == "on", *container_runtime},
                                    running->gateway);
     if (!agent) return fail_with(agent.error());
     caf::actor_cast<caf::strong_actor_ptr>(*agent)->get()->attach_functor([&stopped] { stopped = true; });
@@ -316,6 +321,12 @@ int main(int argc, char** argv) {
                     "start where bwrap cannot build one); off: ranks see this host as the agent does (said loudly)")
         ->capture_default_str()
         ->check(CLI::IsMember({"on", "off"}));
+    cmd->add_option("--container-runtime", flags.container_runtime,
+                    "what runs environment.image: auto (podman, else docker, if one answers `info`), podman or "
+                    "docker (the agent refuses to start when it does not answer), none (experiments with an image "
+                    "go to other agents)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"none", "auto", "podman", "docker"}));
     cmd->add_option("--rank-memory-limit", flags.limits.allowed.memory_bytes,
                     "the most memory one rank's processes may use together, e.g. 8G (default: this host's memory "
                     "shared by its slots); also the most an experiment's resources.memory_limit may ask for")

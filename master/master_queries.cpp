@@ -113,7 +113,8 @@ wire::AgentList list_agents(const std::vector<scheduling::AgentUsage>& usage,
     auto info = registered.find(agent.agent_id);
     if (info == registered.end()) continue;
     list.agents.push_back({agent.agent_id, info->second.hostname, info->second.slots, agent.slot_owners, agent.pool,
-                           agent.labels, info->second.work_disk_free_bytes, info->second.work_disk_refusal});
+                           agent.labels, info->second.work_disk_free_bytes, info->second.work_disk_refusal,
+                           info->second.container_runtime});
   }
   return list;
 }

@@ -81,6 +81,10 @@ Result<wire::LaunchSpec> TrialRun::launch_spec(const AgentShare& share, std::uin
     spec.bind_mounts.push_back({mount.host_path, mount.container_path, mount.read_only});
   spec.shm_size_bytes = config.resources.shm_size.value_or(0);
   spec.checkpoint_folder = setup_.spec.store->root().string();
+  spec.image = config.environment.image;
+  spec.force_pull_image = config.environment.force_pull_image;
+  if (const auto& auth = config.environment.registry_auth)
+    spec.registry_auth = wire::RegistryLogin{auth->username, auth->password, auth->serveraddress};
   spec.archive = *setup_.spec.archive;
   spec.master_host = setup_.master_host;
   spec.master_port = setup_.master_port;

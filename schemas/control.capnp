@@ -173,6 +173,7 @@ struct AgentStatus {
   labels @5 :List(AgentLabel) $Records.map;
   workDiskFreeBytes @6 :UInt64; # free space of its work folder's file system, as it last reported
   workDiskRefusal @7 :Text;     # why it starts no trial now (its work disk is short of space); empty: it does
+  containerRuntime @8 :Text;    # the program it runs images with (podman, docker); empty: it runs none
 }
 
 struct AgentList {
@@ -192,6 +193,7 @@ struct AgentInfo {
   maxProcesses @7 :UInt32;      # the most processes one rank may run there (--rank-max-processes); 0: no limit
   workDiskFreeBytes @8 :UInt64; # free space of its work folder's file system when it registered
   workDiskRefusal @9 :Text;     # why it starts no trial now (its work disk is short of space); empty: it does
+  containerRuntime @10 :Text;   # the program it runs environment.image with (podman, docker); empty: it runs no images
 }
 
 # An agent's work disk, reported when whether it starts trials changes (at
@@ -274,6 +276,19 @@ struct LaunchSpec {
   checkpointFolder @26 :Text;  # the checkpoint store's folder, which the rank writes into (shown in its sandbox)
   memoryLimitBytes @27 :UInt64;  # resources.memory_limit: the rank's processes together; 0: the agent's limit
   maxProcesses @28 :UInt32;      # resources.max_processes: alive at once in the rank; 0: the agent's limit
+  image @29 :Text;               # environment.image: the rank runs in a container of it; empty: in the agent's sandbox
+  forcePullImage @30 :Bool;      # environment.force_pull_image: pull the image before each launch
+  registryAuth :union {          # environment.registry_auth: the registry's credentials for the pull
+    none @31 :Void;
+    value @32 :RegistryLogin;
+  }
+}
+
+# A container registry's credentials (the config's environment.registry_auth).
+struct RegistryLogin {
+  username @0 :Text;
+  password @1 :Text;
+  serveraddress @2 :Text;
 }
 
 # A host folder shown in a rank's sandbox (the config's bind_mounts entry).

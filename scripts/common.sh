@@ -33,6 +33,15 @@ install_packages() {
 install_missing_packages() {
   install_packages "${DEB_PACKAGES[@]}"
   install_web_packages
+  install_container_packages
+}
+
+# Optional: podman (and runc, which it needs on hosts whose cgroups are
+# hybrid, where crun refuses to run) for environment.image and its test.
+# Without them agents run no images and that test is skipped (it says so);
+# a failed install stops nothing.
+install_container_packages() {
+  install_packages podman runc || echo "podman or runc could not be installed: environment.image is refused and its test skipped"
 }
 
 # The web UI's npm packages (web/package-lock.json), installed when

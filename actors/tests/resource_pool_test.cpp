@@ -4,6 +4,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/caf_error.hpp"
 #include "actors/resource_pool_actor.hpp"
 #include "runtime/config/cluster_config.hpp"
 #include "runtime/wire/codec.hpp"
@@ -25,7 +26,7 @@ void register_agent(caf::scoped_actor& agent, const PoolActor& pool, const wire:
 // Whether the pool told `agent` to kill a run's workers before it answered
 // the question asked now: its messages to the agent arrive in order.
 bool told_to_kill(caf::scoped_actor& agent, const PoolActor& pool) {
-  agent->request(pool, caf::infinite, capacity_atom::value, std::string(), std::uint32_t{1}, std::uint64_t{0}, std::uint32_t{0})
+  agent->request(pool, caf::infinite, capacity_atom::value, std::string(), std::uint32_t{1}, std::uint64_t{0}, std::uint32_t{0}, std::vector<std::string>{})
       .receive([](const std::string&) {}, [](const caf::error& error) { FAIL(caf::to_string(error)); });
   bool killed = false;
   agent->receive([&](kill_atom, std::uint64_t, std::uint32_t) { killed = true; },
@@ -66,6 +67,35 @@ TEST_CASE("Another agent under a registered agent's name is refused") {
   second->request(pool, caf::infinite, register_atom::value, wire::encode(info), caf::actor(second))
       .receive([](bool) { FAIL("registered twice"); }, [](const caf::error& error) { CHECK(error); });
   anon_send_exit(pool, caf::exit_reason::user_shutdown);
+}
+
+// The pool's answer to a new experiment of one slot setting the image `fields`: its pool, or why not.
+std::string admission(caf::scoped_actor& client, const PoolActor& pool, std::vector<std::string> fields) {
+  std::string answer;
+  client->request(pool, caf::infinite, capacity_atom::value, std::string(), std::uint32_t{1}, std::uint64_t{0},
+                  std::uint32_t{0}, std::move(fields))
+      .receive([&](const std::string& admitted) { answer = admitted; },
+               [&](const caf::error& error) { answer = from_caf_error(error).message; });
+  return answer;
+}
+
+TEST_CASE("An image is admitted to a pool whose agents all registered a container runtime, refused naming the pool or the agents otherwise") {
+  caf::actor_system_config config;
+  caf::actor_system system{config};
+  auto pool = system.spawn(resource_pool_actor, std::chrono::milliseconds(50), config::default_cluster_config());
+  caf::scoped_actor agent{system};
+  CHECK(admission(agent, pool, {"image"}) ==
+        "environment.image: no agent in pool default can run images; remove environment.image or install podman");
+  wire::AgentInfo with_podman{"podman", "host", {wire::SlotSpec{}}, {}};
+  with_podman.container_runtime = "podman";
+  register_agent(agent, pool, with_podman);
+  CHECK(admission(agent, pool, {"image", "force_pull_image"}) == "default");
+  caf::scoped_actor other{system};
+  register_agent(other, pool, wire::AgentInfo{"plain", "host", {wire::SlotSpec{}}, {}});
+  CHECK_THAT(admission(agent, pool, {"image"}), Catch::StartsWith("environment.image: agent(s) plain of pool default "
+                                                                  "cannot run images"));
+  CHECK(admission(agent, pool, {}) == "default");
+  caf::anon_send_exit(pool, caf::exit_reason::user_shutdown);
 }
 
 TEST_CASE("A more important trial preempts a running one once it has run its minimum time though nothing else happens") {

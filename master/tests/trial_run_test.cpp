@@ -188,6 +188,22 @@ storage::TrialRecord live_run_record() {
 
 }  // namespace
 
+TEST_CASE("A launch carries the experiment's image, force_pull_image and registry credentials to the agent") {
+  Harness h("environment:\n  image: registry.example.com/train:1\n  force_pull_image: true\n"
+            "  registry_auth: {username: alice, password: s3cret, serveraddress: registry.example.com}\n");
+  h.on(TrainTo{100});
+  const auto launch = std::get<LaunchRank>(h.on(SlotsGranted{{{"agent-a", {0, 1}}}})[1]);
+  CHECK(launch.spec.image == "registry.example.com/train:1");
+  CHECK(launch.spec.force_pull_image);
+  REQUIRE(launch.spec.registry_auth);
+  CHECK((launch.spec.registry_auth->username == "alice" && launch.spec.registry_auth->password == "s3cret" &&
+         launch.spec.registry_auth->serveraddress == "registry.example.com"));
+  Harness plain;
+  plain.on(TrainTo{100});
+  const auto unset = std::get<LaunchRank>(plain.on(SlotsGranted{{{"agent-a", {0, 1}}}})[1]);
+  CHECK((unset.spec.image.empty() && !unset.spec.force_pull_image && !unset.spec.registry_auth));
+}
+
 TEST_CASE("A trial asks for its slots once given a target and launches one rank per granted slot") {
   Harness h;
   CHECK(names(h.on(TrainTo{100})) == std::vector<std::string>{"RequestSlots"});

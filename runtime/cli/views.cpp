@@ -100,7 +100,9 @@ nlohmann::json agents_json(const wire::AgentList& list) {
                    {"slots", a.slots.size()}, {"used_slots", used}, {"slot_types", types}, {"trials", trials},
                    {"work_disk_free_bytes", a.work_disk_free_bytes},
                    {"work_disk_refusal", a.work_disk_refusal.empty() ? nlohmann::json(nullptr)
-                                                                     : nlohmann::json(a.work_disk_refusal)}});
+                                                                     : nlohmann::json(a.work_disk_refusal)},
+                   {"container_runtime", a.container_runtime.empty() ? nlohmann::json(nullptr)
+                                                                     : nlohmann::json(a.container_runtime)}});
   }
   return out;
 }
@@ -140,10 +142,11 @@ std::string render_table(const wire::AgentList& list) {
     std::string labels;
     for (const auto& [key, value] : a.labels) labels += fmt::format("{}{}={}", labels.empty() ? "" : ",", key, value);
     rows.push_back({a.agent_id, a.hostname, a.pool, std::to_string(a.slots.size()), std::to_string(used),
-                    types.empty() ? "-" : types, work_disk_text(a), labels.empty() ? "-" : labels,
+                    types.empty() ? "-" : types, work_disk_text(a),
+                    a.container_runtime.empty() ? "-" : a.container_runtime, labels.empty() ? "-" : labels,
                     trials.empty() ? "-" : trials});
   }
-  return table({"AGENT", "HOST", "POOL", "SLOTS", "USED", "TYPE", "DISK FREE", "LABELS", "TRIALS"}, rows);
+  return table({"AGENT", "HOST", "POOL", "SLOTS", "USED", "TYPE", "DISK FREE", "IMAGES", "LABELS", "TRIALS"}, rows);
 }
 
 std::string render_table(const wire::PoolList& list) {

@@ -12,6 +12,7 @@
 #include "actors/atoms.hpp"
 #include "actors/master_actor.hpp"
 #include "actors/resource_pool_actor.hpp"
+#include "actors/image_ranks.hpp"
 #include "actors/worker_sandbox.hpp"
 #include "runtime/devices/discovery.hpp"
 #include "runtime/net/remote.hpp"
@@ -86,6 +87,9 @@ Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions
     agent.python_program = python;  // else /usr/bin/python3
   agent.sandbox = options.sandbox;
   if (auto ready = actors::prepare_sandboxes(agent); !ready) return fail(ready.error());
+  auto containers = actors::prepare_image_ranks(agent, options.container_runtime);
+  if (!containers) return fail(containers.error());
+  agent.containers = std::move(*containers);
   return caf::actor_cast<caf::actor>(system.spawn(actors::agent_actor, agent, std::move(master)));
 }
 

@@ -20,6 +20,7 @@
 #include "runtime/config/cluster_config.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/net/endpoint.hpp"
+#include "runtime/sandbox/container_runtime.hpp"
 #include "runtime/sandbox/rank_cgroups.hpp"
 #include "runtime/sandbox/work_folders.hpp"
 #include "runtime/wire/messages.hpp"
@@ -69,6 +70,8 @@ struct AgentNodeOptions {
   sandbox::LimitOptions limits;               // its ranks' memory and process limits
   sandbox::WorkFolderOptions work_folders;    // how long a failed rank's folder stays; the least free work disk
   bool sandbox = true;                        // its ranks in sandboxes (--sandbox off: without, said loudly)
+  // The container runtime it runs environment.image with (--container-runtime), probed at its start.
+  sandbox::ContainerRuntimeChoice container_runtime = sandbox::ContainerRuntimeChoice::automatic;
 };
 
 // Spawns an agent that registers with `master` and launches volador-worker

@@ -1,6 +1,12 @@
 #include "runtime/sandbox/host_probes.hpp"
 
+#include <sys/resource.h>
+
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <set>
 #include <filesystem>
 #include <future>
 #include <mutex>
@@ -8,6 +14,7 @@
 
 #include "runtime/process/child_process.hpp"
 #include "runtime/sandbox/bubblewrap_command.hpp"
+#include "runtime/sandbox/image_command.hpp"
 
 namespace volador::sandbox {
 namespace {
@@ -16,14 +23,16 @@ namespace fs = std::filesystem;
 
 // How long a probe may take before it counts as failed (a runtime whose daemon hangs).
 constexpr auto kProbePatience = std::chrono::seconds(20);
+// podman info waits for its storage's lock, which a busy host's other podman commands may hold a while.
+constexpr auto kRuntimeInfoPatience = std::chrono::seconds(90);
 
 struct Outcome {
   process::ProcessExit exit;
   std::string output;  // stdout and stderr, line by line
 };
 
-// Runs `argv` to its end, or kills it after kProbePatience. Error io when it cannot start.
-Result<Outcome> run_to_end(std::vector<std::string> argv) {
+// Runs `argv` to its end, or kills it after `patience`. Error io when it cannot start.
+Result<Outcome> run_to_end(std::vector<std::string> argv, std::chrono::seconds patience = kProbePatience) {
   auto lines = std::make_shared<std::pair<std::mutex, std::string>>();
   auto ended = std::make_shared<std::promise<process::ProcessExit>>();
   auto exit = ended->get_future();
@@ -35,7 +44,7 @@ Result<Outcome> run_to_end(std::vector<std::string> argv) {
       },
       [ended](process::ProcessExit e) { ended->set_value(e); });
   if (!child) return fail(child.error());
-  if (exit.wait_for(kProbePatience) != std::future_status::ready) (*child)->kill();
+  if (exit.wait_for(patience) != std::future_status::ready) (*child)->kill();
   Outcome outcome{exit.get(), {}};
   std::lock_guard lock(lines->first);
   outcome.output = lines->second;
@@ -71,7 +80,92 @@ bool on_path(const std::string& program) {
   return false;
 }
 
+bool succeeded(const Outcome& outcome) { return outcome.exit.exit_code == 0 && outcome.exit.signal == 0; }
+
+std::string read_file(const char* path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+Rlimit own_limit(int resource) {
+  rlimit limit{};
+  getrlimit(resource, &limit);
+  return {limit.rlim_cur, limit.rlim_max};
+}
+
+// The runtime's options for this host: podman's OCI runtime as `info` names it, checked against the host's cgroups.
+std::vector<std::string> runtime_options(const std::string& runtime, const std::string& info_output) {
+  if (runtime != "podman") return {};
+  const auto name = info_output.substr(0, info_output.find('\n'));
+  return podman_runtime_options(name, hybrid_cgroups(read_file("/proc/self/mountinfo")), on_path("runc"));
+}
+
+// `runtime info`: podman names its OCI runtime. Error unavailable saying how it failed.
+Result<std::string> runtime_info(const std::string& runtime) {
+  if (!on_path(runtime)) return fail(Error::unavailable(runtime + " is not on PATH"));
+  std::vector<std::string> argv{runtime, "info"};
+  if (runtime == "podman") argv.insert(argv.end(), {"--format", "{{.Host.OCIRuntime.Name}}"});
+  auto ran = run_to_end(argv, kRuntimeInfoPatience);
+  if (!ran) return fail(Error::unavailable(runtime + " cannot be started: " + ran.error().message));
+  if (!succeeded(*ran)) return fail(Error::unavailable(runtime + " info failed (" + describe(ran->exit, ran->output) + ")"));
+  return ran->output;
+}
+
 }  // namespace
+
+Result<HostLibraries> host_libraries_of(const fs::path& program) {
+  auto ran = run_to_end({"ldd", program.string()});
+  if (!ran) return fail(Error::unavailable("ldd cannot be started: " + ran.error().message));
+  if (!succeeded(*ran)) return fail(Error::unavailable("ldd " + program.string() + " failed (" + describe(ran->exit, ran->output) + ")"));
+  auto listing = parse_ldd_output(ran->output);
+  if (!listing) return fail(Error::unavailable(program.string() + ": " + listing.error().message));
+  std::error_code ec;
+  HostLibraries libraries;
+  std::set<fs::path> seen;
+  const auto add_folder = [&](const fs::path& folder) {
+    if (seen.insert(folder).second) libraries.folders.push_back(folder);
+  };
+  if (!listing->loader.empty()) {
+    libraries.loader = fs::canonical(listing->loader, ec);
+    if (ec) return fail(Error::unavailable("the loader " + listing->loader.string() + ": " + ec.message()));
+    add_folder(libraries.loader.parent_path());
+  }
+  for (const auto& library : listing->libraries) {
+    const auto folder = fs::canonical(library.parent_path(), ec);
+    const auto file = ec ? fs::path() : fs::canonical(library, ec);
+    if (ec) return fail(Error::unavailable("the library " + library.string() + ": " + ec.message()));
+    add_folder(folder);
+    add_folder(file.parent_path());
+  }
+  return libraries;
+}
+
+Result<ContainerSetup> probe_container_runtime(ContainerRuntimeChoice choice, const fs::path& worker_program,
+                                               std::string& why_none) {
+  for (const auto& runtime : runtime_candidates(choice)) {
+    auto info = runtime_info(runtime);
+    if (!info) {
+      if (choice != ContainerRuntimeChoice::automatic) return fail(info.error());
+      why_none += (why_none.empty() ? "" : "; ") + info.error().message;
+      continue;
+    }
+    auto libraries = host_libraries_of(worker_program);
+    if (!libraries) return fail(libraries.error());
+    const auto pid_max = std::strtoull(read_file("/proc/sys/kernel/pid_max").c_str(), nullptr, 10);
+    return ContainerSetup{runtime, runtime_options(runtime, *info),
+                          container_ulimits(own_limit(RLIMIT_NOFILE), own_limit(RLIMIT_NPROC), pid_max),
+                          std::move(*libraries)};
+  }
+  return ContainerSetup{};
+}
+
+Status remove_container(const std::string& runtime, const std::string& name) {
+  auto ran = run_to_end(container_removal_command(runtime, name));
+  if (!ran) return fail(Error::unavailable(runtime + " cannot be started: " + ran.error().message));
+  if (!succeeded(*ran))
+    return fail(Error::unavailable(runtime + " rm " + name + " failed (" + describe(ran->exit, ran->output) + ")"));
+  return {};
+}
 
 Status probe_bubblewrap() {
   constexpr const char* kRemedy =

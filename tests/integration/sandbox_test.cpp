@@ -207,7 +207,7 @@ TEST_CASE("A bind mount into a system folder or a relative one is refused at sub
                                   "as /data), got 'data'"));
 }
 
-TEST_CASE("A config with a container image is refused at submission: no agent can run images") {
+TEST_CASE("A config with a container image is refused at submission naming the pool: no agent there can run images") {
   TempDir dir;
   Cluster cluster(dir.path() / "data");
   start_sandboxed(cluster, 1);
@@ -215,9 +215,11 @@ TEST_CASE("A config with a container image is refused at submission: no agent ca
                            "environment:\n  image: pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime\n"
                            "  force_pull_image: true\n"
                            "  registry_auth: {username: u, password: p, serveraddress: registry.local}\n");
-  for (const auto* field : {"image", "force_pull_image", "registry_auth"})
-    CHECK_THAT(err, Catch::Contains("distributed.yaml: environment." + std::string(field) +
-                                    ": no agent of this cluster can run images"));
+  CHECK_THAT(err, Catch::Contains("distributed.yaml: environment.image: no agent in pool default can run images; "
+                                  "remove environment.image or install podman"));
+  const auto pull = refusal(cluster, dir.path() / "project2", "environment:\n  force_pull_image: true\n");
+  CHECK_THAT(pull, Catch::Contains("distributed.yaml: environment.force_pull_image: no agent in pool default can run "
+                                   "images; remove environment.force_pull_image or install podman"));
 }
 
 TEST_CASE("An agent that cannot build sandboxes refuses to start and says how to fix it") {

@@ -146,6 +146,7 @@ export interface Agent {
   labels: Record<string, string>;
   work_disk_free_bytes: number;  // free space of its work folder's file system, as it last reported
   work_disk_refusal: string;     // why it starts no trial now (its work disk is short of space); empty: it does
+  container_runtime: string;     // what it runs environment.image with (podman, docker); empty: it runs no images
 }
 
 export interface ConfigError {

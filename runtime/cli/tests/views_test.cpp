@@ -96,25 +96,28 @@ TEST_CASE("The trial list shows each trial's experiment, state, restarts, preemp
   CHECK(json[0]["best_validation"].is_null());
 }
 
-TEST_CASE("Agents list their pool, labels, slots, free disk and trials, and slots are numbered per agent") {
+TEST_CASE("Agents list their pool, labels, slots, free disk, container runtime and trials, and slots are numbered per agent") {
   const wire::SlotSpec cpu{SlotType::cpu, "", "", 0};
   const wire::AgentList list{{{"a", "host-a", {cpu, cpu, cpu, cpu}, {7, 7, 9, 0}, "gpus", {{"disk", "ssd"}, {"rack", "b2"}},
                                (77ull << 30) + (1ull << 29), ""},
-                              {"b", "host-b", {cpu}, {0}, "default", {}, 512ull << 20, "the work folder /w has 512 MiB free"}}};
+                              {"b", "host-b", {cpu}, {0}, "default", {}, 512ull << 20, "the work folder /w has 512 MiB free",
+                               "podman"}}};
   const auto table = render_table(list);
-  CHECK(table.starts_with("AGENT  HOST    POOL     SLOTS  USED  TYPE     DISK FREE       LABELS            TRIALS\n"));
-  CHECK(table.find("a      host-a  gpus     4      3     4 x cpu  77.5 GiB        disk=ssd,rack=b2  7 (2 slots), 9 (1 slot)\n") !=
+  CHECK(table.starts_with("AGENT  HOST    POOL     SLOTS  USED  TYPE     DISK FREE       IMAGES  LABELS            TRIALS\n"));
+  CHECK(table.find("a      host-a  gpus     4      3     4 x cpu  77.5 GiB        -       disk=ssd,rack=b2  7 (2 slots), 9 (1 slot)\n") !=
         std::string::npos);
-  CHECK(table.find("b      host-b  default  1      0     1 x cpu  512 MiB (full)  -                 -\n") != std::string::npos);
+  CHECK(table.find("b      host-b  default  1      0     1 x cpu  512 MiB (full)  podman  -                 -\n") !=
+        std::string::npos);
   const auto json = agents_json(list);
   CHECK(json[0] == nlohmann::json({{"id", "a"}, {"hostname", "host-a"}, {"pool", "gpus"},
                                    {"labels", {{"disk", "ssd"}, {"rack", "b2"}}}, {"slots", 4}, {"used_slots", 3},
                                    {"slot_types", {{"cpu", 4}}},
                                    {"trials", {{{"trial_id", 7}, {"slots", 2}}, {{"trial_id", 9}, {"slots", 1}}}},
                                    {"work_disk_free_bytes", (77ull << 30) + (1ull << 29)},
-                                   {"work_disk_refusal", nullptr}}));
+                                   {"work_disk_refusal", nullptr}, {"container_runtime", nullptr}}));
   CHECK(json[1]["trials"].empty());
   CHECK(json[1]["work_disk_refusal"] == "the work folder /w has 512 MiB free");
+  CHECK(json[1]["container_runtime"] == "podman");
 
   const auto slots = slots_json(list);
   REQUIRE(slots.size() == 5);

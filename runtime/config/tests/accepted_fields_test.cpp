@@ -44,7 +44,7 @@ constexpr std::string_view kSchedulingRefusal =
 constexpr std::string_view kSandboxed =
     "A sandboxed trial reads its mounted data set, cannot write a read-only mount, has its shm_size and sees no other "
     "folder";
-constexpr std::string_view kImageRefusal = "A config with a container image is refused at submission: no agent can run images";
+constexpr std::string_view kImageRefusal = "A config with a container image is refused at submission naming the pool: no agent there can run images";
 constexpr std::string_view kCommandInputs =
     "Hyperparameters and the data section reach a command in its arguments, environment and files, a custom stdout "
     "pattern is used";

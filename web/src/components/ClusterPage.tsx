@@ -44,7 +44,8 @@ export function ClusterPage() {
   );
 }
 
-// An agent's pool, labels and free work disk, with the reason when it starts no trial for lack of disk.
+// An agent's pool, labels and free work disk, with the reason when it starts no trial for lack of disk, and
+// the container runtime it runs environment.image with.
 function AgentFacts({ agent }: { agent: Agent }) {
   const labels = Object.entries(agent.labels ?? {});
   return (
@@ -55,6 +56,7 @@ function AgentFacts({ agent }: { agent: Agent }) {
       <dd class={agent.work_disk_refusal ? "agent-disk error-text" : "agent-disk"}>
         {formatBytes(agent.work_disk_free_bytes)}{agent.work_disk_refusal && ` — ${agent.work_disk_refusal}`}
       </dd>
+      <dt>Container images</dt><dd class="agent-images">{agent.container_runtime || "none"}</dd>
     </dl>
   );
 }

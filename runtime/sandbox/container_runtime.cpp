@@ -1,0 +1,56 @@
+#include "runtime/sandbox/container_runtime.hpp"
+
+#include <algorithm>
+
+namespace volador::sandbox {
+
+Result<ContainerRuntimeChoice> parse_container_runtime_choice(std::string_view text) {
+  if (text == "none") return ContainerRuntimeChoice::none;
+  if (text == "auto") return ContainerRuntimeChoice::automatic;
+  if (text == "podman") return ContainerRuntimeChoice::podman;
+  if (text == "docker") return ContainerRuntimeChoice::docker;
+  return fail(Error::invalid_argument("--container-runtime: expected none, auto, podman or docker, got '" +
+                                      std::string(text) + "'"));
+}
+
+std::vector<std::string> runtime_candidates(ContainerRuntimeChoice choice) {
+  switch (choice) {
+    case ContainerRuntimeChoice::none: return {};
+    case ContainerRuntimeChoice::automatic: return {"podman", "docker"};
+    case ContainerRuntimeChoice::podman: return {"podman"};
+    case ContainerRuntimeChoice::docker: return {"docker"};
+  }
+  return {};
+}
+
+}  // namespace volador::sandbox
+
+namespace volador::sandbox {
+
+std::vector<std::string> podman_runtime_options(std::string_view oci_runtime, bool hybrid_cgroups, bool runc_available) {
+  if (oci_runtime == "crun" && hybrid_cgroups && runc_available) return {"--runtime", "runc"};
+  return {};
+}
+
+bool hybrid_cgroups(std::string_view mountinfo) {
+  bool v1 = false, v2 = false;
+  while (!mountinfo.empty()) {
+    const auto end = mountinfo.find('\n');
+    const auto line = mountinfo.substr(0, end);
+    mountinfo = end == std::string_view::npos ? std::string_view{} : mountinfo.substr(end + 1);
+    const auto dash = line.find(" - ");  // then: the file system type, its source, its options
+    if (dash == std::string_view::npos) continue;
+    const auto type = line.substr(dash + 3, line.find(' ', dash + 3) - (dash + 3));
+    v1 = v1 || type == "cgroup";
+    v2 = v2 || type == "cgroup2";
+  }
+  return v1 && v2;
+}
+
+std::vector<std::string> container_ulimits(Rlimit nofile, Rlimit nproc, std::uint64_t pid_max) {
+  const auto pair = [](Rlimit limit) { return std::to_string(limit.soft) + ":" + std::to_string(limit.hard); };
+  if (pid_max > 0) nproc = {std::min(nproc.soft, pid_max), std::min(nproc.hard, pid_max)};
+  return {"nofile=" + pair(nofile), "nproc=" + pair(nproc)};
+}
+
+}  // namespace volador::sandbox

@@ -1,0 +1,152 @@
+// End to end: a trial with environment.image runs its rank in a container of
+// that image (actors/image_ranks.hpp), and a stopped one's container goes.
+// No registry can be reached here: the image is built from the host's
+// /bin/sh and /bin/sleep, their libraries and a marker file, and imported
+// (podman import).
+// Skipped, with a WARN saying why, where podman is absent or cannot run a
+// container on this host.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/integration/cluster_fixture.hpp"
+
+using namespace volador;
+using namespace volador::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kImage = "localhost/volador-test:image-ranks";
+constexpr const char* kMarker = "volador test image 1f4c";
+
+// The container names of the test agent's ranks (actors/image_ranks.hpp: volador-<agent>-<pid>-worker-<n>).
+constexpr const char* kRankContainers = "name=^volador-test-agent-";
+
+// The image, built into `dir` and imported; removed, with any container of
+// the test agent's, at the end. `usable` is false (and `why_not` says why)
+// where podman is missing or cannot run it here.
+struct TestImage {
+  bool usable = false;
+  std::string why_not;
+
+  explicit TestImage(const fs::path& dir) {
+    if (run_command({"sh", "-c", "command -v podman"}).exit_code != 0) {
+      why_not = "podman is not on PATH";
+      return;
+    }
+    const auto root = dir / "rootfs";
+    // /bin/sh, /bin/sleep and what ldd lists for them, at their paths; the marker in /etc.
+    const auto built = run_command(
+        {"sh", "-c",
+         "set -e; mkdir -p \"$1/bin\" \"$1/etc\"; cp -L /bin/sh /bin/sleep \"$1/bin/\"; "
+         "for lib in $( (ldd /bin/sh; ldd /bin/sleep) | grep -o '/[^ ]*'); do mkdir -p \"$1$(dirname \"$lib\")\"; "
+         "cp -L \"$lib\" \"$1$lib\"; done; "
+         "echo \"$2\" > \"$1/etc/volador-image\"; tar -C \"$1\" -c . | podman import - \"$3\" >/dev/null",
+         "sh", root.string(), kMarker, kImage},
+        300);
+    if (built.exit_code != 0) {
+      why_not = "podman import failed: " + built.err;
+      return;
+    }
+    usable = runs(false) || runs(true);
+  }
+
+  ~TestImage() {
+    run_command({"sh", "-c", std::string("podman ps -a -q --filter '") + kRankContainers +
+                                 "' | xargs -r podman rm -f -t 0 >/dev/null; podman rmi -f " + kImage + " >/dev/null"},
+                300);
+  }
+
+  // Whether a container of the image runs here (with runc: crun refuses hybrid cgroups), with the limits an agent sets.
+  bool runs(bool runc) {
+    std::vector<std::string> argv{"podman"};
+    if (runc) argv.insert(argv.end(), {"--runtime", "runc"});
+    argv.insert(argv.end(), {"run", "--rm", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024", kImage,
+                             "/bin/sh", "-c", "echo ran"});
+    const auto ran = run_command(argv, 300);
+    if (ran.exit_code == 0 && ran.out.find("ran") != std::string::npos) return true;
+    why_not += (why_not.empty() ? "" : "; ") + std::string(runc ? "with runc: " : "") + "podman run failed: " + ran.err;
+    return false;
+  }
+};
+
+// Containers of the test agent's ranks that podman still has.
+std::string rank_containers() {
+  return run_command({"podman", "ps", "-a", "--format", "{{.Names}}", "--filter", kRankContainers}, 300).out;
+}
+
+// A one-trial command experiment running `script` in the image.
+std::string image_config(const std::string& script) {
+  return std::string("name: image\n"
+                     "entrypoint: sh ") + script + "\n"
+         "hyperparameters:\n"
+         "  global_batch_size: 32\n"
+         "searcher:\n"
+         "  name: single\n"
+         "  metric: done\n"
+         "  max_length: {batches: 1}\n"
+         "max_restarts: 0\n"
+         "environment:\n"
+         "  image: " + kImage + "\n";
+}
+
+void start_image_cluster(Cluster& cluster) {
+  cluster.start_master();
+  cluster.start_agent(1, {"--sandbox", "on", "--container-runtime", "podman"});
+}
+
+}  // namespace
+
+TEST_CASE("A trial with environment.image runs in a container of that image and its container is gone after") {
+  TempDir dir;
+  TestImage image(dir.path());
+  if (!image.usable) {
+    WARN("skipped: podman cannot run a container here: " + image.why_not);
+    return;
+  }
+  Cluster cluster(dir.path() / "data");
+  start_image_cluster(cluster);
+  const auto agents = cluster.cli({"agent", "list", "--json"}).json();
+  REQUIRE(agents.size() == 1);
+  CHECK(agents[0]["container_runtime"] == "podman");
+  const auto project = dir.path() / "project";
+  // Builtins only: the image has nothing but sh.
+  write_file(project / "look.sh",
+             "while read line; do echo \"marker: $line\"; done < /etc/volador-image\n"
+             "if [ -e /etc/debian_version ]; then echo 'system: the host'; else echo 'system: the image'; fi\n"
+             "echo \"folder: $PWD\"\n"
+             "echo done=1\n");
+  write_file(project / "distributed.yaml", image_config("look.sh"));
+  const auto experiment = create_and_follow(cluster, project, 600).json();
+  REQUIRE(experiment["trials"].size() == 1);
+  const auto logs = cluster.cli({"trial", "logs", "--all", experiment["trials"][0]["id"].dump()}).out;
+  INFO(logs);
+  CHECK(experiment["state"] == "COMPLETED");
+  CHECK(logs.find(std::string("marker: ") + kMarker) != std::string::npos);  // the image's file
+  CHECK(logs.find("system: the image") != std::string::npos);                // not the host's /etc
+  CHECK(logs.find("folder: /run/volador/work/") != std::string::npos);       // its working folder, as sandboxed
+  CHECK(eventually([] { return rank_containers().empty(); }, 120));
+}
+
+TEST_CASE("A killed image trial's container is removed") {
+  TempDir dir;
+  TestImage image(dir.path());
+  if (!image.usable) {
+    WARN("skipped: podman cannot run a container here: " + image.why_not);
+    return;
+  }
+  Cluster cluster(dir.path() / "data");
+  start_image_cluster(cluster);
+  const auto project = dir.path() / "project";
+  write_file(project / "wait.sh", "echo waiting; sleep 1000\n");
+  write_file(project / "distributed.yaml", image_config("wait.sh"));
+  const auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()});
+  REQUIRE(created.exit_code == 0);
+  REQUIRE(eventually([] { return !rank_containers().empty(); }, 300));
+  const auto experiments = cluster.cli({"experiment", "list", "--json"}).json();
+  REQUIRE(experiments.size() == 1);
+  REQUIRE(cluster.cli({"experiment", "kill", experiments[0]["id"].dump()}).exit_code == 0);
+  CHECK(eventually([] { return rank_containers().empty(); }, 180));
+}
