@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "tests/integration/cluster_fixture.hpp"
@@ -92,26 +93,34 @@ std::string image_config(const std::string& script) {
          "  image: " + kImage + "\n";
 }
 
-void start_image_cluster(Cluster& cluster) {
-  cluster.start_master();
-  cluster.start_agent(1, {"--sandbox", "on", "--container-runtime", "podman"});
-}
+// The image and a cluster whose one agent runs images with podman; no
+// cluster (and a WARN saying why) where podman cannot run the image here.
+struct ImageLab {
+  TempDir dir;
+  TestImage image{dir.path()};
+  std::optional<Cluster> cluster;
+
+  ImageLab() {
+    if (!image.usable) {
+      WARN("skipped: podman cannot run a container here: " + image.why_not);
+      return;
+    }
+    cluster.emplace(dir.path() / "data");
+    cluster->start_master();
+    cluster->start_agent(1, {"--sandbox", "on", "--container-runtime", "podman"});
+  }
+};
 
 }  // namespace
 
 TEST_CASE("A trial with environment.image runs in a container of that image and its container is gone after") {
-  TempDir dir;
-  TestImage image(dir.path());
-  if (!image.usable) {
-    WARN("skipped: podman cannot run a container here: " + image.why_not);
-    return;
-  }
-  Cluster cluster(dir.path() / "data");
-  start_image_cluster(cluster);
+  ImageLab lab;
+  if (!lab.cluster) return;
+  auto& cluster = *lab.cluster;
   const auto agents = cluster.cli({"agent", "list", "--json"}).json();
   REQUIRE(agents.size() == 1);
   CHECK(agents[0]["container_runtime"] == "podman");
-  const auto project = dir.path() / "project";
+  const auto project = lab.dir.path() / "project";
   // Builtins only: the image has nothing but sh.
   write_file(project / "look.sh",
              "while read line; do echo \"marker: $line\"; done < /etc/volador-image\n"
@@ -131,15 +140,10 @@ TEST_CASE("A trial with environment.image runs in a container of that image and 
 }
 
 TEST_CASE("A killed image trial's container is removed") {
-  TempDir dir;
-  TestImage image(dir.path());
-  if (!image.usable) {
-    WARN("skipped: podman cannot run a container here: " + image.why_not);
-    return;
-  }
-  Cluster cluster(dir.path() / "data");
-  start_image_cluster(cluster);
-  const auto project = dir.path() / "project";
+  ImageLab lab;
+  if (!lab.cluster) return;
+  auto& cluster = *lab.cluster;
+  const auto project = lab.dir.path() / "project";
   write_file(project / "wait.sh", "echo waiting; sleep 1000\n");
   write_file(project / "distributed.yaml", image_config("wait.sh"));
   const auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()});
