@@ -73,7 +73,7 @@ TEST_CASE("The command follows the image: its first word as the entrypoint, so t
   CHECK(at == args.size() - 5);
 }
 
-TEST_CASE("force_pull_image pulls always; limits become --memory and --pids-limit") {
+TEST_CASE("force_pull_image pulls always and the limits become --memory and --pids-limit") {
   auto run = podman_run();
   run.force_pull = true;
   run.memory_bytes = 64ull << 20;
@@ -108,7 +108,7 @@ TEST_CASE("A container is removed by name whatever its state") {
         std::vector<std::string>{"docker", "rm", "--force", "volador-a1-w3"});
 }
 
-TEST_CASE("--container-runtime: auto tries podman then docker; none tries nothing; anything else is refused") {
+TEST_CASE("The container runtime choice: auto tries podman then docker, none tries nothing, anything else is refused") {
   CHECK(runtime_candidates(*parse_container_runtime_choice("auto")) == std::vector<std::string>{"podman", "docker"});
   CHECK(runtime_candidates(*parse_container_runtime_choice("docker")) == std::vector<std::string>{"docker"});
   CHECK(runtime_candidates(*parse_container_runtime_choice("none")).empty());
@@ -117,7 +117,7 @@ TEST_CASE("--container-runtime: auto tries podman then docker; none tries nothin
   CHECK(bad.error().message == "--container-runtime: expected none, auto, podman or docker, got 'lxc'");
 }
 
-TEST_CASE("ldd's listing gives the loader and the libraries; a missing library is an error quoting it") {
+TEST_CASE("ldd's listing gives the loader and the libraries, and a missing library is an error quoting it") {
   const auto listing = parse_ldd_output(
       "\tlinux-vdso.so.1 (0x00007ffd)\n"
       "\tlibcaf_core.so.0.17.6 => /lib/x86_64-linux-gnu/libcaf_core.so.0.17.6 (0x00007f1)\n"
@@ -148,7 +148,7 @@ TEST_CASE("The worker runs through the host's loader with the host's library fol
                                  "/opt/volador/bin/volador-worker"});
 }
 
-TEST_CASE("The runtime's own options come before run; ulimits and a private /tmp follow it") {
+TEST_CASE("The runtime's own options come before run, and ulimits and a private /tmp follow it") {
   auto run = podman_run();
   run.runtime_options = {"--runtime", "runc"};
   run.ulimits = {"nofile=20000:20000", "nproc=32768:32768"};
