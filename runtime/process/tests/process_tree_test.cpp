@@ -53,7 +53,9 @@ bool contains(const std::vector<pid_t>& pids, pid_t pid) { return std::ranges::f
 
 TEST_CASE("A subreaper finds and ends a descendant that left its process group and session") {
   REQUIRE(become_subreaper());
-  Watched shell({"sh", "-c", "setsid sleep 300 & echo $!; wait"});
+  // The escapee prints its pid only once it has its own session: killing the
+  // shell's group before that would take it down too.
+  Watched shell({"sh", "-c", "setsid sh -c 'echo $$; exec sleep 300' & wait"});
   const pid_t escaped = std::stoi(shell.first_line());
   CHECK(contains(live_descendants(getpid()), escaped));
   shell.child->kill(SIGKILL);  // the group: the sleep is not in it
