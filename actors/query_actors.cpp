@@ -3,6 +3,7 @@
 #include "actors/encoded_reply.hpp"
 #include "master/kept_answers.hpp"
 #include "master/master_queries.hpp"
+#include "storage/journal/durable_reads.hpp"
 
 namespace volador::actors {
 namespace {
@@ -45,15 +46,21 @@ HistoryQueryActor::behavior_type history_query_actor(std::shared_ptr<const stora
                                                      std::filesystem::path data_dir) {
   return {
       [=](trial_atom, std::uint64_t id, std::uint32_t max_points) {
+        const storage::DurableReads written_only;
         return encoded_reply(master::describe_trial(*journal, *summaries, id, max_points));
       },
       [=](logs_atom, std::uint64_t id, std::uint64_t after_seq) {
+        const storage::DurableReads written_only;
         return encoded_reply(master::trial_logs(*journal, id, after_seq, kLogPage));
       },
       [=](checkpoints_atom, std::uint64_t experiment_id, std::uint64_t trial_id) {
+        const storage::DurableReads written_only;
         return encoded_reply(master::list_checkpoints(*journal, data_dir, experiment_id, trial_id));
       },
-      [=](checkpoints_atom, const std::string& uuid) { return encoded_reply(master::find_checkpoint(*journal, data_dir, uuid)); },
+      [=](checkpoints_atom, const std::string& uuid) {
+        const storage::DurableReads written_only;
+        return encoded_reply(master::find_checkpoint(*journal, data_dir, uuid));
+      },
   };
 }
 

@@ -2,8 +2,9 @@
 // The master's query actors: they answer clients' questions that the gateway
 // hands on (SummaryQueryActor and HistoryQueryActor, actors/interfaces.hpp).
 // The summary actor answers from the read model alone; the history actor
-// reads the journal (metric reports, log lines, checkpoints). Spawn each
-// detached: a long answer then holds up neither the other nor the gateway.
+// reads the journal (metric reports, log lines, checkpoints) as written, not
+// waiting behind queued writes (storage/journal/durable_reads.hpp). Spawn
+// each detached: a long answer then holds up neither the other nor the gateway.
 
 #include <filesystem>
 #include <memory>

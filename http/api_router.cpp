@@ -3,6 +3,9 @@
 #include <charconv>
 #include <chrono>
 #include <regex>
+#include <utility>
+
+#include "storage/journal/durable_reads.hpp"
 
 namespace volador::http {
 namespace {
@@ -21,6 +24,16 @@ std::string route_label(const std::string& pattern) {
 }
 
 Error unauthenticated() { return Error::unauthenticated("a valid token is needed: log in (POST /api/v1/auth/login)"); }
+
+// `route` (a GET's: it only reads) with its journal reads answering from what
+// is written, never waiting behind queued writes (storage/journal/durable_reads.hpp).
+template <class Route>
+Route answered_from_written(Route route) {
+  return [route = std::move(route)](auto&&... args) {
+    const storage::DurableReads written_only;
+    return route(std::forward<decltype(args)>(args)...);
+  };
+}
 
 }  // namespace
 
@@ -121,7 +134,7 @@ httplib::Server::Handler ApiRouter::wrap_raw(const std::string& pattern, RawRout
 
 void ApiRouter::get(const std::string& pattern, JsonRoute route) {
   routes_.emplace_back("GET", route_label(pattern));
-  server_.Get(pattern, wrap(pattern, std::move(route), true));
+  server_.Get(pattern, wrap(pattern, answered_from_written(std::move(route)), true));
 }
 
 void ApiRouter::post(const std::string& pattern, JsonRoute route) {
@@ -131,7 +144,7 @@ void ApiRouter::post(const std::string& pattern, JsonRoute route) {
 
 void ApiRouter::get_raw(const std::string& pattern, RawRoute route) {
   routes_.emplace_back("GET", route_label(pattern));
-  server_.Get(pattern, wrap_raw(pattern, std::move(route)));
+  server_.Get(pattern, wrap_raw(pattern, answered_from_written(std::move(route))));
 }
 
 void ApiRouter::post_public(const std::string& pattern, JsonRoute route) {

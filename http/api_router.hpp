@@ -3,7 +3,8 @@
 // ApiRequest; the router authenticates the caller first (every route but
 // the public ones needs a token: `Authorization: Bearer TOKEN` or the
 // `volador_token` cookie the login sets), turns a returned Error into its JSON
-// error reply and counts the request for /metrics.
+// error reply and counts the request for /metrics. A GET answers from what the
+// journal has written, not waiting behind its queued writes.
 
 #include <cstdint>
 #include <functional>

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "master/users/secrets.hpp"
+#include "storage/journal/durable_reads.hpp"
 
 namespace volador::master {
 namespace {
@@ -94,6 +95,7 @@ Error UserDirectory::failed_login(const std::string& name_key, const std::string
 
 Result<User> UserDirectory::authenticate(std::string_view token) const {
   if (token.empty()) return fail(bad_token());
+  const storage::DurableReads written_only;  // tokens and users are written before their answers
   auto stored = journal_->token(token_hash(token));
   if (!stored) return fail(stored.error().code == ErrorCode::not_found ? bad_token() : stored.error());
   if (stored->revoked || stored->expires_at_ms <= options_.clock()) return fail(bad_token());

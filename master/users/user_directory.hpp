@@ -51,7 +51,8 @@ class UserDirectory {
                                                std::string_view peer);
   // The user a token logs in. unauthenticated "missing, invalid or expired
   // token" for an empty, unknown, revoked or expired token, or one of a
-  // disabled or deleted user.
+  // disabled or deleted user. Reads only what is written (never waits behind
+  // the journal's queued writes: users and tokens are written synchronously).
   [[nodiscard]] Result<User> authenticate(std::string_view token) const;
   // Revokes the token (logout): it is refused from now on. unauthenticated as authenticate.
   [[nodiscard]] Status logout(std::string_view token);

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "storage/journal/durable_reads.hpp"
 #include "storage/journal/journal.hpp"
 
 namespace volador::storage {
@@ -39,7 +40,7 @@ Status GroupCommitter::commit(const JournalBatch& batch) {
 }
 
 void GroupCommitter::wait_for_queued() const {
-  if (std::this_thread::get_id() == writer_.get_id()) return;
+  if (std::this_thread::get_id() == writer_.get_id() || DurableReads::active()) return;
   std::unique_lock lock(mutex_);
   const std::uint64_t target = queued_total_;
   written_.wait(lock, [&] { return written_total_ >= target; });

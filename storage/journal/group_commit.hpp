@@ -43,7 +43,8 @@ class GroupCommitter {
   [[nodiscard]] Status commit(const JournalBatch& batch);
   // Waits until every batch queued before the call is written (their
   // completions may still be running), so that a read sees them. Returns at
-  // once on the writer thread, whose reads see every write done so far.
+  // once on the writer thread, whose reads see every write done so far, and
+  // within a DurableReads scope (durable_reads.hpp), whose reads need not.
   void wait_for_queued() const;
 
   // Writes so far and the batches they carried.

@@ -205,7 +205,8 @@ class Journal {
   [[nodiscard]] Status put_archive(std::uint64_t experiment_id, std::string_view bytes);
 
   // Reads. Each first waits for the batches queued before it (by commit or
-  // commit_async, from any thread) to be written, so it sees them.
+  // commit_async, from any thread) to be written, so it sees them; within a
+  // DurableReads scope (durable_reads.hpp) it reads what is written at once.
   // not_found for an unknown id or uuid.
   [[nodiscard]] Result<ExperimentRecord> experiment(std::uint64_t id) const;
   [[nodiscard]] Result<std::vector<ExperimentRecord>> experiments() const;  // by id

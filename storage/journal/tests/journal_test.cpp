@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include <rocksdb/db.h>
 
+#include "storage/journal/durable_reads.hpp"
 #include "storage/journal/journal.hpp"
 #include "storage/journal/journal_keys.hpp"
 #include "storage/journal/tests/journal_test_support.hpp"
@@ -293,6 +295,39 @@ TEST_CASE("A read waits for the batches queued before it, from any thread") {
     REQUIRE(journal->trial(id));  // not found if the read ran ahead of the queued write
   }
   CHECK(journal->trials(1)->size() == 200);
+}
+
+TEST_CASE("Within DurableReads a read answers from what is written at once, while a plain read waits for the queue") {
+  auto journal = Journal::in_memory();
+  std::promise<void> writer_held, release_writer;
+  auto released = release_writer.get_future().share();
+  // The writer stays in the first batch's completion, so the second stays queued.
+  journal->commit_async(std::make_shared<JournalBatch>(JournalBatch().put_trial(make_trial(1, 1))),
+                        [&writer_held, released](const Status&) {
+                          writer_held.set_value();
+                          released.wait();
+                        });
+  writer_held.get_future().wait();
+  journal->commit_async(std::make_shared<JournalBatch>(JournalBatch().put_trial(make_trial(2, 1))),
+                        [](const Status&) {});
+  auto durable = std::async(std::launch::async, [&] {
+    const DurableReads written_only;
+    return std::pair{journal->trial(1).has_value(), journal->trial(2).has_value()};
+  });
+  auto waiting = std::async(std::launch::async, [&] { return journal->trial(2).has_value(); });
+  struct Release {  // first to go: a failed REQUIRE must not leave the futures waiting on the writer
+    std::promise<void>& writer;
+    explicit Release(std::promise<void>& w) : writer(w) {}
+    ~Release() { writer.set_value(); }
+  };
+  std::optional<Release> release;
+  release.emplace(release_writer);
+  REQUIRE(durable.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  CHECK(durable.get() == std::pair{true, false});  // the written batch, not the queued one
+  CHECK(waiting.wait_for(std::chrono::milliseconds(100)) == std::future_status::timeout);
+  CHECK_FALSE(DurableReads::active());  // the scope was the other thread's
+  release.reset();
+  CHECK(waiting.get());
 }
 
 TEMPLATE_TEST_CASE("concurrent callers get unique ids and gap-free log seqs", "[journal]",
