@@ -23,6 +23,7 @@
 #include "runtime/tls/rank_identity_folders.hpp"
 #include "runtime/wire/codec.hpp"
 #include "runtime/worker/agent_channel.hpp"
+#include "runtime/worker/container_memory.hpp"
 #include "runtime/worker/trial_file.hpp"
 #include "storage/archives/archive.hpp"
 
@@ -165,23 +166,34 @@ AgentState::Worker running_worker(std::uint64_t id, std::shared_ptr<OutputRoute>
   return worker;
 }
 
-// The command of worker process `id` for `spec` in `dir`: in its sandbox,
-// or in a container of its image; `join_cgroups` gets the rank's cgroup for
-// the former (a container's limits go to its runtime).
-Result<std::vector<std::string>> contained_command(Self self, std::uint64_t id, const wire::LaunchSpec& spec,
-                                                   const fs::path& dir, const std::map<std::string, std::string>& env,
-                                                   std::vector<fs::path>& join_cgroups) {
+// How worker process `id` runs: its command, the cgroups it joins before it
+// runs anything, and for an image rank what its container leaves behind.
+struct ContainedCommand {
+  std::vector<std::string> argv;
+  std::vector<fs::path> join_cgroups;
+  std::optional<ImageRankRemains> remains;
+};
+
+// Worker process `id` for `spec` in `dir`: in its sandbox, joining the
+// rank's cgroup, or in a container of its image (whose limits go to its
+// runtime; `env` gets the memory limit its worker watches).
+Result<ContainedCommand> contained_command(Self self, std::uint64_t id, const wire::LaunchSpec& spec, const fs::path& dir,
+                                           std::map<std::string, std::string>& env) {
   auto& st = self->state;
   const auto home = worker_home(st.options, id);
   if (!spec.image.empty()) {
     auto limits = resolved_rank_limits(st, spec);
     if (!limits) return fail(limits.error());
-    return image_rank_command(st.options, spec, id, home, dir, kHook, is_python_trial(spec), *limits, env);
+    if (limits->memory_bytes > 0) env[worker::kContainerMemoryVariable] = std::to_string(limits->memory_bytes);
+    auto argv = image_rank_command(st.options, spec, id, home, dir, kHook, is_python_trial(spec), *limits, env);
+    if (!argv) return fail(argv.error());
+    return ContainedCommand{std::move(*argv), {}, image_rank_remains(st.options, id, *limits)};
   }
   auto cgroup = limit_rank(st, id, spec);
   if (!cgroup) return fail(cgroup.error());
-  join_cgroups = std::move(*cgroup);
-  return sandboxed_command(st.options, spec, home, dir, worker_command(st.options, spec), env);
+  auto argv = sandboxed_command(st.options, spec, home, dir, worker_command(st.options, spec), env);
+  if (!argv) return fail(argv.error());
+  return ContainedCommand{std::move(*argv), std::move(*cgroup), std::nullopt};
 }
 
 // Starts worker process `id` for `spec` in `dir`, contained; a warm one gets its channel to the agent.
@@ -195,14 +207,17 @@ Result<AgentState::Worker> spawn_worker(Self self, std::uint64_t id, const wire:
   auto route = std::make_shared<OutputRoute>(kOutputLimits, kMaxBufferedOutput, system_now_ms);
   auto agent = AgentActor(self);
   auto on_line = [route](std::string_view stream, std::string line) { route->add(stream, std::move(line)); };
-  std::error_code ec;
-  std::optional<ImageRankRemains> remains;
-  if (!spec.image.empty()) remains = image_rank_remains(self->state.options, id);
+  auto command = contained_command(self, id, spec, dir, env);
+  const auto remains = command ? command->remains : std::nullopt;
   auto on_exit = [agent, id, work_dir, sandboxed = contained(self->state.options, spec), remains](process::ProcessExit exit) {
-    if (remains) remove_image_rank(*remains);  // before the rank's end is reported
+    std::string reason;
+    if (remains) {  // before the rank's end is reported
+      reason = image_rank_end_reason(*remains, exit);
+      remove_image_rank(*remains);
+    }
     tls::remove_rank_identity(work_dir, id);
     exit = worker_exit(sandboxed, exit);
-    wire::WorkerExit report{0, 0, 0, exit.exit_code, exit.signal, ""};
+    wire::WorkerExit report{0, 0, 0, exit.exit_code, exit.signal, reason};
     caf::anon_send(agent, exited_atom::value, id, wire::encode(report));
   };
   auto on_message = [agent, id, route](process::Message message) {
@@ -210,14 +225,13 @@ Result<AgentState::Worker> spawn_worker(Self self, std::uint64_t id, const wire:
     caf::anon_send(agent, idle_atom::value, id, wire::Bytes(message.begin(), message.end()));
   };
   const auto stop_grace = std::chrono::milliseconds(spec.kill_grace_period_ms) + kWorkerStopMargin;
-  std::vector<fs::path> join_cgroups;
-  auto command = contained_command(self, id, spec, dir, env, join_cgroups);
-  process::ProcessSpec process_spec{command ? std::move(*command) : std::vector<std::string>{}, std::move(env), dir,
+  process::ProcessSpec process_spec{command ? std::move(command->argv) : std::vector<std::string>{}, std::move(env), dir,
                                     stop_grace, reuse ? worker::kAgentChannelVariable : ""};
-  process_spec.join_cgroups = std::move(join_cgroups);
+  if (command) process_spec.join_cgroups = std::move(command->join_cgroups);
   auto child = command ? process::ChildProcess::spawn(process_spec, on_line, on_exit, on_message) : fail(command.error());
   if (!child) {
     tls::remove_rank_identity(work_dir, id);
+    std::error_code ec;
     if (remains) fs::remove_all(remains->auth_folder, ec);
     release_worker(self->state, id);
     return fail(child.error());

@@ -12,6 +12,7 @@
 #include "actors/worker_sandbox.hpp"
 #include "runtime/sandbox/host_probes.hpp"
 #include "runtime/sandbox/image_command.hpp"
+#include "runtime/sandbox/kernel_oom_log.hpp"
 
 namespace volador::actors {
 namespace {
@@ -57,10 +58,18 @@ Result<sandbox::ContainerSetup> prepare_image_ranks(const AgentOptions& options,
   return setup;
 }
 
+std::string container_owner(const AgentOptions& options) {
+  return options.agent_id + "@" + options.work_dir.string();
+}
+
 std::string container_name(const AgentOptions& options, std::uint64_t worker) {
   std::string agent = options.agent_id;
   std::ranges::replace_if(agent, [](char c) { return !std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_'; }, '_');
   return fmt::format("volador-{}-{}-worker-{}", agent, ::getpid(), worker);
+}
+
+fs::path container_id_file(const AgentOptions& options, std::uint64_t worker) {
+  return options.work_dir / "container-ids" / fmt::format("worker-{}", worker);
 }
 
 fs::path registry_auth_folder(const AgentOptions& options, std::uint64_t worker) {
@@ -87,6 +96,11 @@ Result<std::vector<std::string>> image_rank_command(const AgentOptions& options,
                         .memory_bytes = limits.memory_bytes,
                         .max_processes = limits.max_processes,
                         .ulimits = setup.ulimits};
+  run.owner = container_owner(options);
+  run.id_file = container_id_file(options, worker);
+  std::error_code ec;
+  fs::create_directories(run.id_file->parent_path(), ec);
+  fs::remove(*run.id_file, ec);  // the runtime refuses to overwrite one (a worker id of an earlier run of the agent)
   if (spec.registry_auth) {
     auto file = write_registry_auth(options, *spec.registry_auth, worker);
     if (!file) return fail(file.error());
@@ -96,9 +110,25 @@ Result<std::vector<std::string>> image_rank_command(const AgentOptions& options,
   return sandbox::image_command(*box, run, contained_worker(options, python_trial, prelude));
 }
 
-ImageRankRemains image_rank_remains(const AgentOptions& options, std::uint64_t worker) {
+ImageRankRemains image_rank_remains(const AgentOptions& options, std::uint64_t worker, const sandbox::RankLimits& limits) {
   return {options.agent_id, options.containers.runtime, container_name(options, worker),
-          registry_auth_folder(options, worker)};
+          registry_auth_folder(options, worker), container_id_file(options, worker), limits};
+}
+
+std::string image_rank_end_reason(const ImageRankRemains& remains, const process::ProcessExit& exit) {
+  if (remains.limits.memory_bytes == 0) return "";
+  std::ifstream id_file(remains.id_file);
+  std::string id;
+  id_file >> id;
+  if (id.empty()) return "";  // the container was never created
+  auto log = sandbox::read_kernel_log();
+  if (!log) {
+    if (exit.exit_code != 0 || exit.signal != 0)
+      spdlog::warn("agent {}: cannot tell whether container {} broke its memory limit: {}", remains.agent_id,
+                   remains.container, log.error().message);
+    return "";
+  }
+  return sandbox::oom_kill_logged_for(*log, id) ? sandbox::memory_breach(remains.limits) : "";
 }
 
 void remove_image_rank(const ImageRankRemains& remains) {
@@ -106,6 +136,17 @@ void remove_image_rank(const ImageRankRemains& remains) {
     spdlog::warn("agent {}: container {} may remain: {}", remains.agent_id, remains.container, removed.error().message);
   std::error_code ec;
   fs::remove_all(remains.auth_folder, ec);
+  fs::remove(remains.id_file, ec);
+}
+
+void remove_left_containers(const AgentOptions& options) {
+  const auto& runtime = options.containers.runtime;
+  if (runtime.empty()) return;
+  auto removed = sandbox::remove_owned_containers(runtime, container_owner(options));
+  if (!removed)
+    spdlog::warn("agent {}: containers an earlier run of it left may remain: {}", options.agent_id, removed.error().message);
+  else
+    spdlog::info("agent {}: removed {} container(s) an earlier run of it left", options.agent_id, *removed);
 }
 
 }  // namespace volador::actors

@@ -90,6 +90,7 @@ Result<caf::actor> start_agent(caf::actor_system& system, const AgentNodeOptions
   auto containers = actors::prepare_image_ranks(agent, options.container_runtime);
   if (!containers) return fail(containers.error());
   agent.containers = std::move(*containers);
+  actors::remove_left_containers(agent);
   return caf::actor_cast<caf::actor>(system.spawn(actors::agent_actor, agent, std::move(master)));
 }
 

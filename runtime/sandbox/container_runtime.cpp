@@ -27,9 +27,13 @@ std::vector<std::string> runtime_candidates(ContainerRuntimeChoice choice) {
 
 namespace volador::sandbox {
 
-std::vector<std::string> podman_runtime_options(std::string_view oci_runtime, bool hybrid_cgroups, bool runc_available) {
-  if (oci_runtime == "crun" && hybrid_cgroups && runc_available) return {"--runtime", "runc"};
+std::vector<std::string> podman_runtime_options(bool hybrid_cgroups, bool runc_available) {
+  if (hybrid_cgroups && runc_available) return {"--runtime", "runc"};
   return {};
+}
+
+std::vector<std::string> runtime_probe_command(const std::string& runtime) {
+  return {runtime, "version", "--format", runtime == "docker" ? "{{.Server.Version}}" : "{{.Client.Version}}"};
 }
 
 bool hybrid_cgroups(std::string_view mountinfo) {

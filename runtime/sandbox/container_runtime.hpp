@@ -31,11 +31,16 @@ struct ContainerSetup {
   HostLibraries host_libraries;              // the worker's loader and library folders
 };
 
-// podman's options choosing its OCI runtime: runc in place of crun on a
-// host whose cgroups are hybrid (v1 controllers beside a cgroup2 mount),
-// which crun refuses ("cgroups in hybrid mode not supported"), when runc is
-// there; none otherwise (podman's own choice).
-std::vector<std::string> podman_runtime_options(std::string_view oci_runtime, bool hybrid_cgroups, bool runc_available);
+// podman's options choosing its OCI runtime: runc on a host whose cgroups
+// are hybrid (v1 controllers beside a cgroup2 mount), where crun, podman's
+// usual default, refuses ("cgroups in hybrid mode not supported"), when runc
+// is there; none otherwise (podman's own choice).
+std::vector<std::string> podman_runtime_options(bool hybrid_cgroups, bool runc_available);
+
+// The command whose success within a few seconds says `runtime` answers at
+// the agent's start: `version`, which for podman needs no storage lock (its
+// client's version) and for docker asks the daemon (the server's).
+std::vector<std::string> runtime_probe_command(const std::string& runtime);
 
 // Whether `mountinfo` (the text of /proc/self/mountinfo) mounts both cgroup v1 hierarchies and a cgroup2 one.
 bool hybrid_cgroups(std::string_view mountinfo);

@@ -2,11 +2,14 @@
 
 #include <sys/resource.h>
 
+#include <csignal>
+
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <sstream>
 #include <filesystem>
 #include <future>
 #include <mutex>
@@ -23,8 +26,10 @@ namespace fs = std::filesystem;
 
 // How long a probe may take before it counts as failed (a runtime whose daemon hangs).
 constexpr auto kProbePatience = std::chrono::seconds(20);
-// podman info waits for its storage's lock, which a busy host's other podman commands may hold a while.
-constexpr auto kRuntimeInfoPatience = std::chrono::seconds(90);
+// How long the agent's start waits for a container runtime's `version`:
+// podman's returns at once (it takes no storage lock, unlike `info`, which a
+// busy host's other podman commands hold a while); docker's asks its daemon.
+constexpr auto kRuntimeProbePatience = std::chrono::seconds(10);
 
 struct Outcome {
   process::ProcessExit exit;
@@ -93,22 +98,24 @@ Rlimit own_limit(int resource) {
   return {limit.rlim_cur, limit.rlim_max};
 }
 
-// The runtime's options for this host: podman's OCI runtime as `info` names it, checked against the host's cgroups.
-std::vector<std::string> runtime_options(const std::string& runtime, const std::string& info_output) {
+// The runtime's options for this host (podman_runtime_options).
+std::vector<std::string> runtime_options(const std::string& runtime) {
   if (runtime != "podman") return {};
-  const auto name = info_output.substr(0, info_output.find('\n'));
-  return podman_runtime_options(name, hybrid_cgroups(read_file("/proc/self/mountinfo")), on_path("runc"));
+  return podman_runtime_options(hybrid_cgroups(read_file("/proc/self/mountinfo")), on_path("runc"));
 }
 
-// `runtime info`: podman names its OCI runtime. Error unavailable saying how it failed.
-Result<std::string> runtime_info(const std::string& runtime) {
+// Whether `runtime` answers runtime_probe_command within kRuntimeProbePatience. Error unavailable saying how it failed.
+Status runtime_answers(const std::string& runtime) {
   if (!on_path(runtime)) return fail(Error::unavailable(runtime + " is not on PATH"));
-  std::vector<std::string> argv{runtime, "info"};
-  if (runtime == "podman") argv.insert(argv.end(), {"--format", "{{.Host.OCIRuntime.Name}}"});
-  auto ran = run_to_end(argv, kRuntimeInfoPatience);
+  auto ran = run_to_end(runtime_probe_command(runtime), kRuntimeProbePatience);
   if (!ran) return fail(Error::unavailable(runtime + " cannot be started: " + ran.error().message));
-  if (!succeeded(*ran)) return fail(Error::unavailable(runtime + " info failed (" + describe(ran->exit, ran->output) + ")"));
-  return ran->output;
+  if (!succeeded(*ran)) {
+    const bool hung = ran->exit.signal == SIGKILL;
+    return fail(Error::unavailable(runtime + " version " +
+                                   (hung ? "did not answer within " + std::to_string(kRuntimeProbePatience.count()) + " s"
+                                         : "failed (" + describe(ran->exit, ran->output) + ")")));
+  }
+  return {};
 }
 
 }  // namespace
@@ -143,16 +150,15 @@ Result<HostLibraries> host_libraries_of(const fs::path& program) {
 Result<ContainerSetup> probe_container_runtime(ContainerRuntimeChoice choice, const fs::path& worker_program,
                                                std::string& why_none) {
   for (const auto& runtime : runtime_candidates(choice)) {
-    auto info = runtime_info(runtime);
-    if (!info) {
-      if (choice != ContainerRuntimeChoice::automatic) return fail(info.error());
-      why_none += (why_none.empty() ? "" : "; ") + info.error().message;
+    if (auto answers = runtime_answers(runtime); !answers) {
+      if (choice != ContainerRuntimeChoice::automatic) return fail(answers.error());
+      why_none += (why_none.empty() ? "" : "; ") + answers.error().message;
       continue;
     }
     auto libraries = host_libraries_of(worker_program);
     if (!libraries) return fail(libraries.error());
     const auto pid_max = std::strtoull(read_file("/proc/sys/kernel/pid_max").c_str(), nullptr, 10);
-    return ContainerSetup{runtime, runtime_options(runtime, *info),
+    return ContainerSetup{runtime, runtime_options(runtime),
                           container_ulimits(own_limit(RLIMIT_NOFILE), own_limit(RLIMIT_NPROC), pid_max),
                           std::move(*libraries)};
   }
@@ -165,6 +171,21 @@ Status remove_container(const std::string& runtime, const std::string& name) {
   if (!succeeded(*ran))
     return fail(Error::unavailable(runtime + " rm " + name + " failed (" + describe(ran->exit, ran->output) + ")"));
   return {};
+}
+
+Result<std::size_t> remove_owned_containers(const std::string& runtime, const std::string& owner) {
+  auto listed = run_to_end(owned_containers_command(runtime, owner));
+  if (!listed) return fail(Error::unavailable(runtime + " cannot be started: " + listed.error().message));
+  if (!succeeded(*listed))
+    return fail(Error::unavailable(runtime + " ps failed (" + describe(listed->exit, listed->output) + ")"));
+  std::size_t removed = 0;
+  std::istringstream ids(listed->output);
+  for (std::string id; std::getline(ids, id);) {
+    if (id.empty() || id.find_first_not_of("0123456789abcdef") != std::string::npos) continue;  // a warning on stderr
+    if (auto gone = remove_container(runtime, id); !gone) return fail(gone.error());
+    ++removed;
+  }
+  return removed;
 }
 
 Status probe_bubblewrap() {

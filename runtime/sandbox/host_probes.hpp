@@ -15,8 +15,8 @@ namespace volador::sandbox {
 // kernel refusing namespaces) and how to fix it or run without sandboxes.
 Status probe_bubblewrap();
 
-// The first of `choice`'s runtimes that is on PATH and answers `info` (a
-// daemon or storage it can reach), set up to run `worker_program`'s image
+// The first of `choice`'s runtimes that is on PATH and answers
+// runtime_probe_command within 10 s (a hung daemon counts as none), set up to run `worker_program`'s image
 // ranks (container_runtime.hpp); an empty runtime for none, or for auto when
 // none answers (`why_none` then says why each failed). Error unavailable
 // when the runtime named (podman, docker) does not answer, or when ldd cannot
@@ -32,5 +32,10 @@ Result<HostLibraries> host_libraries_of(const std::filesystem::path& program);
 // (container_removal_command), waiting for the runtime at most as long as a
 // probe. Error unavailable saying how the removal failed.
 Status remove_container(const std::string& runtime, const std::string& name);
+
+// Removes every container of `runtime` that owner `owner` labelled
+// (owned_containers_command), whatever its state; returns how many.
+// Error unavailable saying how listing or a removal failed.
+Result<std::size_t> remove_owned_containers(const std::string& runtime, const std::string& owner);
 
 }  // namespace volador::sandbox

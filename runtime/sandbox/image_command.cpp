@@ -8,6 +8,9 @@
 namespace volador::sandbox {
 namespace {
 
+// The label naming the agent that runs a container.
+constexpr const char* kOwnerLabel = "volador.agent";
+
 void add(std::vector<std::string>& args, std::initializer_list<std::string> more) { args.insert(args.end(), more); }
 
 std::string base64(std::string_view bytes) {
@@ -34,6 +37,8 @@ void add_container(std::vector<std::string>& args, const ImageRun& run) {
   add(args, {"run", "--rm", "--init", "--name", run.container_name, "--network", "host", "--cap-drop", "ALL",
              "--pull", run.force_pull ? "always" : "missing"});
   if (run.auth_file && run.runtime != "docker") add(args, {"--authfile", run.auth_file->string()});
+  if (!run.owner.empty()) add(args, {"--label", std::string(kOwnerLabel) + "=" + run.owner});
+  if (run.id_file) add(args, {"--cidfile", run.id_file->string()});
   if (run.memory_bytes > 0) add(args, {"--memory", std::to_string(run.memory_bytes)});
   if (run.max_processes > 0) add(args, {"--pids-limit", std::to_string(run.max_processes)});
   for (const auto& ulimit : run.ulimits) add(args, {"--ulimit", ulimit});
@@ -64,6 +69,10 @@ std::vector<std::string> image_command(const SandboxSpec& spec, const ImageRun& 
 std::vector<std::string> container_removal_command(const std::string& runtime, const std::string& name) {
   if (runtime == "docker") return {runtime, "rm", "--force", name};
   return {runtime, "rm", "--force", "--ignore", "--time", "0", name};
+}
+
+std::vector<std::string> owned_containers_command(const std::string& runtime, const std::string& owner) {
+  return {runtime, "ps", "--all", "--quiet", "--no-trunc", "--filter", std::string("label=") + kOwnerLabel + "=" + owner};
 }
 
 std::string registry_auth_file(const RegistryLogin& login) {

@@ -25,6 +25,12 @@ struct ImageRun {
   std::vector<std::string> runtime_options;  // before `run`, e.g. {"--runtime", "runc"} (ContainerSetup)
   std::string image;
   std::string container_name;      // unique on the host: the agent removes it by name after the rank ends
+  // --label volador.agent=OWNER: the agent that runs it, which removes at its
+  // next start what a crash of it left (owned_containers_command).
+  std::string owner;
+  // --cidfile: where the runtime writes the container's id as it creates it
+  // (the kernel log names a container's cgroup by id: kernel_oom_log.hpp). It must not exist yet.
+  std::optional<std::filesystem::path> id_file;
   bool force_pull = false;         // --pull always; else the image is pulled only when missing
   // Where registry_auth_file()'s text lies (podman: that file; docker: a folder holding it as config.json).
   std::optional<std::filesystem::path> auth_file;
@@ -48,6 +54,10 @@ std::vector<std::string> image_command(const SandboxSpec& spec, const ImageRun& 
 // The command that removes container `name` whatever its state (after its
 // client was killed, the container may still run).
 std::vector<std::string> container_removal_command(const std::string& runtime, const std::string& name);
+
+// The command that lists the ids of every container, running or not, that
+// ImageRun::owner `owner` labelled (one a line).
+std::vector<std::string> owned_containers_command(const std::string& runtime, const std::string& owner);
 
 // The registry credentials as podman's auth file and docker's config.json
 // read them ({"auths": {server: {"auth": base64(user:password)}}}).

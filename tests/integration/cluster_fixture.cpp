@@ -207,7 +207,8 @@ std::unique_ptr<process::ChildProcess> Cluster::start_agent_process(std::vector<
   const auto log = data_dir_ / "nodes.log";
   const std::string registered = "agent " + name + " registered with";
   const auto before = count_lines_with(log, registered);
-  // Agents run no images unless a test asks: probing a container runtime (podman info) can take a minute on a busy host.
+  // Agents run no images unless a test asks: probing a container runtime (up to 10 s) and removing what an earlier
+  // run left (podman ps and rm, which wait for podman's storage lock on a busy host) cost time.
   const bool runs_images = std::ranges::find(args, "--container-runtime") != args.end();
   if (!runs_images) args.insert(args.end(), {"--container-runtime", "none"});
   auto agent = spawn_node(std::move(args), host, env);

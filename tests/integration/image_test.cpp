@@ -7,7 +7,11 @@
 // container on this host.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -80,8 +84,13 @@ std::string rank_containers() {
   return run_command({"podman", "ps", "-a", "--format", "{{.Names}}", "--filter", kRankContainers}, 300).out;
 }
 
-// A one-trial command experiment running `script` in the image.
-std::string image_config(const std::string& script) {
+std::string file_text(const fs::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A one-trial command experiment running `script` in the image, with `resources` (config lines) if any.
+std::string image_config(const std::string& script, const std::string& resources = "") {
   return std::string("name: image\n"
                      "entrypoint: sh ") + script + "\n"
          "hyperparameters:\n"
@@ -92,7 +101,7 @@ std::string image_config(const std::string& script) {
          "  max_length: {batches: 1}\n"
          "max_restarts: 0\n"
          "environment:\n"
-         "  image: " + kImage + "\n";
+         "  image: " + kImage + "\n" + resources;
 }
 
 // The image and a cluster whose one agent runs images with podman; no
@@ -109,9 +118,19 @@ struct ImageLab {
     }
     cluster.emplace(dir.path() / "data");
     cluster->start_master();
-    cluster->start_agent(1, {"--sandbox", "on", "--container-runtime", "podman"});
+    start_agent();
   }
+
+  void start_agent() { cluster->start_agent(1, {"--sandbox", "on", "--container-runtime", "podman"}); }
 };
+
+// Submits `project`'s experiment without waiting for it; its id.
+std::string submit(Cluster& cluster, const fs::path& project) {
+  REQUIRE(cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()}).exit_code == 0);
+  const auto experiments = cluster.cli({"experiment", "list", "--json"}).json();
+  REQUIRE(experiments.size() == 1);
+  return experiments[0]["id"].dump();
+}
 
 }  // namespace
 
@@ -148,11 +167,61 @@ TEST_CASE("A killed image trial's container is removed") {
   const auto project = lab.dir.path() / "project";
   write_file(project / "wait.sh", "echo waiting; sleep 1000\n");
   write_file(project / "distributed.yaml", image_config("wait.sh"));
-  const auto created = cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()});
-  REQUIRE(created.exit_code == 0);
+  const auto experiment = submit(cluster, project);
   REQUIRE(eventually([] { return !rank_containers().empty(); }, 300));
-  const auto experiments = cluster.cli({"experiment", "list", "--json"}).json();
-  REQUIRE(experiments.size() == 1);
-  REQUIRE(cluster.cli({"experiment", "kill", experiments[0]["id"].dump()}).exit_code == 0);
+  REQUIRE(cluster.cli({"experiment", "kill", experiment}).exit_code == 0);
   CHECK(eventually([] { return rank_containers().empty(); }, 180));
+}
+
+TEST_CASE("A rank killed at its memory limit in a container ends in ERROR with the limit in its log") {
+  ImageLab lab;
+  if (!lab.cluster) return;
+  auto& cluster = *lab.cluster;
+  const auto project = lab.dir.path() / "project";
+  // The image has only sh: a string that doubles until the kernel's OOM killer ends it.
+  write_file(project / "hog.sh", "x=a; while :; do x=\"$x$x\"; done\n");
+  write_file(project / "distributed.yaml", image_config("hog.sh", "resources:\n  memory_limit: 64M\n"));
+  const auto experiment = create_and_follow(cluster, project, 600).json();
+  REQUIRE(experiment["trials"].size() == 1);
+  const auto logs = cluster.cli({"trial", "logs", "--all", experiment["trials"][0]["id"].dump()}).out;
+  INFO(logs);
+  CHECK(experiment["trials"][0]["state"] == "ERROR");
+  CHECK(logs.find("killed: memory limit 64 MiB") != std::string::npos);
+  CHECK(eventually([] { return rank_containers().empty(); }, 120));
+}
+
+TEST_CASE("The containers of an agent killed with an image trial running are removed when it starts again") {
+  ImageLab lab;
+  if (!lab.cluster) return;
+  auto& cluster = *lab.cluster;
+  const auto project = lab.dir.path() / "project";
+  write_file(project / "wait.sh", "echo waiting; sleep 1000\n");
+  write_file(project / "distributed.yaml", image_config("wait.sh"));
+  submit(cluster, project);
+  REQUIRE(eventually([] { return !rank_containers().empty(); }, 300));
+  const auto left = rank_containers();
+  cluster.kill_agent();
+  CHECK(rank_containers() == left);  // the runtime keeps it running: nothing of the agent's removes it
+  lab.start_agent();
+  const auto first = left.substr(0, left.find('\n'));
+  CHECK(eventually([&] { return rank_containers().find(first) == std::string::npos; }, 120));
+  const auto log = file_text(lab.dir.path() / "data" / "nodes.log");
+  CHECK(log.find("removed 1 container(s) an earlier run of it left") != std::string::npos);
+}
+
+TEST_CASE("An agent whose container runtime hangs starts within seconds and runs no images") {
+  TempDir dir;
+  // A podman that never answers, first on PATH: a hung daemon or a storage lock held for minutes.
+  const auto fake = dir.path() / "hung-runtime";
+  write_file(fake / "podman", "#!/bin/sh\nexec sleep 600\n");
+  fs::permissions(fake / "podman", fs::perms::owner_all);
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  const auto started = std::chrono::steady_clock::now();
+  cluster.start_agent(1, {"--container-runtime", "auto"}, {{"PATH", fake.string() + ":" + std::getenv("PATH")}});
+  const auto waited = std::chrono::steady_clock::now() - started;
+  CHECK(waited < std::chrono::seconds(45));
+  const auto agents = cluster.cli({"agent", "list", "--json"}).json();
+  REQUIRE(agents.size() == 1);
+  CHECK(agents[0]["container_runtime"] != "podman");
 }

@@ -108,6 +108,19 @@ TEST_CASE("A container is removed by name whatever its state") {
         std::vector<std::string>{"docker", "rm", "--force", "volador-a1-w3"});
 }
 
+TEST_CASE("A container carries its agent's label and writes its id where the agent reads it") {
+  auto run = podman_run();
+  run.owner = "gpu-node-1";
+  run.id_file = "/var/lib/work/container-ids/worker-3";
+  const auto args = image_command(example(), run, {"/bin/true"});
+  CHECK(find_sequence(args, {"--label", "volador.agent=gpu-node-1"}) != std::string::npos);
+  CHECK(find_sequence(args, {"--cidfile", "/var/lib/work/container-ids/worker-3"}) != std::string::npos);
+  CHECK(std::ranges::count(image_command(example(), podman_run(), {"/bin/true"}), std::string("--label")) == 0);
+  for (const std::string runtime : {"podman", "docker"})
+    CHECK(owned_containers_command(runtime, "gpu-node-1") ==
+          std::vector<std::string>{runtime, "ps", "--all", "--quiet", "--no-trunc", "--filter", "label=volador.agent=gpu-node-1"});
+}
+
 TEST_CASE("The container runtime choice: auto tries podman then docker, none tries nothing, anything else is refused") {
   CHECK(runtime_candidates(*parse_container_runtime_choice("auto")) == std::vector<std::string>{"podman", "docker"});
   CHECK(runtime_candidates(*parse_container_runtime_choice("docker")) == std::vector<std::string>{"docker"});
@@ -158,11 +171,15 @@ TEST_CASE("The runtime's own options come before run, and ulimits and a private 
   CHECK(find_sequence(args, {"--tmpfs", "/tmp"}) != std::string::npos);
 }
 
-TEST_CASE("podman runs runc in place of crun only on a hybrid cgroup host that has runc") {
-  CHECK(podman_runtime_options("crun", true, true) == std::vector<std::string>{"--runtime", "runc"});
-  CHECK(podman_runtime_options("crun", true, false).empty());  // podman's own choice, which then says why it fails
-  CHECK(podman_runtime_options("crun", false, true).empty());
-  CHECK(podman_runtime_options("runc", true, true).empty());
+TEST_CASE("podman runs runc only on a hybrid cgroup host that has runc") {
+  CHECK(podman_runtime_options(true, true) == std::vector<std::string>{"--runtime", "runc"});
+  CHECK(podman_runtime_options(true, false).empty());  // podman's own choice, which then says why it fails
+  CHECK(podman_runtime_options(false, true).empty());
+}
+
+TEST_CASE("A runtime is probed by its version, which takes no storage lock: podman's client, docker's daemon") {
+  CHECK(runtime_probe_command("podman") == std::vector<std::string>{"podman", "version", "--format", "{{.Client.Version}}"});
+  CHECK(runtime_probe_command("docker") == std::vector<std::string>{"docker", "version", "--format", "{{.Server.Version}}"});
 }
 
 TEST_CASE("A host's cgroups are hybrid where mountinfo has both v1 hierarchies and a cgroup2 one") {
