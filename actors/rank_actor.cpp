@@ -1,8 +1,7 @@
 #include "actors/rank_actor.hpp"
 
 #include <caf/all.hpp>
-
-#include <cstdio>
+#include <spdlog/spdlog.h>
 
 #include "actors/caf_error.hpp"
 #include "runtime/net/remote.hpp"
@@ -78,8 +77,7 @@ void send_batch(Self self, OutgoingBatch batch) {
             send_ready(self, false);
           },
           [=](const caf::error& error) {
-            std::fprintf(stderr, "volador-worker: metric batch %llu was refused: %s\n",
-                         static_cast<unsigned long long>(batch.seq), self->system().render(error).c_str());
+            spdlog::warn("metric batch {} was refused: {}", batch.seq, self->system().render(error));
           });
 }
 

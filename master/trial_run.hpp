@@ -151,15 +151,19 @@ class TrialRun {
     bool finished = false;           // the command exited successfully
     std::optional<checkpoints::PendingCheckpoint> staging;  // where rank 0 stages the run's checkpoints
   };
+  // What waits for the journal write of a batch of the command's reports.
+  struct UnjournaledReports {
+    std::optional<ReportValidation> validation;  // the batch's latest, for the searcher
+    std::vector<std::string> checkpoints;        // committed by the batch, journaled with it
+  };
   // A batch of the command's reports being taken in: the run as the batch
-  // leaves it, its journal writes and the intermediate result for the searcher.
+  // leaves it, its journal writes and what waits for them.
   struct CommandReportBatch {
     CommandRun run;
     storage::JournalBatch writes;
-    std::optional<ReportValidation> validation;  // the batch's latest
+    UnjournaledReports waiting;
     std::int64_t now_ms = 0;
     std::int64_t newest_checkpoint_at = -1;  // as the batch leaves it
-    std::vector<std::string> checkpoints;    // committed by the batch, journaled with it
   };
 
   // trial_run.cpp: the events, journal and ending
@@ -224,12 +228,6 @@ class TrialRun {
   void stop_ranks();
   [[nodiscard]] bool checkpointed_here() const;
   [[nodiscard]] bool plan_checkpoints_here() const;
-
-  // A batch of reports handed to the journal, with what waits for its write.
-  struct UnjournaledReports {
-    std::optional<ReportValidation> validation;  // the batch's latest
-    std::vector<std::string> checkpoints;        // committed by the batch, journaled with it
-  };
 
   // trial_run_command.cpp: command entrypoints
   void handle(const CommandReported& event);

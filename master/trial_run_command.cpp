@@ -92,20 +92,20 @@ void TrialRun::handle(const CommandReported& event) {
       effects_.emplace_back(AcknowledgeReports{command_run_.journaled_seq});
     return;
   }
-  CommandReportBatch taken{.run = command_run_, .writes = {}, .validation = std::nullopt, .now_ms = setup_.clock(),
-                           .newest_checkpoint_at = newest_checkpoint_at_, .checkpoints = {}};
+  CommandReportBatch taken{.run = command_run_, .writes = {}, .waiting = {}, .now_ms = setup_.clock(),
+                           .newest_checkpoint_at = newest_checkpoint_at_};
   for (const auto& report : batch.reports) {
     if (report.kind != wire::ReportKind::checkpoint) {
       take_command_report(report, taken);
     } else if (auto taken_in = take_command_checkpoint(report, taken); !taken_in) {
-      discard_checkpoints(taken.checkpoints);
+      discard_checkpoints(taken.waiting.checkpoints);
       return end_trial(RunState::error, "checkpoint failed: " + taken_in.error().message);
     }
   }
   command_run_ = std::move(taken.run);
   command_run_.taken_seq = batch.seq;
   newest_checkpoint_at_ = taken.newest_checkpoint_at;
-  unjournaled_[{batch.run_id, batch.seq}] = {std::move(taken.validation), std::move(taken.checkpoints)};
+  unjournaled_[{batch.run_id, batch.seq}] = std::move(taken.waiting);
   // Queued after the event's own writes, which on() commits before its effects go out.
   effects_.emplace_back(JournalReports{batch.run_id, batch.seq,
                                        std::make_shared<const storage::JournalBatch>(std::move(taken.writes))});
@@ -157,7 +157,7 @@ Status TrialRun::take_command_checkpoint(const wire::MetricReport& report, Comma
   batch.writes.put_checkpoint({*uuid, r.experiment_id, r.id, static_cast<std::uint64_t>(batch.newest_checkpoint_at),
                                r.run_id, batch.run.reported, storage::CheckpointState::active, manifest->total_bytes,
                                batch.now_ms, false});
-  batch.checkpoints.push_back(*uuid);
+  batch.waiting.checkpoints.push_back(*uuid);
   return {};
 }
 
@@ -188,7 +188,7 @@ void TrialRun::take_command_report(const wire::MetricReport& report, CommandRepo
   auto it = metrics.find(metric);
   if (it != metrics.end() && batches > run.forwarded_at) {
     run.forwarded_at = batches;
-    batch.validation = ReportValidation{setup_.spec.record.request_id, it->second, batches};
+    batch.waiting.validation = ReportValidation{setup_.spec.record.request_id, it->second, batches};
   }
 }
 
