@@ -23,7 +23,7 @@
 #include "runtime/tls/rank_identity_folders.hpp"
 #include "runtime/wire/codec.hpp"
 #include "runtime/worker/agent_channel.hpp"
-#include "runtime/worker/container_memory.hpp"
+#include "runtime/worker/container_limits.hpp"
 #include "runtime/worker/trial_file.hpp"
 #include "storage/archives/archive.hpp"
 
@@ -176,7 +176,7 @@ struct ContainedCommand {
 
 // Worker process `id` for `spec` in `dir`: in its sandbox, joining the
 // rank's cgroup, or in a container of its image (whose limits go to its
-// runtime; `env` gets the memory limit its worker watches).
+// runtime; `env` gets the limits its worker watches).
 Result<ContainedCommand> contained_command(Self self, std::uint64_t id, const wire::LaunchSpec& spec, const fs::path& dir,
                                            std::map<std::string, std::string>& env) {
   auto& st = self->state;
@@ -185,6 +185,7 @@ Result<ContainedCommand> contained_command(Self self, std::uint64_t id, const wi
     auto limits = resolved_rank_limits(st, spec);
     if (!limits) return fail(limits.error());
     if (limits->memory_bytes > 0) env[worker::kContainerMemoryVariable] = std::to_string(limits->memory_bytes);
+    if (limits->max_processes > 0) env[worker::kContainerProcessVariable] = std::to_string(limits->max_processes);
     auto argv = image_rank_command(st.options, spec, id, home, dir, kHook, is_python_trial(spec), *limits, env);
     if (!argv) return fail(argv.error());
     return ContainedCommand{std::move(*argv), {}, image_rank_remains(st.options, id, *limits)};

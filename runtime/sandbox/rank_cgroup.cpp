@@ -66,6 +66,19 @@ std::string process_breach(const RankLimits& limits) {
   return fmt::format("killed: process limit {}", limits.max_processes);
 }
 
+BreachCounters read_breach_counters(const CgroupDirs& dirs) {
+  const auto oom_file = is_v1(dirs) ? dirs.memory / "memory.oom_control" : dirs.memory / "memory.events";
+  return {read_cgroup_counter(oom_file, "oom_kill").value_or(0),
+          read_cgroup_counter(dirs.pids / "pids.events", "max").value_or(0)};
+}
+
+std::optional<std::string> breach_between(const RankLimits& limits, const BreachCounters& before,
+                                          const BreachCounters& now) {
+  if (limits.memory_bytes > 0 && now.oom_kills > before.oom_kills) return memory_breach(limits);
+  if (limits.max_processes > 0 && now.refused_forks > before.refused_forks) return process_breach(limits);
+  return std::nullopt;
+}
+
 Status write_cgroup_file(const fs::path& path, const std::string& text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) return fail(Error::io(fmt::format("cannot open {}: {}", path.string(), std::strerror(errno))));
@@ -104,7 +117,7 @@ Result<RankCgroup> RankCgroup::create(CgroupDirs dirs, const RankLimits& limits)
 Status RankCgroup::apply(const RankLimits& limits) {
   if (auto written = write_limits(dirs_, limits); !written) return written;
   limits_ = limits;
-  applied_at_ = counters();
+  applied_at_ = read_breach_counters(dirs_);
   return {};
 }
 
@@ -114,18 +127,10 @@ std::vector<fs::path> RankCgroup::procs_files() const {
   return files;
 }
 
-RankCgroup::Counters RankCgroup::counters() const {
-  const auto oom_file = is_v1(dirs_) ? dirs_.memory / "memory.oom_control" : dirs_.memory / "memory.events";
-  return {read_cgroup_counter(oom_file, "oom_kill").value_or(0),
-          read_cgroup_counter(dirs_.pids / "pids.events", "max").value_or(0)};
-}
-
 std::optional<std::string> RankCgroup::breach() const {
-  const auto now = counters();
   const bool frozen = is_v1(dirs_) && read_cgroup_counter(dirs_.memory / "memory.oom_control", "under_oom") == 1;
-  if (limits_.memory_bytes > 0 && (frozen || now.oom_kills > applied_at_.oom_kills)) return memory_breach(limits_);
-  if (limits_.max_processes > 0 && now.refused_forks > applied_at_.refused_forks) return process_breach(limits_);
-  return std::nullopt;
+  if (limits_.memory_bytes > 0 && frozen) return memory_breach(limits_);
+  return breach_between(limits_, applied_at_, read_breach_counters(dirs_));
 }
 
 bool RankCgroup::kill_all() const { return kill_cgroup_processes(dirs_); }

@@ -33,6 +33,20 @@ struct RankLimits {
 std::string memory_breach(const RankLimits& limits);
 std::string process_breach(const RankLimits& limits);
 
+// The kernel's counts in a cgroup that tell that its limits were broken.
+struct BreachCounters {
+  std::uint64_t oom_kills = 0;      // v1: memory.oom_control, v2: memory.events ("oom_kill")
+  std::uint64_t refused_forks = 0;  // pids.events ("max")
+};
+
+// The counts of the cgroup at `dirs`; 0 for a count whose file cannot be read.
+BreachCounters read_breach_counters(const CgroupDirs& dirs);
+
+// What a rank under `limits` broke between the counts `before` and `now`,
+// memory first (an OOM may also refuse forks); nullopt when nothing.
+std::optional<std::string> breach_between(const RankLimits& limits, const BreachCounters& before,
+                                          const BreachCounters& now);
+
 class RankCgroup {
  public:
   // Creates the cgroup at `dirs` (its parent must exist) and applies `limits`.
@@ -61,16 +75,10 @@ class RankCgroup {
 
  private:
   explicit RankCgroup(CgroupDirs dirs) : dirs_(std::move(dirs)) {}
-  // The kernel's counts of OOM kills and refused forks, as breach() compares them.
-  struct Counters {
-    std::uint64_t oom_kills = 0;
-    std::uint64_t refused_forks = 0;
-  };
-  [[nodiscard]] Counters counters() const;
 
   CgroupDirs dirs_;
   RankLimits limits_;
-  Counters applied_at_;  // the counters when the limits were applied
+  BreachCounters applied_at_;  // the counters when the limits were applied
 };
 
 // SIGKILL to every process in the cgroup at `dirs` (cgroup.kill where v2 has

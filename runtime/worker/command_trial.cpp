@@ -23,7 +23,7 @@
 #include "runtime/command/metric_pattern.hpp"
 #include "runtime/command/report_line.hpp"
 #include "runtime/worker/command_checkpoint.hpp"
-#include "runtime/worker/container_memory.hpp"
+#include "runtime/worker/container_limits.hpp"
 
 namespace volador::worker {
 namespace {
@@ -215,7 +215,8 @@ RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch,
   auto argv = command::command_arguments(user_argv, launch.hparams);
   if (!argv) return failed("entrypoint: " + argv.error().message);
 
-  const auto container_memory = watch_container_memory(std::getenv(kContainerMemoryVariable));
+  const auto container_limits =
+      watch_container_limits(std::getenv(kContainerMemoryVariable), std::getenv(kContainerProcessVariable));
   auto events = std::make_shared<EventQueue>();
   auto wake = session.waker();
   auto child = process::ChildProcess::spawn(
@@ -247,8 +248,8 @@ RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch,
         auto why = exit.signal != 0 ? fmt::format("the command was killed by signal {}", exit.signal)
                                     : fmt::format("the command exited with code {}", exit.exit_code);
         if (!last_error_line.empty()) why += ": " + last_error_line;
-        if (container_memory)
-          if (auto breach = container_memory_breach(*container_memory, container_oom_kills())) why = *breach;
+        if (container_limits)
+          if (auto breach = container_limit_breach(*container_limits)) why = *breach;
         return failed(why);
       }
       if (event.stream == "stderr") {

@@ -190,6 +190,27 @@ TEST_CASE("A rank killed at its memory limit in a container ends in ERROR with t
   CHECK(eventually([] { return rank_containers().empty(); }, 120));
 }
 
+TEST_CASE("A fork bomb in a container ends in ERROR with its process limit in the log") {
+  ImageLab lab;
+  if (!lab.cluster) return;
+  auto& cluster = *lab.cluster;
+  const auto project = lab.dir.path() / "project";
+  // More sleeps than the limit allows, bounded by its own loop (as in trial_limits_test.cpp) should the limit do nothing.
+  write_file(project / "bomb.sh",
+             "i=0\n"
+             "while [ $i -lt 300 ]; do sleep 120 & i=$((i+1)); done\n"
+             "wait\n"
+             "echo done=1\n");
+  write_file(project / "distributed.yaml", image_config("bomb.sh", "resources:\n  max_processes: 64\n"));
+  const auto experiment = create_and_follow(cluster, project, 600).json();
+  REQUIRE(experiment["trials"].size() == 1);
+  const auto logs = cluster.cli({"trial", "logs", "--all", experiment["trials"][0]["id"].dump()}).out;
+  INFO(logs);
+  CHECK(experiment["trials"][0]["state"] == "ERROR");
+  CHECK(logs.find("killed: process limit 64") != std::string::npos);
+  CHECK(eventually([] { return rank_containers().empty(); }, 120));
+}
+
 TEST_CASE("The containers of an agent killed with an image trial running are removed when it starts again") {
   ImageLab lab;
   if (!lab.cluster) return;
