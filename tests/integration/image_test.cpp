@@ -122,6 +122,24 @@ struct ImageLab {
   }
 
   void start_agent() { cluster->start_agent(1, {"--sandbox", "on", "--container-runtime", "podman"}); }
+
+  // An experiment run to its end.
+  struct Ended {
+    nlohmann::json experiment;  // `experiment describe --json`
+    std::string trial_log;      // its one trial's, whole
+  };
+  // Runs the one-trial experiment of `script` (its text) under `resources`
+  // (image_config) to its end; its container is gone afterwards.
+  Ended run_to_end(const std::string& script, const std::string& resources = "") {
+    const auto project = dir.path() / "project";
+    write_file(project / "script.sh", script);
+    write_file(project / "distributed.yaml", image_config("script.sh", resources));
+    Ended ended{create_and_follow(*cluster, project, 600).json(), ""};
+    REQUIRE(ended.experiment["trials"].size() == 1);
+    ended.trial_log = cluster->cli({"trial", "logs", "--all", ended.experiment["trials"][0]["id"].dump()}).out;
+    CHECK(eventually([] { return rank_containers().empty(); }, 120));
+    return ended;
+  }
 };
 
 // Submits `project`'s experiment without waiting for it; its id.
@@ -141,23 +159,18 @@ TEST_CASE("A trial with environment.image runs in a container of that image and 
   const auto agents = cluster.cli({"agent", "list", "--json"}).json();
   REQUIRE(agents.size() == 1);
   CHECK(agents[0]["container_runtime"] == "podman");
-  const auto project = lab.dir.path() / "project";
   // Builtins only: the image has nothing but sh.
-  write_file(project / "look.sh",
-             "while read line; do echo \"marker: $line\"; done < /etc/volador-image\n"
-             "if [ -e /etc/debian_version ]; then echo 'system: the host'; else echo 'system: the image'; fi\n"
-             "echo \"folder: $PWD\"\n"
-             "echo done=1\n");
-  write_file(project / "distributed.yaml", image_config("look.sh"));
-  const auto experiment = create_and_follow(cluster, project, 600).json();
-  REQUIRE(experiment["trials"].size() == 1);
-  const auto logs = cluster.cli({"trial", "logs", "--all", experiment["trials"][0]["id"].dump()}).out;
+  const auto ended = lab.run_to_end(
+      "while read line; do echo \"marker: $line\"; done < /etc/volador-image\n"
+      "if [ -e /etc/debian_version ]; then echo 'system: the host'; else echo 'system: the image'; fi\n"
+      "echo \"folder: $PWD\"\n"
+      "echo done=1\n");
+  const auto& logs = ended.trial_log;
   INFO(logs);
-  CHECK(experiment["state"] == "COMPLETED");
+  CHECK(ended.experiment["state"] == "COMPLETED");
   CHECK(logs.find(std::string("marker: ") + kMarker) != std::string::npos);  // the image's file
   CHECK(logs.find("system: the image") != std::string::npos);                // not the host's /etc
   CHECK(logs.find("folder: /run/volador/work/") != std::string::npos);       // its working folder, as sandboxed
-  CHECK(eventually([] { return rank_containers().empty(); }, 120));
 }
 
 TEST_CASE("A killed image trial's container is removed") {
@@ -176,39 +189,26 @@ TEST_CASE("A killed image trial's container is removed") {
 TEST_CASE("A rank killed at its memory limit in a container ends in ERROR with the limit in its log") {
   ImageLab lab;
   if (!lab.cluster) return;
-  auto& cluster = *lab.cluster;
-  const auto project = lab.dir.path() / "project";
   // The image has only sh: a string that doubles until the kernel's OOM killer ends it.
-  write_file(project / "hog.sh", "x=a; while :; do x=\"$x$x\"; done\n");
-  write_file(project / "distributed.yaml", image_config("hog.sh", "resources:\n  memory_limit: 64M\n"));
-  const auto experiment = create_and_follow(cluster, project, 600).json();
-  REQUIRE(experiment["trials"].size() == 1);
-  const auto logs = cluster.cli({"trial", "logs", "--all", experiment["trials"][0]["id"].dump()}).out;
-  INFO(logs);
-  CHECK(experiment["trials"][0]["state"] == "ERROR");
-  CHECK(logs.find("killed: memory limit 64 MiB") != std::string::npos);
-  CHECK(eventually([] { return rank_containers().empty(); }, 120));
+  const auto ended = lab.run_to_end("x=a; while :; do x=\"$x$x\"; done\n", "resources:\n  memory_limit: 64M\n");
+  INFO(ended.trial_log);
+  CHECK(ended.experiment["trials"][0]["state"] == "ERROR");
+  CHECK(ended.trial_log.find("killed: memory limit 64 MiB") != std::string::npos);
 }
 
 TEST_CASE("A fork bomb in a container ends in ERROR with its process limit in the log") {
   ImageLab lab;
   if (!lab.cluster) return;
-  auto& cluster = *lab.cluster;
-  const auto project = lab.dir.path() / "project";
   // More sleeps than the limit allows, bounded by its own loop (as in trial_limits_test.cpp) should the limit do nothing.
-  write_file(project / "bomb.sh",
-             "i=0\n"
-             "while [ $i -lt 300 ]; do sleep 120 & i=$((i+1)); done\n"
-             "wait\n"
-             "echo done=1\n");
-  write_file(project / "distributed.yaml", image_config("bomb.sh", "resources:\n  max_processes: 64\n"));
-  const auto experiment = create_and_follow(cluster, project, 600).json();
-  REQUIRE(experiment["trials"].size() == 1);
-  const auto logs = cluster.cli({"trial", "logs", "--all", experiment["trials"][0]["id"].dump()}).out;
-  INFO(logs);
-  CHECK(experiment["trials"][0]["state"] == "ERROR");
-  CHECK(logs.find("killed: process limit 64") != std::string::npos);
-  CHECK(eventually([] { return rank_containers().empty(); }, 120));
+  const auto ended = lab.run_to_end(
+      "i=0\n"
+      "while [ $i -lt 300 ]; do sleep 120 & i=$((i+1)); done\n"
+      "wait\n"
+      "echo done=1\n",
+      "resources:\n  max_processes: 64\n");
+  INFO(ended.trial_log);
+  CHECK(ended.experiment["trials"][0]["state"] == "ERROR");
+  CHECK(ended.trial_log.find("killed: process limit 64") != std::string::npos);
 }
 
 TEST_CASE("The containers of an agent killed with an image trial running are removed when it starts again") {
