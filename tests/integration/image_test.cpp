@@ -127,6 +127,13 @@ struct ImageLab {
   struct Ended {
     nlohmann::json experiment;  // `experiment describe --json`
     std::string trial_log;      // its one trial's, whole
+
+    // Checks that its trial ended in ERROR with `reason` in its log.
+    void check_error(const std::string& reason) const {
+      INFO(trial_log);
+      CHECK(experiment["trials"][0]["state"] == "ERROR");
+      CHECK(trial_log.find(reason) != std::string::npos);
+    }
   };
   // Runs the one-trial experiment of `script` (its text) under `resources`
   // (image_config) to its end; its container is gone afterwards.
@@ -190,25 +197,21 @@ TEST_CASE("A rank killed at its memory limit in a container ends in ERROR with t
   ImageLab lab;
   if (!lab.cluster) return;
   // The image has only sh: a string that doubles until the kernel's OOM killer ends it.
-  const auto ended = lab.run_to_end("x=a; while :; do x=\"$x$x\"; done\n", "resources:\n  memory_limit: 64M\n");
-  INFO(ended.trial_log);
-  CHECK(ended.experiment["trials"][0]["state"] == "ERROR");
-  CHECK(ended.trial_log.find("killed: memory limit 64 MiB") != std::string::npos);
+  lab.run_to_end("x=a; while :; do x=\"$x$x\"; done\n", "resources:\n  memory_limit: 64M\n")
+      .check_error("killed: memory limit 64 MiB");
 }
 
 TEST_CASE("A fork bomb in a container ends in ERROR with its process limit in the log") {
   ImageLab lab;
   if (!lab.cluster) return;
   // More sleeps than the limit allows, bounded by its own loop (as in trial_limits_test.cpp) should the limit do nothing.
-  const auto ended = lab.run_to_end(
-      "i=0\n"
-      "while [ $i -lt 300 ]; do sleep 120 & i=$((i+1)); done\n"
-      "wait\n"
-      "echo done=1\n",
-      "resources:\n  max_processes: 64\n");
-  INFO(ended.trial_log);
-  CHECK(ended.experiment["trials"][0]["state"] == "ERROR");
-  CHECK(ended.trial_log.find("killed: process limit 64") != std::string::npos);
+  lab.run_to_end(
+         "i=0\n"
+         "while [ $i -lt 300 ]; do sleep 120 & i=$((i+1)); done\n"
+         "wait\n"
+         "echo done=1\n",
+         "resources:\n  max_processes: 64\n")
+      .check_error("killed: process limit 64");
 }
 
 TEST_CASE("The containers of an agent killed with an image trial running are removed when it starts again") {
