@@ -104,6 +104,14 @@ std::string image_config(const std::string& script, const std::string& resources
          "  image: " + kImage + "\n" + resources;
 }
 
+// Submits `project`'s experiment without waiting for it; its id.
+std::string submit(Cluster& cluster, const fs::path& project) {
+  REQUIRE(cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()}).exit_code == 0);
+  const auto experiments = cluster.cli({"experiment", "list", "--json"}).json();
+  REQUIRE(experiments.size() == 1);
+  return experiments[0]["id"].dump();
+}
+
 // The image and a cluster whose one agent runs images with podman; no
 // cluster (and a WARN saying why) where podman cannot run the image here.
 struct ImageLab {
@@ -135,6 +143,16 @@ struct ImageLab {
       CHECK(trial_log.find(reason) != std::string::npos);
     }
   };
+  // Submits a one-trial experiment whose command waits for good and waits
+  // until its container runs; the experiment's id.
+  std::string start_waiting_trial() {
+    const auto project = dir.path() / "project";
+    write_file(project / "wait.sh", "echo waiting; sleep 1000\n");
+    write_file(project / "distributed.yaml", image_config("wait.sh"));
+    const auto experiment = submit(*cluster, project);
+    REQUIRE(eventually([] { return !rank_containers().empty(); }, 300));
+    return experiment;
+  }
   // Runs the one-trial experiment of `script` (its text) under `resources`
   // (image_config) to its end; its container is gone afterwards.
   Ended run_to_end(const std::string& script, const std::string& resources = "") {
@@ -148,14 +166,6 @@ struct ImageLab {
     return ended;
   }
 };
-
-// Submits `project`'s experiment without waiting for it; its id.
-std::string submit(Cluster& cluster, const fs::path& project) {
-  REQUIRE(cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()}).exit_code == 0);
-  const auto experiments = cluster.cli({"experiment", "list", "--json"}).json();
-  REQUIRE(experiments.size() == 1);
-  return experiments[0]["id"].dump();
-}
 
 }  // namespace
 
@@ -183,13 +193,8 @@ TEST_CASE("A trial with environment.image runs in a container of that image and 
 TEST_CASE("A killed image trial's container is removed") {
   ImageLab lab;
   if (!lab.cluster) return;
-  auto& cluster = *lab.cluster;
-  const auto project = lab.dir.path() / "project";
-  write_file(project / "wait.sh", "echo waiting; sleep 1000\n");
-  write_file(project / "distributed.yaml", image_config("wait.sh"));
-  const auto experiment = submit(cluster, project);
-  REQUIRE(eventually([] { return !rank_containers().empty(); }, 300));
-  REQUIRE(cluster.cli({"experiment", "kill", experiment}).exit_code == 0);
+  const auto experiment = lab.start_waiting_trial();
+  REQUIRE(lab.cluster->cli({"experiment", "kill", experiment}).exit_code == 0);
   CHECK(eventually([] { return rank_containers().empty(); }, 180));
 }
 
@@ -217,14 +222,9 @@ TEST_CASE("A fork bomb in a container ends in ERROR with its process limit in th
 TEST_CASE("The containers of an agent killed with an image trial running are removed when it starts again") {
   ImageLab lab;
   if (!lab.cluster) return;
-  auto& cluster = *lab.cluster;
-  const auto project = lab.dir.path() / "project";
-  write_file(project / "wait.sh", "echo waiting; sleep 1000\n");
-  write_file(project / "distributed.yaml", image_config("wait.sh"));
-  submit(cluster, project);
-  REQUIRE(eventually([] { return !rank_containers().empty(); }, 300));
+  lab.start_waiting_trial();
   const auto left = rank_containers();
-  cluster.kill_agent();
+  lab.cluster->kill_agent();
   CHECK(rank_containers() == left);  // the runtime keeps it running: nothing of the agent's removes it
   lab.start_agent();
   const auto first = left.substr(0, left.find('\n'));
