@@ -182,10 +182,13 @@ TEST_CASE("Peers without the cluster's certificates cannot connect and the maste
     const auto refused = client_with(foreign);
     CHECK(refused.exit_code == 1);
     CHECK(refused.err.find("cannot reach the master at " + cluster.master_address()) != std::string::npos);
-    // CAF's reason, passed on: the master's refusal reaches the client during its TLS handshake or just after.
+    // CAF's reason, passed on: the master's refusal reaches the client during
+    // its TLS handshake or just after, or on a loaded machine the client's
+    // short patience (short_timings) runs out first; never a reply.
     INFO(refused.err);
     CHECK((refused.err.find("cannot_connect_to_node") != std::string::npos ||
-           refused.err.find("disconnect_during_handshake") != std::string::npos));
+           refused.err.find("disconnect_during_handshake") != std::string::npos ||
+           refused.err.find("connection_timeout") != std::string::npos));
   }
   SECTION("an agent with another cluster's certificate") {
     const auto foreign = issue_test_bundle(dir.path() / "other-cluster", "intruder");
