@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -36,26 +37,25 @@ struct CgroupRoot {
   }
 };
 
+// Checks that a watch of both limits over `root` starts from `oom_kills` and `refused_forks`.
+void check_counts_from(const fs::path& root, std::uint64_t oom_kills, std::uint64_t refused_forks) {
+  const auto watch = watch_container_limits("67108864", "64", root);
+  REQUIRE(watch);
+  CHECK(watch->before.oom_kills == oom_kills);
+  CHECK(watch->before.refused_forks == refused_forks);
+}
+
 }  // namespace
 
 TEST_CASE("The container's counts are read from cgroup v1's memory and pids folders, else v2's root") {
   CgroupRoot v1;
   v1.write_v1(2, 5);
-  const auto v1_watch = watch_container_limits("67108864", "64", v1.path);
-  REQUIRE(v1_watch);
-  CHECK(v1_watch->before.oom_kills == 2);
-  CHECK(v1_watch->before.refused_forks == 5);
+  check_counts_from(v1.path, 2, 5);
   CgroupRoot v2;
   v2.write_v2(1, 3);
-  const auto v2_watch = watch_container_limits("67108864", "64", v2.path);
-  REQUIRE(v2_watch);
-  CHECK(v2_watch->before.oom_kills == 1);
-  CHECK(v2_watch->before.refused_forks == 3);
+  check_counts_from(v2.path, 1, 3);
   CgroupRoot empty;
-  const auto unreadable = watch_container_limits("67108864", "64", empty.path / "missing");
-  REQUIRE(unreadable);
-  CHECK(unreadable->before.oom_kills == 0);
-  CHECK(unreadable->before.refused_forks == 0);
+  check_counts_from(empty.path / "missing", 0, 0);  // unreadable: nothing counted
 }
 
 TEST_CASE("A kill at the container's memory limit since the command started is told with the limit") {
