@@ -106,7 +106,9 @@ TEST_CASE("Killing a trial cancels it alone and killing its experiment cancels t
 
   REQUIRE(cluster.cli({"experiment", "kill", id}).exit_code == 0);
   REQUIRE(eventually([&] { return describe_experiment(cluster, id)["state"] == "CANCELED"; }));
-  for (const auto& trial : describe_experiment(cluster, id)["trials"]) CHECK(trial["state"] == "CANCELED");
+  const auto canceled = describe_experiment(cluster, id);
+  REQUIRE(canceled["trials"].size() == 2);
+  for (const auto& trial : canceled["trials"]) CHECK(trial["state"] == "CANCELED");
   auto deleted = cluster.cli({"experiment", "delete", id, "--yes"});
   INFO(deleted.err);
   CHECK(deleted.out == "experiment " + id + ": deleted\n");
