@@ -95,12 +95,15 @@ class Journal::BatchBuilder {
     return {};
   }
 
-  // Writes the counter only when the value is above the stored one.
+  // Writes the counter only when the value is above the stored one. A raised
+  // "trial" counter journals a new trial (experiment_actor.cpp): ids only
+  // rise, so nothing is stored under that id yet.
   Status operator()(const JournalBatch::CounterRaise& raise) {
     auto stored = stored_counter(raise.counter);
     if (!stored) return fail(stored.error());
     if (raise.value <= *stored) return {};
     raised_counters_[raise.counter] = raise.value;
+    if (raise.counter == "trial") note_nothing_stored(raise.value);
     return put_record(keys::counter(raise.counter), CounterRecord{.value = raise.value});
   }
 
@@ -238,6 +241,19 @@ class Journal::BatchBuilder {
     if (!record) return fail(record.error());
     journal_.stored_counters_[counter] = record->value;
     return record->value;
+  }
+
+  // Caches that nothing is stored under a new trial's id, so that its first
+  // log and metric appends do not seek for their last seq. Whatever an
+  // append cached already stands (an append may come first); the log seq
+  // only when no append holds it now: the writer thread never waits for an
+  // append that waits for the writer.
+  void note_nothing_stored(std::uint64_t trial_id) {
+    TrialAppends& appends = journal_.appends_of(trial_id);
+    for (auto& highest : appends.highest_batches)
+      if (!highest) highest = 0;
+    std::unique_lock lock(appends.mutex, std::try_to_lock);
+    if (lock.owns_lock() && !appends.last_log_seq) appends.last_log_seq = 0;
   }
 
   // The index keys of the checkpoint that a put of `uuid` replaces; nullopt for a new one.
