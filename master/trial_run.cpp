@@ -180,7 +180,13 @@ bool TrialRun::is_new_best(const MetricMap& validation) {
 
 bool TrialRun::rewind_to_resume_point() {
   flush_journal();
-  auto point = prepare_resume(*setup_.journal, *setup_.spec.store, setup_.spec.record.id, setup_.spec.record.warm_start);
+  const auto& r = setup_.spec.record;
+  // A trial that never ran (its first run's number comes with its grant and
+  // is journaled before any report) and continues no other trial starts from
+  // the beginning: nothing to look for, nothing to remove.
+  auto point = r.run_id == 0 && r.warm_start.empty()
+                   ? Result<ResumePoint>(ResumePoint{})
+                   : prepare_resume(*setup_.journal, *setup_.spec.store, r.id, r.warm_start);
   if (!point) {
     end_trial(RunState::error, "cannot find where to resume: " + point.error().message);
     return false;

@@ -227,6 +227,17 @@ TEST_CASE("A trial asks for its slots once given a target and launches one rank 
   CHECK(h.journaled().run_id == 1);
 }
 
+// A trial that never ran (run 0) and continues no other trial starts from
+// the beginning: there is no checkpoint to look for and no report to remove.
+// Looking wrote a synced deletion per new trial on the master's scheduler
+// threads, and its range tombstones slowed every later read of the journal.
+TEST_CASE("A new trial's first target asks for slots without writing to the journal") {
+  Harness h;
+  const auto commits = h.journal->stats().commits;
+  CHECK(names(h.on(TrainTo{100})) == std::vector<std::string>{"RequestSlots"});
+  CHECK(h.journal->stats().commits == commits);
+}
+
 TEST_CASE("A run whose rank identities cannot be issued launches nothing and restarts") {
   Harness h("max_restarts: 1\n");
   h.issuing = false;
