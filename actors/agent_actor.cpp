@@ -336,8 +336,8 @@ void on_log_answered(Self self, std::uint64_t ticket, const caf::error& error = 
   auto it = self->state.workers.find(*rank);
   if (it == self->state.workers.end()) return;  // reported ended: its trial may have ended without answering
   if (error)
-    spdlog::warn("trial {} run {} rank {}: a message of its output went unanswered ({}); shipping on", std::get<0>(*rank),
-                 std::get<1>(*rank), std::get<2>(*rank), self->system().render(error));
+    spdlog::warn("trial {} run {} rank {}: a message of its output went unanswered ({}); shipping on",
+                 std::get<0>(*rank), std::get<1>(*rank), std::get<2>(*rank), self->system().render(error));
   if (it->second.exit_report) report_when_shipped(self, it);
 }
 
@@ -351,7 +351,8 @@ bool ship_output(Self self, const RankKey& key, AgentState::Worker& worker) {
   wire::LogLines logs{std::get<0>(key), std::get<1>(key), std::move(lines)};
   const auto ticket = window.sent(key);
   self->request(worker.trial, self->state.options.timings.log_timeout, log_atom::value, wire::encode(logs))
-      .then([=](bool) { on_log_answered(self, ticket); }, [=](const caf::error& error) { on_log_answered(self, ticket, error); });
+      .then([=](bool) { on_log_answered(self, ticket); },
+            [=](const caf::error& error) { on_log_answered(self, ticket, error); });
   return true;
 }
 

@@ -294,10 +294,11 @@ caf::typed_response_promise<bool> journal_logs(Self self, const wire::Bytes& byt
   auto& st = self->state;
   const auto message = ++st.last_log_message;
   st.awaiting_logs.emplace(message, promise);
-  auto queued = st.context.journal->append_logs_async(logs->trial_id, std::move(lines), [trial = TrialActor(self), message](const Status& written) {
+  auto written_to = [trial = TrialActor(self), message](const Status& written) {
     // As the trial itself: a local sender, which the handler lets through.
     caf::send_as(trial, trial, logged_atom::value, message, written ? std::string() : written.error().message);
-  });
+  };
+  auto queued = st.context.journal->append_logs_async(logs->trial_id, std::move(lines), std::move(written_to));
   if (!queued) {
     st.awaiting_logs.erase(message);
     spdlog::error("trial {}: journaling logs failed: {}", trial_id(self), queued.error().message);

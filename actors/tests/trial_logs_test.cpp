@@ -85,11 +85,11 @@ TEST_CASE("A trial answers a message of its worker's output only once the journa
   // The writer stays in an earlier batch's completion, so the trial's lines stay queued.
   std::promise<void> writer_held, release_writer;
   auto released = release_writer.get_future().share();
-  journal->commit_async(std::make_shared<storage::JournalBatch>(storage::JournalBatch().put_trial({.id = 8, .experiment_id = 1})),
-                        [&writer_held, released](const Status&) {
-                          writer_held.set_value();
-                          released.wait();
-                        });
+  auto earlier = std::make_shared<storage::JournalBatch>(storage::JournalBatch().put_trial({.id = 8, .experiment_id = 1}));
+  journal->commit_async(std::move(earlier), [&writer_held, released](const Status&) {
+    writer_held.set_value();
+    released.wait();
+  });
   writer_held.get_future().wait();
   auto answer = std::async(std::launch::async, [&] { return answer_to(system, trial, output_line(kRun, "printed")); });
   struct Release {  // a failed REQUIRE must not leave the writer held
