@@ -323,20 +323,54 @@ caf::result<std::string> launch(Self self, const wire::Bytes& bytes, caf::actor 
   return std::string();
 }
 
-using WorkerKey = std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>;
+using WorkerIt = std::map<RankKey, AgentState::Worker>::iterator;
 
-// Ships up to kMaxShippedOutput of the worker's output (one message); false when nothing was shipped.
-bool ship_output(Self self, const WorkerKey& key, AgentState::Worker& worker) {
-  if (!worker.trial) return false;  // kept until a trial adopts the worker
+void report_when_shipped(Self self, WorkerIt it);
+
+// The trial answered log message `ticket` (its lines are journaled), or the
+// request failed (`error`): its place in the window is free. An ended rank
+// ships on at once; a running one at the next flush, so messages stay large.
+void on_log_answered(Self self, std::uint64_t ticket, const caf::error& error = {}) {
+  auto rank = self->state.log_window.answered(ticket);
+  if (!rank) return;  // sent to a master lost since
+  auto it = self->state.workers.find(*rank);
+  if (it == self->state.workers.end()) return;  // reported ended: its trial may have ended without answering
+  if (error)
+    spdlog::warn("trial {} run {} rank {}: a message of its output went unanswered ({}); shipping on",
+                 std::get<0>(*rank), std::get<1>(*rank), std::get<2>(*rank), self->system().render(error));
+  if (it->second.exit_report) report_when_shipped(self, it);
+}
+
+// Ships up to kMaxShippedOutput of the worker's output (one message) when its
+// window has room; false when nothing was shipped.
+bool ship_output(Self self, const RankKey& key, AgentState::Worker& worker) {
+  auto& window = self->state.log_window;
+  if (!worker.trial || !window.has_room(key)) return false;  // kept until a trial adopts the worker, or answers
   auto lines = worker.output->take(kMaxShippedOutput);
   if (lines.empty()) return false;
   wire::LogLines logs{std::get<0>(key), std::get<1>(key), std::move(lines)};
-  self->send(worker.trial, log_atom::value, wire::encode(logs));
+  const auto ticket = window.sent(key);
+  self->request(worker.trial, self->state.options.timings.log_timeout, log_atom::value, wire::encode(logs))
+      .then([=](bool) { on_log_answered(self, ticket); },
+            [=](const caf::error& error) { on_log_answered(self, ticket, error); });
   return true;
 }
 
+// Ships what the worker's window lets go; once an ended rank's last line
+// went, its exit report follows (after its lines: messages to the trial
+// arrive in order) and the agent forgets it.
+void report_when_shipped(Self self, WorkerIt it) {
+  auto& worker = it->second;
+  while (ship_output(self, it->first, worker)) {
+  }
+  if (!worker.trial || !worker.exit_report || worker.output->buffered_bytes() > 0) return;
+  self->send(worker.trial, exited_atom::value, *worker.exit_report);
+  self->state.workers.erase(it);  // joins the reader thread, which has finished
+}
+
 void ship_all_output(Self self) {
-  for (auto& [key, worker] : self->state.workers) ship_output(self, key, worker);
+  auto& workers = self->state.workers;
+  for (auto it = workers.begin(); it != workers.end();) report_when_shipped(self, it++);
 }
 
 // The rank `report` names ended (its process exited, or a warm worker finished
@@ -348,22 +382,17 @@ void on_rank_end(Self self, const wire::Bytes& bytes) {
   auto it = self->state.workers.find({report->trial_id, report->run_id, report->rank});
   if (it == self->state.workers.end()) return;
   rank_folder_ended(self->state, it->second.id, *report);
-  if (!it->second.trial) {
-    it->second.exit_report = bytes;  // for the trial that adopts it, if any
-    return;
-  }
-  // The last lines go before the exit report.
   it->second.output->finish();
-  while (ship_output(self, it->first, it->second)) {
-  }
-  self->send(it->second.trial, exited_atom::value, bytes);
-  self->state.workers.erase(it);  // joins the reader thread, which has finished
+  it->second.exit_report = bytes;
+  report_when_shipped(self, it);
 }
 
-// The busy worker whose process is `id`.
-std::map<WorkerKey, AgentState::Worker>::iterator find_worker(Self self, std::uint64_t id) {
+// The busy worker whose process is `id` (not the ended rank of a warm worker,
+// still shipping its lines, whose process went on to another trial).
+WorkerIt find_worker(Self self, std::uint64_t id) {
   auto& workers = self->state.workers;
-  return std::find_if(workers.begin(), workers.end(), [&](const auto& entry) { return entry.second.id == id; });
+  return std::find_if(workers.begin(), workers.end(),
+                      [&](const auto& entry) { return entry.second.id == id && entry.second.process; });
 }
 
 // Worker process `id` ended: the end of its trial's rank if it was running one; an idle one is forgotten.
@@ -422,14 +451,13 @@ void kill_trial(Self self, std::uint64_t trial_id, std::optional<std::uint32_t> 
 // A restarted trial took the run's workers back: they report to it now,
 // output kept meanwhile first, and the exit of any that ended meanwhile.
 void adopt_workers(Self self, std::uint64_t trial_id, std::uint32_t run_id, const caf::actor& trial) {
-  std::vector<wire::Bytes> exits;
-  for (auto& [key, worker] : self->state.workers) {
-    if (std::get<0>(key) != trial_id || std::get<1>(key) != run_id) continue;
-    worker.trial = caf::actor_cast<TrialActor>(trial);
-    ship_output(self, key, worker);
-    if (worker.exit_report) exits.push_back(*worker.exit_report);
+  auto& workers = self->state.workers;
+  for (auto it = workers.begin(); it != workers.end();) {
+    auto adopted = it++;
+    if (std::get<0>(adopted->first) != trial_id || std::get<1>(adopted->first) != run_id) continue;
+    adopted->second.trial = caf::actor_cast<TrialActor>(trial);
+    report_when_shipped(self, adopted);
   }
-  for (const auto& exit : exits) on_rank_end(self, exit);
 }
 
 // Registers with the current master. A refusal (the name is taken, or its
@@ -489,6 +517,7 @@ void on_master_lost(Self self, const caf::error& reason) {
                self->system().render(reason), st.workers.size(), st.options.master_endpoint->to_string());
   auto lost = std::exchange(st.master, nullptr);
   for (auto& [key, worker] : st.workers) worker.trial = nullptr;
+  st.log_window.forget_all();  // the lines out to it are lost with it
   for (auto id : st.idle.take_all()) end_idle(self, id);
   self->delayed_send(self, st.options.timings.master_outage_patience, orphaned_atom::value, ++st.outages);
   reconnect(self, *st.options.master_endpoint, std::move(lost));

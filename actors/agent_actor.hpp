@@ -16,7 +16,11 @@
 // one process each.
 //
 // Its messages: AgentActor (actors/interfaces.hpp). To the trial (TrialActor):
-// (log_atom, Bytes LogLines), (exited_atom, Bytes WorkerExit).
+// (log_atom, Bytes LogLines), answered once journaled, and (exited_atom,
+// Bytes WorkerExit) after the rank's last lines. At most a few of a rank's
+// log messages are unanswered (LogWindow): the rest of its output waits in
+// its bounded buffer, which drops lines with a marker when the master's
+// disk falls behind.
 //
 // When the master goes away, an agent that knows the master's address keeps
 // its workers running, buffering their output, and reconnects, to a restarted
@@ -35,13 +39,13 @@
 #include <optional>
 #include <vector>
 #include <string>
-#include <tuple>
 
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
 
 #include "actors/idle_workers.hpp"
 #include "actors/interfaces.hpp"
+#include "actors/log_window.hpp"
 #include "actors/output_route.hpp"
 
 #include "master/timings.hpp"
@@ -89,6 +93,11 @@ struct AgentOptions {
   sandbox::ContainerSetup containers;
 };
 
+// Log messages of one rank unanswered at most: enough to keep shipping while
+// the trial journals the one before, few enough that a slow master disk
+// queues little.
+constexpr std::size_t kLogWindow = 2;
+
 struct AgentState {
   struct Worker {
     std::uint64_t id = 0;  // the agent's number for the process, in the messages about it
@@ -98,7 +107,8 @@ struct AgentState {
     std::shared_ptr<trial_output::WorkerOutput> output;
     std::shared_ptr<OutputRoute> route;             // where the process's lines go
     std::unique_ptr<process::ChildProcess> process;  // null once a warm worker finished the trial
-    std::optional<wire::Bytes> exit_report;  // it ended while the master was away
+    // It ended: reported once its last lines are shipped, or to the trial that adopts it after the master was away.
+    std::optional<wire::Bytes> exit_report;
     std::uint32_t slot = 0;                  // the agent's slot it runs on
     std::optional<WorkerReuseKey> reuse;     // a warm worker: the launches it may take next
     bool stopping = false;                   // told to stop: never reused
@@ -112,8 +122,8 @@ struct AgentState {
   caf::actor master;               // null while reconnecting
   std::uint32_t outages = 0;       // master losses so far; names the current one
   std::uint64_t last_worker_id = 0;
-  // keyed by (trial id, run id, rank)
-  std::map<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>, Worker> workers;
+  std::map<RankKey, Worker> workers;
+  LogWindow log_window{kLogWindow};  // their log messages unanswered by their trials
   IdleWorkers idle{0};  // its limit is the options' timings.warm_worker_idle
   std::map<std::uint64_t, IdleProcess> idle_processes;  // by worker id, as listed in `idle`
   std::map<std::uint64_t, std::unique_ptr<process::ChildProcess>> ending;  // ended idle workers, until they exit

@@ -65,7 +65,9 @@ Result<std::vector<std::filesystem::path>> limit_rank(AgentState& state, std::ui
 
 void enforce_rank_limits(AgentState& state) {
   for (const auto& [id, why] : state.cgroups.enforce()) {
-    auto worker = std::ranges::find_if(state.workers, [id](const auto& entry) { return entry.second.id == id; });
+    auto worker = std::ranges::find_if(state.workers, [id](const auto& entry) {
+      return entry.second.id == id && entry.second.process;  // not an ended rank of a warm worker, still shipping
+    });
     if (worker == state.workers.end()) continue;  // an idle worker: its exit is ignored
     spdlog::warn("trial {} run {} rank {}: {}", std::get<0>(worker->first), std::get<1>(worker->first),
                  std::get<2>(worker->first), why);

@@ -65,6 +65,7 @@ using hold_expired_atom = caf::atom_constant<caf::atom("holdexp")>;
 using decide_again_atom = caf::atom_constant<caf::atom("decideagn")>;
 using reattach_timeout_atom = caf::atom_constant<caf::atom("reattach")>;
 using journaled_atom = caf::atom_constant<caf::atom("journaled")>;
+using logged_atom = caf::atom_constant<caf::atom("logged")>;
 using train_to_atom = caf::atom_constant<caf::atom("trainto")>;
 using close_atom = caf::atom_constant<caf::atom("close")>;
 using park_atom = caf::atom_constant<caf::atom("park")>;

@@ -86,8 +86,11 @@ using TrialActor = caf::typed_actor<
     caf::reacts_to<reattach_timeout_atom, std::uint32_t>,
     // the journal's writer thread: a run's batch of reports (by number) is written (error empty) or not
     caf::reacts_to<journaled_atom, std::uint32_t, std::uint64_t, std::string>,
-    // agent: the worker's output (LogLines) and its end (WorkerExit)
-    caf::reacts_to<log_atom, wire::Bytes>, caf::reacts_to<exited_atom, wire::Bytes>,
+    // the journal's writer thread: a message of output (by the trial's number for it) is written (error empty) or not
+    caf::reacts_to<logged_atom, std::uint64_t, std::string>,
+    // agent: the worker's output (LogLines) -> true once its lines are journaled (false at once when it takes
+    // none: another run's), so the agent ships no faster than the journal writes; the worker's end (WorkerExit)
+    caf::replies_to<log_atom, wire::Bytes>::with<bool>, caf::reacts_to<exited_atom, wire::Bytes>,
     // a command rank: metrics its command printed (MetricReports) -> the last batch journaled
     caf::replies_to<report_atom, wire::Bytes>::with<std::uint64_t>>;
 

@@ -277,18 +277,47 @@ caf::typed_response_promise<std::uint64_t> take_reports(Self self, const wire::B
   return promise;
 }
 
-void journal_logs(Self self, const wire::Bytes& bytes) {
+// A message of a worker's output (LogLines) from its agent, answered true once
+// its lines are written (false at once when it takes none: another run's).
+// The write goes to the journal's writer thread and the answer waits for it,
+// not the trial: the agent ships a rank's next message only after an answer.
+caf::typed_response_promise<bool> journal_logs(Self self, const wire::Bytes& bytes) {
+  const auto allowed = master::check_not_rank(current_peer(self), "ship a worker's output");  // before the promise
+  auto promise = self->make_response_promise<bool>();
+  if (!allowed) return promise.deliver(to_caf_error(allowed.error()));
   auto logs = wire::decode<wire::LogLines>(bytes);
-  if (!logs || logs->run_id != self->state.run->record().run_id) return;
+  if (!logs) return promise.deliver(to_caf_error(logs.error()));
+  if (logs->run_id != self->state.run->record().run_id || logs->lines.empty()) return promise.deliver(false);
   std::vector<storage::LogLine> lines;
   for (auto& entry : logs->lines)
     lines.push_back({logs->trial_id, 0, entry.time_ms, std::move(entry.stream), std::move(entry.text)});
-  // Not waiting for the write: a trial's output must not hold the master's threads.
-  const auto trial = logs->trial_id;
-  auto queued = self->state.context.journal->append_logs_async(trial, std::move(lines), [trial](const Status& written) {
-    if (!written) spdlog::error("trial {}: journaling logs failed: {}", trial, written.error().message);
-  });
-  if (!queued) spdlog::error("trial {}: journaling logs failed: {}", trial, queued.error().message);
+  auto& st = self->state;
+  const auto message = ++st.last_log_message;
+  st.awaiting_logs.emplace(message, promise);
+  auto written_to = [trial = TrialActor(self), message](const Status& written) {
+    // As the trial itself: a local sender, which the handler lets through.
+    caf::send_as(trial, trial, logged_atom::value, message, written ? std::string() : written.error().message);
+  };
+  auto queued = st.context.journal->append_logs_async(logs->trial_id, std::move(lines), std::move(written_to));
+  if (!queued) {
+    st.awaiting_logs.erase(message);
+    spdlog::error("trial {}: journaling logs failed: {}", trial_id(self), queued.error().message);
+    promise.deliver(to_caf_error(queued.error()));
+  }
+  return promise;
+}
+
+// The lines of output message `message` are written (`error` empty) or lost: its agent is answered.
+void answer_logs(Self self, std::uint64_t message, const std::string& error) {
+  auto it = self->state.awaiting_logs.find(message);
+  if (it == self->state.awaiting_logs.end()) return;
+  if (error.empty()) {
+    it->second.deliver(true);
+  } else {
+    spdlog::error("trial {}: journaling logs failed: {}", trial_id(self), error);
+    it->second.deliver(to_caf_error(Error::io(error)));
+  }
+  self->state.awaiting_logs.erase(it);
 }
 
 }  // namespace
@@ -346,9 +375,10 @@ TrialActor::behavior_type trial_actor(Self self, MasterContext context, master::
         if (permitted(master::check_not_rank(current_peer(self), "report a worker's exit")))
           feed_decoded<wire::WorkerExit, master::WorkerExited>(self, bytes);
       },
-      [=](log_atom, const wire::Bytes& bytes) {
-        if (permitted(master::check_not_rank(current_peer(self), "ship a worker's output"))) journal_logs(self, bytes);
+      [=](logged_atom, std::uint64_t message, const std::string& error) {
+        if (from_master(self, "report a log write")) answer_logs(self, message, error);
       },
+      [=](log_atom, const wire::Bytes& bytes) { return journal_logs(self, bytes); },
       [=](report_atom, const wire::Bytes& bytes) { return take_reports(self, bytes); },
   };
 }

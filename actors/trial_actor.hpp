@@ -42,6 +42,9 @@ struct TrialState {
   // Batches of reports of the current run waiting for their write, by seq
   // (a batch sent again while its first copy waits: both copies).
   std::multimap<std::uint64_t, caf::typed_response_promise<std::uint64_t>> awaiting_journal;
+  // Messages of the agents' output waiting for their lines' write, by the trial's number for each.
+  std::map<std::uint64_t, caf::typed_response_promise<bool>> awaiting_logs;
+  std::uint64_t last_log_message = 0;
   static inline const char* name = "trial";
 };
 

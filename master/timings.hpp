@@ -37,6 +37,10 @@ struct Timings {
   // once every rank reported in (slow on a busy host); a lost master ends the
   // wait at once, not this.
   std::chrono::milliseconds hello_timeout = std::chrono::minutes(10);
+  // An agent waits this long for its trial's answer to a message of a
+  // worker's output (given once the lines are journaled) before it counts the
+  // message as lost and ships the next; a lost master frees its place at once.
+  std::chrono::milliseconds log_timeout = std::chrono::seconds(60);
   // An agent keeps a warm rank worker idle this long for the next trial of
   // its experiment on its slot, then ends it.
   std::chrono::milliseconds warm_worker_idle = std::chrono::seconds(5);

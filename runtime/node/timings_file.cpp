@@ -32,6 +32,7 @@ constexpr std::array kKeys{
     TimingKey{"register_timeout", [](master::Timings& t) -> milliseconds& { return t.register_timeout; }},
     TimingKey{"reconnect_patience", [](master::Timings& t) -> milliseconds& { return t.reconnect_patience; }},
     TimingKey{"hello_timeout", [](master::Timings& t) -> milliseconds& { return t.hello_timeout; }},
+    TimingKey{"log_timeout", [](master::Timings& t) -> milliseconds& { return t.log_timeout; }},
     TimingKey{"warm_worker_idle", [](master::Timings& t) -> milliseconds& { return t.warm_worker_idle; }},
     TimingKey{"rank_identity_validity", [](master::Timings& t) -> milliseconds& { return t.rank_identity_validity; }},
 };

@@ -19,6 +19,7 @@ milliseconds& master_outage_patience(master::Timings& t) { return t.master_outag
 milliseconds& workload_timeout(master::Timings& t) { return t.workload_timeout; }
 milliseconds& hello_timeout(master::Timings& t) { return t.hello_timeout; }
 milliseconds& warm_worker_idle(master::Timings& t) { return t.warm_worker_idle; }
+milliseconds& log_timeout(master::Timings& t) { return t.log_timeout; }
 
 // A file holding `text` under the temporary folder, removed with it.
 struct TempFile {
@@ -53,6 +54,7 @@ TEST_CASE("Each setting replaces its default, in every unit, around spaces and c
       {"workload_timeout = 48h", workload_timeout, 48h},
       {"hello_timeout = 10 s\r\n", hello_timeout, 10s},
       {"warm_worker_idle = 500ms", warm_worker_idle, 500ms},
+      {"log_timeout = 2s", log_timeout, 2s},
       {"# heartbeats\nheartbeat_interval = 1s\nconnection_timeout = 2s", connection_timeout, 2s},
   };
   for (const auto& row : rows) {
