@@ -1,0 +1,40 @@
+"""Two builds' trial throughput, row by row, alternating in one session.
+
+    /usr/bin/python3 bench/control_plane/ab_builds.py --before BIN_A --after BIN_B [--rounds 2] [--trials 1000]
+
+Runs bench_control_plane's `volador command` search (`/bin/echo loss=1`,
+max_concurrent_trials 4 x slots) on 2 and 8 slots with each build's bin
+folder in turn, `--rounds` times, and prints trials/s and CPU per trial
+(master, agent) for each run. Alternating keeps the machine's drifting
+load out of the comparison; the peers are left out (bench_control_plane.py
+runs them).
+"""
+import argparse
+import os
+import sys
+import types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_control_plane as bench  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", required=True, help="the first build's bin folder")
+    parser.add_argument("--after", required=True, help="the second build's bin folder")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--trials", type=int, default=1000)
+    args = parser.parse_args()
+    for round_number in range(args.rounds):
+        for name, binaries in (("before", args.before), ("after", args.after)):
+            for slots in (2, 8):
+                row_args = types.SimpleNamespace(bin=binaries, keep=False, row_timeout=150, trials=args.trials,
+                                                 block=max(args.trials // 5, 1))
+                row = bench.volador_search_row(row_args, name, slots, bench.echo_config(args.trials, 4 * slots), "ab")
+                print(f"round {round_number} {name:6} {slots} slots: {row['trials_per_s']:7.1f} trials/s, "
+                      f"CPU {row['cpu_ms_per_trial']} ms/trial (master {row['master_cpu_ms_per_trial']}, "
+                      f"agent {row['agent_cpu_ms_per_trial']}), load {row['load_avg_end']}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
