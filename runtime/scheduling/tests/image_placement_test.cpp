@@ -85,7 +85,7 @@ TEST_CASE("The largest trial that needs images counts only the agents that run t
   CHECK(s.largest_trial(kDefaultPool, true) == 2);
 }
 
-TEST_CASE("A blocked trial that needs images claims an agent that runs them; others backfill elsewhere") {
+TEST_CASE("A blocked trial that needs images claims an agent that runs them while others backfill elsewhere") {
   SlotScheduler s;
   s.add_agent(agent("imaging", 2, true));
   s.add_agent(agent("z-plain", 3, false));
@@ -143,4 +143,19 @@ TEST_CASE("A multi-host trial that needs images frees only whole agents that run
   auto granted = s.schedule().grants;
   REQUIRE(granted.size() == 1);
   CHECK(granted[0].placements == std::vector<Placement>{{"b-imaging", {0}}, {"c-imaging", {0}}});
+}
+
+TEST_CASE("A trial that needs images and finds no trial to ask to leave does not stop one without an image from asking") {
+  ManualClock time;
+  SlotScheduler s{time.clock()};
+  s.set_pool(kDefaultPool, {.preemption = true, .min_run_before_preemption_ms = 0});
+  s.add_agent(agent("imaging", 1, true));
+  s.add_agent(agent("plain", 1, false));
+  queue(s, 1, 1, experiment(1, 5));   // on imaging: more important than any newcomer
+  queue(s, 2, 1, experiment(2, 60));  // on plain
+  REQUIRE(s.schedule().grants.size() == 2);
+  queue_image(s, 10, 1, experiment(3, 10));  // may not move trial 1, and trial 2 is not on an agent it can use
+  queue(s, 20, 1, experiment(4, 20));        // after it in order, as big: trial 2 may leave for it
+  const auto decision = s.schedule();
+  CHECK(decision.preemptions == std::vector<Preemption>{{2, 4}});
 }
