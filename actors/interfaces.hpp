@@ -112,9 +112,9 @@ using ExperimentActor = caf::typed_actor<
 using PoolActor = caf::typed_actor<
     // an agent offers its slots (AgentInfo)
     caf::replies_to<register_atom, wire::Bytes, caf::actor>::with<bool>,
-    // a trial asks for its slots, sharing its experiment's pool; answered later with granted_atom
-    // (or asked to make room with preempt_atom once granted)
-    caf::reacts_to<request_slots_atom, std::uint64_t, std::uint32_t, scheduling::ExperimentShare, TrialActor>,
+    // a trial asks for its slots, sharing its experiment's pool, on agents that run images when it needs them
+    // (environment.image); answered later with granted_atom (or asked to make room with preempt_atom once granted)
+    caf::reacts_to<request_slots_atom, std::uint64_t, std::uint32_t, scheduling::ExperimentShare, bool, TrialActor>,
     // a trial gives its slots (granted or asked for) back
     caf::reacts_to<release_atom, std::uint64_t>,
     // an agent (its handle added by the gateway) reports its work disk (WorkDiskReport): one that refuses
@@ -123,7 +123,7 @@ using PoolActor = caf::typed_actor<
     // a new experiment's pool (resources.resource_pool, empty: the default), slots per trial, rank
     // limits (resources.memory_limit, max_processes) and the image fields it sets (master/image_admission.hpp)
     // -> the pool its trials go to; invalid_argument for an unknown pool, or one whose agents can never fit
-    // a trial, allow its limits or run its image
+    // a trial (those that run images, for an image), allow its limits, or where none runs images
     caf::replies_to<capacity_atom, std::string, std::uint32_t, std::uint64_t, std::uint32_t,
                     std::vector<std::string>>::with<std::string>,
     // agents, their pools, labels, slots and trials (AgentList); the pools, their use and queues (PoolList)

@@ -86,7 +86,8 @@ caf::result<std::string> admit(Self self, const std::string& requested, std::uin
   auto& st = self->state;
   auto pool = pool_of(st, requested);
   if (!pool) return to_caf_error(Error::invalid_argument("resources.resource_pool: " + pool.error().message));
-  if (auto fits = master::check_fits(*pool, slots, st.scheduler.largest_trial(*pool)); !fits)
+  const bool needs_images = !image_fields.empty();
+  if (auto fits = master::check_fits(*pool, slots, st.scheduler.largest_trial(*pool, needs_images), needs_images); !fits)
     return to_caf_error(fits.error());
   std::vector<wire::AgentInfo> agents;
   for (const auto& [id, info] : st.registered)
@@ -204,7 +205,7 @@ caf::result<bool> register_agent(Self self, const wire::Bytes& bytes, caf::actor
   }
   spdlog::info("agent {} on {} joined pool {} with {} slots", info->agent_id, info->hostname, *pool, info->slots.size());
   st.agents[info->agent_id] = caf::actor_cast<AgentActor>(agent);
-  st.scheduler.add_agent({info->agent_id, *pool, info->labels, std::move(kinds)});
+  st.scheduler.add_agent({info->agent_id, *pool, info->labels, std::move(kinds), !info->container_runtime.empty()});
   st.registered[info->agent_id] = {info->agent_id, info->hostname, info->slots, {}, *pool, info->labels,
                                    info->memory_limit_bytes, info->max_processes, info->work_disk_free_bytes,
                                    info->work_disk_refusal, info->container_runtime};
@@ -277,9 +278,10 @@ PoolActor::behavior_type resource_pool_actor(Self self, std::chrono::millisecond
   return {
       [=](register_atom, const wire::Bytes& bytes, caf::actor agent) { return register_agent(self, bytes, std::move(agent)); },
       [=](request_slots_atom, std::uint64_t trial_id, std::uint32_t slots, scheduling::ExperimentShare share,
-          TrialActor trial) {
+          bool needs_images, TrialActor trial) {
         drop_held(self, trial_id);
-        auto queued = self->state.scheduler.request({trial_id, slots, resolved(self->state, std::move(share))});
+        auto queued =
+            self->state.scheduler.request({trial_id, slots, resolved(self->state, std::move(share)), needs_images});
         if (!queued) return spdlog::error("trial {}: cannot queue its request: {}", trial_id, queued.error().message);
         self->state.trials[trial_id] = std::move(trial);
         grant_what_fits(self);

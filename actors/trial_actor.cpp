@@ -10,6 +10,7 @@
 #include "actors/caf_error.hpp"
 #include "actors/peer_check.hpp"
 #include "actors/resource_pool_actor.hpp"
+#include "master/image_admission.hpp"
 #include "master/pool_admission.hpp"
 #include "runtime/core/overloaded.hpp"
 #include "runtime/wire/codec.hpp"
@@ -199,7 +200,8 @@ void carry_out(Self self, master::TrialEffects effects) {
     std::visit(
         Overloaded{
             [&](const master::RequestSlots& e) {
-              self->send(st.context.pool, request_slots_atom::value, id, e.slots, share(self), TrialActor(self));
+              self->send(st.context.pool, request_slots_atom::value, id, e.slots, share(self),
+                         master::needs_images(self->state.run->spec().config->environment), TrialActor(self));
             },
             [&](const master::ReleaseSlots&) { self->send(st.context.pool, release_atom::value, id); },
             [&](const master::WatchAgents& e) { watch_agents(self, e); },

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 namespace volador::master {
 
@@ -15,21 +14,16 @@ std::vector<std::string> image_fields(const config::Environment& environment) {
   return set;
 }
 
+bool needs_images(const config::Environment& environment) { return !image_fields(environment).empty(); }
+
 Status check_image_runs(const std::string& pool, const std::vector<wire::AgentInfo>& agents,
                         const std::vector<std::string>& fields) {
   if (fields.empty()) return {};
-  std::vector<std::string> without;
-  for (const auto& agent : agents)
-    if (agent.container_runtime.empty()) without.push_back(agent.agent_id);
-  if (agents.empty() || without.size() == agents.size())
-    return fail(Error::invalid_argument(fmt::format(
-        "environment.{0}: no agent in pool {1} can run images; remove environment.{0} or install podman", fields.front(),
-        pool)));
-  if (without.empty()) return {};
-  return fail(Error::invalid_argument(fmt::format(
-      "environment.{0}: agent(s) {1} of pool {2} cannot run images, and the pool's trials may go to any of its agents; "
-      "install podman there, or run the experiment in a pool whose agents all can (resources.resource_pool)",
-      fields.front(), fmt::join(without, ", "), pool)));
+  if (std::ranges::any_of(agents, [](const wire::AgentInfo& agent) { return !agent.container_runtime.empty(); }))
+    return {};
+  return fail(Error::invalid_argument(
+      fmt::format("environment.{0}: no agent in pool {1} can run images; remove environment.{0} or install podman",
+                  fields.front(), pool)));
 }
 
 }  // namespace volador::master

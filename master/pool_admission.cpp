@@ -14,12 +14,12 @@ Result<std::string> choose_pool(const config::ClusterConfig& cluster, const std:
       fmt::format("this cluster has no pool named '{}' (its pools: {})", requested, names)));
 }
 
-Status check_fits(const std::string& pool, std::uint32_t slots, std::uint32_t largest) {
+Status check_fits(const std::string& pool, std::uint32_t slots, std::uint32_t largest, bool needs_images) {
   if (largest == 0 || slots <= largest) return {};
   return fail(Error::invalid_argument(fmt::format(
-      "resources.slots_per_trial: {} slots per trial can never be scheduled in pool '{}': its agents can give one "
+      "resources.slots_per_trial: {} slots per trial can never be scheduled in pool '{}': its agents{} can give one "
       "trial at most {} slots of one kind (CPU slots, or GPUs of one model)",
-      slots, pool, largest)));
+      slots, pool, needs_images ? " that run images (environment.image)" : "", largest)));
 }
 
 std::string trial_pool(const storage::ExperimentRecord& record, const config::Resources& resources) {

@@ -23,10 +23,11 @@ Result<std::string> choose_pool(const config::ClusterConfig& cluster, const std:
                                 bool gpu_default_has_gpus);
 
 // invalid_argument "resources.slots_per_trial: ..." when a trial of `slots`
-// slots can never run in `pool`, whose agents can give one trial at most
-// `largest` slots of one kind. A pool without agents (largest 0) refuses
-// nothing: its trials wait for agents to join.
-Status check_fits(const std::string& pool, std::uint32_t slots, std::uint32_t largest);
+// slots can never run in `pool`, whose agents (those that run images, when
+// the trial `needs_images`) can give one trial at most `largest` slots of
+// one kind. A pool without such agents (largest 0) refuses nothing: its
+// trials wait for agents to join.
+Status check_fits(const std::string& pool, std::uint32_t slots, std::uint32_t largest, bool needs_images = false);
 
 // The pool every trial of the experiment asks for: the one it was admitted
 // to (journaled in `record`), or, for an experiment journaled before that was

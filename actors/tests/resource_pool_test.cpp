@@ -79,7 +79,7 @@ std::string admission(caf::scoped_actor& client, const PoolActor& pool, std::vec
   return answer;
 }
 
-TEST_CASE("An image is admitted to a pool whose agents all registered a container runtime, refused naming the pool or the agents otherwise") {
+TEST_CASE("An image is admitted to a pool where an agent registered a container runtime, refused naming the pool otherwise") {
   caf::actor_system_config config;
   caf::actor_system system{config};
   auto pool = system.spawn(resource_pool_actor, std::chrono::milliseconds(50), config::default_cluster_config());
@@ -92,9 +92,34 @@ TEST_CASE("An image is admitted to a pool whose agents all registered a containe
   CHECK(admission(agent, pool, {"image", "force_pull_image"}) == "default");
   caf::scoped_actor other{system};
   register_agent(other, pool, wire::AgentInfo{"plain", "host", {wire::SlotSpec{}}, {}});
-  CHECK_THAT(admission(agent, pool, {"image"}), Catch::StartsWith("environment.image: agent(s) plain of pool default "
-                                                                  "cannot run images"));
+  CHECK(admission(agent, pool, {"image"}) == "default");  // its trials go to "podman" alone
   CHECK(admission(agent, pool, {}) == "default");
+  caf::anon_send_exit(pool, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("A trial that needs images is granted the slot of the agent with a container runtime, never the other's") {
+  caf::actor_system_config config;
+  caf::actor_system system{config};
+  auto pool = system.spawn(resource_pool_actor, std::chrono::duration_cast<std::chrono::milliseconds>(kReattachGrace),
+                           config::default_cluster_config());
+  caf::scoped_actor plain{system};
+  caf::scoped_actor imaging{system};
+  register_agent(plain, pool, {"a-plain", "host", {wire::SlotSpec{}}, {}});
+  wire::AgentInfo with_podman{"b-podman", "host", {wire::SlotSpec{}}, {}};
+  with_podman.container_runtime = "podman";
+  register_agent(imaging, pool, with_podman);
+  caf::scoped_actor trial{system};
+  auto granted_agent = [&](std::uint64_t trial_id, bool needs_images) {
+    trial->send(pool, request_slots_atom::value, trial_id, std::uint32_t{1},
+                scheduling::ExperimentShare{.experiment_id = trial_id}, needs_images,
+                caf::actor_cast<TrialActor>(caf::actor(trial)));
+    std::string agent_id;
+    trial->receive([&](granted_atom, const std::vector<GrantedAgent>& grant) { agent_id = grant.at(0).agent_id; },
+                   caf::after(std::chrono::seconds(10)) >> [] { FAIL("no grant"); });
+    return agent_id;
+  };
+  CHECK(granted_agent(1, true) == "b-podman");  // "a-plain" comes first for any other trial
+  CHECK(granted_agent(2, false) == "a-plain");
   caf::anon_send_exit(pool, caf::exit_reason::user_shutdown);
 }
 
@@ -112,7 +137,7 @@ TEST_CASE("A more important trial preempts a running one once it has run its min
   register_agent(agent, pool, {"agent-a", "host", {wire::SlotSpec{}}, {}});
   auto ask_for_slot = [&](caf::scoped_actor& trial, std::uint64_t trial_id, int priority) {
     trial->send(pool, request_slots_atom::value, trial_id, std::uint32_t{1},
-                scheduling::ExperimentShare{.experiment_id = trial_id, .priority = priority},
+                scheduling::ExperimentShare{.experiment_id = trial_id, .priority = priority}, false,
                 caf::actor_cast<TrialActor>(caf::actor(trial)));
   };
   auto wait_for_grant = [](caf::scoped_actor& trial) {

@@ -41,6 +41,11 @@ TEST_CASE("A trial larger than any agent of its pool can give is refused but a p
   CHECK(refused.error().message ==
         "resources.slots_per_trial: 8 slots per trial can never be scheduled in pool 'gpus': its agents can give one "
         "trial at most 4 slots of one kind (CPU slots, or GPUs of one model)");
+  auto image = check_fits("gpus", 8, 4, true);
+  REQUIRE_FALSE(image);
+  CHECK(image.error().message ==
+        "resources.slots_per_trial: 8 slots per trial can never be scheduled in pool 'gpus': its agents that run "
+        "images (environment.image) can give one trial at most 4 slots of one kind (CPU slots, or GPUs of one model)");
 }
 
 TEST_CASE("Every trial asks for the pool its experiment was admitted to, or its config's when none was journaled") {

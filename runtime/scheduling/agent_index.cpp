@@ -26,39 +26,51 @@ void AgentIndex::recount(Agent& agent) {
       it->claimed = old.claimed;
 }
 
+template <class Change>
+void AgentIndex::for_views_of(const Agent& agent, Change&& change) {
+  for (auto* view : {&every_, &imaging_})
+    if (view->admits(agent)) change(*view);
+}
+
 // Takes an unclaimed, open agent's entries out of the per-kind indexes.
 void AgentIndex::unindex(const std::string& id, const Agent& agent) {
   if (agent.closed) return;
-  for (const auto& slots : agent.by_kind) {
-    auto& index = kinds_[slots.kind];
-    index.by_free.erase({slots.free, id});
-    if (index.idle.erase({slots.total, id}) > 0) index.idle_slots -= slots.total;
-    index.with_leaving.erase(id);
-    if (agent.only_of(slots.kind)) index.by_busy.erase({slots.total - slots.free - slots.leaving, slots.total, id});
-    unclaimed_free_ -= slots.free;
-  }
+  for_views_of(agent, [&](View& view) {
+    for (const auto& slots : agent.by_kind) {
+      auto& index = view.kinds[slots.kind];
+      index.by_free.erase({slots.free, id});
+      if (index.idle.erase({slots.total, id}) > 0) index.idle_slots -= slots.total;
+      index.with_leaving.erase(id);
+      if (agent.only_of(slots.kind)) index.by_busy.erase({slots.total - slots.free - slots.leaving, slots.total, id});
+    }
+  });
+  for (const auto& slots : agent.by_kind) unclaimed_free_ -= slots.free;
 }
 
 void AgentIndex::index(const std::string& id, const Agent& agent) {
   if (agent.closed) return;
-  for (const auto& slots : agent.by_kind) {
-    auto& index = kinds_[slots.kind];
-    index.by_free.insert({slots.free, id});
-    if (agent.only_of(slots.kind) && slots.free == slots.total) {
-      index.idle.insert({slots.total, id});
-      index.idle_slots += slots.total;
+  for_views_of(agent, [&](View& view) {
+    for (const auto& slots : agent.by_kind) {
+      auto& index = view.kinds[slots.kind];
+      index.by_free.insert({slots.free, id});
+      if (agent.only_of(slots.kind) && slots.free == slots.total) {
+        index.idle.insert({slots.total, id});
+        index.idle_slots += slots.total;
+      }
+      if (slots.leaving > 0) index.with_leaving.insert(id);
+      if (agent.only_of(slots.kind))
+        index.by_busy.insert({slots.total - slots.free - slots.leaving, slots.total, id, &agent});
     }
-    if (slots.leaving > 0) index.with_leaving.insert(id);
-    if (agent.only_of(slots.kind)) index.by_busy.insert({slots.total - slots.free - slots.leaving, slots.total, id, &agent});
-    unclaimed_free_ += slots.free;
-  }
+  });
+  for (const auto& slots : agent.by_kind) unclaimed_free_ += slots.free;
 }
 
-void AgentIndex::order_kinds() {
-  kind_order_.clear();
-  for (const auto& [kind, index] : kinds_)
-    if (kind != kCpuKind && index.agents > 0) kind_order_.push_back(kind);
-  if (auto cpu = kinds_.find(kCpuKind); cpu != kinds_.end() && cpu->second.agents > 0) kind_order_.push_back(kCpuKind);
+void AgentIndex::order_kinds(View& view) {
+  view.kind_order.clear();
+  for (const auto& [kind, index] : view.kinds)
+    if (kind != kCpuKind && index.agents > 0) view.kind_order.push_back(kind);
+  if (auto cpu = view.kinds.find(kCpuKind); cpu != view.kinds.end() && cpu->second.agents > 0)
+    view.kind_order.push_back(kCpuKind);
 }
 
 void AgentIndex::add(const AgentSpec& spec) {
@@ -67,17 +79,20 @@ void AgentIndex::add(const AgentSpec& spec) {
   agent.kinds = spec.slot_kinds;
   agent.owners.assign(spec.slot_kinds.size(), 0);
   agent.leaving.assign(spec.slot_kinds.size(), false);
+  agent.runs_images = spec.runs_images;
   recount(agent);
-  for (const auto& slots : agent.by_kind) {
-    auto& index = kinds_[slots.kind];
-    ++index.agents;
-    index.largest_agent = std::max(index.largest_agent, slots.total);
-    if (agent.only_of(slots.kind)) index.only_kind.insert(spec.agent_id);
-  }
+  for_views_of(agent, [&](View& view) {
+    for (const auto& slots : agent.by_kind) {
+      auto& index = view.kinds[slots.kind];
+      ++index.agents;
+      index.largest_agent = std::max(index.largest_agent, slots.total);
+      if (agent.only_of(slots.kind)) index.only_kind.insert(spec.agent_id);
+    }
+    order_kinds(view);
+  });
   total_slots_ += static_cast<std::uint32_t>(agent.kinds.size());
   free_slots_ += static_cast<std::uint32_t>(agent.kinds.size());
   index(spec.agent_id, agent);
-  order_kinds();
 }
 
 std::vector<TrialId> AgentIndex::remove(const std::string& agent_id) {
@@ -90,18 +105,21 @@ std::vector<TrialId> AgentIndex::remove(const std::string& agent_id) {
     if (owner != 0) trials.insert(owner);
   total_slots_ -= static_cast<std::uint32_t>(agent.kinds.size());
   free_slots_ -= static_cast<std::uint32_t>(std::ranges::count(agent.owners, TrialId{0}));
-  const auto kinds = agent.by_kind;
+  const auto gone = std::move(it->second);
   agents_.erase(it);
   std::erase(claimed_, agent_id);
-  for (const auto& slots : kinds) {
-    auto& index = kinds_[slots.kind];
-    --index.agents;
-    index.only_kind.erase(agent_id);
-    index.largest_agent = 0;
-    for (const auto& [id, other] : agents_)
-      if (const auto* of_kind = other.slots_of(slots.kind)) index.largest_agent = std::max(index.largest_agent, of_kind->total);
-  }
-  order_kinds();
+  for_views_of(gone, [&](View& view) {
+    for (const auto& slots : gone.by_kind) {
+      auto& index = view.kinds[slots.kind];
+      --index.agents;
+      index.only_kind.erase(agent_id);
+      index.largest_agent = 0;
+      for (const auto& [id, other] : agents_)
+        if (const auto* of_kind = other.slots_of(slots.kind); of_kind != nullptr && view.admits(other))
+          index.largest_agent = std::max(index.largest_agent, of_kind->total);
+    }
+    order_kinds(view);
+  });
   return {trials.begin(), trials.end()};
 }
 
@@ -152,15 +170,16 @@ std::vector<std::uint32_t> AgentIndex::take(const Agent& agent, const std::strin
   return taken;
 }
 
-std::optional<Placement> AgentIndex::best_fit(const std::string& kind, std::uint32_t slots) const {
-  const auto& by_free = kinds_.at(kind).by_free;
+std::optional<Placement> AgentIndex::best_fit(const KindIndex& index, const std::string& kind,
+                                             std::uint32_t slots) const {
+  const auto& by_free = index.by_free;
   auto it = by_free.lower_bound({slots, std::string()});
   if (it == by_free.end()) return std::nullopt;
   return Placement{it->second, take(agents_.at(it->second), kind, slots)};
 }
 
-std::optional<std::vector<Placement>> AgentIndex::whole_idle_agents(const std::string& kind, std::uint32_t slots) const {
-  const auto& index = kinds_.at(kind);
+std::optional<std::vector<Placement>> AgentIndex::whole_idle_agents(const KindIndex& index, const std::string& kind,
+                                                                    std::uint32_t slots) const {
   if (index.idle_slots < slots) return std::nullopt;
   std::vector<Placement> placements;
   for (auto it = index.idle.begin(); slots > 0; ++it) {
@@ -170,30 +189,35 @@ std::optional<std::vector<Placement>> AgentIndex::whole_idle_agents(const std::s
   return placements;
 }
 
-std::optional<std::vector<Placement>> AgentIndex::place(std::uint32_t slots) const {
+std::optional<std::vector<Placement>> AgentIndex::place(std::uint32_t slots, bool needs_images) const {
   if (slots == 0 || slots > unclaimed_free_) return std::nullopt;
-  for (const auto& kind : kind_order_) {
-    if (auto single = best_fit(kind, slots)) return std::vector{*single};
-    if (auto spread = whole_idle_agents(kind, slots)) return spread;
+  const auto& candidates = view(needs_images);
+  for (const auto& kind : candidates.kind_order) {
+    const auto& index = candidates.kinds.at(kind);
+    if (auto single = best_fit(index, kind, slots)) return std::vector{*single};
+    if (auto spread = whole_idle_agents(index, kind, slots)) return spread;
   }
   return std::nullopt;
 }
 
-bool AgentIndex::fits_one_agent(const std::string& kind, std::uint32_t slots) const {
-  auto it = kinds_.find(kind);
-  return it != kinds_.end() && it->second.largest_agent >= slots;
+bool AgentIndex::fits_one_agent(const std::string& kind, std::uint32_t slots, bool needs_images) const {
+  const auto& kinds = view(needs_images).kinds;
+  auto it = kinds.find(kind);
+  return it != kinds.end() && it->second.largest_agent >= slots;
 }
 
-std::optional<AgentIndex::Reservation> AgentIndex::nearest_agent(const std::string& kind, std::uint32_t slots) const {
-  const auto& index = kinds_.at(kind);
+std::optional<AgentIndex::Reservation> AgentIndex::nearest_agent(const View& view, const std::string& kind,
+                                                                 std::uint32_t slots) const {
+  const auto& index = view.kinds.at(kind);
   // The most free slots among unclaimed agents big enough, then any agent
   // whose leaving slots, or claimed agent whose unclaimed ones, bring it
   // nearer.
   const KindSlots* best = nullptr;
   const std::string* best_id = nullptr;
   auto consider = [&](const std::string& id) {
-    const auto* of_kind = agents_.at(id).slots_of(kind);
-    if (of_kind == nullptr || of_kind->total < slots) return;
+    const auto& agent = agents_.at(id);
+    const auto* of_kind = agent.slots_of(kind);
+    if (of_kind == nullptr || of_kind->total < slots || !view.admits(agent)) return;
     const auto soon = of_kind->soon_free();
     if (best == nullptr || soon > best->soon_free() || (soon == best->soon_free() && id < *best_id)) {
       best = of_kind;
@@ -207,10 +231,10 @@ std::optional<AgentIndex::Reservation> AgentIndex::nearest_agent(const std::stri
   return Reservation{kind, slots, {*best_id}, best->soon_free() >= slots};
 }
 
-std::optional<AgentIndex::Reservation> AgentIndex::nearest_whole_agents(const std::string& kind,
-                                                                        std::uint32_t slots) const {
-  Reservation reservation{kind, slots, {}, true};
-  for (auto it = kinds_.at(kind).by_busy.begin(); slots > 0 && it != kinds_.at(kind).by_busy.end(); ++it) {
+std::optional<AgentIndex::Reservation> AgentIndex::nearest_whole_agents(const KindIndex& index, const std::string& kind,
+                                                                        std::uint32_t slots) {
+  Reservation reservation{kind, slots, {}, true, true};
+  for (auto it = index.by_busy.begin(); slots > 0 && it != index.by_busy.end(); ++it) {
     reservation.agent_ids.push_back(it->agent_id);
     reservation.fits_once_left = reservation.fits_once_left && it->busy == 0;
     slots -= std::min(slots, it->size);
@@ -219,22 +243,25 @@ std::optional<AgentIndex::Reservation> AgentIndex::nearest_whole_agents(const st
   return reservation;
 }
 
-const std::set<AgentIndex::BusyAgent>& AgentIndex::whole_agents(const std::string& kind) const {
+const std::set<AgentIndex::BusyAgent>& AgentIndex::whole_agents(const std::string& kind, bool needs_images) const {
   static const std::set<BusyAgent> none;
-  auto it = kinds_.find(kind);
-  return it == kinds_.end() ? none : it->second.by_busy;
+  const auto& kinds = view(needs_images).kinds;
+  auto it = kinds.find(kind);
+  return it == kinds.end() ? none : it->second.by_busy;
 }
 
-std::optional<AgentIndex::Reservation> AgentIndex::reservation_for(std::uint32_t slots) const {
-  for (const auto& kind : kind_order_) {
-    auto reservation = fits_one_agent(kind, slots) ? nearest_agent(kind, slots) : nearest_whole_agents(kind, slots);
+std::optional<AgentIndex::Reservation> AgentIndex::reservation_for(std::uint32_t slots, bool needs_images) const {
+  const auto& candidates = view(needs_images);
+  for (const auto& kind : candidates.kind_order) {
+    auto reservation = fits_one_agent(kind, slots, needs_images)
+                           ? nearest_agent(candidates, kind, slots)
+                           : nearest_whole_agents(candidates.kinds.at(kind), kind, slots);
     if (reservation) return reservation;
   }
   return std::nullopt;
 }
 
 void AgentIndex::claim(const Reservation& reservation) {
-  const bool whole_agents = !fits_one_agent(reservation.kind, reservation.slots);
   for (const auto& id : reservation.agent_ids) {
     auto it = agents_.find(id);
     if (it == agents_.end()) continue;
@@ -246,7 +273,7 @@ void AgentIndex::claim(const Reservation& reservation) {
     }
     for (auto& of_kind : agent.by_kind)
       if (of_kind.kind == reservation.kind)
-        of_kind.claimed = whole_agents ? of_kind.total : std::min(of_kind.total, of_kind.claimed + reservation.slots);
+        of_kind.claimed = reservation.whole_agents ? of_kind.total : std::min(of_kind.total, of_kind.claimed + reservation.slots);
   }
 }
 
@@ -261,9 +288,9 @@ void AgentIndex::clear_claims() {
   claimed_.clear();
 }
 
-std::uint32_t AgentIndex::largest_trial() const {
+std::uint32_t AgentIndex::largest_trial(bool needs_images) const {
   std::uint32_t largest = 0;
-  for (const auto& [kind, index] : kinds_) {
+  for (const auto& [kind, index] : view(needs_images).kinds) {
     std::uint32_t whole_agents = 0;
     for (const auto& id : index.only_kind) whole_agents += agents_.at(id).by_kind.front().total;
     largest = std::max({largest, index.largest_agent, whole_agents});

@@ -9,7 +9,11 @@
 // free slots wait for that trial) and offers other waiting trials only its
 // unclaimed slots, until the claims are cleared. A closed agent (its work
 // disk is full) is left out of the indexes, so it is given no new trial,
-// claimed by none and preempted for none. Not thread-safe.
+// claimed by none and preempted for none. Every query names whether the
+// trial needs container images: one that does sees only the agents that
+// run them (each index is kept twice: over every agent, and over those
+// agents), so it is placed, claims and preempts only there. Not
+// thread-safe.
 
 #include <cstdint>
 #include <functional>
@@ -43,6 +47,7 @@ class AgentIndex {
     std::vector<TrialId> owners;     // per slot: 0 when free
     std::vector<bool> leaving;       // per slot: its owner was asked to leave
     std::vector<KindSlots> by_kind;  // one per kind it has, by kind
+    bool runs_images = false;
     bool hidden = false;  // claimed in this decision: hidden from placement
     bool closed = false;  // takes no new trials: out of the indexes (placement, claims, preemption) until opened
     [[nodiscard]] const KindSlots* slots_of(const std::string& kind) const;
@@ -57,6 +62,7 @@ class AgentIndex {
     std::uint32_t slots = 0;
     std::vector<std::string> agent_ids;
     bool fits_once_left = false;
+    bool whole_agents = false;  // the trial takes each agent whole (it fits none alone)
   };
 
   // Adds an agent whose id is not known here.
@@ -76,28 +82,34 @@ class AgentIndex {
   // Marks the placement's slots as used by a trial asked to leave.
   void mark_leaving(const Placement& placement);
 
-  // Where `slots` slots fit now, outside claimed agents: the first kind in
+  // Where `slots` slots fit now, outside claimed agents (and on agents that
+  // run images only, when `needs_images`): the first kind in
   // kinds_by_preference() order with one agent (best fit) or whole idle
   // agents of that kind, biggest first, enough for them; nullopt if none.
-  [[nodiscard]] std::optional<std::vector<Placement>> place(std::uint32_t slots) const;
+  [[nodiscard]] std::optional<std::vector<Placement>> place(std::uint32_t slots, bool needs_images) const;
   // Where a trial of `slots` slots that does not fit now will start: of the
-  // first kind that could ever hold it, the agent with the most slots free
-  // or leaving and unclaimed, or for a multi-host trial the unclaimed whole
-  // agents of that kind with the most; nullopt when none could.
-  [[nodiscard]] std::optional<Reservation> reservation_for(std::uint32_t slots) const;
-  // Claims the reservation's slots (a whole agent each when it names
-  // several) and hides its agents from place() until clear_claims().
+  // first kind that could ever hold it (on agents that run images, when
+  // `needs_images`), the agent with the most slots free or leaving and
+  // unclaimed, or for a multi-host trial the unclaimed whole agents of that
+  // kind with the most; nullopt when none could.
+  [[nodiscard]] std::optional<Reservation> reservation_for(std::uint32_t slots, bool needs_images) const;
+  // Claims the reservation's slots (each agent whole when it says so) and
+  // hides its agents from place() until clear_claims().
   void claim(const Reservation& reservation);
   void clear_claims();
 
-  // The kinds offered, GPU models first (by name), then CPU.
-  [[nodiscard]] const std::vector<std::string>& kinds_by_preference() const { return kind_order_; }
+  // The kinds offered (by agents that run images, when `needs_images`), GPU
+  // models first (by name), then CPU.
+  [[nodiscard]] const std::vector<std::string>& kinds_by_preference(bool needs_images) const {
+    return view(needs_images).kind_order;
+  }
   // The most slots of one kind one trial could ever get, on one agent or on
-  // whole agents of that kind together.
-  [[nodiscard]] std::uint32_t largest_trial() const;
-  // Whether a trial of `slots` slots fits on one agent of `kind` (else it
-  // needs whole agents of it).
-  [[nodiscard]] bool fits_one_agent(const std::string& kind, std::uint32_t slots) const;
+  // whole agents of that kind together (that run images, when
+  // `needs_images`).
+  [[nodiscard]] std::uint32_t largest_trial(bool needs_images) const;
+  // Whether a trial of `slots` slots fits on one agent of `kind` (that runs
+  // images, when `needs_images`); else it needs whole agents of it.
+  [[nodiscard]] bool fits_one_agent(const std::string& kind, std::uint32_t slots, bool needs_images) const;
   [[nodiscard]] std::uint32_t total_slots() const { return total_slots_; }
   [[nodiscard]] std::uint32_t free_slots() const { return free_slots_; }
   // Free slots outside claimed agents.
@@ -115,9 +127,10 @@ class AgentIndex {
     }
     bool operator==(const BusyAgent& other) const { return (*this <=> other) == 0; }
   };
-  // The unclaimed agents made only of `kind`, fewest busy slots first (none
-  // when the kind is unknown).
-  [[nodiscard]] const std::set<BusyAgent>& whole_agents(const std::string& kind) const;
+  // The unclaimed agents made only of `kind` (that run images, when
+  // `needs_images`), fewest busy slots first (none when the kind is
+  // unknown).
+  [[nodiscard]] const std::set<BusyAgent>& whole_agents(const std::string& kind, bool needs_images) const;
 
  private:
   struct BySizeThenId {
@@ -137,20 +150,36 @@ class AgentIndex {
     std::uint32_t largest_agent = 0;     // most slots of the kind on one agent, claimed ones included
     std::uint32_t agents = 0;            // with slots of the kind, claimed ones included
   };
+  // The per-kind indexes over the agents one kind of trial may use: every
+  // agent, or only those that run images.
+  struct View {
+    bool images_only = false;
+    std::map<std::string, KindIndex> kinds;
+    std::vector<std::string> kind_order;  // the kinds offered: GPU models first, then CPU
+    [[nodiscard]] bool admits(const Agent& agent) const { return !images_only || agent.runs_images; }
+  };
+  [[nodiscard]] const View& view(bool needs_images) const { return needs_images ? imaging_ : every_; }
+  // Calls `change` with each view that admits `agent`.
+  template <class Change>
+  void for_views_of(const Agent& agent, Change&& change);
   void unindex(const std::string& id, const Agent& agent);
   void index(const std::string& id, const Agent& agent);
   void recount(Agent& agent);
-  void order_kinds();
-  [[nodiscard]] std::optional<Placement> best_fit(const std::string& kind, std::uint32_t slots) const;
-  [[nodiscard]] std::optional<std::vector<Placement>> whole_idle_agents(const std::string& kind, std::uint32_t slots) const;
-  [[nodiscard]] std::optional<Reservation> nearest_agent(const std::string& kind, std::uint32_t slots) const;
-  [[nodiscard]] std::optional<Reservation> nearest_whole_agents(const std::string& kind, std::uint32_t slots) const;
+  static void order_kinds(View& view);
+  [[nodiscard]] std::optional<Placement> best_fit(const KindIndex& index, const std::string& kind,
+                                                  std::uint32_t slots) const;
+  [[nodiscard]] std::optional<std::vector<Placement>> whole_idle_agents(const KindIndex& index, const std::string& kind,
+                                                                        std::uint32_t slots) const;
+  [[nodiscard]] std::optional<Reservation> nearest_agent(const View& view, const std::string& kind,
+                                                         std::uint32_t slots) const;
+  [[nodiscard]] static std::optional<Reservation> nearest_whole_agents(const KindIndex& index, const std::string& kind,
+                                                                       std::uint32_t slots);
   // The first `count` free slots of `kind` on an agent.
   [[nodiscard]] static std::vector<std::uint32_t> take(const Agent& agent, const std::string& kind, std::uint32_t count);
 
   std::map<std::string, Agent> agents_;
-  std::map<std::string, KindIndex> kinds_;
-  std::vector<std::string> kind_order_;
+  View every_{.images_only = false};
+  View imaging_{.images_only = true};
   std::vector<std::string> claimed_;  // agents claimed in this decision
   std::uint32_t total_slots_ = 0;
   std::uint32_t free_slots_ = 0;

@@ -59,7 +59,8 @@ bool PoolScheduler::may_take(const Experiment& requester, std::uint32_t gang, Tr
 // agent that would then hold the gang is where it starts.
 std::optional<PoolScheduler::Victims> PoolScheduler::victims_on_one_agent(const std::string& kind,
                                                                          const Experiment& requester,
-                                                                         std::uint32_t gang, std::int64_t now_ms) const {
+                                                                         std::uint32_t gang, bool needs_images,
+                                                                         std::int64_t now_ms) const {
   struct Gathered {
     std::uint32_t soon = 0;  // slots free, leaving, or of the victims gathered here
     std::vector<TrialId> victims;
@@ -75,6 +76,7 @@ std::optional<PoolScheduler::Victims> PoolScheduler::victims_on_one_agent(const 
         const auto* agent = trial.agents[p];
         const auto& placement = trial.allocation.placements[p];
         if (placement.slot_indices.empty() || agent->kinds[placement.slot_indices[0]] != kind) continue;
+        if (needs_images && !agent->runs_images) continue;
         const auto* of_kind = agent->slots_of(kind);
         if (of_kind->total < gang) continue;
         auto [gathered, fresh] = by_agent.try_emplace(agent);
@@ -84,7 +86,7 @@ std::optional<PoolScheduler::Victims> PoolScheduler::victims_on_one_agent(const 
         here.victims.push_back(victim);
         here.soon += placement.slots();
         if (here.soon < gang) continue;
-        Victims chosen{here.victims, {kind, gang, {placement.agent_id}, true}, 0};
+        Victims chosen{here.victims, {kind, gang, {placement.agent_id}, true, false}, 0};
         for (auto chosen_trial : chosen.trials) chosen.freed += trials_.at(chosen_trial).slots;
         return chosen;
       }
@@ -98,7 +100,7 @@ std::optional<PoolScheduler::Victims> PoolScheduler::victims_on_one_agent(const 
 // there; an agent with a busy slot that may not be freed is passed over.
 std::optional<PoolScheduler::Victims> PoolScheduler::victims_on_whole_agents(const std::string& kind,
                                                                             const Experiment& requester,
-                                                                            std::uint32_t gang,
+                                                                            std::uint32_t gang, bool needs_images,
                                                                             std::int64_t now_ms) const {
   std::unordered_set<ExperimentId> owners;
   for (const auto* owner : victim_experiments(requester, gang)) owners.insert(owner->share.experiment_id);
@@ -107,11 +109,11 @@ std::optional<PoolScheduler::Victims> PoolScheduler::victims_on_whole_agents(con
     return trial.experiment && owners.contains(*trial.experiment) && !trial.leaving_for &&
            now_ms - trial.granted_ms >= policy_.min_run_before_preemption_ms;
   };
-  Victims chosen{{}, {kind, gang, {}, true}, 0};
+  Victims chosen{{}, {kind, gang, {}, true, true}, 0};
   std::unordered_set<TrialId> seen;
   std::map<ExperimentId, std::uint32_t> taken;
   std::uint32_t held = 0;
-  for (const auto& candidate : agents_.whole_agents(kind)) {
+  for (const auto& candidate : agents_.whole_agents(kind, needs_images)) {
     if (held >= gang) break;
     const auto& agent = *candidate.agent;
     std::vector<TrialId> victims;
@@ -139,10 +141,11 @@ std::optional<PoolScheduler::Victims> PoolScheduler::victims_on_whole_agents(con
 }
 
 std::optional<PoolScheduler::Victims> PoolScheduler::choose_victims(const Experiment& requester, std::uint32_t gang,
-                                                                   std::int64_t now_ms) const {
-  for (const auto& kind : agents_.kinds_by_preference()) {
-    auto victims = agents_.fits_one_agent(kind, gang) ? victims_on_one_agent(kind, requester, gang, now_ms)
-                                                      : victims_on_whole_agents(kind, requester, gang, now_ms);
+                                                                   bool needs_images, std::int64_t now_ms) const {
+  for (const auto& kind : agents_.kinds_by_preference(needs_images)) {
+    auto victims = agents_.fits_one_agent(kind, gang, needs_images)
+                       ? victims_on_one_agent(kind, requester, gang, needs_images, now_ms)
+                       : victims_on_whole_agents(kind, requester, gang, needs_images, now_ms);
     if (victims) return victims;
   }
   return std::nullopt;

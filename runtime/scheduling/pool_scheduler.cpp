@@ -39,7 +39,8 @@ void PoolScheduler::forget_if_idle(ExperimentId experiment_id) {
 
 void PoolScheduler::request(const SlotRequest& request) {
   settled_.reset();
-  trials_[request.trial_id] = Trial{.experiment = request.share.experiment_id, .slots = request.slots};
+  trials_[request.trial_id] =
+      Trial{.experiment = request.share.experiment_id, .slots = request.slots, .needs_images = request.needs_images};
   auto& e = experiment(request.share);
   e.queued[request.slots].insert(request.trial_id);
   ++e.queued_trials;
@@ -222,9 +223,10 @@ void PoolScheduler::decide_anew(std::int64_t now_ms, Decision& decision) {
     auto turn = turns.top();
     turns.pop();
     auto& e = experiments_.at(turn.experiment_id);
-    if (auto placements = agents_.place(turn.gang)) {
+    const bool needs_images = trials_.at(turn.next_trial).needs_images;
+    if (auto placements = agents_.place(turn.gang, needs_images)) {
       grant(turn.next_trial, std::move(*placements), now_ms, decision);
-    } else if (!make_room(e, turn.gang, searches, now_ms, decision)) {
+    } else if (!make_room(e, turn.gang, needs_images, searches, now_ms, decision)) {
       turn.below = turn.gang;  // blocked: the experiment's smaller trials may still backfill
     }
     if (auto next = turn_after(e, turn.next_trial + 1, turn.below)) turns.push(*next);
@@ -238,17 +240,17 @@ void PoolScheduler::decide_anew(std::int64_t now_ms, Decision& decision) {
     settled_.reset();
 }
 
-bool PoolScheduler::make_room(const Experiment& e, std::uint32_t gang, Searches& searches, std::int64_t now_ms,
-                              Decision& decision) {
-  auto reservation = agents_.reservation_for(gang);
+bool PoolScheduler::make_room(const Experiment& e, std::uint32_t gang, bool needs_images, Searches& searches,
+                              std::int64_t now_ms, Decision& decision) {
+  auto reservation = agents_.reservation_for(gang, needs_images);
   if (!reservation) return false;  // no agent of the pool could hold it now
-  if (reservation->fits_once_left || !policy_.preemption || gang >= searches.hopeless_gang) {
+  if (reservation->fits_once_left || !policy_.preemption || gang >= searches.hopeless_for(needs_images)) {
     agents_.claim(*reservation);
     return false;
   }
-  auto victims = choose_victims(e, gang, now_ms);
+  auto victims = choose_victims(e, gang, needs_images, now_ms);
   if (!victims) {
-    searches.hopeless_gang = gang;
+    (needs_images ? searches.hopeless_image_gang : searches.hopeless_gang) = gang;
     searches.decide_again_at_ms = std::min(searches.decide_again_at_ms, next_eligible_victim_ms(e, gang, now_ms));
     agents_.claim(*reservation);
     return false;

@@ -70,6 +70,7 @@ class PoolScheduler {
   struct Trial {
     std::optional<ExperimentId> experiment;  // none: held, not yet claimed
     std::uint32_t slots = 0;
+    bool needs_images = false;  // placed only on agents that run images
     bool queued = true;
     Allocation allocation;  // when not queued
     std::vector<const AgentIndex::Agent*> agents;  // of each placement (the index's, stable while it has slots there)
@@ -115,9 +116,15 @@ class PoolScheduler {
 
   // What one decision's preemption searches found.
   struct Searches {
-    // Victims were sought and not found for a gang this big: any later turn
-    // is no more entitled, so a gang as big will find none either.
+    // Victims were sought and not found for a gang this big, of a trial
+    // that needs no images (hopeless_gang) or one that does: any later turn
+    // is no more entitled, so a gang as big will find none either. A trial
+    // that needs images may take fewer victims, never more.
     std::uint32_t hopeless_gang = UINT32_MAX;
+    std::uint32_t hopeless_image_gang = UINT32_MAX;
+    [[nodiscard]] std::uint32_t hopeless_for(bool needs_images) const {
+      return needs_images ? std::min(hopeless_gang, hopeless_image_gang) : hopeless_gang;
+    }
     // When a trial that may have made room for a gang whose search found
     // nothing passes its minimum run (INT64_MAX: none will).
     std::int64_t decide_again_at_ms = INT64_MAX;
@@ -140,12 +147,13 @@ class PoolScheduler {
   void forget_if_idle(ExperimentId experiment_id);
   void grant(TrialId trial_id, std::vector<Placement> placements, std::int64_t now_ms, Decision& decision);
   void ask_to_leave(const Victims& victims, ExperimentId for_experiment, Decision& decision);
-  // For a gang that cannot be placed now: claims the slots it will start
-  // on, asking trials to leave when the pool's policy allows (appended to
-  // `decision`; a search that found nothing noted in `searches`). True when
-  // trials were asked to leave for it: the experiment's next trial may make
-  // room the same way.
-  bool make_room(const Experiment& e, std::uint32_t gang, Searches& searches, std::int64_t now_ms, Decision& decision);
+  // For a gang that cannot be placed now (on agents that run images, when
+  // `needs_images`): claims the slots it will start on, asking trials to
+  // leave when the pool's policy allows (appended to `decision`; a search
+  // that found nothing noted in `searches`). True when trials were asked to
+  // leave for it: the experiment's next trial may make room the same way.
+  bool make_room(const Experiment& e, std::uint32_t gang, bool needs_images, Searches& searches, std::int64_t now_ms,
+                 Decision& decision);
   void stop_leaving(Trial& trial);
   // The experiment's turn for its oldest trial from `from` on smaller than `below`.
   [[nodiscard]] std::optional<Turn> turn_after(const Experiment& e, TrialId from, std::uint32_t below) const;
@@ -160,16 +168,23 @@ class PoolScheduler {
   // from each experiment so far (updated when it may).
   [[nodiscard]] bool may_take(const Experiment& requester, std::uint32_t gang, TrialId victim,
                               std::map<ExperimentId, std::uint32_t>& taken) const;
+  // The victims of choose_victims on agents of `kind` (that run images, when
+  // `needs_images`): on one agent, or on whole agents.
   [[nodiscard]] std::optional<Victims> victims_on_one_agent(const std::string& kind, const Experiment& requester,
-                                                            std::uint32_t gang, std::int64_t now_ms) const;
+                                                            std::uint32_t gang, bool needs_images,
+                                                            std::int64_t now_ms) const;
   [[nodiscard]] std::optional<Victims> victims_on_whole_agents(const std::string& kind, const Experiment& requester,
-                                                               std::uint32_t gang, std::int64_t now_ms) const;
+                                                               std::uint32_t gang, bool needs_images,
+                                                               std::int64_t now_ms) const;
   // When the first trial that may leave for `requester`'s gang but has not
   // run its minimum time at `now_ms` will have (INT64_MAX: none).
   [[nodiscard]] std::int64_t next_eligible_victim_ms(const Experiment& requester, std::uint32_t gang,
                                                      std::int64_t now_ms) const;
+  // The running trials to ask to leave so that `requester`'s gang fits on
+  // agents of one kind (that run images, when `needs_images`); nullopt when
+  // none may make enough room.
   [[nodiscard]] std::optional<Victims> choose_victims(const Experiment& requester, std::uint32_t gang,
-                                                     std::int64_t now_ms) const;
+                                                     bool needs_images, std::int64_t now_ms) const;
 
   std::string name_;
   PoolPolicy policy_;

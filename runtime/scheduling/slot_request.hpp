@@ -34,12 +34,15 @@ struct ExperimentShare {
   bool operator==(const ExperimentShare&) const = default;
 };
 
-// One trial's request: `slots` slots of one kind, all or none. Within an
-// experiment, trials are served in creation order (ascending trial id).
+// One trial's request: `slots` slots of one kind, all or none, on agents
+// that run container images only when `needs_images` (environment.image:
+// every trial of an experiment asks the same). Within an experiment, trials
+// are served in creation order (ascending trial id).
 struct SlotRequest {
   TrialId trial_id = 0;
   std::uint32_t slots = 1;
   ExperimentShare share;
+  bool needs_images = false;
 };
 
 // invalid_argument, saying which field and why, when the pool name is

@@ -99,9 +99,9 @@ Decision SlotScheduler::schedule() {
   return decision;
 }
 
-std::uint32_t SlotScheduler::largest_trial(const std::string& pool) const {
+std::uint32_t SlotScheduler::largest_trial(const std::string& pool, bool needs_images) const {
   auto it = pools_.find(pool);
-  return it == pools_.end() ? 0 : it->second->agents().largest_trial();
+  return it == pools_.end() ? 0 : it->second->agents().largest_trial(needs_images);
 }
 
 std::vector<AgentUsage> SlotScheduler::usage() const {

@@ -10,7 +10,8 @@
 //
 // Placement (within a pool). Gang allocation: a request gets all its slots
 // or nothing, so two trials can never deadlock each other. A trial's slots
-// are all of one kind, GPU kinds (by name) preferred to CPU slots. A request
+// are all of one kind, GPU kinds (by name) preferred to CPU slots, and only
+// on agents that run container images when it needs them. A request
 // that fits on one agent goes there (best fit: the agent left with the
 // fewest free slots of the kind); a larger one takes whole idle agents of
 // one kind, biggest first, so a multi-host trial never shares a host with
@@ -130,8 +131,9 @@ class SlotScheduler {
   Decision schedule();
 
   // The most slots one trial of `pool` could ever get: of one kind, on one
-  // agent or on whole agents of that kind together (0 for an unknown pool).
-  [[nodiscard]] std::uint32_t largest_trial(const std::string& pool = kDefaultPool) const;
+  // agent or on whole agents of that kind together, that run images when
+  // `needs_images` (0 for an unknown pool, or one where no agent does).
+  [[nodiscard]] std::uint32_t largest_trial(const std::string& pool = kDefaultPool, bool needs_images = false) const;
   // Every agent, by agent id.
   [[nodiscard]] std::vector<AgentUsage> usage() const;
   // Every pool, by name.

@@ -1,5 +1,6 @@
 // End to end: a trial with environment.image runs its rank in a container of
-// that image (actors/image_ranks.hpp), and a stopped one's container goes.
+// that image (actors/image_ranks.hpp), and a stopped one's container goes;
+// in a pool where only some agents have a runtime, image trials go to those.
 // No registry can be reached here: the image is built from the host's
 // /bin/sh and /bin/sleep, their libraries and a marker file, and imported
 // (podman import).
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "tests/integration/cluster_fixture.hpp"
@@ -104,12 +106,26 @@ std::string image_config(const std::string& script, const std::string& resources
          "  image: " + kImage + "\n" + resources;
 }
 
-// Submits `project`'s experiment without waiting for it; its id.
-std::string submit(Cluster& cluster, const fs::path& project) {
-  REQUIRE(cluster.cli({"experiment", "create", (project / "distributed.yaml").string(), project.string()}).exit_code == 0);
-  const auto experiments = cluster.cli({"experiment", "list", "--json"}).json();
-  REQUIRE(experiments.size() == 1);
-  return experiments[0]["id"].dump();
+// An experiment of `trials` command trials at once (a grid), each running
+// `script`, in the image when `in_image`.
+std::string grid_config(const std::string& script, int trials, bool in_image) {
+  const auto count = std::to_string(trials);
+  return "name: grid\n"
+         "entrypoint: sh " + script + "\n"
+         "hyperparameters:\n"
+         "  global_batch_size: 32\n"
+         "  width: {type: int, minval: 1, maxval: " + count + ", count: " + count + "}\n"
+         "searcher: {name: grid, metric: done, max_concurrent_trials: " + count + ", max_length: {batches: 1}}\n"
+         "max_restarts: 0\n" +
+         (in_image ? std::string("environment:\n  image: ") + kImage + "\n" : "");
+}
+
+// The agents of `cluster` that hold slots now, by id.
+std::set<std::string> busy_agents(const Cluster& cluster) {
+  std::set<std::string> busy;
+  for (const auto& agent : cluster.cli({"agent", "list", "--json"}).json())
+    if (agent["used_slots"] > 0) busy.insert(agent["id"].get<std::string>());
+  return busy;
 }
 
 // The image and a cluster whose one agent runs images with podman; no
@@ -248,4 +264,31 @@ TEST_CASE("An agent whose container runtime hangs starts within seconds and runs
   const auto agents = cluster.cli({"agent", "list", "--json"}).json();
   REQUIRE(agents.size() == 1);
   CHECK(agents[0]["container_runtime"] != "podman");
+}
+
+TEST_CASE("In a pool where one agent runs images and one does not, image trials all run on the first, others on both") {
+  ImageLab lab;
+  if (!lab.cluster) return;
+  auto& cluster = *lab.cluster;
+  cluster.start_named_agent("plain", 1);  // no container runtime; "test-agent" has podman
+  // Two image trials at once: the second waits for the first's slot rather
+  // than take the free one on "plain" (where its launch would fail: ERROR).
+  const auto images = lab.dir.path() / "images";
+  write_file(images / "marker.sh", "while read line; do echo \"marker: $line\"; done < /etc/volador-image\necho done=1\n");
+  write_file(images / "distributed.yaml", grid_config("marker.sh", 2, true));
+  const auto ended = create_and_follow(cluster, images, 600).json();
+  CHECK(ended["state"] == "COMPLETED");
+  REQUIRE(ended["trials"].size() == 2);
+  for (const auto& trial : ended["trials"]) {
+    const auto log = cluster.cli({"trial", "logs", "--all", trial["id"].dump()}).out;
+    INFO(log);
+    CHECK(trial["state"] == "COMPLETED");
+    CHECK(log.find(std::string("marker: ") + kMarker) != std::string::npos);
+  }
+  // Two trials without an image at once: one on each agent.
+  const auto plain = lab.dir.path() / "plain";
+  write_file(plain / "wait.sh", "sleep 1000\n");
+  const auto experiment = submit(cluster, plain, grid_config("wait.sh", 2, false));
+  CHECK(eventually([&] { return busy_agents(cluster) == std::set<std::string>{"plain", "test-agent"}; }, 120));
+  CHECK(cluster.cli({"experiment", "kill", experiment}).exit_code == 0);
 }
