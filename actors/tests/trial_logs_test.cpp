@@ -13,6 +13,7 @@
 #include "runtime/wire/codec.hpp"
 #include "storage/checkpoints/shared_fs_store.hpp"
 #include "storage/journal/durable_reads.hpp"
+#include "tests/support/release_on_exit.hpp"
 
 using namespace volador;
 using namespace volador::actors;
@@ -92,15 +93,9 @@ TEST_CASE("A trial answers a message of its worker's output only once the journa
   });
   writer_held.get_future().wait();
   auto answer = std::async(std::launch::async, [&] { return answer_to(system, trial, output_line(kRun, "printed")); });
-  struct Release {  // a failed REQUIRE must not leave the writer held
-    std::promise<void>& writer;
-    explicit Release(std::promise<void>& w) : writer(w) {}
-    ~Release() { writer.set_value(); }
-  };
-  std::optional<Release> release;
-  release.emplace(release_writer);
+  volador::testing::ReleaseOnExit release(release_writer);  // after the futures: it goes first
   CHECK(answer.wait_for(std::chrono::milliseconds(300)) == std::future_status::timeout);
-  release.reset();
+  release.release();
   REQUIRE(answer.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
   CHECK(answer.get() == "true");
   const storage::DurableReads written_only;  // what is written, not what is queued

@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
-#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -22,6 +21,7 @@
 #include "storage/journal/journal.hpp"
 #include "storage/journal/journal_keys.hpp"
 #include "storage/journal/tests/journal_test_support.hpp"
+#include "tests/support/release_on_exit.hpp"
 
 namespace fs = std::filesystem;
 using namespace volador;
@@ -338,18 +338,12 @@ TEST_CASE("Within DurableReads a read answers from what is written at once, whil
     return std::pair{journal->trial(1).has_value(), journal->trial(2).has_value()};
   });
   auto waiting = std::async(std::launch::async, [&] { return journal->trial(2).has_value(); });
-  struct Release {  // first to go: a failed REQUIRE must not leave the futures waiting on the writer
-    std::promise<void>& writer;
-    explicit Release(std::promise<void>& w) : writer(w) {}
-    ~Release() { writer.set_value(); }
-  };
-  std::optional<Release> release;
-  release.emplace(release_writer);
+  volador::testing::ReleaseOnExit release(release_writer);  // after the futures: it goes first
   REQUIRE(durable.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
   CHECK(durable.get() == std::pair{true, false});  // the written batch, not the queued one
   CHECK(waiting.wait_for(std::chrono::milliseconds(100)) == std::future_status::timeout);
   CHECK_FALSE(DurableReads::active());  // the scope was the other thread's
-  release.reset();
+  release.release();
   CHECK(waiting.get());
 }
 
