@@ -11,7 +11,7 @@ const RankKey kRank1{7, 1, 1};
 
 }  // namespace
 
-TEST_CASE("A rank has at most the window's messages of output unanswered; each answer frees one place") {
+TEST_CASE("A rank has at most the window's messages of output unanswered, and each answer frees one place") {
   LogWindow window(2);
   const auto first = window.sent(kRank0);
   REQUIRE(window.has_room(kRank0));
