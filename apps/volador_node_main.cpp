@@ -243,6 +243,11 @@ int run_master(const std::string& role, const Flags& flags) {
     started.push_back(*agent);
   }
   wait_for_signal(stopped);
+  // First no new peer: an agent reconnects as soon as it sees the master's
+  // actors go, and a connection accepted while the master stops holds the
+  // stop until that agent gives it up (seconds).
+  if (auto closed = system.middleman().close(running->bound.port); !closed)
+    spdlog::warn("stopping: cannot close port {}: {}", running->bound.port, system.render(closed.error()));
   for (auto& actor : started) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
   return stopped ? 2 : 0;
 }

@@ -140,9 +140,9 @@ void Cluster::start_master(const std::vector<std::string>& extra) {
   if (lab_ != nullptr) address_ = lab_->address(0) + address_.substr(address_.rfind(':'));
 }
 
-bool Cluster::stop_master() {
+bool Cluster::stop_master(int patience_s) {
   master_->kill(SIGTERM);
-  const bool stopped = eventually([&] { return master_exited_->load(); }, 10);
+  const bool stopped = eventually([&] { return master_exited_->load(); }, patience_s);
   master_.reset();
   return stopped;
 }

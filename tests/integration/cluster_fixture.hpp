@@ -62,8 +62,8 @@ class Cluster {
   // Starts the master on a free port the first time, on the same port later;
   // `extra` arguments are added to its command line (e.g. {"--cluster-config", FILE}).
   void start_master(const std::vector<std::string>& extra = {});
-  // SIGTERM; true when the master exited by itself within 10 s (else it is killed).
-  bool stop_master();
+  // SIGTERM; true when the master exited by itself within `patience_s` (else it is killed).
+  bool stop_master(int patience_s = 10);
   void kill_master();  // SIGKILL, as if its host died
   // Starts the agent and waits until the master has registered its slots;
   // `extra` arguments and `env` variables are added to its command line and environment.
