@@ -105,12 +105,17 @@ void check_pbt_run(const Cluster& cluster, const nlohmann::json& experiment) {
 }  // namespace
 
 TEST_CASE("A pbt population of 4 on 2 slots replaces each round's worst by a copy of the best that trains on from its checkpoint, across a master restart") {
+  // About 6 s in all. The waits (30 + 20 + 60 s, unless the submission is
+  // retried) fit in CTest's 120 s for the whole test, so a stall fails with
+  // the nodes' log instead of being killed unexplained (a fresh clone's run
+  // once timed out here).
   TempDir dir;
   Cluster cluster(dir.path() / "data", 2);
   {
     INFO("the example, followed to its end");
-    auto created = create_and_follow(cluster, kConfig, kExampleDir, 240);
+    auto created = create_and_follow(cluster, kConfig, kExampleDir, 30);
     INFO(created.err);
+    INFO("the nodes' log:\n" << cluster.nodes_log());
     REQUIRE(created.exit_code == 0);
     const auto experiment = created.json();
     check_pbt_run(cluster, experiment);
@@ -138,14 +143,19 @@ TEST_CASE("A pbt population of 4 on 2 slots replaces each round's worst by a cop
     std::string id;
     for (int attempt = 1; attempt <= 3 && id.empty(); ++attempt) {
       const auto submitted = submit(cluster, project, read_text(kConfig));
-      REQUIRE(eventually([&] { return describe_experiment(cluster, submitted)["trials"].size() >= 5; }, 120));
+      const bool seen = eventually([&] { return describe_experiment(cluster, submitted)["trials"].size() >= 5; }, 20);
+      INFO("the nodes' log:\n" << cluster.nodes_log());
+      REQUIRE(seen);
       if (describe_experiment(cluster, submitted)["state"] == "ACTIVE") id = submitted;
       else WARN("attempt " << attempt << ": experiment " << submitted << " ended before it was seen mid-search");
     }
     REQUIRE_FALSE(id.empty());
     cluster.kill_master();
     cluster.start_master();
-    REQUIRE(eventually([&] { return describe_experiment(cluster, id)["state"] != "ACTIVE"; }, 240));
+    // 60 s: a run caught by the kill may wait out the 20 s reattach grace (seen under load).
+    const bool ended = eventually([&] { return describe_experiment(cluster, id)["state"] != "ACTIVE"; }, 60);
+    INFO("the nodes' log:\n" << cluster.nodes_log());
+    REQUIRE(ended);
     check_pbt_run(cluster, describe_experiment(cluster, id));
   }
 }
