@@ -106,7 +106,7 @@ void check_pbt_run(const Cluster& cluster, const nlohmann::json& experiment) {
 
 TEST_CASE("A pbt population of 4 on 2 slots replaces each round's worst by a copy of the best that trains on from its checkpoint, across a master restart") {
   // About 6 s in all. The waits (30 + 20 + 60 s, unless the submission is
-  // retried) fit in CTest's 120 s for the whole test, so a stall fails with
+  // run again) fit in CTest's 120 s for the whole test, so a stall fails with
   // the nodes' log instead of being killed unexplained (a fresh clone's run
   // once timed out here).
   TempDir dir;
@@ -138,16 +138,21 @@ TEST_CASE("A pbt population of 4 on 2 slots replaces each round's worst by a cop
   {
     INFO("killed after the first round, the master's successor finishes the search as it would have gone");
     const auto project = dir.path() / "project";
-    // The search takes a few seconds: a run that ended before a (slow) poll
-    // saw it mid-search, in round 1 or 2, is run again.
+    // The search takes about a second: one poll sees it both past its first
+    // round (a fifth trial, the first copy) and still ACTIVE, else it ended
+    // unseen and is run again (two polls, one for each, missed it 3 times in
+    // a row once the control plane got faster).
     std::string id;
-    for (int attempt = 1; attempt <= 3 && id.empty(); ++attempt) {
+    for (int attempt = 1; attempt <= 5 && id.empty(); ++attempt) {
       const auto submitted = submit(cluster, project, read_text(kConfig));
-      const bool seen = eventually([&] { return describe_experiment(cluster, submitted)["trials"].size() >= 5; }, 20);
+      const bool polled = eventually([&] {
+        const auto experiment = describe_experiment(cluster, submitted);
+        if (experiment["state"] == "ACTIVE" && experiment["trials"].size() >= 5) id = submitted;
+        return experiment["state"] != "ACTIVE" || !id.empty();
+      }, 20);
       INFO("the nodes' log:\n" << cluster.nodes_log());
-      REQUIRE(seen);
-      if (describe_experiment(cluster, submitted)["state"] == "ACTIVE") id = submitted;
-      else WARN("attempt " << attempt << ": experiment " << submitted << " ended before it was seen mid-search");
+      REQUIRE(polled);
+      if (id.empty()) WARN("attempt " << attempt << ": experiment " << submitted << " ended before it was seen mid-search");
     }
     REQUIRE_FALSE(id.empty());
     cluster.kill_master();
