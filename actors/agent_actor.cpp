@@ -304,26 +304,92 @@ void report_work_disk(Self self, const wire::WorkDiskReport& disk) {
   work_disk_reported(st, disk, system_now_ms());
 }
 
-// Starts `bytes`' rank worker: "" once started; the agent's reason to start no
-// trial now (told to the pool first, so the trial goes elsewhere); an error when it failed.
+using WorkerIt = std::map<RankKey, AgentState::Worker>::iterator;
+
+// Starts `spec`'s rank worker for `trial` on its slot, which no rank holds.
+Status start_rank(Self self, const wire::LaunchSpec& spec, const caf::actor& trial) {
+  auto worker = worker_for(self, spec);
+  if (!worker) return fail(worker.error());
+  worker->trial = caf::actor_cast<TrialActor>(trial);
+  self->state.workers[{spec.trial_id, spec.run_id, spec.rank}] = std::move(*worker);
+  return {};
+}
+
+// The rank process that holds `slot` (running a trial, or finishing one), if any.
+std::optional<WorkerIt> slot_holder(Self self, std::uint32_t slot) {
+  auto& workers = self->state.workers;
+  auto it = std::ranges::find_if(workers, [&](const auto& entry) {
+    return entry.second.slot == slot && entry.second.process && !entry.second.exit_report;
+  });
+  return it == workers.end() ? std::nullopt : std::optional(it);
+}
+
+// Starts the launch waiting first for `slot` once no rank holds it, and answers it.
+void start_waiting_launch(Self self, std::uint32_t slot) {
+  auto& st = self->state;
+  if (slot_holder(self, slot)) return;
+  const auto ticket = st.slot_waits.next(slot, system_now_ms());
+  if (!ticket) return;
+  auto waiting = st.waiting_launches.extract(*ticket);
+  auto& launch = waiting.mapped();
+  if (auto started = start_rank(self, launch.spec, launch.trial); !started)
+    launch.reply.deliver(to_caf_error(started.error()));
+  else
+    launch.reply.deliver(std::string());
+}
+
+// Kills the ranks that held their slot past the patience of the launch waiting for it.
+void kill_overdue_slot_holders(Self self) {
+  for (auto slot : self->state.slot_waits.overdue(system_now_ms())) {
+    auto holder = slot_holder(self, slot);
+    if (!holder) continue;
+    auto& [key, worker] = **holder;
+    spdlog::warn("trial {} run {} rank {}: still holds slot {} that the next launch waits for; killing it",
+                 std::get<0>(key), std::get<1>(key), std::get<2>(key), slot);
+    worker.stopping = true;
+    worker.process->kill();
+  }
+}
+
+// Answers every waiting launch matching `which` with `why`, and forgets it.
+template <class Predicate>
+void drop_waiting_launches(Self self, Predicate which, const std::string& why) {
+  auto& st = self->state;
+  for (auto it = st.waiting_launches.begin(); it != st.waiting_launches.end();) {
+    if (!which(it->second.spec)) {
+      ++it;
+      continue;
+    }
+    st.slot_waits.cancel(it->first, system_now_ms());
+    it->second.reply.deliver(to_caf_error(Error::unavailable(why)));
+    it = st.waiting_launches.erase(it);
+  }
+}
+
+// Starts `bytes`' rank worker: "" once started (after the rank still holding
+// its slot let it go); the agent's reason to start no trial now (told to the
+// pool first, so the trial goes elsewhere); an error when it failed.
 caf::result<std::string> launch(Self self, const wire::Bytes& bytes, caf::actor trial) {
+  auto& st = self->state;
   auto spec = wire::decode<wire::LaunchSpec>(bytes);
   if (!spec) return to_caf_error(spec.error());
-  if (spec->slot >= self->state.options.slots.size())
+  if (spec->slot >= st.options.slots.size())
     return to_caf_error(Error::invalid_argument(fmt::format("slot {} of agent {}: it has {} slots", spec->slot,
-                                                            self->state.options.agent_id, self->state.options.slots.size())));
-  if (auto disk = work_disk(self->state); !disk.refusal.empty()) {
+                                                            st.options.agent_id, st.options.slots.size())));
+  if (auto disk = work_disk(st); !disk.refusal.empty()) {
     report_work_disk(self, disk);
     return disk.refusal;
   }
-  auto worker = worker_for(self, *spec);
-  if (!worker) return to_caf_error(worker.error());
-  worker->trial = caf::actor_cast<TrialActor>(trial);
-  self->state.workers[{spec->trial_id, spec->run_id, spec->rank}] = std::move(*worker);
+  if (slot_holder(self, spec->slot)) {
+    const auto patience = std::chrono::milliseconds(spec->kill_grace_period_ms) + kWorkerStopMargin;
+    const auto ticket = st.slot_waits.wait(spec->slot, system_now_ms(), patience.count());
+    auto reply = self->make_response_promise<std::string>();
+    st.waiting_launches.emplace(ticket, AgentState::WaitingLaunch{std::move(*spec), std::move(trial), reply});
+    return reply;
+  }
+  if (auto started = start_rank(self, *spec, trial); !started) return to_caf_error(started.error());
   return std::string();
 }
-
-using WorkerIt = std::map<RankKey, AgentState::Worker>::iterator;
 
 void report_when_shipped(Self self, WorkerIt it);
 
@@ -410,7 +476,9 @@ void on_process_exit(Self self, std::uint64_t id, const wire::Bytes& bytes) {
   if (!report) return;
   std::tie(report->trial_id, report->run_id, report->rank) = it->first;
   if (limit_breach && (report->exit_code != 0 || report->signal != 0)) report->message = *limit_breach;
+  const auto slot = it->second.slot;
   on_rank_end(self, wire::encode(*report));
+  start_waiting_launch(self, slot);
 }
 
 // A warm worker finished its trial (WorkerFinished): a clean end of that rank;
@@ -424,6 +492,7 @@ void on_finished(Self self, std::uint64_t id, const wire::Bytes& bytes) {
     return;
   }
   auto& worker = it->second;
+  const auto slot = worker.slot;
   if (worker.reuse && !worker.stopping && st.master) {
     if (auto displaced = st.idle.park(id, *worker.reuse, system_now_ms())) end_idle(self, *displaced);
     st.idle_processes[id] = {worker.route, std::move(worker.process)};
@@ -432,6 +501,7 @@ void on_finished(Self self, std::uint64_t id, const wire::Bytes& bytes) {
     st.ending[id] = std::move(worker.process);
   }
   on_rank_end(self, wire::encode(wire::WorkerExit{finished->trial_id, finished->run_id, finished->rank, 0, 0, ""}));
+  start_waiting_launch(self, slot);
 }
 
 // Idle workers past the idle limit are ended.
@@ -441,11 +511,15 @@ void end_expired_idle(Self self) {
 
 // Stops the workers of `trial_id` whose run matches `run` (every run: nullopt): SIGTERM, SIGKILL after their grace.
 void kill_trial(Self self, std::uint64_t trial_id, std::optional<std::uint32_t> run) {
+  const auto of_run = [&](std::uint64_t trial, std::uint32_t run_id) { return trial == trial_id && (!run || run_id == *run); };
   for (auto& [key, worker] : self->state.workers)
-    if (std::get<0>(key) == trial_id && (!run || std::get<1>(key) == *run)) {
+    if (of_run(std::get<0>(key), std::get<1>(key))) {
       worker.stopping = true;
       if (worker.process) worker.process->terminate();
     }
+  drop_waiting_launches(
+      self, [&](const wire::LaunchSpec& spec) { return of_run(spec.trial_id, spec.run_id); },
+      "the trial was stopped before its rank started");
 }
 
 // A restarted trial took the run's workers back: they report to it now,
@@ -517,6 +591,7 @@ void on_master_lost(Self self, const caf::error& reason) {
                self->system().render(reason), st.workers.size(), st.options.master_endpoint->to_string());
   auto lost = std::exchange(st.master, nullptr);
   for (auto& [key, worker] : st.workers) worker.trial = nullptr;
+  drop_waiting_launches(self, [](const wire::LaunchSpec&) { return true; }, "the agent lost the master");
   st.log_window.forget_all();  // the lines out to it are lost with it
   for (auto id : st.idle.take_all()) end_idle(self, id);
   self->delayed_send(self, st.options.timings.master_outage_patience, orphaned_atom::value, ++st.outages);
@@ -562,6 +637,7 @@ AgentActor::behavior_type agent_actor(Self self, AgentOptions options, caf::acto
       [=](flush_atom) {
         ship_all_output(self);
         end_expired_idle(self);
+        kill_overdue_slot_holders(self);
         enforce_rank_limits(self->state);
         self->state.work_folders.reap(system_now_ms());
         if (auto disk = work_disk(self->state); work_disk_report_due(self->state, disk, system_now_ms()))

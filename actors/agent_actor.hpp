@@ -15,6 +15,12 @@
 // its real exit; one told to stop (kill) is never reused. Python trials run
 // one process each.
 //
+// One rank process per slot: a trial gives its slots back as it tells its
+// ranks to stop, so a launch can arrive while its slot's rank still finishes.
+// It waits (SlotWaits) until that rank parks (a warm worker, which then takes
+// it when it may) or exits; past the waiting launch's kill grace plus a
+// margin, the rank is killed.
+//
 // Its messages: AgentActor (actors/interfaces.hpp). To the trial (TrialActor):
 // (log_atom, Bytes LogLines), answered once journaled, and (exited_atom,
 // Bytes WorkerExit) after the rank's last lines. At most a few of a rank's
@@ -42,11 +48,13 @@
 
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_response_promise.hpp>
 
 #include "actors/idle_workers.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/log_window.hpp"
 #include "actors/output_route.hpp"
+#include "actors/slot_waits.hpp"
 
 #include "master/timings.hpp"
 #include "runtime/net/endpoint.hpp"
@@ -127,6 +135,14 @@ struct AgentState {
   IdleWorkers idle{0};  // its limit is the options' timings.warm_worker_idle
   std::map<std::uint64_t, IdleProcess> idle_processes;  // by worker id, as listed in `idle`
   std::map<std::uint64_t, std::unique_ptr<process::ChildProcess>> ending;  // ended idle workers, until they exit
+  // A launch whose slot's rank still finishes (SlotWaits): answered once it starts.
+  struct WaitingLaunch {
+    wire::LaunchSpec spec;
+    caf::actor trial;
+    caf::typed_response_promise<std::string> reply;
+  };
+  SlotWaits slot_waits;
+  std::map<SlotWaits::Ticket, WaitingLaunch> waiting_launches;
   sandbox::RankCgroups cgroups;  // each worker process's cgroup, with its trial's limits
   sandbox::WorkFolders work_folders;  // failed ranks' folders, until their time is up
   // What the master last heard of the work disk (registration, WorkDiskReport): whether it refused trials, and when.

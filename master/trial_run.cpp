@@ -148,7 +148,7 @@ void TrialRun::forget_run() {
   in_flight_.reset();
   setup_.spec.record.run_agents.clear();  // no live run: a restarted master will not look for one
   setup_.spec.record.run_token.clear();
-  effects_.emplace_back(ReleaseSlots{});
+  if (!std::exchange(slots_given_back_, false)) effects_.emplace_back(ReleaseSlots{});
 }
 
 void TrialRun::end_trial(RunState state, const std::string& why) {

@@ -36,6 +36,11 @@
 // command finds in VOLADOR_LATEST_CHECKPOINT, with the reports after it
 // removed, or from scratch without one.
 //
+// A trial gives its slots back as it tells its ranks to stop, not once they
+// exited: its agents start the next rank on a slot once this one lets go
+// of it (a warm worker takes the next trial at once), so a trial's end and
+// the next one's launch overlap.
+//
 // A trial the experiment parks (its search waits for other trials: pbt)
 // finishes what its target asks, then stops its ranks and gives its slots
 // back; its next target takes it from its checkpoint there, with new slots.
@@ -267,6 +272,7 @@ class TrialRun {
   bool pause_requested_ = false;
   bool park_requested_ = false;  // give the slots back once the target's work is done
   bool parking_ = false;         // the ranks stop to give the slots back, not to end
+  bool slots_given_back_ = false;  // as the ranks were told to stop: their agents start the next rank once they let go
   // The experiment a preemption under way makes room for (it stops the run
   // as a pause does, then the trial waits for slots again).
   std::optional<std::uint64_t> preempted_for_;

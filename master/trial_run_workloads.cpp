@@ -152,10 +152,13 @@ void TrialRun::mark_run_live() {
   save_record();
 }
 
-// Tells every rank to shut down; their clean exits complete the stop.
+// Tells every rank to shut down, and gives the slots back: their agents
+// start the next rank on each once this one lets go. Their clean exits complete the stop.
 void TrialRun::stop_ranks() {
   phase_ = Phase::stopping;
   effects_.emplace_back(ShutdownRanks{});
+  effects_.emplace_back(ReleaseSlots{});
+  slots_given_back_ = true;
 }
 
 bool TrialRun::checkpointed_here() const {

@@ -381,9 +381,9 @@ TEST_CASE("A parked trial finishes its target's work, gives its slots back and t
   const auto checkpoint = only<SendWorkload>(h.answer_all(validate, answer(100, 0.75)));
   std::ofstream(fs::path(checkpoint.request.path) / "weights.bin") << "weights";
   CHECK(names(h.answer_all(checkpoint, answer(100))) ==
-        std::vector<std::string>{"ReportCheckpoint", "ReportValidation", "ShutdownRanks"});
+        std::vector<std::string>{"ReportCheckpoint", "ReportValidation", "ShutdownRanks", "ReleaseSlots"});
   (void)h.exit(0, 0);
-  CHECK(names(h.exit(1, 0)) == std::vector<std::string>{"ForgetRun", "ReleaseSlots"});
+  CHECK(names(h.exit(1, 0)) == std::vector<std::string>{"ForgetRun"});
   CHECK(h.phase() == Phase::idle);
   CHECK(h.journaled().state == RunState::active);
   CHECK(h.journaled().run_agents.empty());
@@ -487,10 +487,10 @@ TEST_CASE("A pause during the rendezvous stops the run as soon as it starts and 
   (void)h.launch();
   CHECK(h.on(Pause{}).empty());
   (void)h.hello(0);
-  CHECK(names(h.hello(1)) == std::vector<std::string>{"AdmitRank", "AnswerHellos", "ShutdownRanks"});
+  CHECK(names(h.hello(1)) == std::vector<std::string>{"AdmitRank", "AnswerHellos", "ShutdownRanks", "ReleaseSlots"});
   CHECK(h.phase() == Phase::stopping);
   CHECK(h.exit(0, 0).empty());
-  CHECK(names(h.exit(1, 0)) == std::vector<std::string>{"ForgetRun", "ReleaseSlots"});
+  CHECK(names(h.exit(1, 0)) == std::vector<std::string>{"ForgetRun"});
   CHECK(h.phase() == Phase::paused);
   CHECK(h.journaled().state == RunState::paused);
   CHECK(names(h.on(Activate{})) == std::vector<std::string>{"RequestSlots"});
@@ -504,7 +504,7 @@ TEST_CASE("Pausing a running trial checkpoints where it stands before stopping i
   CHECK((checkpoint.request.kind == wire::WorkloadKind::checkpoint && checkpoint.ranks == 1));
   std::ofstream(fs::path(checkpoint.request.path) / "weights.bin") << "weights";
   const auto effects = h.on(WorkloadAnswered{checkpoint.workload, 0, answer(10)});
-  CHECK(names(effects) == std::vector<std::string>{"ReportCheckpoint", "ShutdownRanks"});
+  CHECK(names(effects) == std::vector<std::string>{"ReportCheckpoint", "ShutdownRanks", "ReleaseSlots"});
   const auto checkpoints = h.journal->checkpoints_of_trial(7).value();
   REQUIRE(checkpoints.size() == 1);
   CHECK((checkpoints[0].batches == 10 && !checkpoints[0].scheduled));
@@ -669,7 +669,7 @@ TEST_CASE("A stopping run tells a rank that rejoins to stop again and a rejoin o
   REQUIRE(h.phase() == Phase::stopping);
   CHECK(names(h.rejoin(1, std::nullopt)) == std::vector<std::string>{"AdmitRank", "AnswerRejoins", "ShutdownRanks"});
   CHECK(h.exit(0, 0).empty());
-  CHECK(names(h.exit(1, 0)) == std::vector<std::string>{"ForgetRun", "ReleaseSlots", "ReportEnded"});
+  CHECK(names(h.exit(1, 0)) == std::vector<std::string>{"ForgetRun", "ReportEnded"});
 }
 
 // Issue 17's fault: after a stall, a report the old run made at batch 70 was
@@ -761,7 +761,7 @@ TEST_CASE("A batch of reports of another run or rank, of a native trial or of a 
   (void)h.start_running();
   CHECK(h.on(report_batch(1, {accuracy_report(0.1)}, 2)).empty());     // another run
   CHECK(h.on(report_batch(1, {accuracy_report(0.1)}, 1, 1)).empty());  // rank 1
-  CHECK(names(h.on(Pause{})) == std::vector<std::string>{"ShutdownRanks"});
+  CHECK(names(h.on(Pause{})) == std::vector<std::string>{"ShutdownRanks", "ReleaseSlots"});
   CHECK(h.on(report_batch(1, {accuracy_report(0.1)})).empty());  // stopping
   CHECK(h.metrics().empty());
   Harness native;
@@ -878,10 +878,10 @@ TEST_CASE("A preempted trial checkpoints where it stands, gives its slots back, 
   CHECK(checkpoint.request.kind == wire::WorkloadKind::checkpoint);
   std::ofstream(fs::path(checkpoint.request.path) / "weights.bin") << "weights";
   CHECK(names(h.on(WorkloadAnswered{checkpoint.workload, 0, answer(10)})) ==
-        std::vector<std::string>{"ReportCheckpoint", "ShutdownRanks"});
+        std::vector<std::string>{"ReportCheckpoint", "ShutdownRanks", "ReleaseSlots"});
   CHECK(h.on(Preempt{9}).empty());  // asked once; a repeat changes nothing
   CHECK(h.exit(0, 0).empty());
-  CHECK(names(h.exit(1, 0)) == std::vector<std::string>{"ForgetRun", "ReleaseSlots", "RequestSlots"});
+  CHECK(names(h.exit(1, 0)) == std::vector<std::string>{"ForgetRun", "RequestSlots"});
   CHECK(h.phase() == Phase::waiting_for_slots);
   CHECK(h.journaled().state == RunState::active);
   CHECK(h.journaled().preemptions == 1);
@@ -909,7 +909,7 @@ TEST_CASE("A user's pause during a preemption leaves the trial paused, and closi
     std::ofstream(fs::path(checkpoint.request.path) / "weights.bin") << "weights";
     (void)h.on(WorkloadAnswered{checkpoint.workload, 0, answer(10)});
     (void)h.exit(0, 0);
-    CHECK(names(h.exit(1, 0)) == std::vector<std::string>{"ForgetRun", "ReleaseSlots"});
+    CHECK(names(h.exit(1, 0)) == std::vector<std::string>{"ForgetRun"});
     CHECK(h.phase() == Phase::paused);
     CHECK(h.journaled().preemptions == 0);
   }
