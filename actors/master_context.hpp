@@ -2,7 +2,7 @@
 // What every master-side actor shares: the journal, the users (who a
 // client's token logs in), the resource pool, the gateway (for routing rank
 // workers to their trial), the address rank workers use to reach the master
-// and the cluster CA that issues their identities.
+// and the identities the cluster CA issues them.
 
 #include <cstdint>
 #include <filesystem>
@@ -12,9 +12,9 @@
 #include <caf/actor.hpp>
 
 #include "actors/interfaces.hpp"
+#include "master/rank_identities.hpp"
 #include "master/timings.hpp"
 #include "master/users/user_directory.hpp"
-#include "runtime/tls/certificate_authority.hpp"
 #include "storage/journal/journal.hpp"
 
 namespace volador::actors {
@@ -28,7 +28,7 @@ struct MasterContext {
   std::uint16_t port = 0;
   std::filesystem::path data_dir;  // default checkpoint storage lives under it
   master::Timings timings;
-  std::shared_ptr<const tls::CertificateAuthority> ca;  // signs each rank launch's identity (thread-safe)
+  std::shared_ptr<master::RankIdentities> rank_identities;  // what rank launches carry, signed by the cluster CA
 };
 
 }  // namespace volador::actors

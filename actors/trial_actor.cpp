@@ -28,7 +28,6 @@ std::string random_secret() {
 }
 
 master::TrialSetup trial_setup(const MasterContext& context, master::TrialSpec spec) {
-  const auto validity = std::chrono::duration_cast<std::chrono::seconds>(context.timings.rank_identity_validity);
   return {.spec = std::move(spec),
           .journal = context.journal,
           .master_host = context.host,
@@ -36,8 +35,9 @@ master::TrialSetup trial_setup(const MasterContext& context, master::TrialSpec s
           .timings = context.timings,
           .clock = system_now_ms,
           .make_secret = random_secret,
-          .issue_rank_identity = [ca = context.ca, validity](const tls::RankName& rank) {
-            return ca->issue_rank(rank, validity);
+          .issue_rank_identity = [identities = context.rank_identities](const std::string& agent_id,
+                                                                         const tls::RankName& rank) {
+            return identities->for_launch(agent_id, rank);
           }};
 }
 

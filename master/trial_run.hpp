@@ -107,10 +107,10 @@ struct TrialSetup {
   Clock clock = system_now_ms;
   // Random run tokens and group secrets; tests pass a fixed one.
   std::function<std::string()> make_secret;
-  // A fresh identity for one rank launch, signed by the cluster CA
-  // (CertificateAuthority::issue_rank): what the rank's worker presents to
-  // the master instead of its agent's identity.
-  std::function<Result<tls::Identity>(const tls::RankName&)> issue_rank_identity;
+  // The identity for one rank launch on an agent, signed by the cluster CA
+  // (RankIdentities::for_launch): what the rank's worker presents to the
+  // master instead of its agent's identity.
+  std::function<Result<tls::Identity>(const std::string& agent_id, const tls::RankName&)> issue_rank_identity;
 };
 
 class TrialRun {

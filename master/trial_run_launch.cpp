@@ -18,7 +18,7 @@ std::string describe_grant(const std::vector<AgentShare>& grant) {
 }  // namespace
 
 // Starts a run on the granted slots: ranks numbered agent by agent, each
-// launch with an identity of its own. A run whose identities cannot be issued
+// launch with its experiment's identity on its agent. A run whose identities cannot be issued
 // restarts (counted: a CA that cannot sign ends the trial after max_restarts).
 void TrialRun::handle(const SlotsGranted& event) {
   if (phase_ != Phase::waiting_for_slots) {
@@ -54,7 +54,7 @@ void TrialRun::handle(const SlotsGranted& event) {
 Result<wire::LaunchSpec> TrialRun::launch_spec(const AgentShare& share, std::uint32_t rank, std::uint32_t local_rank,
                                                std::uint32_t node_index, std::uint32_t node_count) const {
   const auto& r = setup_.spec.record;
-  auto identity = setup_.issue_rank_identity({r.experiment_id, r.id, r.run_id, rank});
+  auto identity = setup_.issue_rank_identity(share.agent_id, {r.experiment_id, r.id, r.run_id, rank});
   if (!identity) return fail(Error{identity.error().code, "cannot issue its identity: " + identity.error().message});
   const auto& config = *setup_.spec.config;
   wire::LaunchSpec spec;

@@ -111,7 +111,7 @@ struct Harness {
                            .timings = {.reattach_grace = std::chrono::milliseconds(50)},
                            .clock = [this] { return now; },
                            .make_secret = [] { return std::string("secret"); },
-                           .issue_rank_identity = [this](const tls::RankName& rank) -> Result<tls::Identity> {
+                           .issue_rank_identity = [this](const std::string&, const tls::RankName& rank) -> Result<tls::Identity> {
                              if (!issuing) return fail(Error::internal("the CA is unreadable"));
                              return tls::Identity{"ca", "certificate of " + rank.common_name(), "key of " + rank.common_name()};
                            }});

@@ -41,7 +41,12 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   context.timings = options.timings;
   auto ca = tls::CertificateAuthority::open_or_create(options.data_dir / "tls" / "ca");
   if (!ca) return fail(ca.error());
-  context.ca = std::make_shared<const tls::CertificateAuthority>(std::move(*ca));
+  auto issue = [ca = std::make_shared<const tls::CertificateAuthority>(std::move(*ca)),
+                validity = options.timings.rank_identity_validity](const tls::RankName& rank) {
+    return ca->issue_rank(rank, std::chrono::duration_cast<std::chrono::seconds>(validity));
+  };
+  context.rank_identities =
+      std::make_shared<master::RankIdentities>(issue, options.timings.rank_identity_validity, system_now_ms);
   context.pool = system.spawn(actors::resource_pool_actor, options.timings.reattach_grace, options.cluster);
   context.data_dir = fs::absolute(options.data_dir);
   auto gateway = system.spawn(actors::master_actor, context, *summaries);
