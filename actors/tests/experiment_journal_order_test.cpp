@@ -49,12 +49,13 @@ constexpr std::uint64_t kTarget = 100;
 constexpr auto kPatience = std::chrono::seconds(2);
 
 std::shared_ptr<const config::ExperimentConfig> parse(const std::string& yaml) {
-  auto outcome = config::parse_experiment_config(yaml, "single.yaml");
+  auto outcome = config::parse_experiment_config(yaml, "experiment.yaml");
   if (auto* errors = std::get_if<std::vector<config::ConfigError>>(&outcome)) FAIL(config::format_errors(*errors));
   return std::make_shared<config::ExperimentConfig>(std::get<config::ExperimentConfig>(outcome));
 }
 
-// What the journal wrote, batch by batch, as far as the search's one trial goes.
+// What the journal wrote, in order, as far as these tests look: labels for
+// trial records, search events that saw a validation at kTarget, log lines.
 class WrittenBatches {
  public:
   static constexpr const char* kTrialActive = "the trial's record, ACTIVE";
@@ -70,10 +71,9 @@ class WrittenBatches {
     for (const auto& operation : batch.operations()) {
       if (const auto* logs = std::get_if<storage::JournalBatch::NumberedLogLines>(&operation)) {
         labels_.emplace_back(kLogLine);
-        const bool orphan = std::ranges::any_of(logs->lines, [&](const auto& line) { return !journal.trial(line.trial_id); });
-        if (orphan) labels_.emplace_back(kOrphanLogLine);
-      }
-      if (const auto* event = std::get_if<storage::JournalBatch::SearchEventAppend>(&operation)) {
+        const auto orphan = [&](const storage::LogLine& line) { return !journal.trial(line.trial_id); };
+        if (std::ranges::any_of(logs->lines, orphan)) labels_.emplace_back(kOrphanLogLine);
+      } else if (const auto* event = std::get_if<storage::JournalBatch::SearchEventAppend>(&operation)) {
         const bool saw = std::ranges::any_of(event->event.trials, [](const auto& p) { return p.validated >= kTarget; });
         if (saw) labels_.emplace_back(kValidationEvent);
       } else if (const auto* trial = std::get_if<storage::TrialRecord>(&operation)) {
@@ -179,9 +179,9 @@ struct ExperimentFixture {
   ExperimentActor start(std::shared_ptr<HeldSearcher> searcher, std::shared_ptr<const ExperimentRecovery> recovery,
                         RunState state = RunState::active) {
     storage::ExperimentRecord record{.id = kExperiment, .state = state};
+    std::shared_ptr<checkpoints::CheckpointStore> store = checkpoints::SharedFsStore::open(dir).value();
     return experiment = system.spawn(experiment_actor, MasterContext{.journal = journal}, record, config,
-                                     std::make_shared<const std::string>("archive"),
-                                     std::shared_ptr<checkpoints::CheckpointStore>(checkpoints::SharedFsStore::open(dir).value()),
+                                     std::make_shared<const std::string>("archive"), std::move(store),
                                      std::move(searcher), std::move(recovery));
   }
 
@@ -267,7 +267,7 @@ TEST_CASE("A recovered experiment journals the validations it replays before its
 
 // The experiment journals its pause (or activation) before its trials hear
 // of it: a master that died between the two leaves trials that missed it.
-TEST_CASE("A recovered experiment pauses the trial that missed its pause, and activates the one that missed its activation") {
+TEST_CASE("A recovered experiment pauses a trial that missed its pause, activates one that missed its activation") {
   ExperimentFixture f;
   SECTION("paused") {
     f.start(f.searcher(), f.journal_a_crash(RunState::active, false), RunState::paused);
