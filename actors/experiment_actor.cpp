@@ -12,6 +12,7 @@
 #include "master/trial_resume.hpp"
 #include "runtime/command/entrypoint.hpp"
 #include "runtime/core/clock.hpp"
+#include "runtime/core/overloaded.hpp"
 
 namespace volador::actors {
 namespace {
@@ -74,19 +75,18 @@ TrialActor spawn_trial(Self self, const storage::TrialRecord& record) {
 
 // pbt's exploit: the new trial starts from the newest checkpoint of `parent`
 // (taken where the parent reported the round that made it a parent); from
-// the beginning, said in its log, when there is none.
-void take_parent_checkpoint(Self self, search::RequestId parent, storage::TrialRecord& record) {
+// the beginning when there is none, and then the line for its log that says so.
+std::string take_parent_checkpoint(Self self, search::RequestId parent, storage::TrialRecord& record) {
   auto& st = self->state;
   const auto it = st.trials.find(parent);
   const Status taken = it == st.trials.end()
                            ? fail(Error::not_found(fmt::format("the search has no trial {}", parent)))
                            : master::warm_start_from(*st.context.journal, it->second.id, record);
-  if (taken) return;
-  const std::string why = "it cannot start from its parent's checkpoint (" + taken.error().message +
-                          "): it trains from the beginning";
+  if (taken) return "";
+  std::string why = "it cannot start from its parent's checkpoint (" + taken.error().message +
+                    "): it trains from the beginning";
   spdlog::warn("experiment {}: trial {}: {}", st.record.id, record.id, why);
-  if (auto logged = st.context.journal->append_logs(record.id, {{record.id, 0, system_now_ms(), "system", why}}); !logged)
-    log_failure(self, fail(logged.error()), "a trial's log line");
+  return why;
 }
 
 void create_trial(Self self, const search::CreateTrial& op) {
@@ -104,11 +104,12 @@ void create_trial(Self self, const search::CreateTrial& op) {
   record.seed = op.seed;
   record.created_at_ms = system_now_ms();
   master::take_continued_trial(st.record, record);
-  if (op.warm_start_from) take_parent_checkpoint(self, *op.warm_start_from, record);
+  std::string note = op.warm_start_from ? take_parent_checkpoint(self, *op.warm_start_from, record) : "";
   if (st.record.state == RunState::paused) record.state = RunState::paused;  // starts when activated
   st.pending.raise_counter("trial", record.id).put_trial(record);  // journaled with the search event that knows it
   if (st.checkpoints) st.checkpoints->put_trial(record);
-  st.trials[op.request_id] = {record.id, spawn_trial(self, record), false};
+  st.trials[op.request_id] = {record.id, {}, false};
+  st.orders.emplace_back(trial_orders::Start{std::move(record), std::move(note)});
   apply(self, search_of(self).trial_created(op.request_id));
 }
 
@@ -120,14 +121,14 @@ void apply(Self self, search::Operations operations) {
           if constexpr (std::is_same_v<Op, search::CreateTrial>) {
             create_trial(self, op);
           } else if constexpr (std::is_same_v<Op, search::ValidateAfter>) {
-            if (auto* trial = running_trial(self, op.request_id)) {
+            if (running_trial(self, op.request_id) != nullptr) {
               search_of(self).asked_to_validate(op.request_id, op.batches);
-              self->send(trial->actor, train_to_atom::value, op.batches);
+              self->state.orders.emplace_back(trial_orders::TrainTo{op.request_id, op.batches});
             }
           } else if constexpr (std::is_same_v<Op, search::CloseTrial>) {
-            if (auto* trial = running_trial(self, op.request_id)) {
+            if (running_trial(self, op.request_id) != nullptr) {
               search_of(self).asked_to_close(op.request_id);
-              self->send(trial->actor, close_atom::value);
+              self->state.orders.emplace_back(trial_orders::Tell{op.request_id, trial_orders::Signal::close});
             }
           } else {
             search_of(self).shut_down(op.failure);
@@ -142,11 +143,10 @@ void apply(Self self, search::Operations operations) {
 // slots back meanwhile, so the trials it waits for can run, and takes new
 // ones with its next target.
 void park_if_waiting(Self self, search::RequestId request) {
-  auto* trial = running_trial(self, request);
-  if (trial == nullptr) return;
+  if (running_trial(self, request) == nullptr) return;
   const auto& progress = *search_of(self).trial(request);
   if (!progress.closing && progress.target > 0 && progress.validated >= progress.target)
-    self->send(trial->actor, park_atom::value);
+    self->state.orders.emplace_back(trial_orders::Tell{request, trial_orders::Signal::park});
 }
 
 // One checkpoint GC step after the trial with this request id checkpointed;
@@ -171,14 +171,16 @@ void forget_resume_point(Self self, std::uint64_t trial_id) {
     log_failure(self, master::refresh_trial(*st.context.journal, *st.checkpoints, trial_id), "refreshing an ended trial");
 }
 
-// Sends `message` to every trial still running and journals the new state.
+// Journals the new state, then sends `message` to every trial still running:
+// the trials follow the experiment's journaled state, also after a crash
+// between the two (recover() tells them again).
 template <class Atom>
 bool set_state(Self self, RunState state, Atom message) {
   auto& st = self->state;
-  for (auto& [request, trial] : st.trials)
-    if (!trial_ended(self, request)) self->send(trial.actor, message);
   st.record.state = state;
   log_failure(self, st.context.journal->put_experiment(st.record), "journaling its state");
+  for (auto& [request, trial] : st.trials)
+    if (!trial_ended(self, request)) self->send(trial.actor, message);
   return true;
 }
 
@@ -188,10 +190,58 @@ caf::error refusal(Self self, RunState expected, const char* verb) {
                                                           to_string(expected), verb)));
 }
 
+// The actor of the trial with this request id; null for one the experiment does not know.
+TrialActor actor_of(Self self, search::RequestId request) {
+  const auto it = self->state.trials.find(request);
+  return it == self->state.trials.end() ? TrialActor() : it->second.actor;
+}
+
+// Queues `line` for the log of trial `trial_id` (written without waiting; a failure is logged).
+void queue_log_line(Self self, std::uint64_t trial_id, const std::string& line) {
+  const auto logged = [experiment = self->state.record.id, trial_id](const Status& written) {
+    if (!written) spdlog::error("experiment {}: trial {}: journaling a log line failed: {}", experiment, trial_id,
+                                written.error().message);
+  };
+  const auto queued = self->state.context.journal->append_logs_async(
+      trial_id, {{trial_id, 0, system_now_ms(), "system", line}}, logged);
+  if (!queued) logged(queued);
+}
+
+// Starts the trial's actor, its note (if any) first in its log.
+void start_trial(Self self, const trial_orders::Start& start) {
+  if (!start.note.empty()) queue_log_line(self, start.record.id, start.note);
+  self->state.trials.at(start.record.request_id).actor = spawn_trial(self, start.record);
+}
+
+// Sends `trial` the message `signal` names.
+void tell(Self self, const TrialActor& trial, trial_orders::Signal signal) {
+  switch (signal) {
+    case trial_orders::Signal::close: return self->send(trial, close_atom::value);
+    case trial_orders::Signal::park: return self->send(trial, park_atom::value);
+    case trial_orders::Signal::pause: return self->send(trial, pause_atom::value);
+    case trial_orders::Signal::activate: return self->send(trial, activate_atom::value);
+  }
+}
+
+// Carries out, in order, the orders held since the last batch was queued.
+void carry_out_orders(Self self) {
+  for (const auto& order : std::exchange(self->state.orders, {})) {
+    std::visit(Overloaded{
+                   [&](const trial_orders::Start& o) { start_trial(self, o); },
+                   [&](const trial_orders::TrainTo& o) {
+                     self->send(actor_of(self, o.request), train_to_atom::value, o.batches);
+                   },
+                   [&](const trial_orders::Tell& o) { tell(self, actor_of(self, o.request), o.signal); },
+               },
+               order);
+  }
+}
+
 // Queues, as one batch, the new trials, the search's event (or a snapshot of
 // it) and the progress after an event: a crash leaves either all of it or
-// none. Not waited for: whatever the trials journal in answer is queued, so
-// written, after it. A failed write comes back as journaled_atom.
+// none. Not waited for: only then are the event's orders carried out, so
+// whatever the trials journal in answer is queued, so written, after it.
+// A failed write comes back as journaled_atom.
 void checkpoint_search(Self self) {
   auto& st = self->state;
   st.record.progress = search_of(self).searcher().progress();
@@ -202,6 +252,7 @@ void checkpoint_search(Self self) {
     // As the experiment itself: a local sender.
     if (!written) caf::send_as(experiment, experiment, journaled_atom::value, written.error().message);
   });
+  carry_out_orders(self);
 }
 
 // Marks the trial ended and, unless `killed`, tells the searcher how it ended
@@ -248,10 +299,22 @@ Result<std::vector<master::TrialProgress>> progress_of(const master::SearchLog& 
   return progress;
 }
 
+// Tells the recovered trial `record` to pause or go on as its experiment
+// does, if the master stopped before the trial heard of the experiment's
+// last pause or activation (set_state).
+void follow_experiment_state(Self self, const storage::TrialRecord& record) {
+  auto& st = self->state;
+  if (st.record.state == RunState::paused && record.state == RunState::active)
+    st.orders.emplace_back(trial_orders::Tell{record.request_id, trial_orders::Signal::pause});
+  else if (st.record.state == RunState::active && record.state == RunState::paused)
+    st.orders.emplace_back(trial_orders::Tell{record.request_id, trial_orders::Signal::activate});
+}
+
 // Rebuilds the search from the journal: the searcher's state (the snapshot
 // and the events since), and an actor for every unfinished trial, told again
 // what it was last asked. Trials that ended, or validated, after the search
-// state was last journaled are reported to the searcher now.
+// state was last journaled are reported to the searcher now. No trial is
+// started before all of it succeeded and its batch is queued.
 Status recover(Self self, std::shared_ptr<search::Searcher> searcher, const ExperimentRecovery& recovery) {
   auto& st = self->state;
   auto search = master::SearchLog::recover(std::move(searcher), recovery.search_state);
@@ -265,9 +328,10 @@ Status recover(Self self, std::shared_ptr<search::Searcher> searcher, const Expe
     const auto& saved = (*progress)[i];
     ExperimentState::Trial trial{record.id, {}, record.state == RunState::error};
     if (!is_terminal(record.state) && !saved.ended) {
-      trial.actor = spawn_trial(self, record);
-      if (saved.closing) self->send(trial.actor, close_atom::value);
-      else if (saved.target > 0) self->send(trial.actor, train_to_atom::value, saved.target);
+      st.orders.emplace_back(trial_orders::Start{record, ""});
+      follow_experiment_state(self, record);
+      if (saved.closing) st.orders.emplace_back(trial_orders::Tell{record.request_id, trial_orders::Signal::close});
+      else if (saved.target > 0) st.orders.emplace_back(trial_orders::TrainTo{record.request_id, saved.target});
       auto ops = replay_unseen_validations(self, record, saved);
       if (!ops) return fail(ops.error());
       missed.insert(missed.end(), ops->begin(), ops->end());
@@ -305,8 +369,7 @@ ExperimentActor::behavior_type experiment_actor(Self self, MasterContext context
     spdlog::error("experiment {} cannot continue: {}", st.record.id, recovered.error().message);
     st.record.error_message = recovered.error().message;
     st.unrecoverable = true;
-    for (auto& [request, trial] : st.trials)
-      if (trial.actor) self->send(trial.actor, kill_atom::value);
+    st.orders.clear();  // no trial was started
     st.trials.clear();  // nothing left to wait for: the experiment ends in ERROR
   }
   finish_if_done(self);

@@ -12,6 +12,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
@@ -26,11 +28,35 @@
 
 namespace volador::actors {
 
+// What the experiment does to its trials in answer to an event, held
+// (ExperimentState::orders) until the journal batch that records the event is
+// queued: whatever a trial journals in answer is then written after it, so a
+// crash never leaves a trial's writes without the search event (or the trial
+// record) they follow from.
+namespace trial_orders {
+// Spawns the trial's actor; `note`, if any, goes to its log first.
+struct Start {
+  storage::TrialRecord record;
+  std::string note;
+};
+struct TrainTo {
+  search::RequestId request = 0;
+  std::uint64_t batches = 0;
+};
+// The messages without arguments.
+enum class Signal { close, park, pause, activate };
+struct Tell {
+  search::RequestId request = 0;
+  Signal signal = Signal::close;
+};
+}  // namespace trial_orders
+using TrialOrder = std::variant<trial_orders::Start, trial_orders::TrainTo, trial_orders::Tell>;
+
 struct ExperimentState {
   // A trial's actor; what was asked of it is its progress in `search`.
   struct Trial {
     std::uint64_t id = 0;  // its cluster-wide trial id
-    TrialActor actor;
+    TrialActor actor;      // null until its Start order is carried out
     bool errored = false;
   };
 
@@ -42,6 +68,7 @@ struct ExperimentState {
   std::optional<master::SearchLog> search;  // set when the actor starts
   std::map<search::RequestId, Trial> trials;
   storage::JournalBatch pending;  // new trial records, committed with the search event
+  std::vector<TrialOrder> orders;  // the event's, carried out once `pending` is queued
   std::optional<master::CheckpointIndex> checkpoints;  // loaded at the first checkpoint GC
   bool unrecoverable = false;  // the journaled search could not be recovered: ends in ERROR
   bool killed = false;
