@@ -154,6 +154,10 @@ void TrialRun::forget_run() {
 void TrialRun::end_trial(RunState state, const std::string& why) {
   if (phase_ == Phase::ended) return;
   forget_run();
+  record_end(state, why);
+}
+
+void TrialRun::record_end(RunState state, const std::string& why) {
   phase_ = Phase::ended;
   setup_.spec.record.state = state;
   setup_.spec.record.error_message = why;
@@ -218,6 +222,11 @@ void TrialRun::restart(const std::string& why, bool counts_as_restart) {
   forget_run();
   if (counts_as_restart) setup_.spec.record.restarts += 1;
   if (!rewind_to_resume_point()) return;
+  if (close_requested_) {
+    system_log(fmt::format("{}; the trial was closed meanwhile: it completes at batch {}", why,
+                           progress_.batches_trained));
+    return record_end(RunState::completed, "");
+  }
   const auto counted = counts_as_restart ? fmt::format("restart {} of {}", setup_.spec.record.restarts, max_restarts)
                                          : std::string("not counted as a restart");
   system_log(fmt::format("{}; restarting ({}) from {}", why, counted,

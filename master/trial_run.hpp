@@ -199,11 +199,16 @@ class TrialRun {
   void flush_journal();
   void forget_run();
   void end_trial(RunState state, const std::string& why);
+  // end_trial for a trial whose run is forgotten already.
+  void record_end(RunState state, const std::string& why);
   void request_slots();
   bool is_new_best(const MetricMap& validation);
   // Sends the searcher metric of the last validation, if it has one.
   void report_last_validation();
   bool rewind_to_resume_point();
+  // A lost or failed run: the trial goes on from its resume point with a new
+  // run, or completes there if it was closed meanwhile (a close that came
+  // while the run launched or was being taken back after a master restart).
   void restart(const std::string& why, bool counts_as_restart);
   void on_rank_stopped();
   [[nodiscard]] bool run_is_live() const;

@@ -97,12 +97,26 @@ struct Harness {
   bool issuing = true;  // whether rank identities can be issued
   std::optional<TrialRun> run;
 
+  std::shared_ptr<const config::ExperimentConfig> config;
+
   explicit Harness(const std::string& extra_yaml = "", storage::TrialRecord record = new_trial_record(),
-                   const std::string& config = kConfig) {
+                   const std::string& yaml = kConfig)
+      : config(std::make_shared<config::ExperimentConfig>(parse(yaml + extra_yaml))) {
     record.hparams = nlohmann::json::object();
     REQUIRE(journal->put_trial(record));
+    make_run(record);
+  }
+  ~Harness() { fs::remove_all(dir); }
+
+  // The master restarted: the trial as a new master recovers it from the
+  // journal (and checkpoint store), and what it does first.
+  TrialEffects restart_master() {
+    make_run(journaled());
+    return run->start();
+  }
+  void make_run(const storage::TrialRecord& record) {
     run.emplace(TrialSetup{.spec = {.record = record,
-                                    .config = std::make_shared<config::ExperimentConfig>(parse(config + extra_yaml)),
+                                    .config = config,
                                     .archive = std::make_shared<std::string>("archive"),
                                     .store = store},
                            .journal = journal,
@@ -116,7 +130,6 @@ struct Harness {
                              return tls::Identity{"ca", "certificate of " + rank.common_name(), "key of " + rank.common_name()};
                            }});
   }
-  ~Harness() { fs::remove_all(dir); }
 
   // The effects of `event`, where a JournalReports is written at once and the
   // effects of its ReportsJournaled take its place (as the actor's would follow).
@@ -518,10 +531,12 @@ TEST_CASE("A failing checkpoint leaves no folder behind and counts as a restart"
   const auto checkpoint = only<SendWorkload>(h.answer_all(first, answer(10)));
   auto failed = answer(10);
   failed.error_message = "disk full";
+  // Closed, it completes where it can resume from (here the beginning) instead of relaunching.
   CHECK(names(h.on(WorkloadAnswered{checkpoint.workload, 0, failed})) ==
-        std::vector<std::string>{"ForgetRun", "ReleaseSlots", "RequestSlots"});
+        std::vector<std::string>{"ForgetRun", "ReleaseSlots", "ReportEnded"});
   CHECK(!fs::exists(checkpoint.request.path));
   CHECK(h.journaled().restarts == 1);
+  CHECK(h.journaled().state == RunState::completed);
 }
 
 TEST_CASE("A rank's death restarts the run within max_restarts and then ends the trial in ERROR") {
@@ -598,6 +613,33 @@ TEST_CASE("A run that does not return within the grace is given up and restarted
   CHECK_FALSE(std::get<AnswerRejoins>(effects[0]).accepted);
   const auto record = h.journaled();
   CHECK((record.restarts == 0 && record.run_agents.empty()));
+}
+
+// Seen in pbt across a master kill: the restarted search closed the trial on
+// its validation at the target (journaled just before the kill) while the
+// trial waited for its run to come back; the run could not, and the trial,
+// with nothing left to train, sat idle with the close spent.
+TEST_CASE("A close that comes while a run is taken back completes the trial once the run is given up") {
+  Harness h;
+  auto sent = h.train_to(h.start_running(), 60);  // live: the record names the run's agent
+  std::uint64_t target = 100;
+  SECTION("at its target, validated and checkpointed there") {
+    const auto validate = only<SendWorkload>(h.answer_all(h.train_to(sent, 90), answer(100)));
+    const auto checkpoint = only<SendWorkload>(h.answer_all(validate, answer(100, 0.75)));
+    std::ofstream(fs::path(checkpoint.request.path) / "weights.bin") << "weights";
+    (void)h.answer_all(checkpoint, answer(100));
+  }
+  SECTION("with work left before its target") { target = 200; }
+  CHECK(names(h.restart_master()) == std::vector<std::string>{"AdoptRun", "StartReattachTimer"});
+  (void)h.on(TrainTo{target});
+  CHECK(h.on(Close{}).empty());  // the run may come back: it checkpoints and stops then
+  const auto effects = h.on(AdoptFailed{1, "the workers of run 1 did not all survive the master restart"});
+  CHECK(names(effects).back() == "ReportEnded");
+  CHECK(std::ranges::none_of(names(effects), [](const auto& name) { return name == "RequestSlots"; }));
+  CHECK(std::get<ReportEnded>(effects.back()).state == RunState::completed);
+  CHECK(h.phase() == Phase::ended);
+  CHECK(h.journaled().state == RunState::completed);
+  CHECK(h.journaled().restarts == 0);
 }
 
 TEST_CASE("A kill during reattach ends the trial and refuses a rank that rejoins later") {
