@@ -1,6 +1,7 @@
 #include "storage/journal/journal.hpp"
 
 #include <chrono>
+#include <span>
 #include <utility>
 
 #include "storage/journal/journal_codec.hpp"
@@ -11,8 +12,26 @@
 
 namespace volador::storage {
 
-JournalBatch& JournalBatch::add(Operation operation) {
+namespace {
+
+// The value stored for each of `records`, or the first that cannot be encoded.
+template <class Record>
+Result<std::vector<std::string>> encoded(std::span<const Record> records) {
+  std::vector<std::string> values;
+  values.reserve(records.size());
+  for (const Record& record : records) {
+    auto value = codec::encode(record);
+    if (!value) return fail(value.error());
+    values.emplace_back(codec::bytes_of(*value));
+  }
+  return values;
+}
+
+}  // namespace
+
+JournalBatch& JournalBatch::add(Operation operation, Result<std::vector<std::string>> encoded_values) {
   operations_.push_back(std::move(operation));
+  encoded_values_.push_back(std::move(encoded_values));
   return *this;
 }
 
@@ -30,7 +49,10 @@ JournalBatch& JournalBatch::append_search_event(std::uint64_t experiment_id, Sea
 
 JournalBatch& JournalBatch::put_checkpoint(CheckpointRecord record) { return add(std::move(record)); }
 
-JournalBatch& JournalBatch::append_metrics(MetricRecord record) { return add(std::move(record)); }
+JournalBatch& JournalBatch::append_metrics(MetricRecord record) {
+  auto value = encoded(std::span<const MetricRecord>(&record, 1));
+  return add(std::move(record), std::move(value));
+}
 
 JournalBatch& JournalBatch::delete_metrics_after(std::uint64_t trial_id, std::uint64_t batches) {
   return add(MetricsDeletion{.trial_id = trial_id, .after_batches = batches});
@@ -47,7 +69,8 @@ JournalBatch& JournalBatch::put_model(ModelRecord record) { return add(std::move
 JournalBatch& JournalBatch::put_model_version(ModelVersionRecord record) { return add(std::move(record)); }
 
 JournalBatch& JournalBatch::put_numbered_logs(std::vector<LogLine> lines) {
-  return add(NumberedLogLines{std::move(lines)});
+  auto values = encoded(std::span<const LogLine>(lines));
+  return add(NumberedLogLines{std::move(lines)}, std::move(values));
 }
 
 JournalBatch& JournalBatch::raise_counter(std::string counter, std::uint64_t value) {

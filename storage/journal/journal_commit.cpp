@@ -28,17 +28,20 @@ class Journal::BatchBuilder {
  public:
   BatchBuilder(Journal& journal, KeyValueBatch& batch) : journal_(journal), batch_(batch) {}
 
-  // What the journal refuses (journal_validation.hpp), encoding and read errors.
-  Status add(const JournalBatch::Operation& operation) {
+  // What the journal refuses (journal_validation.hpp), encoding and read
+  // errors. `encoded`: the operation's values as the batch encoded them.
+  Status add(const JournalBatch::Operation& operation, const Result<std::vector<std::string>>& encoded) {
     if (auto valid = validation::check_operation(operation); !valid) return valid;
+    if (!encoded) return fail(encoded.error());
+    encoded_ = &*encoded;
     return std::visit(*this, operation);
   }
 
   Status operator()(const ExperimentRecord& record) { return put_record(keys::experiment(record.id), record); }
 
   Status operator()(const JournalBatch::NumberedLogLines& logs) {
-    for (const LogLine& line : logs.lines)
-      if (auto put = put_record(keys::log(line.trial_id, line.seq), line); !put) return put;
+    for (std::size_t i = 0; i < logs.lines.size(); ++i)
+      put(keys::log(logs.lines[i].trial_id, logs.lines[i].seq), encoded_->at(i));
     return {};
   }
 
@@ -74,8 +77,6 @@ class Journal::BatchBuilder {
   // A report at batches beyond every stored one of its kind starts its step
   // at seq 1 without reading the store: a metric flood costs no seeks.
   Status operator()(const MetricRecord& record) {
-    auto value = codec::encode(record);
-    if (!value) return fail(value.error());
     auto highest = journal_.highest_metric_batches(record.trial_id, record.kind);
     if (!highest) return fail(highest.error());
     const std::string step = keys::metric_step_prefix(record.trial_id, record.kind, record.batches);
@@ -83,7 +84,7 @@ class Journal::BatchBuilder {
     **highest = std::max(**highest, record.batches);
     auto seq = next_seq(step);
     if (!seq) return fail(seq.error());
-    put(keys::metric(record.trial_id, record.kind, record.batches, *seq), codec::bytes_of(*value));
+    put(keys::metric(record.trial_id, record.kind, record.batches, *seq), encoded_->at(0));
     return {};
   }
 
@@ -270,6 +271,7 @@ class Journal::BatchBuilder {
 
   Journal& journal_;
   KeyValueBatch& batch_;
+  const std::vector<std::string>* encoded_ = nullptr;  // the values of the operation being added
   std::map<std::string, std::uint64_t> last_seq_;  // by prefix
   std::map<std::string, IndexKeys> checkpoints_;           // by uuid
   std::set<std::uint64_t> searches_;                       // experiments whose search events the batch touches
@@ -301,8 +303,8 @@ Status Journal::write(std::span<const JournalBatch* const> batches) {
   KeyValueBatch writes;
   BatchBuilder builder(*this, writes);
   for (const JournalBatch* batch : batches)
-    for (const JournalBatch::Operation& operation : batch->operations())
-      if (auto added = builder.add(operation); !added) return added;
+    for (std::size_t i = 0; i < batch->operations().size(); ++i)
+      if (auto added = builder.add(batch->operations()[i], batch->encoded_values(i)); !added) return added;
   auto written = store_->write(writes);
   if (!written) return written;
   builder.remember_search_seqs();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "storage/journal/journal.hpp"
+#include "storage/journal/journal_codec.hpp"
 #include "storage/journal/tests/journal_test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -99,6 +100,31 @@ TEMPLATE_TEST_CASE("a batch with a record that cannot be encoded writes nothing"
   CHECK(journal->checkpoint("ckpt-1").error().code == ErrorCode::not_found);
   CHECK(journal->checkpoints_of_experiment(1)->empty());
   CHECK(reports(*journal, 1) == std::vector<Report>{{T, 200, 9.0}});
+}
+
+TEST_CASE("a batch encodes its metric reports and log lines as they are added", "[journal][batch]") {
+  // The journal's writer thread then only files them under their keys: a
+  // metric flood's encoding is done by the threads that build the batches.
+  const MetricRecord report = make_metrics(3, V, 40, 0.25);
+  const std::vector<LogLine> lines{{3, 1, 100, "stdout", "loss=1"}, {3, 2, 101, "stderr", "done"}};
+  JournalBatch batch;
+  batch.append_metrics(report).put_experiment(make_experiment(1)).put_numbered_logs(lines);
+
+  const auto& report_values = batch.encoded_values(0);
+  REQUIRE(report_values);
+  REQUIRE(report_values->size() == 1);
+  auto decoded = codec::decode<MetricRecord>("m/", report_values->front());
+  REQUIRE(decoded);
+  CHECK(*decoded == report);
+  CHECK(batch.encoded_values(1)->empty());  // encoded by the writer
+  const auto& line_values = batch.encoded_values(2);
+  REQUIRE(line_values);
+  REQUIRE(line_values->size() == 2);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    auto line = codec::decode<LogLine>("l/", (*line_values)[i]);
+    REQUIRE(line);
+    CHECK(*line == lines[i]);
+  }
 }
 
 TEMPLATE_TEST_CASE("reports appended in one batch get distinct increasing seqs", "[journal][batch]",
