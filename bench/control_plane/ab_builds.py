@@ -1,9 +1,10 @@
 """Two builds' trial throughput, row by row, alternating in one session.
 
     /usr/bin/python3 bench/control_plane/ab_builds.py --before BIN_A --after BIN_B [--rounds 2] [--trials 1000]
+                                                      [--slots 2,8]
 
 Runs bench_control_plane's `volador command` search (`/bin/echo loss=1`,
-max_concurrent_trials 4 x slots) on 2 and 8 slots with each build's bin
+max_concurrent_trials 4 x slots) on each of `--slots` with each build's bin
 folder in turn, `--rounds` times, and prints trials/s and CPU per trial
 (master, agent) for each run. Alternating keeps the machine's drifting
 load out of the comparison; the peers are left out (bench_control_plane.py
@@ -24,10 +25,11 @@ def main():
     parser.add_argument("--after", required=True, help="the second build's bin folder")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--trials", type=int, default=1000)
+    parser.add_argument("--slots", default="2,8", help="comma-separated slot counts, one row each")
     args = parser.parse_args()
     for round_number in range(args.rounds):
         for name, binaries in (("before", args.before), ("after", args.after)):
-            for slots in (2, 8):
+            for slots in (int(count) for count in args.slots.split(",")):
                 row_args = types.SimpleNamespace(bin=binaries, keep=False, row_timeout=150, trials=args.trials,
                                                  block=max(args.trials // 5, 1))
                 row = bench.volador_search_row(row_args, name, slots, bench.echo_config(args.trials, 4 * slots), "ab")
