@@ -4,12 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include <deque>
-#include <fstream>
-#include <random>
 
 #include <caf/all.hpp>
 
 #include "actors/agent_actor.hpp"
+#include "actors/tests/agent_test_support.hpp"
 #include "runtime/tls/certificate_authority.hpp"
 #include "runtime/tls/identity_files.hpp"
 #include "runtime/wire/codec.hpp"
@@ -32,51 +31,6 @@ i=0
 while [ $i -lt 40000 ]; do printf '%05d %s\n' $i $pad; i=$((i+1)); done
 exec sleep 600
 )";
-
-struct Folder {
-  fs::path path = fs::temp_directory_path() / ("volador-agent-logs-" + std::to_string(std::random_device{}()));
-  Folder() { fs::create_directories(path); }
-  ~Folder() { fs::remove_all(path); }
-};
-
-// An agent without sandbox or cgroups whose worker is the flood script; the agent's identity folder holds the CA's certificate.
-AgentOptions flood_agent(const fs::path& dir, const tls::CertificateAuthority& ca) {
-  const auto worker = dir / "flood.sh";
-  std::ofstream(worker) << kFloodWorker;
-  fs::permissions(worker, fs::perms::owner_all);
-  REQUIRE(tls::install_identity(ca.issue("agent-a").value(), dir / "agent-tls"));
-  fs::create_directories(dir / "work");
-  AgentOptions options{.agent_id = "agent-a", .slots = {wire::SlotSpec{}}, .work_dir = dir / "work",
-                       .worker_program = worker, .worker_tls_dir = dir / "agent-tls"};
-  options.limits.enabled = false;
-  options.sandbox = false;
-  return options;
-}
-
-// Rank 0 of trial 7's run 1 on slot 0, with its identity from `ca`.
-wire::LaunchSpec flood_launch(const fs::path& dir, const tls::CertificateAuthority& ca) {
-  fs::create_directories(dir / "project");
-  std::ofstream(dir / "project" / "README") << "flood\n";
-  const auto identity = ca.issue_rank({.experiment_id = 1, .trial_id = kTrial, .run_id = kRun, .rank = 0},
-                                      std::chrono::hours(1)).value();
-  wire::LaunchSpec spec;
-  spec.trial_id = kTrial;
-  spec.experiment_id = 1;
-  spec.run_id = kRun;
-  spec.entrypoint = "sh flood.sh";
-  spec.archive = archives::pack_directory(dir / "project").value();
-  spec.master_host = "127.0.0.1";
-  spec.rank_certificate = identity.certificate;
-  spec.rank_private_key = identity.private_key;
-  spec.shm_size_bytes = 0;  // the host's /dev/shm: no sandbox
-  return spec;
-}
-
-// The master as the agent sees it: it takes the registration and ignores the rest.
-caf::behavior accepting_master() {
-  return {[](register_atom, const wire::Bytes&, const caf::actor&) { return true; },
-          [](work_disk_atom, const wire::Bytes&) {}};
-}
 
 // A message of output the trial holds unanswered.
 struct HeldOutput {
@@ -104,14 +58,14 @@ void collect_numbers(const wire::LogLines& logs, std::vector<int>& numbers) {
 }  // namespace
 
 TEST_CASE("An agent has at most two messages of a worker's output unanswered, and ships the rest in order as answers come") {
-  Folder dir;
+  testing::TempFolder dir("volador-agent-logs-");
   auto ca = tls::CertificateAuthority::open_or_create(dir.path / "ca").value();
   caf::actor_system_config config;
   caf::actor_system system{config};
-  auto master = system.spawn(accepting_master);
-  auto agent = system.spawn(agent_actor, flood_agent(dir.path, ca), caf::actor(master));
+  auto master = system.spawn(testing::accepting_master);
+  auto agent = system.spawn(agent_actor, testing::script_agent(dir.path, ca, kFloodWorker), caf::actor(master));
   caf::scoped_actor trial{system};
-  trial->request(agent, std::chrono::seconds(30), launch_atom::value, wire::encode(flood_launch(dir.path, ca)),
+  trial->request(agent, std::chrono::seconds(30), launch_atom::value, wire::encode(testing::script_launch(dir.path, ca, kTrial, kRun)),
                  caf::actor(trial))
       .receive([](const std::string& refusal) { REQUIRE(refusal == ""); },
                [](const caf::error& error) { FAIL(caf::to_string(error)); });
