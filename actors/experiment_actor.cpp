@@ -33,11 +33,21 @@ bool trial_ended(Self self, search::RequestId request) {
 
 // Whether the experiment ends once its trials have: its search shut down, it was killed, or it could not be recovered.
 bool winding_down(const ExperimentState& st) {
-  return st.killed || st.unrecoverable || (st.search && st.search->progress().shutdown);
+  return st.record.killed || st.unrecoverable || (st.search && st.search->progress().shutdown);
 }
 
 bool search_failed(const ExperimentState& st) {
   return st.unrecoverable || (st.search && st.search->progress().search_failed);
+}
+
+// Answers the users' kills that wait for the kill to be written: true once
+// it is, else why not.
+void answer_kills(Self self, const Status& written) {
+  for (auto& answer : std::exchange(self->state.kill_answers, {})) {
+    if (written) answer.deliver(true);
+    else answer.deliver(to_caf_error(Error::io("the kill was not journaled, so a master restart may resume the "
+                                               "experiment: " + written.error().message)));
+  }
 }
 
 void finish_if_done(Self self) {
@@ -48,13 +58,15 @@ void finish_if_done(Self self) {
     if (!trial_ended(self, request)) return;
     any_completed |= !trial.errored;
   }
-  const bool failed = !st.killed && (search_failed(st) || !any_completed);
-  st.record.state = st.killed ? RunState::canceled : failed ? RunState::error : RunState::completed;
+  const bool failed = !st.record.killed && (search_failed(st) || !any_completed);
+  st.record.state = st.record.killed ? RunState::canceled : failed ? RunState::error : RunState::completed;
   if (failed && st.record.error_message.empty())
     st.record.error_message = st.trials.empty() ? "the search created no trial" : "every trial failed";
   st.record.progress = 1.0;
   st.record.ended_at_ms = system_now_ms();
-  log_failure(self, st.context.journal->put_experiment(st.record), "journaling its end");
+  const Status ended = st.context.journal->put_experiment(st.record);
+  log_failure(self, ended, "journaling its end");
+  answer_kills(self, ended);  // the end, CANCELED, holds the kill
   spdlog::info("experiment {} ended {}", st.record.id, to_string(st.record.state));
   self->quit();
 }
@@ -185,6 +197,9 @@ bool set_state(Self self, RunState state, Atom message) {
 }
 
 caf::error refusal(Self self, RunState expected, const char* verb) {
+  if (self->state.record.killed)
+    return to_caf_error(Error::invalid_argument(
+        fmt::format("experiment {} is being killed; it cannot be {}", self->state.record.id, verb)));
   return to_caf_error(Error::invalid_argument(fmt::format("experiment {} is {}; only {} experiments can be {}",
                                                           self->state.record.id, to_string(self->state.record.state),
                                                           to_string(expected), verb)));
@@ -220,6 +235,7 @@ void tell(Self self, const TrialActor& trial, trial_orders::Signal signal) {
     case trial_orders::Signal::park: return self->send(trial, park_atom::value);
     case trial_orders::Signal::pause: return self->send(trial, pause_atom::value);
     case trial_orders::Signal::activate: return self->send(trial, activate_atom::value);
+    case trial_orders::Signal::kill: return self->send(trial, kill_atom::value);
   }
 }
 
@@ -237,22 +253,54 @@ void carry_out_orders(Self self) {
   }
 }
 
-// Queues, as one batch, the new trials, the search's event (or a snapshot of
-// it) and the progress after an event: a crash leaves either all of it or
-// none. Not waited for: only then are the event's orders carried out, so
+// Queues `pending` as one batch: a crash leaves either all of it or none.
+// Not waited for: only then are the orders held for it carried out, so
 // whatever the trials journal in answer is queued, so written, after it.
-// A failed write comes back as journaled_atom.
+// `written` hears how the write went, on the journal's thread.
+void queue_pending(Self self, std::function<void(const Status&)> written) {
+  auto& st = self->state;
+  st.context.journal->commit_async(std::make_shared<storage::JournalBatch>(std::exchange(st.pending, {})),
+                                   std::move(written));
+  carry_out_orders(self);
+}
+
+// Queues, as one batch (queue_pending), the new trials, the search's event
+// (or a snapshot of it) and the progress after an event. A failed write
+// comes back as journaled_atom.
 void checkpoint_search(Self self) {
   auto& st = self->state;
   st.record.progress = search_of(self).searcher().progress();
   search_of(self).journal(st.pending, st.record.id);
   st.pending.put_experiment(st.record);
-  auto batch = std::make_shared<storage::JournalBatch>(std::exchange(st.pending, {}));
-  st.context.journal->commit_async(std::move(batch), [experiment = ExperimentActor(self)](const Status& written) {
+  queue_pending(self, [experiment = ExperimentActor(self)](const Status& written) {
     // As the experiment itself: a local sender.
     if (!written) caf::send_as(experiment, experiment, journaled_atom::value, written.error().message);
   });
-  carry_out_orders(self);
+}
+
+// Queues the experiment's record marked killed, then tells every trial still
+// running to kill itself: a master that dies in between finds the mark and
+// finishes the kill (recover()), so a killed experiment never resumes. The
+// answer comes once the mark is written (journaled_atom, kill_atom); the
+// experiment ends CANCELED once its trials have.
+caf::result<bool> kill_experiment(Self self) {
+  auto& st = self->state;
+  if (st.record.killed) {
+    if (st.kill_answers.empty()) return true;  // written already
+    return st.kill_answers.emplace_back(self->make_response_promise<bool>());
+  }
+  auto answer = st.kill_answers.emplace_back(self->make_response_promise<bool>());
+  st.record.killed = true;
+  st.pending.put_experiment(st.record);
+  for (const auto& [request, trial] : st.trials)
+    if (!trial_ended(self, request)) st.orders.emplace_back(trial_orders::Tell{request, trial_orders::Signal::kill});
+  queue_pending(self, [experiment = ExperimentActor(self)](const Status& written) {
+    // As the experiment itself: a local sender.
+    caf::send_as(experiment, experiment, journaled_atom::value, kill_atom::value,
+                 written ? std::string() : written.error().message);
+  });
+  finish_if_done(self);
+  return answer;
 }
 
 // Marks the trial ended and, unless `killed`, tells the searcher how it ended
@@ -310,11 +358,39 @@ void follow_experiment_state(Self self, const storage::TrialRecord& record) {
     st.orders.emplace_back(trial_orders::Tell{record.request_id, trial_orders::Signal::activate});
 }
 
+// Holds the orders that give the recovered, still running trial `record`
+// an actor told again what it was last asked (`saved`); the searcher's
+// answers to the validations it journaled that the search has not seen.
+Result<search::Operations> resume_trial(Self self, const storage::TrialRecord& record,
+                                        const master::TrialProgress& saved) {
+  auto& st = self->state;
+  st.orders.emplace_back(trial_orders::Start{record, ""});
+  follow_experiment_state(self, record);
+  if (saved.closing) st.orders.emplace_back(trial_orders::Tell{record.request_id, trial_orders::Signal::close});
+  else if (saved.target > 0) st.orders.emplace_back(trial_orders::TrainTo{record.request_id, saved.target});
+  return replay_unseen_validations(self, record, saved);
+}
+
+// The recovered trial `record` of a killed experiment, which its search has
+// not seen end: one still running gets an actor only to be killed (which
+// ends its run, if live); one that ended is marked ended. The searcher hears
+// of neither.
+void finish_killing(Self self, const storage::TrialRecord& record) {
+  auto& st = self->state;
+  if (is_terminal(record.state)) {
+    end_trial(search_of(self), record.request_id, record.state, true);
+    return;
+  }
+  st.orders.emplace_back(trial_orders::Start{record, ""});
+  st.orders.emplace_back(trial_orders::Tell{record.request_id, trial_orders::Signal::kill});
+}
+
 // Rebuilds the search from the journal: the searcher's state (the snapshot
 // and the events since), and an actor for every unfinished trial, told again
 // what it was last asked. Trials that ended, or validated, after the search
 // state was last journaled are reported to the searcher now. No trial is
-// started before all of it succeeded and its batch is queued.
+// started before all of it succeeded and its batch is queued. An experiment
+// journaled killed instead finishes its kill (finish_killing).
 Status recover(Self self, std::shared_ptr<search::Searcher> searcher, const ExperimentRecovery& recovery) {
   auto& st = self->state;
   auto search = master::SearchLog::recover(std::move(searcher), recovery.search_state);
@@ -326,20 +402,21 @@ Status recover(Self self, std::shared_ptr<search::Searcher> searcher, const Expe
   for (std::size_t i = 0; i < recovery.trials.size(); ++i) {
     const auto& record = recovery.trials[i];
     const auto& saved = (*progress)[i];
-    ExperimentState::Trial trial{record.id, {}, record.state == RunState::error};
-    if (!is_terminal(record.state) && !saved.ended) {
-      st.orders.emplace_back(trial_orders::Start{record, ""});
-      follow_experiment_state(self, record);
-      if (saved.closing) st.orders.emplace_back(trial_orders::Tell{record.request_id, trial_orders::Signal::close});
-      else if (saved.target > 0) st.orders.emplace_back(trial_orders::TrainTo{record.request_id, saved.target});
-      auto ops = replay_unseen_validations(self, record, saved);
-      if (!ops) return fail(ops.error());
-      missed.insert(missed.end(), ops->begin(), ops->end());
-    } else if (!saved.ended) {
-      auto ops = end_trial(*st.search, record.request_id, record.state, false);
-      missed.insert(missed.end(), ops.begin(), ops.end());
+    st.trials[record.request_id] = {record.id, {}, record.state == RunState::error};
+    if (saved.ended) continue;
+    if (st.record.killed) {
+      finish_killing(self, record);
+      continue;
     }
-    st.trials[record.request_id] = trial;
+    Result<search::Operations> ops = search::Operations();
+    if (is_terminal(record.state)) ops = end_trial(*st.search, record.request_id, record.state, false);
+    else ops = resume_trial(self, record, saved);
+    if (!ops) return fail(ops.error());
+    missed.insert(missed.end(), ops->begin(), ops->end());
+  }
+  if (st.record.killed) {
+    carry_out_orders(self);  // the kill is journaled already
+    return {};
   }
   apply(self, std::move(missed));
   for (const auto& [request, trial] : st.trials) park_if_waiting(self, request);
@@ -389,27 +466,26 @@ ExperimentActor::behavior_type experiment_actor(Self self, MasterContext context
         search_of(self).journal_lost();
       },
       [=](pause_atom) -> caf::result<bool> {
-        if (self->state.record.state != RunState::active) return refusal(self, RunState::active, "paused");
+        const auto& record = self->state.record;
+        if (record.killed || record.state != RunState::active) return refusal(self, RunState::active, "paused");
         return set_state(self, RunState::paused, pause_atom::value);
       },
       [=](activate_atom) -> caf::result<bool> {
-        if (self->state.record.state != RunState::paused) return refusal(self, RunState::paused, "activated");
+        const auto& record = self->state.record;
+        if (record.killed || record.state != RunState::paused) return refusal(self, RunState::paused, "activated");
         return set_state(self, RunState::active, activate_atom::value);
       },
-      [=](kill_atom) -> caf::result<bool> {
-        self->state.killed = true;
-        for (auto& [request, trial] : self->state.trials)
-          if (!trial_ended(self, request)) self->send(trial.actor, kill_atom::value);
-        finish_if_done(self);
-        return true;
+      [=](kill_atom) -> caf::result<bool> { return kill_experiment(self); },
+      [=](journaled_atom, kill_atom, const std::string& error) {
+        answer_kills(self, error.empty() ? Status() : fail(Error::io(error)));
       },
       [=](trial_ended_atom, std::uint64_t request, RunState state) {
         auto* trial = running_trial(self, request);
         if (trial == nullptr) return;
         trial->errored = state == RunState::error;
         forget_resume_point(self, trial->id);
-        apply(self, end_trial(search_of(self), request, state, self->state.killed));
-        if (!self->state.killed) checkpoint_search(self);
+        apply(self, end_trial(search_of(self), request, state, self->state.record.killed));
+        if (!self->state.record.killed) checkpoint_search(self);
         finish_if_done(self);
       },
   };

@@ -17,6 +17,7 @@
 
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_response_promise.hpp>
 
 #include "actors/interfaces.hpp"
 #include "actors/master_context.hpp"
@@ -44,7 +45,7 @@ struct TrainTo {
   std::uint64_t batches = 0;
 };
 // The messages without arguments.
-enum class Signal { close, park, pause, activate };
+enum class Signal { close, park, pause, activate, kill };
 struct Tell {
   search::RequestId request = 0;
   Signal signal = Signal::close;
@@ -71,7 +72,9 @@ struct ExperimentState {
   std::vector<TrialOrder> orders;  // the event's, carried out once `pending` is queued
   std::optional<master::CheckpointIndex> checkpoints;  // loaded at the first checkpoint GC
   bool unrecoverable = false;  // the journaled search could not be recovered: ends in ERROR
-  bool killed = false;
+  // The users' kills, answered once the kill is written (`record.killed` is
+  // set, and these are empty, once it is).
+  std::vector<caf::typed_response_promise<bool>> kill_answers;
   static inline const char* name = "experiment";
 };
 
@@ -84,7 +87,10 @@ struct ExperimentRecovery {
 
 // Starts the search of an experiment already journaled as ACTIVE, or, with
 // a non-null `recovery`, continues it where the journal left it: unfinished trials get
-// new trial actors that resume from their latest checkpoints.
+// new trial actors that resume from their latest checkpoints. A kill is
+// journaled (`record.killed`) before any trial hears of it; a recovered
+// experiment so marked kills its unfinished trials, tells its searcher
+// nothing and ends CANCELED.
 ExperimentActor::behavior_type experiment_actor(ExperimentActor::stateful_pointer<ExperimentState> self,
                                                MasterContext context, storage::ExperimentRecord record,
                                                std::shared_ptr<const config::ExperimentConfig> config,

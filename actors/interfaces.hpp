@@ -104,6 +104,8 @@ using ExperimentActor = caf::typed_actor<
     caf::reacts_to<trial_ended_atom, std::uint64_t, RunState>,
     // from itself: a batch of its search state was not written (why); the next one is a snapshot
     caf::reacts_to<journaled_atom, std::string>,
+    // from itself: its kill was written (empty) or not (why); the users' kills are answered
+    caf::reacts_to<journaled_atom, kill_atom, std::string>,
     // a user (through the gateway): each answered once journaled
     caf::replies_to<pause_atom>::with<bool>, caf::replies_to<activate_atom>::with<bool>,
     caf::replies_to<kill_atom>::with<bool>>;

@@ -52,6 +52,10 @@ struct ExperimentRecord {
   # the pool it was admitted to at submission (resources.resource_pool, or the
   # cluster's default then), which every trial of it asks for; empty for one
   # journaled before it was kept: its trials ask for resources.resource_pool
+  killed @16 :Bool;
+  # the user killed it (journaled before any trial is told): its unfinished
+  # trials are killed, its searcher hears nothing more, and it ends CANCELED;
+  # a restarted master finishes the kill. False in journals from before it was kept.
 }
 
 struct ContinuedTrial {

@@ -42,6 +42,14 @@ const std::string kPbt =
     "  length_per_round: {batches: 100}, replace_function: {truncate_fraction: 0.5},\n"
     "  explore_function: {resample_probability: 0.2, perturb_factor: 0.1}}\n";
 
+// Three trials, two at a time: a trial that ends early is followed by the next.
+const std::string kRandom =
+    "name: random\n"
+    "entrypoint: python3 train.py\n"
+    "hyperparameters: {global_batch_size: 10, lr: {type: double, minval: 0.1, maxval: 1.0}}\n"
+    "searcher: {name: random, metric: accuracy, smaller_is_better: false, max_trials: 3, max_concurrent_trials: 2,\n"
+    "  max_length: {batches: 100}}\n";
+
 constexpr std::uint64_t kExperiment = 1;
 constexpr std::uint64_t kTarget = 100;
 // How long the experiment, about to journal an event, gives its trials to
@@ -64,6 +72,8 @@ class WrittenBatches {
   static constexpr const char* kTrialCompleted = "the trial's record, COMPLETED";
   static constexpr const char* kLogLine = "a trial's log line";
   static constexpr const char* kOrphanLogLine = "a log line of a trial the journal does not hold";
+  static constexpr const char* kKillMark = "the experiment's record, killed, before its end";
+  static constexpr const char* kTrialCanceled = "the trial's record, CANCELED";
 
   // Labels `batch`, just written to `journal` (Journal::observe_commits).
   void record(const storage::JournalBatch& batch, const storage::Journal& journal) {
@@ -80,6 +90,9 @@ class WrittenBatches {
         if (trial->state == RunState::active) labels_.emplace_back(kTrialActive);
         if (trial->state == RunState::paused) labels_.emplace_back(kTrialPaused);
         if (trial->state == RunState::completed) labels_.emplace_back(kTrialCompleted);
+        if (trial->state == RunState::canceled) labels_.emplace_back(kTrialCanceled);
+      } else if (const auto* experiment = std::get_if<storage::ExperimentRecord>(&operation)) {
+        if (experiment->killed && !is_terminal(experiment->state)) labels_.emplace_back(kKillMark);
       }
     }
     written_.notify_all();
@@ -175,10 +188,12 @@ struct ExperimentFixture {
     return std::make_shared<HeldSearcher>(std::move(*built), written);
   }
 
-  // Starts experiment kExperiment in `state` over `searcher`, continuing `recovery` if not null.
+  // Starts experiment kExperiment in `state` (journaled killed if `killed`)
+  // over `searcher`, continuing `recovery` if not null.
   ExperimentActor start(std::shared_ptr<HeldSearcher> searcher, std::shared_ptr<const ExperimentRecovery> recovery,
-                        RunState state = RunState::active) {
+                        RunState state = RunState::active, bool killed = false) {
     storage::ExperimentRecord record{.id = kExperiment, .state = state};
+    record.killed = killed;
     std::shared_ptr<checkpoints::CheckpointStore> store = checkpoints::SharedFsStore::open(dir).value();
     return experiment = system.spawn(experiment_actor, MasterContext{.journal = journal}, record, config,
                                      std::make_shared<const std::string>("archive"), std::move(store),
@@ -209,6 +224,35 @@ struct ExperimentFixture {
     REQUIRE(journaled);
     REQUIRE(*journaled);
     return std::make_shared<const ExperimentRecovery>(ExperimentRecovery{**journaled, {trial}});
+  }
+
+  // Journals what a master left that died while killing an experiment of
+  // kRandom: its record marked killed, and its first two trials, both asked
+  // to validate at kTarget, one journaled CANCELED (the search not told) and
+  // one still ACTIVE; what a restarted master reads back.
+  std::shared_ptr<const ExperimentRecovery> journal_a_crash_while_killing() {
+    master::SearchLog search(searcher());
+    std::vector<storage::TrialRecord> trials;
+    for (const auto& operation : search.initial_operations()) {
+      const search::RequestId request = std::get<search::CreateTrial>(operation).request_id;
+      search.trial_created(request);
+      search.asked_to_validate(request, kTarget);
+      const auto state = trials.empty() ? RunState::canceled : RunState::active;
+      trials.push_back({.id = 5 + trials.size(), .experiment_id = kExperiment, .request_id = request, .state = state});
+      trials.back().hparams = nlohmann::json::object();
+    }
+    REQUIRE(trials.size() == 2);
+    storage::JournalBatch before_the_crash;
+    search.journal(before_the_crash, kExperiment);
+    for (const auto& trial : trials) before_the_crash.put_trial(trial);
+    storage::ExperimentRecord record{.id = kExperiment, .state = RunState::active};
+    record.killed = true;
+    before_the_crash.put_experiment(record);
+    REQUIRE(journal->commit(before_the_crash));
+    auto journaled = journal->search_log(kExperiment);
+    REQUIRE(journaled);
+    REQUIRE(*journaled);
+    return std::make_shared<const ExperimentRecovery>(ExperimentRecovery{**journaled, trials});
   }
 
   // Waits for `experiment` to end (its trials ended first).
@@ -292,4 +336,35 @@ TEST_CASE("An experiment journals a new trial's record before the first line of 
   caf::anon_send(f.experiment, validated_atom::value, trials[1].request_id, 0.1, kTarget);
   REQUIRE(f.written.wait_for(WrittenBatches::kLogLine, std::chrono::seconds(30)));
   CHECK(f.written.position(WrittenBatches::kOrphanLogLine) == f.written.labels().size());
+}
+
+// A master that dies after trials journaled their kill but before the
+// experiment journaled its end must not find an experiment that resumes.
+TEST_CASE("An experiment journals its kill before any trial hears of it") {
+  ExperimentFixture f;
+  f.start(f.searcher(), nullptr);
+  REQUIRE(f.first_trials().size() == 1);
+  caf::anon_send(f.experiment, kill_atom::value);
+  f.wait_for_end(f.experiment);
+  std::string in_order;
+  for (const auto& label : f.written.labels()) in_order += label + "; ";
+  INFO("written, in order: " << in_order);
+  REQUIRE(f.written.position(WrittenBatches::kTrialCanceled) < f.written.labels().size());
+  CHECK(f.written.position(WrittenBatches::kKillMark) < f.written.position(WrittenBatches::kTrialCanceled));
+  auto ended = f.journal->experiment(kExperiment);
+  REQUIRE(ended);
+  CHECK(ended->state == RunState::canceled);
+}
+
+TEST_CASE("A recovered experiment journaled killed kills its unfinished trials, starts none, and ends CANCELED") {
+  ExperimentFixture f(kRandom);
+  f.start(f.searcher(), f.journal_a_crash_while_killing(), RunState::active, true);
+  f.wait_for_end(f.experiment);
+  auto trials = f.journal->trials(kExperiment);
+  REQUIRE(trials);
+  CHECK(trials->size() == 2);  // the searcher, told nothing, created no third
+  for (const auto& trial : *trials) CHECK(trial.state == RunState::canceled);
+  auto ended = f.journal->experiment(kExperiment);
+  REQUIRE(ended);
+  CHECK(ended->state == RunState::canceled);
 }

@@ -70,7 +70,7 @@ TEST_CASE("an experiment stored by the journal of 2026-11 decodes to the same ex
     "00000000000000006469736b2066756c6c00000000000000",
     R"({"id": 7, "name": "mnist", "config_yaml": "name: mnist\n", "config_file_name": "distributed.yaml",
         "state": "PAUSED", "experiment_seed": 42, "progress": 0.25, "error_message": "disk full",
-        "created_at_ms": 1700000000000, "ended_at_ms": 1700000001000})");
+        "created_at_ms": 1700000000000, "ended_at_ms": 1700000001000, "killed": false})");
 }
 
 TEST_CASE("a trial stored by the journal of 2026-11 decodes to the same trial", "[journal][compatibility]") {
