@@ -19,6 +19,16 @@ bool journaled(const training::Progress& progress, const training::Workload& wor
   }
 }
 
+const char* kind_name(training::WorkloadKind kind) {
+  switch (kind) {
+    case training::WorkloadKind::train: return "training";
+    case training::WorkloadKind::validate: return "validation";
+    case training::WorkloadKind::checkpoint: return "checkpoint";
+    case training::WorkloadKind::done: return "nothing";
+  }
+  return "workload";
+}
+
 }  // namespace
 
 // A recovered trial whose run was live: claim its workers, wait for its ranks.
@@ -130,16 +140,22 @@ bool TrialRun::take_journal_standing() {
 }
 
 // Brings the journal up to rank 0's last finished workload, whose answer
-// the old master may not have journaled. False when the trial stopped here.
+// the old master may not have journaled. That workload must be the one the
+// journal's standing plans next: the old master sends a workload before its
+// write of the previous answer lands, so a rank can be two workloads past
+// the journal (a validation lost, training past it), and then the run is
+// given up and restarts from its checkpoint. False when the trial stopped here.
 bool TrialRun::catch_up_with_ranks() {
   if (!take_journal_standing()) return false;
   const auto& last = ranks_.front().last;
   if (!last) return true;
   const auto workload = as_workload(last->request);
   if (journaled(progress_, workload, last->result)) return true;
-  if (workload.start_batch != progress_.batches_trained) {
-    give_up_reattach(fmt::format("the ranks stand at batch {}, the journal at {}", workload.start_batch,
-                                 progress_.batches_trained));
+  const auto planned = training::next_workload(policy_, progress_, workload.start_batch + workload.batches);
+  if (workload.start_batch != progress_.batches_trained || workload.kind != planned.kind) {
+    give_up_reattach(fmt::format("the ranks finished a {} from batch {}, the journal stands at batch {} before a {}",
+                                 kind_name(workload.kind), workload.start_batch, progress_.batches_trained,
+                                 kind_name(planned.kind)));
     return false;
   }
   return complete_workload(workload, last->result);

@@ -642,6 +642,29 @@ TEST_CASE("A close that comes while a run is taken back completes the trial once
   CHECK(h.journaled().restarts == 0);
 }
 
+// Seen in cluster_tests' repeated master kills: a master took the rank's
+// validation at batch 496 and sent the next training before its write of the
+// validation landed, then died; the next master's journal stood at 496
+// without it while the rank had trained on to 516, and the trial applied
+// that training as the one workload the journal lacked, so its validation
+// at 496 was lost and every later one came 20 batches late.
+TEST_CASE("A rank that rejoins having trained past a validation the journal lacks makes the run restart, uncounted") {
+  Harness h;
+  const auto second = h.train_to(h.start_running(), 10);  // training from 10 to 20 in flight
+  const auto validate = only<SendWorkload>(h.answer_all(second, answer(20)));
+  REQUIRE((validate.request.kind == wire::WorkloadKind::validate && validate.request.start_batch == 20));
+  CHECK(names(h.restart_master()) == std::vector<std::string>{"AdoptRun", "StartReattachTimer"});
+  (void)h.on(TrainTo{100});
+  (void)h.on(RunAdopted{1, {{"agent-a", {0, 1}}}});
+  (void)h.rejoin(1, std::nullopt);
+  const wire::WorkloadRequest trained_on{wire::WorkloadKind::train, 20, 10, "", ""};
+  const auto effects = h.rejoin(0, wire::FinishedWorkload{trained_on, answer(30)});
+  CHECK(names(effects).back() == "RequestSlots");
+  CHECK(h.phase() == Phase::waiting_for_slots);
+  CHECK(h.journaled().restarts == 0);
+  CHECK(std::ranges::none_of(h.metrics(), [](const auto& m) { return m.batches > 20; }));
+}
+
 TEST_CASE("A kill during reattach ends the trial and refuses a rank that rejoins later") {
   Harness h("", live_run_record());
   (void)h.run->start();
