@@ -47,11 +47,4 @@ std::vector<std::uint32_t> SlotWaits::overdue(std::int64_t now_ms) {
   return slots;
 }
 
-std::vector<SlotWaits::Ticket> SlotWaits::take_all() {
-  std::vector<Ticket> tickets;
-  for (const auto& [slot, waiting] : waiting_) tickets.push_back(waiting.ticket);
-  waiting_.clear();
-  return tickets;
-}
-
 }  // namespace volador::actors

@@ -28,9 +28,6 @@ class SlotWaits {
   // The slots whose first launch has waited out its patience at `now_ms`,
   // each reported once per launch: kill the rank that holds it.
   std::vector<std::uint32_t> overdue(std::int64_t now_ms);
-  // Every waiting launch, removed (the agent lost the master).
-  std::vector<Ticket> take_all();
-  [[nodiscard]] bool empty() const { return waiting_.empty(); }
 
  private:
   struct Waiting {
