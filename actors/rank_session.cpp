@@ -3,6 +3,8 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include <deque>
+#include <iterator>
 #include <thread>
 
 #include "actors/atoms.hpp"
@@ -13,6 +15,20 @@ namespace volador::actors {
 namespace {
 
 constexpr auto kRejoinRetry = std::chrono::milliseconds(200);
+// How many finished workloads a rank keeps for a rejoin. A master journals
+// an answer after it sent the next workload, so a restarted one may lack the
+// last few; a rank further ahead than this makes the run restart from its
+// checkpoint (the journal stalled for that many workloads).
+constexpr std::size_t kFinishedKept = 16;
+
+// What a rejoin carries: the finished workloads, the newest as `last`.
+wire::RankRejoin rejoin_message(const wire::RankHello& hello, const std::deque<wire::FinishedWorkload>& finished) {
+  wire::RankRejoin rejoin{.trial_id = hello.trial_id, .run_id = hello.run_id, .rank = hello.rank, .token = hello.token};
+  if (finished.empty()) return rejoin;
+  rejoin.last = finished.back();
+  rejoin.earlier.assign(finished.begin(), std::prev(finished.end()));
+  return rejoin;
+}
 
 }  // namespace
 
@@ -25,9 +41,9 @@ struct RankSession::Impl {
   RankActor rank;
   wire::RankGroup group;
   std::optional<wire::WorkloadRequest> running;  // the workload being run, until completed
-  // The last workload answered, and its answer: sent again on a rejoin, as
-  // the answer may have been lost with the master.
-  std::optional<wire::FinishedWorkload> last;
+  // The last workloads answered, oldest first, and their answers: sent again
+  // on a rejoin, as a restarted master may not have journaled them.
+  std::deque<wire::FinishedWorkload> finished;
 
   // The link to the master dropped (the master went away, or the link alone
   // under load): reconnects to the master, restarted or the same, and reports
@@ -91,8 +107,7 @@ Result<wire::RankGroup> RankSession::Impl::await_group() {
 }
 
 Status RankSession::Impl::rejoin() {
-  const wire::RankRejoin rejoin{
-      .trial_id = hello.trial_id, .run_id = hello.run_id, .rank = hello.rank, .token = hello.token, .last = last};
+  const auto rejoin = rejoin_message(hello, finished);
   const auto deadline = std::chrono::steady_clock::now() + link->timings().master_outage_patience;
   for (;;) {
     auto gateway = link->reconnect(deadline);
@@ -163,7 +178,9 @@ std::function<void()> RankSession::waker() const {
 
 void RankSession::complete(const wire::WorkloadResult& result) {
   if (!impl_->running) return;
-  impl_->last = wire::FinishedWorkload{.request = *std::exchange(impl_->running, std::nullopt), .result = result};
+  auto& finished = impl_->finished;
+  finished.push_back({.request = *std::exchange(impl_->running, std::nullopt), .result = result});
+  if (finished.size() > kFinishedKept) finished.pop_front();
   caf::anon_send(impl_->rank, complete_atom::value, wire::encode(result));
 }
 

@@ -51,10 +51,10 @@
 // run's agents, from the run's first answered workload on: by then every
 // rank holds its group) first tries to take that run back: it claims the
 // run's workers from the pool and waits for every rank to rejoin. Each rank
-// resends its last finished workload with the answer, which the journal may
-// lack; the trial applies it if so, and the run goes on where it stands. If
-// the run does not come back whole within the reattach grace, the trial
-// restarts from its checkpoint (not counted as a restart). Command trials
+// resends its last finished workloads with their answers, which the journal
+// may lack; the trial applies those it lacks, and the run goes on where it
+// stands. If the run does not come back whole within the reattach grace, the
+// trial restarts from its checkpoint (not counted as a restart). Command trials
 // always restart: their reports during the outage are lost.
 //
 // A rank whose own link to the master dropped while the master ran on (a
@@ -135,7 +135,7 @@ class TrialRun {
     bool reported = false;                       // its hello or rejoin is held, not yet answered
     bool stopped = false;                        // exited cleanly after shutdown
     wire::RankAddress address;                   // its data-plane listener
-    std::optional<wire::FinishedWorkload> last;  // a rejoining rank's last workload and its answer
+    std::vector<wire::FinishedWorkload> finished;  // a rejoining rank's last workloads and answers, oldest first
   };
   // The workload the ranks are working on.
   struct InFlight {

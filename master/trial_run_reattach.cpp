@@ -8,15 +8,23 @@
 namespace volador::master {
 namespace {
 
-// Whether the journal already holds what `workload` reported.
+// Whether the journal already holds what `workload` reported (the journal
+// holds a run's answers in the order they came).
 bool journaled(const training::Progress& progress, const training::Workload& workload,
                const wire::WorkloadResult& result) {
   switch (workload.kind) {
-    case training::WorkloadKind::train: return result.batches_trained == progress.batches_trained;
+    case training::WorkloadKind::train: return result.batches_trained <= progress.batches_trained;
     case training::WorkloadKind::validate:
-      return progress.last_validation_at == static_cast<std::int64_t>(workload.start_batch);
+      return progress.last_validation_at >= static_cast<std::int64_t>(workload.start_batch);
     default: return true;  // a checkpoint not registered is simply taken again
   }
+}
+
+// A rejoining rank's finished workloads, oldest first.
+std::vector<wire::FinishedWorkload> finished_workloads(const wire::RankRejoin& rejoin) {
+  auto finished = rejoin.earlier;
+  if (rejoin.last) finished.push_back(*rejoin.last);
+  return finished;
 }
 
 const char* kind_name(training::WorkloadKind kind) {
@@ -67,7 +75,7 @@ void TrialRun::handle(const RankRejoined& event) {
   if (phase_ == Phase::running || phase_ == Phase::stopping)
     return relink_rank(rejoin.run_id, rejoin.rank, rejoin.token, rejoin.last, false);
   if (!admit_rank(Phase::reattaching, rejoin.run_id, rejoin.rank, rejoin.token)) return;
-  ranks_[rejoin.rank].last = rejoin.last;
+  ranks_[rejoin.rank].finished = finished_workloads(rejoin);
   finish_reattach();
 }
 
@@ -139,26 +147,28 @@ bool TrialRun::take_journal_standing() {
   return true;
 }
 
-// Brings the journal up to rank 0's last finished workload, whose answer
-// the old master may not have journaled. That workload must be the one the
-// journal's standing plans next: the old master sends a workload before its
-// write of the previous answer lands, so a rank can be two workloads past
-// the journal (a validation lost, training past it), and then the run is
-// given up and restarts from its checkpoint. False when the trial stopped here.
+// Brings the journal up to rank 0's finished workloads, whose answers the
+// old master may not have journaled: it sends a workload before its write of
+// the previous answer lands, so a rank can be several workloads past the
+// journal. Each one the journal lacks must be the one its standing plans
+// next; otherwise (the rank kept too few, or a checkpoint between them was
+// never registered) the run is given up and restarts from its checkpoint.
+// False when the trial stopped here.
 bool TrialRun::catch_up_with_ranks() {
   if (!take_journal_standing()) return false;
-  const auto& last = ranks_.front().last;
-  if (!last) return true;
-  const auto workload = as_workload(last->request);
-  if (journaled(progress_, workload, last->result)) return true;
-  const auto planned = training::next_workload(policy_, progress_, workload.start_batch + workload.batches);
-  if (workload.start_batch != progress_.batches_trained || workload.kind != planned.kind) {
-    give_up_reattach(fmt::format("the ranks finished a {} from batch {}, the journal stands at batch {} before a {}",
-                                 kind_name(workload.kind), workload.start_batch, progress_.batches_trained,
-                                 kind_name(planned.kind)));
-    return false;
+  for (const auto& finished : ranks_.front().finished) {
+    const auto workload = as_workload(finished.request);
+    if (journaled(progress_, workload, finished.result)) continue;
+    const auto planned = training::next_workload(policy_, progress_, workload.start_batch + workload.batches);
+    if (workload.start_batch != progress_.batches_trained || workload.kind != planned.kind) {
+      give_up_reattach(fmt::format("the ranks finished a {} from batch {}, the journal stands at batch {} before a {}",
+                                   kind_name(workload.kind), workload.start_batch, progress_.batches_trained,
+                                   kind_name(planned.kind)));
+      return false;
+    }
+    if (!complete_workload(workload, finished.result)) return false;
   }
-  return complete_workload(workload, last->result);
+  return true;
 }
 
 }  // namespace volador::master

@@ -330,17 +330,19 @@ struct RankAddress {
 }
 
 # A rank of a running trial reporting in again to a restarted master. The
-# last workload it finished may not have reached the old master: it is sent
-# again with its result.
+# workloads it finished last may not have been journaled by the old master
+# (which sends a workload before its write of the previous answer lands):
+# they are sent again with their results.
 struct RankRejoin {
   trialId @0 :UInt64;
   runId @1 :UInt32;
   rank @2 :UInt32;
   token @3 :Text;
-  last :union {
+  last :union {              # the newest finished workload
     none @4 :Void;
     value @5 :FinishedWorkload;
   }
+  earlier @6 :List(FinishedWorkload);  # those finished before `last`, oldest first (none from ranks before 2026-11-29)
 }
 
 # A workload a rank finished, with its result.

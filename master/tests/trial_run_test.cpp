@@ -187,6 +187,13 @@ struct Harness {
                       const std::string& token = "secret") {
     return on(RankRejoined{{.trial_id = 7, .run_id = run_id, .rank = rank, .token = token, .last = std::move(last)}});
   }
+  // A rejoin of run 1 resending the workloads the rank finished, oldest first.
+  TrialEffects rejoin_with(std::uint32_t rank, std::vector<wire::FinishedWorkload> finished) {
+    auto last = finished.back();
+    finished.pop_back();
+    return on(RankRejoined{
+        {.trial_id = 7, .run_id = 1, .rank = rank, .token = "secret", .last = std::move(last), .earlier = std::move(finished)}});
+  }
   TrialEffects exit(std::uint32_t rank, std::int32_t code, std::int32_t signal = 0, std::uint32_t run_id = 1) {
     return on(WorkerExited{{.trial_id = 7, .run_id = run_id, .rank = rank, .exit_code = code, .signal = signal}});
   }
@@ -663,6 +670,32 @@ TEST_CASE("A rank that rejoins having trained past a validation the journal lack
   CHECK(h.phase() == Phase::waiting_for_slots);
   CHECK(h.journaled().restarts == 0);
   CHECK(std::ranges::none_of(h.metrics(), [](const auto& m) { return m.batches > 20; }));
+}
+
+// The same loss, with the rank resending every workload it finished since
+// the journal's standing: the validation comes back and the run goes on.
+TEST_CASE("A rank that rejoins having trained past a validation the journal lacks resends both and the run reattaches") {
+  Harness h;
+  const auto second = h.train_to(h.start_running(), 10);  // training from 10 to 20 in flight
+  const auto validate = only<SendWorkload>(h.answer_all(second, answer(20)));
+  CHECK(names(h.restart_master()) == std::vector<std::string>{"AdoptRun", "StartReattachTimer"});
+  (void)h.on(TrainTo{100});
+  (void)h.on(RunAdopted{1, {{"agent-a", {0, 1}}}});
+  (void)h.rejoin(1, std::nullopt);
+  const wire::WorkloadRequest trained_on{wire::WorkloadKind::train, 20, 10, "", ""};
+  const auto effects = h.rejoin_with(0, {{second.request, answer(20)},  // journaled already: skipped
+                                         {validate.request, answer(20, 0.75)},
+                                         {trained_on, answer(30)}});
+  CHECK(h.phase() == Phase::running);
+  const auto next = std::get<SendWorkload>(effects.back());
+  CHECK((next.request.kind == wire::WorkloadKind::train && next.request.start_batch == 30));
+  std::map<std::pair<storage::MetricKind, std::uint64_t>, int> journaled;
+  for (const auto& m : h.metrics()) ++journaled[{m.kind, m.batches}];
+  CHECK(journaled[{storage::MetricKind::validation, 20}] == 1);
+  CHECK(journaled[{storage::MetricKind::training, 20}] == 1);
+  CHECK(journaled[{storage::MetricKind::training, 30}] == 1);
+  CHECK(h.journaled().batches_trained == 30);
+  CHECK(h.journaled().restarts == 0);
 }
 
 TEST_CASE("A kill during reattach ends the trial and refuses a rank that rejoins later") {

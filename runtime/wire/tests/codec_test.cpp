@@ -122,7 +122,7 @@ TEST_CASE("An agent's status lists each slot with the trial using it") {
   CHECK(back->agents[0].slot_trials == std::vector<std::uint64_t>{0, 9});
 }
 
-TEST_CASE("A rank's rejoin carries its last workload and result only when it has one") {
+TEST_CASE("A rank's rejoin carries its finished workloads and results only when it has them") {
   RankRejoin fresh{5, 2, 1, "secret", std::nullopt};
   auto back = decode<RankRejoin>(encode(fresh));
   REQUIRE(back.has_value());
@@ -138,6 +138,16 @@ TEST_CASE("A rank's rejoin carries its last workload and result only when it has
   CHECK(back->last->request.start_batch == 40);
   CHECK(back->last->result.metrics.at("accuracy") == 0.5);
   CHECK(back->last->result.batches_trained == 40);
+  CHECK(back->earlier.empty());
+
+  RankRejoin ahead = busy;
+  ahead.earlier = {FinishedWorkload{{WorkloadKind::train, 30, 10, "", ""}, {{{"loss", 0.25}}, 40, ""}}};
+  back = decode<RankRejoin>(encode(ahead));
+  REQUIRE(back.has_value());
+  REQUIRE(back->earlier.size() == 1);
+  CHECK((back->earlier[0].request.kind == WorkloadKind::train && back->earlier[0].request.batches == 10));
+  CHECK(back->earlier[0].result.metrics.at("loss") == 0.25);
+  CHECK(back->last->request.kind == WorkloadKind::validate);
 }
 
 
