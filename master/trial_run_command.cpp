@@ -23,10 +23,12 @@ void TrialRun::drive_command() {
   if (target_batches_ > progress_.batches_trained) finish_command();
 }
 
-// The run's first `run`: its staging folder, and its reports numbered on from the resume point.
+// The run's first `run`: its staging folder (reserved: rank 0 makes it at
+// its first capture, as most commands save none), and its reports numbered
+// on from the resume point.
 bool TrialRun::start_command_run() {
   auto uuid = checkpoints::new_uuid();
-  auto staging = uuid ? setup_.spec.store->begin(*uuid) : Result<checkpoints::PendingCheckpoint>(fail(uuid.error()));
+  auto staging = uuid ? setup_.spec.store->reserve(*uuid) : Result<checkpoints::PendingCheckpoint>(fail(uuid.error()));
   if (!staging) {
     end_trial(RunState::error, "checkpoint storage: cannot make the command's staging folder: " + staging.error().message);
     return false;

@@ -6,7 +6,7 @@
 Runs bench_control_plane's `volador command` search (`/bin/echo loss=1`,
 max_concurrent_trials 4 x slots) on each of `--slots` with each build's bin
 folder in turn, `--rounds` times, and prints trials/s and CPU per trial
-(master, agent) for each run. Alternating keeps the machine's drifting
+(master, agent, warm workers) for each run. Alternating keeps the machine's drifting
 load out of the comparison; the peers are left out (bench_control_plane.py
 runs them).
 """
@@ -35,7 +35,7 @@ def main():
                 row = bench.volador_search_row(row_args, name, slots, bench.echo_config(args.trials, 4 * slots), "ab")
                 print(f"round {round_number} {name:6} {slots} slots: {row['trials_per_s']:7.1f} trials/s, "
                       f"CPU {row['cpu_ms_per_trial']} ms/trial (master {row['master_cpu_ms_per_trial']}, "
-                      f"agent {row['agent_cpu_ms_per_trial']}), load {row['load_avg_end']}", flush=True)
+                      f"agent {row['agent_cpu_ms_per_trial']}, workers {row['workers_cpu_ms_per_trial']}), load {row['load_avg_end']}", flush=True)
 
 
 if __name__ == "__main__":

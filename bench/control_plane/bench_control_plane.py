@@ -217,10 +217,9 @@ def volador_search_row(args, name, slots, config_text, condition):
         if timed_out:
             cpu_after = cluster.cpu_s()
             kill_experiment(cluster, experiment)
+        else:
+            cpu_after = cluster.cpu_s()  # while the warm workers live (Cluster.cpu_s)
         trials = cluster.api.get(f"/experiments/{experiment}/trials")["trials"]
-        if not timed_out:
-            cluster.wait_agent_idle()
-            cpu_after = cluster.cpu_s()
     completed = [t for t in trials if t["state"] == "COMPLETED" and t["ended_at_ms"] <= ended_ms]
     seconds = (ended_ms - submitted_ms) / 1000
     durations = [(t["ended_at_ms"] - t["created_at_ms"]) / 1000 for t in completed]  # trial created -> ended
@@ -232,6 +231,7 @@ def volador_search_row(args, name, slots, config_text, condition):
             "cpu_ms_per_trial": round(1000 * sum(cpu.values()) / per_trial, 1),
             "master_cpu_ms_per_trial": round(1000 * cpu["master"] / per_trial, 1),
             "agent_cpu_ms_per_trial": round(1000 * cpu["agent"] / per_trial, 1),
+            "workers_cpu_ms_per_trial": round(1000 * cpu["workers"] / per_trial, 1),
             "block": args.block, "block_trials_per_s": block_rates(submitted_ms, [t["ended_at_ms"] for t in completed],
                                                                    args.block),
             "trial_s_median": round(statistics.median(durations), 3) if durations else None,
@@ -263,7 +263,8 @@ def peer_row(args, name, condition, trials, seconds, cpu_s):
     return {"bench": "control_plane", "section": "throughput", "condition": condition, "system": name, "slots": None,
             "trials": args.trials, "completed": trials, "state": None, "timed_out": False, "seconds": round(seconds, 2),
             "trials_per_s": round(trials / seconds, 2), "cpu_ms_per_trial": round(1000 * cpu_s / max(trials, 1), 1),
-            "master_cpu_ms_per_trial": None, "agent_cpu_ms_per_trial": None, "block": None,
+            "master_cpu_ms_per_trial": None, "agent_cpu_ms_per_trial": None,
+            "workers_cpu_ms_per_trial": None, "block": None,
             "block_trials_per_s": None, "trial_s_median": None, "trial_s_max": None, "load_avg_end": load_average()}
 
 

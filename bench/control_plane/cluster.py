@@ -34,6 +34,27 @@ def process_cpu_s(pid):
     return sum(int(v) for v in fields[11:15]) / CLOCK_TICKS
 
 
+def live_descendants(pid):
+    """Pids of every live process under process PID (children, theirs, ...)."""
+    out, todo = [], child_pids(pid)
+    while todo:
+        child = todo.pop()
+        out.append(child)
+        todo += child_pids(child)
+    return out
+
+
+def tree_cpu_s(pid):
+    """CPU seconds of the live processes under process PID, each with its reaped children (process_cpu_s)."""
+    total = 0.0
+    for child in live_descendants(pid):
+        try:
+            total += process_cpu_s(child)
+        except FileNotFoundError:  # ended meanwhile: its time went to its parent, if that reaped it
+            pass
+    return total
+
+
 def child_pids(pid):
     """The live children of process PID (every thread's list)."""
     out = []
@@ -208,17 +229,15 @@ class Cluster:
         return done.stdout
 
     def cpu_s(self):
-        """CPU seconds of the master and the agent, each with its reaped children: {'master': s, 'agent': s}."""
+        """CPU seconds of the master, of the agent (with its reaped children) and of the live processes under the
+        agent (its warm workers with their reaped commands): {'master': s, 'agent': s, 'workers': s}. A warm
+        worker's time is read while it lives: once the agent ends it, its time never reaches the agent's
+        reaped children (it runs in a bwrap sandbox of its own pid namespace)."""
         out = {"master": process_cpu_s(self.master.pid)}
         if self.agent is not None:
             out["agent"] = process_cpu_s(self.agent.pid)
+            out["workers"] = tree_cpu_s(self.agent.pid)
         return out
-
-    def wait_agent_idle(self, timeout_s=15):
-        """Waits until the agent has no child process left (its workers reaped), at most TIMEOUT_S."""
-        deadline = time.monotonic() + timeout_s
-        while self.agent is not None and child_pids(self.agent.pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
 
     def stop(self):
         """Ends the nodes (SIGTERM, then SIGKILL after 10 s), then any process left under the data folder."""

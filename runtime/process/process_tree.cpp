@@ -13,7 +13,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -43,25 +42,47 @@ std::optional<ProcessStat> read_stat(pid_t pid) {
   return stat;
 }
 
-// Every process's children, from one pass over /proc.
-std::multimap<pid_t, std::pair<pid_t, char>> children_by_parent() {
-  std::multimap<pid_t, std::pair<pid_t, char>> children;
+using Children = std::vector<std::pair<pid_t, char>>;  // pid, state
+
+// Whether the kernel lists each task's children in /proc (CONFIG_PROC_CHILDREN).
+bool kernel_lists_children() {
+  static const bool listed = std::filesystem::exists("/proc/thread-self/children");
+  return listed;
+}
+
+// The children of `parent` (those of every thread) with their states, from
+// /proc/PARENT/task/*/children: the tree is read, not every process of the host.
+Children listed_children(pid_t parent) {
+  Children children;
+  const auto tasks = std::filesystem::path("/proc") / std::to_string(parent) / "task";
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    std::ifstream file(task.path() / "children");
+    for (pid_t pid = 0; file >> pid;)
+      if (auto stat = read_stat(pid); stat && stat->parent == parent) children.emplace_back(pid, stat->state);
+  }
+  return children;
+}
+
+// The children of `parent`, from a pass over every process in /proc: where the kernel lists none.
+Children children_by_scan(pid_t parent) {
+  Children children;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const auto name = entry.path().filename().string();
     pid_t pid = 0;
     if (std::from_chars(name.data(), name.data() + name.size(), pid).ec != std::errc()) continue;
-    if (auto stat = read_stat(pid)) children.emplace(stat->parent, std::pair(pid, stat->state));
+    if (auto stat = read_stat(pid); stat && stat->parent == parent) children.emplace_back(pid, stat->state);
   }
   return children;
 }
 
+Children children(pid_t parent) { return kernel_lists_children() ? listed_children(parent) : children_by_scan(parent); }
+
 // Reaps the zombies among this process's children, but `reaped_elsewhere`.
 void reap_children(pid_t reaped_elsewhere) {
-  const auto children = children_by_parent();
-  auto [first, last] = children.equal_range(getpid());
-  for (auto it = first; it != last; ++it)
-    if (it->second.second == 'Z' && it->second.first != reaped_elsewhere) waitpid(it->second.first, nullptr, WNOHANG);
+  for (const auto& [pid, state] : children(getpid()))
+    if (state == 'Z' && pid != reaped_elsewhere) waitpid(pid, nullptr, WNOHANG);
 }
 
 void signal_all(const std::vector<pid_t>& pids, int signal) {
@@ -85,14 +106,11 @@ Status become_subreaper() {
 }
 
 std::vector<pid_t> live_descendants(pid_t root) {
-  const auto children = children_by_parent();
   std::vector<pid_t> found, pending{root};
   while (!pending.empty()) {
     const pid_t parent = pending.back();
     pending.pop_back();
-    auto [first, last] = children.equal_range(parent);
-    for (auto it = first; it != last; ++it) {
-      const auto [pid, state] = it->second;
+    for (const auto& [pid, state] : children(parent)) {
       pending.push_back(pid);  // a zombie's children are still alive
       if (state != 'Z' && state != 'X') found.push_back(pid);
     }

@@ -95,6 +95,8 @@ Result<std::optional<std::string>> CommandCheckpoints::capture(const fs::path& s
     drop_snapshot(snapshot);
     return std::optional<std::string>();
   }
+  if (fs::create_directory(staging, ec); ec)  // the trial reserves it; the first capture makes it
+    return fail(io_error("cannot make the staging folder", staging, ec));
   auto name = fmt::format("capture-{}", ++captures_);
   auto saved = snapshot.empty() ? copy_tree(source, staging / name) : move_tree(source, staging / name);
   if (!saved) return fail(saved.error());

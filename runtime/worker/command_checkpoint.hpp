@@ -38,7 +38,8 @@ class CommandCheckpoints {
   [[nodiscard]] command::EnvironmentVariables environment() const;
 
   // Saves the snapshot named `snapshot` (moved, or copied and removed), or the
-  // current folder when `snapshot` is empty, as a new folder of `staging`.
+  // current folder when `snapshot` is empty, as a new folder of `staging`
+  // (made now if the trial only reserved it).
   // Returns its name, or nullopt when there is no file to save (nothing is
   // made). Errors: invalid_argument naming a symlink, a special file or a
   // top-level manifest.json (the checkpoint's own), or a missing snapshot; io.

@@ -46,6 +46,12 @@ class CheckpointStore {
   // is committed or being written; io when the folder cannot be made.
   [[nodiscard]] virtual Result<PendingCheckpoint> begin(std::string_view uuid) = 0;
 
+  // The private folder for `uuid`, not made yet: for a writer that makes it
+  // itself, when it writes anything (a command's rank, which most often
+  // saves nothing); abort() and sweep_incomplete() remove it as begin()'s.
+  // Errors as begin(), io excepted.
+  [[nodiscard]] virtual Result<PendingCheckpoint> reserve(std::string_view uuid) = 0;
+
   // Begins `uuid` with the folder `name` (one path segment) inside the
   // pending checkpoint `staging`, moved in by one rename: a writer that cannot
   // be handed a folder per checkpoint in advance (a command's rank) fills

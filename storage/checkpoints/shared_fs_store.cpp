@@ -100,6 +100,14 @@ Result<PendingCheckpoint> SharedFsStore::begin(std::string_view uuid) {
   return PendingCheckpoint{.uuid = std::string(uuid), .dir = dir};
 }
 
+Result<PendingCheckpoint> SharedFsStore::reserve(std::string_view uuid) {
+  if (auto free = check_free(uuid); !free) return fail(free.error());
+  const fs::path dir = pending_dir(uuid);
+  std::error_code ec;
+  if (fs::exists(dir, ec)) return fail(Error::already_exists("checkpoint " + std::string(uuid) + " is already being written"));
+  return PendingCheckpoint{.uuid = std::string(uuid), .dir = dir};
+}
+
 Result<PendingCheckpoint> SharedFsStore::begin_from(std::string_view uuid, const PendingCheckpoint& staging,
                                                     std::string_view name) {
   if (auto free = check_free(uuid); !free) return fail(free.error());

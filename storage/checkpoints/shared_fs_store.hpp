@@ -22,6 +22,7 @@ class SharedFsStore final : public CheckpointStore {
   [[nodiscard]] const std::filesystem::path& root() const override { return root_; }
 
   [[nodiscard]] Result<PendingCheckpoint> begin(std::string_view uuid) override;
+  [[nodiscard]] Result<PendingCheckpoint> reserve(std::string_view uuid) override;
   [[nodiscard]] Result<PendingCheckpoint> begin_from(std::string_view uuid, const PendingCheckpoint& staging,
                                                      std::string_view name) override;
   [[nodiscard]] Result<CheckpointManifest> commit(const PendingCheckpoint& pending) override;

@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <future>
@@ -71,6 +73,13 @@ Result<std::unique_ptr<ChildProcess>> spawn_with_descriptors_left(Captured& c, c
   auto child = run(c, spec);
   setrlimit(RLIMIT_NOFILE, &saved);
   return child;
+}
+
+// Minor page faults this thread took so far.
+long minor_faults_of_this_thread() {
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  return usage.ru_minflt;
 }
 
 }  // namespace
@@ -163,4 +172,25 @@ TEST_CASE("terminate kills a child that ignores SIGTERM once the grace has passe
   (*child)->terminate();
   auto exit = c.exit.get_future().get();
   CHECK(exit.signal == SIGKILL);
+}
+
+TEST_CASE("A spawn leaves the parent's memory as it was: writing it afterwards takes no copy-on-write fault") {
+  // fork() would write-protect every private page of the parent, each copied
+  // or faulted back on its next write: in a worker or an agent, once per trial.
+  constexpr std::size_t kPages = 4096;
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* mapped = mmap(nullptr, kPages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(mapped != MAP_FAILED);
+  madvise(mapped, kPages * page, MADV_NOHUGEPAGE);  // one fault per page, never one per huge page
+  auto* memory = static_cast<char*>(mapped);
+  for (std::size_t i = 0; i < kPages; ++i) memory[i * page] = 1;
+  Captured c;
+  const auto before = minor_faults_of_this_thread();
+  auto child = run(c, {{"true"}, {}, {}});
+  REQUIRE(child.has_value());
+  for (std::size_t i = 0; i < kPages; ++i) memory[i * page] = 2;
+  const auto faults = minor_faults_of_this_thread() - before;
+  CHECK(c.exit.get_future().get().exit_code == 0);
+  munmap(mapped, kPages * page);
+  CHECK(faults < static_cast<long>(kPages / 4));
 }

@@ -119,3 +119,16 @@ TEST_CASE_METHOD(Folders, "A capture refuses what a checkpoint cannot hold, nami
   CHECK_THAT(captured.error().message, Catch::Contains(expected));
   CHECK(entries(staging.dir).empty());
 }
+
+TEST_CASE_METHOD(Folders, "A capture makes the staging folder the trial only reserved") {
+  auto reserved = store->reserve(fresh_uuid());
+  REQUIRE(reserved.has_value());
+  REQUIRE_FALSE(fs::exists(reserved->dir));
+  auto folders = prepare();
+  write_file(work / ".volador-checkpoints/current/model.bin", "weights");
+  auto captured = folders.capture(reserved->dir, "");
+  REQUIRE(captured.has_value());
+  REQUIRE(captured->has_value());
+  CHECK(read_file(reserved->dir / **captured / "model.bin") == "weights");
+  CHECK(store->begin_from(fresh_uuid(), *reserved, **captured).has_value());
+}

@@ -91,6 +91,19 @@ TEST_CASE_METHOD(StoreFixture, "abort removes the private folder and frees the u
   CHECK(store->begin(uuid).has_value());
 }
 
+TEST_CASE_METHOD(StoreFixture, "reserve names the private folder without making it; abort and a taken uuid as begin's") {
+  auto reserved = store->reserve(uuid);
+  REQUIRE(reserved.has_value());
+  CHECK(entries(store->root()).empty());
+  CHECK(reserved->dir == store->begin(uuid).value().dir);  // the writer makes the same folder
+  CHECK(store->reserve(uuid).error().code == ErrorCode::already_exists);
+  REQUIRE(store->abort(*reserved).has_value());
+  CHECK(entries(store->root()).empty());
+  CHECK(store->abort(*reserved).has_value());  // nothing was ever made: ok too
+  commit_example();
+  CHECK(store->reserve(uuid).error().code == ErrorCode::already_exists);
+}
+
 TEST_CASE_METHOD(StoreFixture, "begin_from moves a staged folder in as a checkpoint that commits like any other") {
   auto staging = store->begin(fresh_uuid());
   REQUIRE(staging.has_value());
