@@ -42,7 +42,9 @@ class UserDirectory {
   explicit UserDirectory(std::shared_ptr<storage::Journal> journal, UserDirectoryOptions options = {});
 
   // Checks `password` for user `name` and journals a new token. `peer` (an
-  // address; may be empty) is throttled besides the name. Errors:
+  // address; may be empty) is throttled besides the name. An unknown name's
+  // password is checked against a stored user's hash, so that it costs what
+  // a known name's does. Errors:
   // unauthenticated "wrong user name or password" (unknown or disabled user,
   // wrong password: the same text, in about the same time);
   // resource_exhausted "too many failed logins: try again in N s" while
@@ -69,13 +71,17 @@ class UserDirectory {
 
  private:
   Result<User> create_locked(std::string_view name, std::string_view password, bool admin);
+  // The hash an unknown name's password is checked against: the first
+  // admin's, else (no such user) one made on the first call. Never made at
+  // construction: the master hashes nothing when it starts up.
+  std::string stand_in_hash();
   // unauthenticated after a failed attempt, counted under both keys.
   Error failed_login(const std::string& name_key, const std::string& peer_key, std::int64_t now_ms);
 
   std::shared_ptr<storage::Journal> journal_;
   UserDirectoryOptions options_;
-  std::string dummy_hash_;     // verified against for unknown users, so they take as long as known ones
-  mutable std::mutex mutex_;   // the throttle, and creating users
+  std::string made_stand_in_;  // stand_in_hash() when no first admin is stored
+  mutable std::mutex mutex_;   // the throttle, creating users, made_stand_in_
   LoginThrottle throttle_;
 };
 

@@ -12,6 +12,7 @@
 namespace volador::net {
 namespace detail {
 void set_handshake_limit(std::chrono::milliseconds limit);  // openssl_interposers.cpp
+void set_silence_limit(std::chrono::milliseconds limit);    // openssl_interposers.cpp
 }  // namespace detail
 
 void configure_actor_system(caf::actor_system_config& config, const tls::IdentityFiles& identity,
@@ -19,6 +20,7 @@ void configure_actor_system(caf::actor_system_config& config, const tls::Identit
   config.load<caf::io::middleman>();
   config.load<caf::openssl::manager>();
   detail::set_handshake_limit(links.handshake_timeout);
+  detail::set_silence_limit(links.connection_timeout);
   raise_descriptor_limit();  // a master at the common 1,024 spins and locks clients out
   // With these set CAF requires a certificate chain to the CA from both ends
   // and refuses anonymous ciphers (caf/openssl/session.cpp).
@@ -30,7 +32,9 @@ void configure_actor_system(caf::actor_system_config& config, const tls::Identit
   // node are routed through the node that introduced it instead.
   config.set("middleman.enable-automatic-connections", false);
   config.set("middleman.heartbeat-interval", caf::timespan{links.heartbeat_interval});
-  config.set("middleman.connection-timeout", caf::timespan{links.connection_timeout});
+  // Silent links are cut by openssl_interposers.cpp (link_silence.hpp): CAF
+  // 0.17's own check cut links it had dialled before their peers answered.
+  config.set("middleman.connection-timeout", caf::timespan{0});
   config.set("scheduler.max-threads", std::max<std::size_t>(2, std::thread::hardware_concurrency()));
   // A control plane: idle threads sleep on a condition variable instead of
   // the work-stealing policy's polling, which cost an idle node 15% of a core.

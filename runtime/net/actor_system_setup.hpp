@@ -14,8 +14,8 @@ namespace volador::net {
 
 // Loads the middleman and the OpenSSL module, presenting `identity` and
 // trusting only its CA, with `links`' heartbeats, connection timeout and
-// handshake limit (the handshake limit is the process's: the last call sets
-// it), and raises the process's descriptor limit (descriptor_limit.hpp).
+// handshake limit (the connection timeout and the handshake limit are the
+// process's: the last call sets them), and raises the process's descriptor limit (descriptor_limit.hpp).
 // Every connection goes through net/remote.hpp.
 void configure_actor_system(caf::actor_system_config& config, const tls::IdentityFiles& identity,
                             const LinkTimings& links = {});

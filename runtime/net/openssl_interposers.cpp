@@ -33,7 +33,12 @@
 //    socket's write interest away while SSL_accept waits to read and gives it
 //    back at the next handshake step. Without it, one silent connection kept
 //    the master's network thread at 100 % of a core until it was cut.
-// 2 to 5 hold for node links only: sessions of a context exempted by
+// 6. Cut node links silent for longer than the connection timeout, counted
+//    from each link's first TLS handshake step (link_silence.hpp), in place
+//    of CAF's own check, which counted a dialled link as silent since time
+//    zero until its peer's first message and so cut, at its first heartbeat
+//    tick, every dial whose peer had not answered yet.
+// 2 to 6 hold for node links only: sessions of a context exempted by
 // exempt_from_node_link_guards (node_link_guards.hpp; the master's HTTPS
 // server) speak another protocol and get 1 alone.
 #include <dlfcn.h>
@@ -54,6 +59,7 @@
 #include "runtime/net/basp_frame_guard.hpp"
 #include "runtime/net/handshake_deadlines.hpp"
 #include "runtime/net/handshake_write_backoff.hpp"
+#include "runtime/net/link_silence.hpp"
 #include "runtime/net/link_timings.hpp"
 #include "runtime/net/node_link_guards.hpp"
 #include "runtime/net/peer_identities.hpp"
@@ -84,6 +90,12 @@ volador::net::HandshakeDeadlines& handshakes() {
   return deadlines;
 }
 
+// The process's node links, watched for silence.
+volador::net::LinkSilence& silence() {
+  static volador::net::LinkSilence links(volador::net::LinkTimings{}.connection_timeout);
+  return links;
+}
+
 // The process's sockets whose handshakes wait for their peers, and CAF's epoll registrations.
 volador::net::HandshakeWriteBackoff& write_backoff() {
   static volador::net::HandshakeWriteBackoff backoff(real<int (*)(int, int, int, epoll_event*)>("epoll_ctl"));
@@ -96,15 +108,18 @@ bool readable_now(int fd) {
   return ::poll(&polled, 1, 0) > 0;
 }
 
-// Starts, once, the thread that cuts overdue handshakes (shutdown, so that
-// CAF sees the connection fail): only processes that accept connections run it.
-void watch_handshakes() {
+// Starts, once, the thread that cuts overdue handshakes and silent links
+// (shutdown, so that CAF sees the connection fail): only processes with node links run it.
+void watch_links() {
   static std::once_flag watching;
   std::call_once(watching, [] {
     std::thread([] {
+      const auto cut = [](int fd) { ::shutdown(fd, SHUT_RDWR); };
       for (;;) {
         std::this_thread::sleep_for(kWatchInterval);
-        handshakes().cut_overdue(volador::net::HandshakeDeadlines::Clock::now(), [](int fd) { ::shutdown(fd, SHUT_RDWR); });
+        const auto now = std::chrono::steady_clock::now();
+        handshakes().cut_overdue(now, cut);
+        silence().cut_silent(now, readable_now, cut);
       }
     }).detach();
   });
@@ -176,6 +191,7 @@ VOLADOR_EXPORT int SSL_read(SSL* ssl, void* buffer, int size) {
   ERR_clear_error();
   const int read = next(ssl, buffer, size);
   if (read <= 0 || !is_node_link(ssl)) return read;
+  silence().heard(ssl, SSL_get_fd(ssl), volador::net::LinkSilence::Clock::now());
   auto& guard = frame_guard(ssl);
   const bool first_frame_pending = guard.complete_frames() == 0;
   const auto bytes = std::span(static_cast<const std::byte*>(buffer), static_cast<std::size_t>(read));
@@ -201,8 +217,10 @@ VOLADOR_EXPORT int SSL_accept(SSL* ssl) {
   const int fd = SSL_get_fd(ssl);
   write_backoff().resume(fd);
   const int done = next(ssl);
-  watch_handshakes();
-  handshakes().begun(ssl, fd, volador::net::HandshakeDeadlines::Clock::now());
+  watch_links();
+  const auto now = std::chrono::steady_clock::now();
+  handshakes().begun(ssl, fd, now);
+  silence().began(ssl, fd, now);
   if (done != 1 && SSL_get_error(ssl, done) == SSL_ERROR_WANT_READ && !readable_now(fd)) write_backoff().back_off(fd);
   return done;
 }
@@ -212,9 +230,14 @@ VOLADOR_EXPORT int epoll_ctl(int epfd, int op, int fd, epoll_event* event) {
   return write_backoff().control(epfd, op, fd, event);
 }
 
+// A dialled link's silence is counted from its first handshake step (6.).
 VOLADOR_EXPORT int SSL_connect(SSL* ssl) {
   static const auto next = real<int (*)(SSL*)>("SSL_connect");
   ERR_clear_error();
+  if (is_node_link(ssl)) {
+    watch_links();
+    silence().began(ssl, SSL_get_fd(ssl), std::chrono::steady_clock::now());
+  }
   return next(ssl);
 }
 
@@ -223,6 +246,7 @@ VOLADOR_EXPORT void SSL_free(SSL* ssl) {
   static const auto next = real<void (*)(SSL*)>("SSL_free");
   if (ssl != nullptr) {
     handshakes().ended(ssl);
+    silence().forget(ssl);
     volador::net::peer_identities().forget(ssl);
     if (const int fd = SSL_get_fd(ssl); fd >= 0) write_backoff().forget(fd);
   }
@@ -240,4 +264,5 @@ namespace volador::net::detail {
 // Called by configure_actor_system, which also makes every program setting
 // up CAF link this file (a static library member nothing calls would be left out).
 void set_handshake_limit(std::chrono::milliseconds limit) { handshakes().set_limit(limit); }
+void set_silence_limit(std::chrono::milliseconds limit) { silence().set_limit(limit); }
 }  // namespace volador::net::detail

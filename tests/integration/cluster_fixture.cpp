@@ -58,6 +58,13 @@ CommandResult run_command(std::vector<std::string> argv, int timeout_s, const st
   return *result;
 }
 
+nlohmann::json CommandResult::json() const {
+  auto parsed = nlohmann::json::parse(out, nullptr, false);
+  if (parsed.is_discarded())
+    FAIL("expected JSON from a command that exited with " << exit_code << "; its stdout:\n" << out << "its stderr:\n" << err);
+  return parsed;
+}
+
 TempDir::TempDir() {
   std::random_device device;
   path_ = fs::temp_directory_path() / ("volador-it-" + std::to_string(device()));

@@ -25,7 +25,9 @@ struct CommandResult {
   int exit_code = -1;
   std::string out;
   std::string err;
-  [[nodiscard]] nlohmann::json json() const { return nlohmann::json::parse(out); }
+  // What it printed, as JSON; where that is not JSON (the command failed) the
+  // test fails naming the exit status and stderr, not a parser's position.
+  [[nodiscard]] nlohmann::json json() const;
 };
 
 // Runs a program to completion (bounded by `timeout_s`) and captures its

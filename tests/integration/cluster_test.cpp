@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <arpa/inet.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -12,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <map>
 #include <regex>
 #include <set>
@@ -335,6 +337,32 @@ TEST_CASE("The CLI says which master it cannot reach and exits non-zero") {
                              short_client_timings(dir.path()).string(), "experiment", "list"});
   CHECK(result.exit_code == 1);
   CHECK(result.err.find("cannot reach the master at 127.0.0.1:1") != std::string::npos);
+}
+
+// CAF 0.17 stamps a dialled connection as last heard from at time zero, so
+// its first heartbeat tick (within 500 ms) cut every connection whose master
+// had not answered yet: on a loaded host each try failed with
+// connection_timeout. A master slow to answer is waited for up to the
+// connection timeout, whatever the client's patience.
+TEST_CASE("A client whose master answers only after the client's patience waits for it within the connection timeout") {
+  TempDir dir;
+  Cluster cluster(dir.path() / "data");
+  cluster.start_master();
+  const auto env = cluster.admin_environment();  // logged in while the master answers
+  const auto timings = dir.path() / "client-timings.conf";
+  write_file(timings, "client_connect_patience = 500ms\nconnection_timeout = 30s\n");
+  REQUIRE(::kill(cluster.master_pid(), SIGSTOP) == 0);
+  auto listed = std::async(std::launch::async, [&] {
+    return cluster.cli_with(env, {"--timings", timings.string(), "experiment", "list", "--json"});
+  });
+  // Six patience spans and heartbeat ticks: the connection must still be waiting for the master.
+  const bool gave_up = listed.wait_for(std::chrono::seconds(3)) == std::future_status::ready;
+  REQUIRE(::kill(cluster.master_pid(), SIGCONT) == 0);
+  const auto result = listed.get();
+  INFO(result.err);
+  CHECK_FALSE(gave_up);
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.json() == nlohmann::json::array());
 }
 
 TEST_CASE("A usage error is one line saying what was wrong, with exit status 1, and --help exits 0") {
