@@ -226,6 +226,8 @@ class Journal {
   // Lines with seq > after_seq, at most `limit` of them, by seq.
   [[nodiscard]] Result<std::vector<LogLine>> logs(std::uint64_t trial_id, std::uint64_t after_seq,
                                                   std::size_t limit) const;
+  // The seq of the trial's newest line (0: none), in one seek.
+  [[nodiscard]] Result<std::uint64_t> last_log_seq(std::uint64_t trial_id) const;
   [[nodiscard]] Result<std::string> archive(std::uint64_t experiment_id) const;
   // The experiment's search state: its snapshot and the events appended since;
   // nullopt when no snapshot was stored yet.

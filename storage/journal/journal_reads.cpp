@@ -111,6 +111,12 @@ Result<std::vector<LogLine>> Journal::logs(std::uint64_t trial_id, std::uint64_t
   return lines;
 }
 
+// A chunk is keyed by its last line's seq (log_chunks.hpp).
+Result<std::uint64_t> Journal::last_log_seq(std::uint64_t trial_id) const {
+  committer_.wait_for_queued();
+  return last_id_under(keys::logs_prefix(trial_id));
+}
+
 Result<std::string> Journal::archive(std::uint64_t experiment_id) const {
   auto record = record_at<ArchiveRecord>(keys::archive(experiment_id),
                                          "archive of experiment " + std::to_string(experiment_id));

@@ -141,6 +141,7 @@ TEST_CASE("a trial's log stored one line per record, as journals before chunks o
   }
   REQUIRE(*journal->append_logs(31, std::move(appended)) == 312);  // numbered on from the old lines
   testing::check_every_log_page(*journal, 31, texts);
+  CHECK(*journal->last_log_seq(31) == 312);
   CHECK(journal->logs(31, 11, 1)->at(0).stream == "stderr");
 
   REQUIRE(journal->delete_experiment(7));

@@ -271,9 +271,12 @@ TEMPLATE_TEST_CASE("appends stored as chunks of lines page line by line from any
   for (std::size_t count : {257, 3}) append(count);
   REQUIRE(*journal->append_logs(9, make_lines({"other trial"})) == 1);
   check_every_log_page(*journal, 4, texts);
+  CHECK(*journal->last_log_seq(4) == texts.size());
+  CHECK(*journal->last_log_seq(5) == 0);
 
   REQUIRE(journal->delete_experiment(1));
   CHECK(journal->logs(4, 0, 10'000)->empty());
+  CHECK(*journal->last_log_seq(4) == 0);
   CHECK(journal->logs(9, 0, 10)->size() == 1);
 }
 
