@@ -121,12 +121,16 @@ struct FloodRun {
     auto logs = journal.logs(trial_id, 0, std::numeric_limits<std::size_t>::max());
     REQUIRE(logs);
     std::vector<std::string> printed;
-    for (const auto& line : *logs)
-      if (line.stream == "stdout") printed.push_back(line.text);
+    for (const auto& line : *logs)  // the command's stdout, without the worker's own notes on it
+      if (line.stream == "stdout" && !line.text.starts_with("volador-worker: ")) printed.push_back(line.text);
     std::vector<std::string> expected;
     for (std::uint64_t i = 0; i < points; ++i) expected.push_back("loss=" + std::to_string(i));
     expected.push_back("accuracy=0.5");
-    CHECK(printed.size() == expected.size());
+    const auto [mismatch, _] = std::mismatch(printed.begin(), printed.end(), expected.begin(), expected.end());
+    const auto at = static_cast<std::size_t>(mismatch - printed.begin());
+    INFO("stdout lines: " << printed.size() << "; first difference at line " << at + 1 << ": '"
+                          << (at < printed.size() ? printed[at] : "(none)") << "' for '"
+                          << (at < expected.size() ? expected[at] : "(none)") << "'");
     CHECK((printed == expected));
   }
 };
