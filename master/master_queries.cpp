@@ -62,41 +62,10 @@ Result<wire::CheckpointList> find_checkpoint(const storage::Journal& journal, co
   return of_trial;
 }
 
-namespace {
-
-// Whether the trial has a line with seq `seq` (> 0).
-Result<bool> has_log_line(const storage::Journal& journal, std::uint64_t trial_id, std::uint64_t seq) {
-  auto lines = journal.logs(trial_id, seq - 1, 1);
-  if (!lines) return fail(lines.error());
-  return !lines->empty();
-}
-
-// The seq of the trial's newest line (0: none), found in O(log n) one-line
-// reads since seqs run 1, 2, ... without gaps: doubling, then bisecting.
-Result<std::uint64_t> last_log_seq(const storage::Journal& journal, std::uint64_t trial_id) {
-  std::uint64_t present = 0, absent = 1;  // seq `present` exists (0: trivially), `absent` does not
-  for (;;) {
-    auto found = has_log_line(journal, trial_id, absent);
-    if (!found) return fail(found.error());
-    if (!*found) break;
-    present = absent;
-    absent *= 2;
-  }
-  while (absent - present > 1) {
-    const std::uint64_t middle = present + (absent - present) / 2;
-    auto found = has_log_line(journal, trial_id, middle);
-    if (!found) return fail(found.error());
-    (*found ? present : absent) = middle;
-  }
-  return present;
-}
-
-}  // namespace
-
 Result<wire::LogBatch> trial_logs(const storage::Journal& journal, std::uint64_t trial_id, std::uint64_t after_seq,
                                   std::size_t limit) {
   if (auto t = journal.trial(trial_id); !t) return fail(t.error());
-  auto last = last_log_seq(journal, trial_id);
+  auto last = journal.last_log_seq(trial_id);
   if (!last) return fail(last.error());
   auto lines = journal.logs(trial_id, after_seq, limit);
   if (!lines) return fail(lines.error());

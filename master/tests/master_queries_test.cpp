@@ -124,6 +124,37 @@ TEST_CASE("A log page names the trial's newest line however many lines it has") 
   CHECK(trial_logs(*f.journal, 6, 0, 10)->last_seq == 0);
 }
 
+TEST_CASE("The last N log lines (trial logs --tail N) page out in order, however the appends were cut") {
+  JournalFixture f;
+  f.add_trial(5, {});
+  std::vector<std::string> texts;
+  for (std::size_t count : {3u, 600u, 1u, 257u}) {  // appends of several chunks each (storage/journal/log_chunks.hpp)
+    std::vector<storage::LogLine> lines;
+    for (std::size_t i = 0; i < count; ++i) {
+      texts.push_back("line " + std::to_string(texts.size() + 1));
+      lines.push_back({5, 0, 0, "stdout", texts.back()});
+    }
+    REQUIRE(f.journal->append_logs(5, lines));
+  }
+  for (std::uint64_t tail : {1u, 2u, 256u, 300u, 861u}) {
+    CAPTURE(tail);
+    const std::uint64_t total = trial_logs(*f.journal, 5, 0, 1)->last_seq;
+    REQUIRE(total == texts.size());
+    std::vector<std::string> printed;
+    for (std::uint64_t after = total - tail;;) {
+      auto page = trial_logs(*f.journal, 5, after, 100);
+      REQUIRE(page);
+      if (page->lines.empty()) break;
+      for (const auto& line : page->lines) {
+        CHECK(line.seq == after + 1);
+        printed.push_back(line.text);
+        after = line.seq;
+      }
+    }
+    CHECK(printed == std::vector<std::string>(texts.end() - static_cast<std::ptrdiff_t>(tail), texts.end()));
+  }
+}
+
 TEST_CASE("The agent list shows each agent's host, its slots as registered and the trial on each") {
   scheduling::SlotScheduler scheduler;
   scheduler.add_agent("a", 4);

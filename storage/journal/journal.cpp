@@ -7,6 +7,7 @@
 #include "storage/journal/journal_codec.hpp"
 #include "storage/journal/journal_keys.hpp"
 #include "storage/journal/journal_validation.hpp"
+#include "storage/journal/log_chunks.hpp"
 #include "storage/journal/memory_store.hpp"
 #include "storage/journal/rocksdb_store.hpp"
 
@@ -14,17 +15,12 @@ namespace volador::storage {
 
 namespace {
 
-// The value stored for each of `records`, or the first that cannot be encoded.
+// The value stored for `record` (the one value of its operation), or why it cannot be encoded.
 template <class Record>
-Result<std::vector<std::string>> encoded(std::span<const Record> records) {
-  std::vector<std::string> values;
-  values.reserve(records.size());
-  for (const Record& record : records) {
-    auto value = codec::encode(record);
-    if (!value) return fail(value.error());
-    values.emplace_back(codec::bytes_of(*value));
-  }
-  return values;
+Result<std::vector<std::string>> encoded(const Record& record) {
+  auto value = codec::encode(record);
+  if (!value) return fail(value.error());
+  return std::vector<std::string>{std::string(codec::bytes_of(*value))};
 }
 
 }  // namespace
@@ -50,7 +46,7 @@ JournalBatch& JournalBatch::append_search_event(std::uint64_t experiment_id, Sea
 JournalBatch& JournalBatch::put_checkpoint(CheckpointRecord record) { return add(std::move(record)); }
 
 JournalBatch& JournalBatch::append_metrics(MetricRecord record) {
-  auto value = encoded(std::span<const MetricRecord>(&record, 1));
+  auto value = encoded(record);
   return add(std::move(record), std::move(value));
 }
 
@@ -69,7 +65,7 @@ JournalBatch& JournalBatch::put_model(ModelRecord record) { return add(std::move
 JournalBatch& JournalBatch::put_model_version(ModelVersionRecord record) { return add(std::move(record)); }
 
 JournalBatch& JournalBatch::put_numbered_logs(std::vector<LogLine> lines) {
-  auto values = encoded(std::span<const LogLine>(lines));
+  auto values = log_chunks::encode(lines);
   return add(NumberedLogLines{std::move(lines)}, std::move(values));
 }
 

@@ -111,9 +111,9 @@ class JournalBatch {
   [[nodiscard]] bool empty() const { return operations_.empty(); }
   // The stored values of operation `index`, encoded when it was added (by the
   // thread that builds the batch, not the journal's writer thread, which a
-  // metric flood keeps busy): one for append_metrics, one per line for
-  // put_numbered_logs, none for the others; the error when a record cannot
-  // be encoded, which fails the batch at its commit.
+  // metric flood keeps busy): one for append_metrics, one per chunk of lines
+  // (log_chunks.hpp) for put_numbered_logs, none for the others; the error
+  // when a record cannot be encoded, which fails the batch at its commit.
   [[nodiscard]] const Result<std::vector<std::string>>& encoded_values(std::size_t index) const {
     return encoded_values_.at(index);
   }
@@ -226,6 +226,8 @@ class Journal {
   // Lines with seq > after_seq, at most `limit` of them, by seq.
   [[nodiscard]] Result<std::vector<LogLine>> logs(std::uint64_t trial_id, std::uint64_t after_seq,
                                                   std::size_t limit) const;
+  // The seq of the trial's newest line (0: none), in one seek.
+  [[nodiscard]] Result<std::uint64_t> last_log_seq(std::uint64_t trial_id) const;
   [[nodiscard]] Result<std::string> archive(std::uint64_t experiment_id) const;
   // The experiment's search state: its snapshot and the events appended since;
   // nullopt when no snapshot was stored yet.

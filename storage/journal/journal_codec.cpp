@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include <capnp/message.h>
 #include <capnp/schema.h>
@@ -71,33 +72,67 @@ Result<Words> encode(const Record& record) {
   }
 }
 
-// Traversal is limited to the value's own size (no pointer amplification),
-// nesting to what the schema needs.
-template <class Record>
-Result<Record> decode(std::string_view key, std::string_view value) {
+namespace {
+
+// The value's bytes as aligned words; corruption when they are not whole words.
+Result<kj::Array<capnp::word>> words_of(std::string_view key, std::string_view value) {
   constexpr std::size_t word = sizeof(capnp::word);
   if (value.empty() || value.size() % word != 0) {
     return fail(corrupt(key, std::to_string(value.size()) + " bytes is not a whole number of words"));
   }
   auto words = kj::heapArray<capnp::word>(value.size() / word);
   std::memcpy(words.begin(), value.data(), value.size());
+  return words;
+}
+
+// The record whose message starts `words`, and where that message ends.
+// Traversal is limited to the message's own size (no pointer amplification),
+// nesting to what the schema needs.
+template <class Record>
+Result<std::pair<Record, const capnp::word*>> decode_first(std::string_view key, kj::ArrayPtr<const capnp::word> words) {
   capnp::ReaderOptions options;
   options.traversalLimitInWords = words.size() + 8;
   options.nestingLimit = 8;
   try {
     capnp::FlatArrayMessageReader reader(words, options);
-    if (reader.getEnd() != words.end()) return fail(corrupt(key, "trailing bytes after the message"));
     Record record = read(reader.getRoot<CapnpType<Record>>());
     if (auto why = misplaced(record, key); !why.empty()) return fail(corrupt(key, why));
-    return record;
+    return std::pair(std::move(record), reader.getEnd());
   } catch (const kj::Exception& e) {
     return fail(corrupt(key, e.getDescription().cStr()));
   }
 }
 
-#define VOLADOR_JOURNAL_CODEC(Record)                     \
-  template Result<Words> encode<Record>(const Record&); \
-  template Result<Record> decode<Record>(std::string_view, std::string_view);
+}  // namespace
+
+template <class Record>
+Result<Record> decode(std::string_view key, std::string_view value) {
+  auto words = words_of(key, value);
+  if (!words) return fail(words.error());
+  auto decoded = decode_first<Record>(key, *words);
+  if (!decoded) return fail(decoded.error());
+  if (decoded->second != words->end()) return fail(corrupt(key, "trailing bytes after the message"));
+  return std::move(decoded->first);
+}
+
+template <class Record>
+Result<std::vector<Record>> decode_each(std::string_view key, std::string_view value) {
+  auto words = words_of(key, value);
+  if (!words) return fail(words.error());
+  std::vector<Record> records;
+  for (const capnp::word* next = words->begin(); next != words->end();) {
+    auto decoded = decode_first<Record>(key, kj::arrayPtr(next, static_cast<const capnp::word*>(words->end())));
+    if (!decoded) return fail(decoded.error());
+    records.push_back(std::move(decoded->first));
+    next = decoded->second;
+  }
+  return records;
+}
+
+#define VOLADOR_JOURNAL_CODEC(Record)                                          \
+  template Result<Words> encode<Record>(const Record&);                      \
+  template Result<Record> decode<Record>(std::string_view, std::string_view); \
+  template Result<std::vector<Record>> decode_each<Record>(std::string_view, std::string_view);
 VOLADOR_JOURNAL_RECORDS(VOLADOR_JOURNAL_CODEC)
 #undef VOLADOR_JOURNAL_CODEC
 

@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <capnp/common.h>
 #include <kj/array.h>
@@ -35,5 +36,10 @@ Result<Words> encode(const Record& record);
 // experiment, trial or checkpoint stored under another one's key.
 template <class Record>
 Result<Record> decode(std::string_view key, std::string_view value);
+
+// The records stored back to back (each a whole message, at least one) as
+// `value` under `key`, in order; corruption as decode's.
+template <class Record>
+Result<std::vector<Record>> decode_each(std::string_view key, std::string_view value);
 
 }  // namespace volador::storage::codec

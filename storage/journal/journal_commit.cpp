@@ -14,6 +14,7 @@
 #include "storage/journal/journal_codec.hpp"
 #include "storage/journal/journal_keys.hpp"
 #include "storage/journal/journal_validation.hpp"
+#include "storage/journal/log_chunks.hpp"
 
 namespace volador::storage {
 
@@ -39,9 +40,11 @@ class Journal::BatchBuilder {
 
   Status operator()(const ExperimentRecord& record) { return put_record(keys::experiment(record.id), record); }
 
+  // One record per chunk (log_chunks.hpp), under its last line's seq.
   Status operator()(const JournalBatch::NumberedLogLines& logs) {
-    for (std::size_t i = 0; i < logs.lines.size(); ++i)
-      put(keys::log(logs.lines[i].trial_id, logs.lines[i].seq), encoded_->at(i));
+    const auto chunks = log_chunks::split(logs.lines);
+    for (std::size_t i = 0; i < chunks.size(); ++i)
+      put(keys::log(chunks[i].back().trial_id, chunks[i].back().seq), encoded_->at(i));
     return {};
   }
 

@@ -5,7 +5,7 @@
 //   t/<trial>                          trial
 //   x/<exp>/<trial>                    index: the trials of an experiment (empty value)
 //   m/<trial>/<kind>/<batches>/<seq>   metric report (kind: one byte, 0 training, 1 validation)
-//   l/<trial>/<seq>                    log line
+//   l/<trial>/<seq>                    log lines: a chunk of consecutive lines ending at seq (log_chunks.hpp)
 //   a/<exp>                            model-definition archive
 //   s/<exp>                            searcher state (the snapshot of the whole search state)
 //   se/<exp>/<seq>                     search event after that snapshot (seq: 1, 2, ... since it)

@@ -8,6 +8,7 @@
 
 #include "storage/journal/journal_codec.hpp"
 #include "storage/journal/journal_keys.hpp"
+#include "storage/journal/log_chunks.hpp"
 
 namespace volador::storage {
 
@@ -96,16 +97,24 @@ Result<std::vector<LogLine>> Journal::logs(std::uint64_t trial_id, std::uint64_t
                                            std::size_t limit) const {
   std::vector<LogLine> lines;
   if (limit == 0 || after_seq == std::numeric_limits<std::uint64_t>::max()) return lines;
+  // The first chunk holding a line past after_seq is the first whose last line is.
   auto visit = [&](std::string_view key, std::string_view value) -> Result<bool> {
-    auto line = codec::decode<LogLine>(key, value);
-    if (!line) return fail(line.error());
-    lines.push_back(std::move(*line));
+    auto chunk = log_chunks::decode(key, value);
+    if (!chunk) return fail(chunk.error());
+    for (LogLine& line : *chunk)
+      if (line.seq > after_seq && lines.size() < limit) lines.push_back(std::move(line));
     return lines.size() < limit;
   };
   committer_.wait_for_queued();
   auto scanned = store_->scan(keys::logs_prefix(trial_id), keys::log(trial_id, after_seq + 1), visit);
   if (!scanned) return fail(scanned.error());
   return lines;
+}
+
+// A chunk is keyed by its last line's seq (log_chunks.hpp).
+Result<std::uint64_t> Journal::last_log_seq(std::uint64_t trial_id) const {
+  committer_.wait_for_queued();
+  return last_id_under(keys::logs_prefix(trial_id));
 }
 
 Result<std::string> Journal::archive(std::uint64_t experiment_id) const {

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "tests/integration/cluster_fixture.hpp"
 
@@ -349,6 +350,79 @@ TEST_CASE("An experiment uploaded over the API is served back: curves logs a liv
                                 Catch::Contains("volador_metric_reports_total{kind=\"VALIDATION\"} 24") &&
                                 Catch::Contains("volador_journal_commit_seconds_count") &&
                                 Catch::Contains("volador_http_requests_total{route=\"/api/v1/experiments/{id}\""));
+}
+
+TEST_CASE("A trial's log of a thousand lines in one burst reads the same through pages, a search, the live stream "
+          "and trial logs --tail") {
+  // The journal keeps the burst as chunks of lines (storage/journal/log_chunks.hpp); every reader pages by line.
+  ApiCluster api;
+  const auto token = login(api.client, "admin", api.admin_password());
+  const auto auth = bearer(token);
+  const std::string config =
+      "name: burst\n"
+      "entrypoint: /bin/sh printer.sh\n"
+      "hyperparameters: {global_batch_size: 1}\n"
+      "searcher: {name: single, metric: loss, max_length: {batches: 1000}}\n"
+      "max_restarts: 0\n";
+  const auto id = created_id(upload(api.client, token, config, {{"printer.sh", "exec /usr/bin/seq -f 'loss=%.0f' 1 1000\n"}}));
+  REQUIRE(wait_until_ended(api.client, token, id)["state"] == "COMPLETED");
+  const auto trial = body(api.client.Get(("/api/v1/experiments/" + std::to_string(id) + "/trials").c_str(), auth))
+                         ["trials"][0]["id"].get<std::uint64_t>();
+  const std::string logs = "/api/v1/trials/" + std::to_string(trial) + "/logs";
+
+  // The whole log in one page: seqs 1, 2, ... holding the command's lines in order.
+  const auto all = body(api.client.Get((logs + "?limit=10000").c_str(), auth))["lines"];
+  std::vector<std::string> texts;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    REQUIRE(all[i]["seq"] == i + 1);
+    texts.push_back(all[i]["text"]);
+  }
+  std::vector<std::string> printed;
+  for (const auto& text : texts)
+    if (text.starts_with("loss=")) printed.push_back(text);
+  REQUIRE(printed.size() == 1000);
+  for (std::size_t i = 0; i < printed.size(); ++i) CHECK(printed[i] == "loss=" + std::to_string(i + 1));
+
+  // Pages of 97 lines, each after the last one's seq (the web UI's "more").
+  std::vector<std::string> paged;
+  for (std::uint64_t after = 0;;) {
+    const auto page = body(api.client.Get((logs + "?limit=97&after_seq=" + std::to_string(after)).c_str(), auth));
+    if (page["lines"].empty()) break;
+    for (const auto& line : page["lines"]) paged.push_back(line["text"]);
+    after = page["next_seq"];
+  }
+  CHECK(paged == texts);
+
+  // A search: the lines holding the text, in order.
+  std::vector<std::string> found, expected_found;
+  const auto search = body(api.client.Get((logs + "?q=7").c_str(), auth));
+  INFO(search.dump().substr(0, 300));  // an error's reply, if it is one
+  for (const auto& line : search["lines"]) found.push_back(line["text"]);
+  for (const auto& text : texts)
+    if (text.find('7') != std::string::npos) expected_found.push_back(text);
+  CHECK(expected_found.size() >= 271);  // loss=N for the 271 of 1-1000 with a 7
+  CHECK(found == expected_found);
+
+  // The live stream of an ended trial: every line as an event, in order, then its end.
+  std::string stream;
+  REQUIRE(api.client.Get((logs + "/stream").c_str(), auth, [&](const char* data, std::size_t length) {
+    stream.append(data, length);
+    return true;
+  }));
+  std::vector<std::string> streamed;
+  for (std::size_t at = 0; (at = stream.find("id: ", at)) != std::string::npos; ++at) {  // an event of a line
+    const std::size_t data = stream.find("data: ", at) + 6;
+    streamed.push_back(nlohmann::json::parse(stream.substr(data, stream.find('\n', data) - data))["text"]);
+  }
+  CHECK(streamed == texts);
+  CHECK_THAT(stream, Catch::EndsWith("event: end\ndata: {}\n\n"));
+
+  // trial logs --tail 300: the last 300 lines, in order.
+  const auto tail = api.cluster.cli({"trial", "logs", std::to_string(trial), "--tail", "300", "--json"});
+  REQUIRE(tail.exit_code == 0);
+  std::vector<std::string> tailed;
+  for (const auto& line : nlohmann::json::parse(tail.out)) tailed.push_back(line["text"]);
+  CHECK(tailed == std::vector<std::string>(texts.end() - 300, texts.end()));
 }
 
 TEST_CASE("Over HTTPS the API presents a certificate of the cluster CA valid for the address it is reached at") {

@@ -2,13 +2,16 @@
 // batches (actors/metric_outbox.hpp, TrialRun's CommandReported): a flood of
 // 200,000 points is journaled exactly, and a rank worker whose link to the
 // master drops mid-flood (SIGSTOP until the master dropped it) rejoins its
-// running trial, loses no point and journals none twice.
+// running trial, loses no point and journals none twice. The flood's lines
+// are its log, each once and in order.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "storage/journal/journal.hpp"
 #include "tests/integration/cluster_fixture.hpp"
@@ -112,6 +115,24 @@ struct FloodRun {
     CHECK(extra == 0);
     CHECK(wrong == 0);
   }
+  // Read from the stopped master's journal: the trial's stdout is every line
+  // printed, once, in order (the journal keeps lines in chunks of several).
+  static void check_every_line_once(const storage::Journal& journal, std::uint64_t trial_id, std::uint64_t points) {
+    auto logs = journal.logs(trial_id, 0, std::numeric_limits<std::size_t>::max());
+    REQUIRE(logs);
+    std::vector<std::string> printed;
+    for (const auto& line : *logs)  // the command's stdout, without the worker's own notes on it
+      if (line.stream == "stdout" && !line.text.starts_with("volador-worker: ")) printed.push_back(line.text);
+    std::vector<std::string> expected;
+    for (std::uint64_t i = 0; i < points; ++i) expected.push_back("loss=" + std::to_string(i));
+    expected.push_back("accuracy=0.5");
+    const auto [mismatch, _] = std::mismatch(printed.begin(), printed.end(), expected.begin(), expected.end());
+    const auto at = static_cast<std::size_t>(mismatch - printed.begin());
+    INFO("stdout lines: " << printed.size() << "; first difference at line " << at + 1 << ": '"
+                          << (at < printed.size() ? printed[at] : "(none)") << "' for '"
+                          << (at < expected.size() ? expected[at] : "(none)") << "'");
+    CHECK((printed == expected));
+  }
 };
 
 }  // namespace
@@ -122,7 +143,9 @@ TEST_CASE("A command printing 200000 metric points has every one journaled once 
   const auto id = submit(run.cluster, run.project);
   const auto trial_id = run.completed_trial(id);
   CHECK(run.printed() == kPoints);
-  FloodRun::check_every_point_once(*run.stopped_journal(), trial_id, kPoints);
+  const auto journal = run.stopped_journal();
+  FloodRun::check_every_point_once(*journal, trial_id, kPoints);
+  FloodRun::check_every_line_once(*journal, trial_id, kPoints);
 }
 
 TEST_CASE("A rank worker whose link to the master drops mid-flood rejoins and neither loses nor doubles a metric point") {

@@ -13,14 +13,17 @@
 #include <string_view>
 
 #include <nlohmann/json.hpp>
+#include <rocksdb/db.h>
 
 #include "schemas/journal.capnp.h"
 #include "storage/journal/journal.hpp"
 #include "storage/journal/journal_codec.hpp"
 #include "storage/journal/journal_keys.hpp"
+#include "storage/journal/tests/journal_test_support.hpp"
 
 using namespace volador;
 using namespace volador::storage;
+using volador::storage::testing::TempDir;
 
 namespace {
 
@@ -104,6 +107,45 @@ TEST_CASE("a log line stored by the journal of 2026-11 decodes to the same line"
     "887be5cf8b010000050000003a000000050000006a0000007374646572720000"
     "65706f6368203320646f6e6500000000",
     R"({"trial_id": 31, "seq": 12, "time_ms": 1700000005000, "stream": "stderr", "text": "epoch 3 done"})");
+}
+
+TEST_CASE("a trial's log stored one line per record, as journals before chunks of lines stored it, reads on and "
+          "grows in chunks", "[journal][compatibility]") {
+  TempDir tmp;
+  {
+    auto journal = testing::open_journal(tmp.journal());
+    REQUIRE(journal->commit(JournalBatch().put_experiment(testing::make_experiment(7)).put_trial(testing::make_trial(31, 7))));
+  }
+  std::vector<std::string> texts;  // of lines 1, 2, ...
+  {
+    rocksdb::DB* raw = nullptr;
+    REQUIRE(rocksdb::DB::Open(rocksdb::Options(), tmp.journal().string(), &raw).ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    for (std::uint64_t seq = 1; seq <= 11; ++seq) {
+      texts.push_back("old line " + std::to_string(seq));
+      auto value = codec::encode(LogLine{31, seq, 1700000000000, "stdout", texts.back()});
+      REQUIRE(db->Put(rocksdb::WriteOptions(), keys::log(31, seq), std::string(codec::bytes_of(*value))).ok());
+    }
+    texts.push_back("epoch 3 done");  // line 12 as the journal of 2026-11 stored it
+    const std::string line_12 = bytes(
+        "000000000900000000000000030002001f000000000000000c00000000000000"
+        "887be5cf8b010000050000003a000000050000006a0000007374646572720000"
+        "65706f6368203320646f6e6500000000");
+    REQUIRE(db->Put(rocksdb::WriteOptions(), keys::log(31, 12), line_12).ok());
+  }
+  auto journal = testing::open_journal(tmp.journal());
+  std::vector<LogLine> appended;
+  for (std::uint64_t i = 13; i <= 312; ++i) {
+    texts.push_back("new line " + std::to_string(i));
+    appended.push_back({31, 0, 1700000009000, "stdout", texts.back()});
+  }
+  REQUIRE(*journal->append_logs(31, std::move(appended)) == 312);  // numbered on from the old lines
+  testing::check_every_log_page(*journal, 31, texts);
+  CHECK(*journal->last_log_seq(31) == 312);
+  CHECK(journal->logs(31, 11, 1)->at(0).stream == "stderr");
+
+  REQUIRE(journal->delete_experiment(7));
+  CHECK(journal->logs(31, 0, 1000)->empty());
 }
 
 TEST_CASE("a checkpoint stored by the journal of 2026-11 decodes to the same checkpoint", "[journal][compatibility]") {

@@ -252,6 +252,52 @@ TEMPLATE_TEST_CASE("log lines get per-trial seqs that continue after reopening a
   CHECK(journal->logs(8, 1, 10)->at(0).text == "other 2");
 }
 
+TEMPLATE_TEST_CASE("appends stored as chunks of lines page line by line from any seq, across reopening, until deleted",
+                   "[journal]", RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
+  REQUIRE(journal->commit(JournalBatch().put_experiment(make_experiment(1)).put_trial(make_trial(4, 1))));
+  std::vector<std::string> texts;  // of lines 1, 2, ...
+  auto append = [&](std::size_t count) {
+    std::vector<LogLine> lines;
+    for (std::size_t i = 0; i < count; ++i) {
+      texts.push_back("line " + std::to_string(texts.size() + 1));
+      lines.push_back({.trial_id = 0, .seq = 0, .time_ms = 5, .stream = "stdout", .text = texts.back()});
+    }
+    REQUIRE(*journal->append_logs(4, std::move(lines)) == texts.size());
+  };
+  for (std::size_t count : {1, 700, 256, 2}) append(count);  // 700: chunks of 256, 256 and 188 lines
+  under_test.reopen();
+  for (std::size_t count : {257, 3}) append(count);
+  REQUIRE(*journal->append_logs(9, make_lines({"other trial"})) == 1);
+  check_every_log_page(*journal, 4, texts);
+  CHECK(*journal->last_log_seq(4) == texts.size());
+  CHECK(*journal->last_log_seq(5) == 0);
+
+  REQUIRE(journal->delete_experiment(1));
+  CHECK(journal->logs(4, 0, 10'000)->empty());
+  CHECK(*journal->last_log_seq(4) == 0);
+  CHECK(journal->logs(9, 0, 10)->size() == 1);
+}
+
+TEST_CASE("an append of lines is one record per chunk, not per line", "[journal]") {
+  TempDir tmp;
+  {
+    auto journal = open_journal(tmp.journal());
+    std::vector<LogLine> lines(600, {.trial_id = 0, .seq = 0, .time_ms = 5, .stream = "stdout", .text = "loss=0.5"});
+    REQUIRE(*journal->append_logs(3, std::move(lines)) == 600);
+  }
+  rocksdb::DB* raw = nullptr;
+  REQUIRE(rocksdb::DB::OpenForReadOnly(rocksdb::Options(), tmp.journal().string(), &raw).ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
+  std::vector<std::string> keys_found;
+  const std::string prefix = keys::logs_prefix(3);
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next())
+    keys_found.push_back(keys::describe(it->key().ToStringView()));
+  CHECK(keys_found == std::vector<std::string>{"l/3/256", "l/3/512", "l/3/600"});
+}
+
 TEMPLATE_TEST_CASE("archives and searcher state round-trip and are replaced", "[journal]",
                    RocksdbUnderTest, MemoryUnderTest) {
   TestType under_test;

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <random>
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -88,6 +89,23 @@ CheckpointRecord make_checkpoint(std::string uuid, std::uint64_t experiment_id, 
           .total_bytes = 5'000'000'000,
           .created_at_ms = 1'700'000'000'002,
           .scheduled = false};  // not the default: the round trip must keep it
+}
+
+void check_every_log_page(const Journal& journal, std::uint64_t trial_id, const std::vector<std::string>& texts) {
+  for (std::uint64_t after = 0; after <= texts.size() + 1; ++after) {
+    for (std::size_t limit : {std::size_t{1}, std::size_t{2}, std::size_t{255}, std::size_t{257}, texts.size() + 1}) {
+      CAPTURE(after, limit);
+      auto page = journal.logs(trial_id, after, limit);
+      REQUIRE(page);
+      const std::size_t expected = after >= texts.size() ? 0 : std::min(limit, texts.size() - after);
+      REQUIRE(page->size() == expected);
+      for (std::size_t i = 0; i < expected; ++i) {
+        const LogLine& line = (*page)[i];
+        if (line.seq != after + 1 + i || line.trial_id != trial_id || line.text != texts[after + i])
+          FAIL("line " << i << " of the page: seq " << line.seq << " trial " << line.trial_id << " '" << line.text << "'");
+      }
+    }
+  }
 }
 
 MetricRecord make_metrics(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches, double loss) {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "storage/journal/journal.hpp"
 #include "storage/journal/memory_store.hpp"
@@ -70,6 +71,12 @@ TrialRecord make_trial(std::uint64_t id, std::uint64_t experiment_id);
 CheckpointRecord make_checkpoint(std::string uuid, std::uint64_t experiment_id, std::uint64_t trial_id,
                                  std::uint64_t batches);
 MetricRecord make_metrics(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches, double loss);
+
+// Checks that the trial's log reads as `texts` (line seq s holds texts[s - 1])
+// whichever line a page starts after (0 to past the last) and however many
+// lines it asks for, as every reader pages it (trial logs, --tail, follow,
+// the API).
+void check_every_log_page(const Journal& journal, std::uint64_t trial_id, const std::vector<std::string>& texts);
 
 // Checks that two records are equal; a failure shows both as JSON.
 template <class Record>
