@@ -32,7 +32,7 @@ void configure_actor_system(caf::actor_system_config& config, const tls::Identit
   // node are routed through the node that introduced it instead.
   config.set("middleman.enable-automatic-connections", false);
   config.set("middleman.heartbeat-interval", caf::timespan{links.heartbeat_interval});
-  // Silent links are cut by openssl_interposers.cpp (link_silence.hpp): CAF
+  // Silent links are cut by openssl_interposers.cpp (session_clocks.hpp): CAF
   // 0.17's own check cut links it had dialled before their peers answered.
   config.set("middleman.connection-timeout", caf::timespan{0});
   config.set("scheduler.max-threads", std::max<std::size_t>(2, std::thread::hardware_concurrency()));

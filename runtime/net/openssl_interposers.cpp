@@ -12,7 +12,7 @@
 //    block was taken as fatal: each client disconnecting from the master
 //    dropped its agents. CAF 1.x clears the queue itself.
 // 2. Cut accepted connections whose handshakes are not done within the limit
-//    configure_actor_system sets (handshake_deadlines.hpp): the TLS handshake
+//    configure_actor_system sets (session_clocks.hpp): the TLS handshake
 //    and then the peer's first BASP frame (its CAF handshake), which CAF
 //    itself never times out. A peer that connects and stays silent, with or
 //    without a certificate, no longer holds a descriptor and a session for good.
@@ -34,7 +34,7 @@
 //    back at the next handshake step. Without it, one silent connection kept
 //    the master's network thread at 100 % of a core until it was cut.
 // 6. Cut node links silent for longer than the connection timeout, counted
-//    from each link's first TLS handshake step (link_silence.hpp), in place
+//    from each link's first TLS handshake step (session_clocks.hpp), in place
 //    of CAF's own check, which counted a dialled link as silent since time
 //    zero until its peer's first message and so cut, at its first heartbeat
 //    tick, every dial whose peer had not answered yet.
@@ -57,12 +57,11 @@
 #include <thread>
 
 #include "runtime/net/basp_frame_guard.hpp"
-#include "runtime/net/handshake_deadlines.hpp"
 #include "runtime/net/handshake_write_backoff.hpp"
-#include "runtime/net/link_silence.hpp"
 #include "runtime/net/link_timings.hpp"
 #include "runtime/net/node_link_guards.hpp"
 #include "runtime/net/peer_identities.hpp"
+#include "runtime/net/session_clocks.hpp"
 #include "runtime/wire/codec.hpp"
 
 #define VOLADOR_EXPORT extern "C" __attribute__((visibility("default")))
@@ -84,15 +83,15 @@ Function real(const char* name) {
   return reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
 }
 
-// The process's pending handshakes.
-volador::net::HandshakeDeadlines& handshakes() {
-  static volador::net::HandshakeDeadlines deadlines(volador::net::LinkTimings{}.handshake_timeout);
+// The process's pending handshakes, each clock from its first step.
+volador::net::SessionClocks& handshakes() {
+  static volador::net::SessionClocks deadlines(volador::net::LinkTimings{}.handshake_timeout);
   return deadlines;
 }
 
-// The process's node links, watched for silence.
-volador::net::LinkSilence& silence() {
-  static volador::net::LinkSilence links(volador::net::LinkTimings{}.connection_timeout);
+// The process's node links, each clock from its first handshake step or its peer's last bytes.
+volador::net::SessionClocks& silence() {
+  static volador::net::SessionClocks links(volador::net::LinkTimings{}.connection_timeout);
   return links;
 }
 
@@ -118,8 +117,8 @@ void watch_links() {
       for (;;) {
         std::this_thread::sleep_for(kWatchInterval);
         const auto now = std::chrono::steady_clock::now();
-        handshakes().cut_overdue(now, cut);
-        silence().cut_silent(now, readable_now, cut);
+        handshakes().cut_expired(now, [](int) { return false; }, cut);
+        silence().cut_expired(now, readable_now, cut);
       }
     }).detach();
   });
@@ -191,12 +190,12 @@ VOLADOR_EXPORT int SSL_read(SSL* ssl, void* buffer, int size) {
   ERR_clear_error();
   const int read = next(ssl, buffer, size);
   if (read <= 0 || !is_node_link(ssl)) return read;
-  silence().heard(ssl, SSL_get_fd(ssl), volador::net::LinkSilence::Clock::now());
+  silence().restart(ssl, SSL_get_fd(ssl), std::chrono::steady_clock::now());
   auto& guard = frame_guard(ssl);
   const bool first_frame_pending = guard.complete_frames() == 0;
   const auto bytes = std::span(static_cast<const std::byte*>(buffer), static_cast<std::size_t>(read));
   if (!guard.admit(bytes)) return refuse_frame(ssl, guard);
-  if (first_frame_pending && guard.complete_frames() > 0) handshakes().ended(ssl);
+  if (first_frame_pending && guard.complete_frames() > 0) handshakes().forget(ssl);
   return read;
 }
 
@@ -219,8 +218,8 @@ VOLADOR_EXPORT int SSL_accept(SSL* ssl) {
   const int done = next(ssl);
   watch_links();
   const auto now = std::chrono::steady_clock::now();
-  handshakes().begun(ssl, fd, now);
-  silence().began(ssl, fd, now);
+  handshakes().start(ssl, fd, now);
+  silence().start(ssl, fd, now);
   if (done != 1 && SSL_get_error(ssl, done) == SSL_ERROR_WANT_READ && !readable_now(fd)) write_backoff().back_off(fd);
   return done;
 }
@@ -236,7 +235,7 @@ VOLADOR_EXPORT int SSL_connect(SSL* ssl) {
   ERR_clear_error();
   if (is_node_link(ssl)) {
     watch_links();
-    silence().began(ssl, SSL_get_fd(ssl), std::chrono::steady_clock::now());
+    silence().start(ssl, SSL_get_fd(ssl), std::chrono::steady_clock::now());
   }
   return next(ssl);
 }
@@ -245,7 +244,7 @@ VOLADOR_EXPORT int SSL_connect(SSL* ssl) {
 VOLADOR_EXPORT void SSL_free(SSL* ssl) {
   static const auto next = real<void (*)(SSL*)>("SSL_free");
   if (ssl != nullptr) {
-    handshakes().ended(ssl);
+    handshakes().forget(ssl);
     silence().forget(ssl);
     volador::net::peer_identities().forget(ssl);
     if (const int fd = SSL_get_fd(ssl); fd >= 0) write_backoff().forget(fd);
