@@ -91,7 +91,7 @@ TEST_CASE_METHOD(StoreFixture, "abort removes the private folder and frees the u
   CHECK(store->begin(uuid).has_value());
 }
 
-TEST_CASE_METHOD(StoreFixture, "reserve names the private folder without making it; abort and a taken uuid as begin's") {
+TEST_CASE_METHOD(StoreFixture, "reserve names the private folder without making it, and abort and a taken uuid act as with begin") {
   auto reserved = store->reserve(uuid);
   REQUIRE(reserved.has_value());
   CHECK(entries(store->root()).empty());
