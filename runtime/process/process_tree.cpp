@@ -79,8 +79,17 @@ Children children_by_scan(pid_t parent) {
 
 Children children(pid_t parent) { return kernel_lists_children() ? listed_children(parent) : children_by_scan(parent); }
 
+// Whether the calling process has a child, live or a zombie, of any of its
+// threads and whatever signal it sends at its exit (__WALL): one system call,
+// where reading the tree opens a file per thread. True when it cannot tell.
+bool has_children() {
+  siginfo_t info{};
+  return waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 || errno != ECHILD;
+}
+
 // Reaps the zombies among this process's children, but `reaped_elsewhere`.
 void reap_children(pid_t reaped_elsewhere) {
+  if (!has_children()) return;
   for (const auto& [pid, state] : children(getpid()))
     if (state == 'Z' && pid != reaped_elsewhere) waitpid(pid, nullptr, WNOHANG);
 }
@@ -106,6 +115,7 @@ Status become_subreaper() {
 }
 
 std::vector<pid_t> live_descendants(pid_t root) {
+  if (root == getpid() && !has_children()) return {};  // after most commands: nothing was left
   std::vector<pid_t> found, pending{root};
   while (!pending.empty()) {
     const pid_t parent = pending.back();

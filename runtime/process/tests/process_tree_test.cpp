@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -105,4 +106,18 @@ TEST_CASE("On SIGTERM a subreaper ends the descendants that left its session and
 TEST_CASE("A process without children has no descendants") {
   CHECK(live_descendants(getpid()).empty());
   CHECK(live_descendants(999'999'999).empty());
+}
+
+TEST_CASE("A child that sends its parent no signal at its exit is a descendant too") {
+  // Like fork(), without SIGCHLD at the child's exit: waitid() sees such a
+  // "clone" child only when asked for every kind of child (__WALL).
+  const auto quiet = static_cast<pid_t>(syscall(SYS_clone, 0, nullptr, nullptr, nullptr, nullptr));
+  REQUIRE(quiet >= 0);
+  if (quiet == 0) {
+    pause();
+    _exit(0);
+  }
+  CHECK(contains(live_descendants(getpid()), quiet));
+  ::kill(quiet, SIGKILL);
+  CHECK(waitpid(quiet, nullptr, __WALL) == quiet);
 }
