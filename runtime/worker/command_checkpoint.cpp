@@ -1,5 +1,7 @@
 #include "runtime/worker/command_checkpoint.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <system_error>
@@ -60,14 +62,21 @@ Status move_tree(const fs::path& from, const fs::path& to) {
   return {};
 }
 
+// Makes `dir` anew and empty, with its parents: what an earlier run left there is removed.
+std::error_code make_empty_folder(const fs::path& dir) {
+  if (::mkdir(dir.c_str(), 0777) == 0) return {};  // one call in a fresh working folder, the usual case
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (!ec) fs::create_directories(dir, ec);
+  return ec;
+}
+
 }  // namespace
 
 Result<CommandCheckpoints> CommandCheckpoints::prepare(const fs::path& work_dir, const std::string& restore_path) {
   CommandCheckpoints folders(work_dir / kFoldersName, !restore_path.empty());
-  std::error_code ec;
-  fs::remove_all(folders.root_, ec);
-  if (!ec) fs::create_directories(folders.current(), ec);
-  if (!ec) fs::create_directories(folders.snapshots(), ec);
+  auto ec = make_empty_folder(folders.root_);
+  if (!ec && ::mkdir(folders.current().c_str(), 0777) != 0) ec = {errno, std::generic_category()};
   if (ec) return fail(io_error("cannot prepare the checkpoint folders in", folders.root_, ec));
   if (restore_path.empty()) return folders;
   const fs::path restore(restore_path);

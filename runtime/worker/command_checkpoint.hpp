@@ -7,7 +7,8 @@
 //                                   the trial's latest checkpoint, copied and
 //                                   verified against its manifest
 //   .volador-checkpoints/snapshots  volador.reporting.checkpoint()'s copies of
-//                                   `current`, one folder per call
+//                                   `current`, one folder per call (it makes
+//                                   `snapshots` at its first call)
 // Rank 0 captures a checkpoint (the current folder at the command's exit, a
 // snapshot when its line is read) into a new folder of the run's staging
 // folder in checkpoint storage; the trial then commits it (manifest,
@@ -28,7 +29,8 @@ inline constexpr const char* kLatestCheckpointVariable = "VOLADOR_LATEST_CHECKPO
 
 class CommandCheckpoints {
  public:
-  // The folders of one run under `work_dir`: `current` made empty, and
+  // The folders of one run under `work_dir`: `current` made empty (no other
+  // folder: each costs an inode, a trivial trial's main file-system work), and
   // `restore_path` (a committed checkpoint folder in checkpoint storage;
   // empty: a fresh start) copied into `latest`, every byte checked against
   // its manifest. Errors (io, corruption) name the folder or checkpoint.

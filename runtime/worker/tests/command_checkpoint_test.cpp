@@ -38,6 +38,17 @@ TEST_CASE_METHOD(Folders, "A fresh command gets an empty checkpoint folder in it
   CHECK(current == work / ".volador-checkpoints/current");
   CHECK(fs::is_directory(current));
   CHECK(fs::is_empty(current));
+  // Nothing else is made: `snapshots` comes with volador.reporting.checkpoint()'s first call.
+  CHECK(entries(work / ".volador-checkpoints") == std::vector<std::string>{"current"});
+}
+
+TEST_CASE_METHOD(Folders, "In a fresh working folder only the empty checkpoint folder and the one above it are made") {
+  fs::create_directories(work);
+  const auto folders = prepare();
+  const fs::path current = folders.environment().at("VOLADOR_CHECKPOINT_DIR");
+  CHECK(fs::is_directory(current));
+  CHECK(fs::is_empty(current));
+  CHECK(entries(work / ".volador-checkpoints") == std::vector<std::string>{"current"});
 }
 
 TEST_CASE_METHOD(Folders, "A resumed command finds its latest checkpoint restored and verified") {
