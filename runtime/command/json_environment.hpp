@@ -5,12 +5,14 @@
 // get_parameter() and get_data() read the variable, else the file.
 
 #include <cstddef>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "runtime/command/environment.hpp"
+#include "runtime/core/error.hpp"
 
 namespace volador::command {
 
@@ -31,9 +33,12 @@ inline constexpr std::size_t kMaxInlineJsonBytes = 64 * 1024;
 // line, invalid UTF-8 in a string replaced rather than thrown about.
 [[nodiscard]] std::string render_json(const nlohmann::json& value);
 
-// names.file=`file_path`, and names.inline_value with render_json(value)
+// names.file=`file_path`, and names.inline_value=`json` (render_json's)
 // unless it is over kMaxInlineJsonBytes.
-[[nodiscard]] EnvironmentVariables json_environment(const nlohmann::json& value, JsonVariables names,
-                                                    std::string_view file_path);
+[[nodiscard]] EnvironmentVariables json_environment(std::string json, JsonVariables names, std::string_view file_path);
+
+// Writes `json` and a newline to `file_path`, made (or emptied) first. Error
+// io naming the file and the system's reason.
+[[nodiscard]] Status write_json_file(std::string_view json, const std::filesystem::path& file_path);
 
 }  // namespace volador::command

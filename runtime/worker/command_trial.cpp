@@ -7,7 +7,6 @@
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -111,36 +110,40 @@ Result<std::uint16_t> agree_on_master_port(JoinedTrial& joined, std::uint32_t ra
   return static_cast<std::uint16_t>(port);
 }
 
-// Writes `value` to `file_name` in the working folder; the variables `names` that pass it.
-command::EnvironmentVariables pass_json(const nlohmann::json& value, command::JsonVariables names,
-                                        const char* file_name) {
-  const auto file = fs::current_path() / file_name;
-  std::ofstream(file) << command::render_json(value) << '\n';
-  return command::json_environment(value, names, file.string());
+// Writes `value` to `file_name` in `work_dir`; the variables `names` that pass it.
+Result<command::EnvironmentVariables> pass_json(const nlohmann::json& value, command::JsonVariables names,
+                                                const fs::path& work_dir, const char* file_name) {
+  const auto file = work_dir / file_name;
+  auto json = command::render_json(value);
+  if (auto written = command::write_json_file(json, file); !written) return fail(written.error());
+  return command::json_environment(std::move(json), names, file.native());
 }
 
 // The command's environment on top of the worker's own: the trial's (a warm
 // worker's later trial), then the hyperparameters, the config's data section
-// and the distributed layout.
+// (each also in a file in `work_dir`) and the distributed layout.
 Result<command::EnvironmentVariables> command_environment(const WorkerLaunch& launch, const wire::RankGroup& group,
-                                                         std::uint16_t master_port) {
-  auto env = pass_json(launch.hparams, command::kHparamsVariables, kHparamsFileName);
-  env.merge(pass_json(launch.data, command::kDataVariables, kDataFileName));
-  for (const auto& [name, value] : launch.environment) env.emplace(name, value);
+                                                         const fs::path& work_dir, std::uint16_t master_port) {
+  auto env = pass_json(launch.hparams, command::kHparamsVariables, work_dir, kHparamsFileName);
+  if (!env) return fail(env.error());
+  auto data = pass_json(launch.data, command::kDataVariables, work_dir, kDataFileName);
+  if (!data) return fail(data.error());
+  env->merge(*data);
+  for (const auto& [name, value] : launch.environment) env->emplace(name, value);
   if (launch.world_size > 1) {
     command::RankLayout layout;
     for (const auto& rank : group.ranks) layout.ranks.push_back({rank.host_id, rank.host});
     layout.master_port = master_port;
     auto distributed = command::distributed_environment(layout, launch.hello.rank);
     if (!distributed) return fail(distributed.error());
-    env.merge(*distributed);
+    env->merge(*distributed);
   }
 #ifdef VOLADOR_PYTHON_PACKAGE_DIR
   // `from volador.reporting import ...` works without installing anything.
   const char* user = std::getenv("PYTHONPATH");
-  env["PYTHONPATH"] = std::string(VOLADOR_PYTHON_PACKAGE_DIR) + (user && *user ? std::string(":") + user : "");
+  (*env)["PYTHONPATH"] = std::string(VOLADOR_PYTHON_PACKAGE_DIR) + (user && *user ? std::string(":") + user : "");
 #endif
-  env["PYTHONUNBUFFERED"] = "1";  // metric lines arrive as they are printed
+  (*env)["PYTHONUNBUFFERED"] = "1";  // metric lines arrive as they are printed
   return env;
 }
 
@@ -207,9 +210,10 @@ RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch,
   };
   auto pattern = command::MetricPattern::from_format(request.metric_pattern);
   if (!pattern) return failed("metrics_collector.format: " + pattern.error().message);
-  auto checkpoints = CommandCheckpoints::prepare(fs::current_path(), launch.restore_path);
+  const auto work_dir = fs::current_path();
+  auto checkpoints = CommandCheckpoints::prepare(work_dir, launch.restore_path);
   if (!checkpoints) return failed(checkpoints.error().message);
-  auto env = command_environment(launch, session.group(), master_port);
+  auto env = command_environment(launch, session.group(), work_dir, master_port);
   if (!env) return failed(env.error().message);
   for (auto& [name, value] : checkpoints->environment()) (*env)[name] = value;
   auto argv = command::command_arguments(user_argv, launch.hparams);
