@@ -136,6 +136,26 @@ Result<Ends> socket_pair(std::string_view purpose) {
 // steps and execvpe's search of PATH (which keeps the full names on it).
 constexpr std::size_t kChildStackBytes = 256 * 1024;
 
+// The stack a thread's children start on. CLONE_VFORK holds the thread until
+// its child has exec'd or exited, so one child at a time uses it, and it is
+// kept for the thread's next child: a fresh mapping's pages fault in anew.
+class ChildStack {
+ public:
+  // Its top (stacks grow down); nullptr with errno when it cannot be mapped.
+  static char* of_this_thread() {
+    thread_local ChildStack stack;
+    if (stack.base_ == MAP_FAILED)
+      stack.base_ = mmap(nullptr, kChildStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    return stack.base_ == MAP_FAILED ? nullptr : static_cast<char*>(stack.base_) + kChildStackBytes;
+  }
+  ~ChildStack() {
+    if (base_ != MAP_FAILED) munmap(base_, kChildStackBytes);
+  }
+
+ private:
+  void* base_ = MAP_FAILED;
+};
+
 // What the child needs until exec, all prepared by the parent: the child
 // shares the parent's memory and must not allocate.
 struct ChildStart {
@@ -203,15 +223,14 @@ int run_child(void* start) { exec_child(*static_cast<const ChildStart*>(start));
 // fork(), nothing of a large parent is copied, nor write-protected to be
 // copied on its next write. -1 with errno when it could not be started.
 pid_t start_child(ChildStart& start) {
-  void* stack = mmap(nullptr, kChildStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  if (stack == MAP_FAILED) return -1;
+  char* stack_top = ChildStack::of_this_thread();
+  if (stack_top == nullptr) return -1;
   sigset_t all, previous;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &previous);  // until the child resets its handlers
-  const pid_t pid = clone(run_child, static_cast<char*>(stack) + kChildStackBytes, CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
+  const pid_t pid = clone(run_child, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
   const int clone_errno = errno;
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  munmap(stack, kChildStackBytes);
   errno = clone_errno;
   return pid;
 }

@@ -194,3 +194,24 @@ TEST_CASE("A spawn leaves the parent's memory as it was: writing it afterwards t
   munmap(mapped, kPages * page);
   CHECK(faults < static_cast<long>(kPages / 4));
 }
+
+TEST_CASE("Children started one after another on a thread, and on several threads at once, each run as asked") {
+  // A thread's children start on one stack, kept from child to child.
+  // Catch's assertions are for the test's thread: the others say what went wrong.
+  auto run_in_turn = [](int thread) -> std::string {
+    for (int i = 0; i < 20; ++i) {
+      Captured c;
+      const auto word = std::to_string(thread) + "-" + std::to_string(i);
+      auto child = run(c, {{"sh", "-c", "echo $0 $VOLADOR_WORD; exit 7", word}, {{"VOLADOR_WORD", word}}, {}});
+      if (!child) return word + ": " + child.error().message;
+      if (c.exit.get_future().get().exit_code != 7) return word + ": not exit code 7";
+      std::lock_guard lock(c.mutex);
+      if (c.lines != std::vector<std::pair<std::string, std::string>>{{"stdout", word + " " + word}})
+        return word + ": not the line '" + word + " " + word + "'";
+    }
+    return "";
+  };
+  std::vector<std::future<std::string>> threads;
+  for (int thread = 0; thread < 4; ++thread) threads.push_back(std::async(std::launch::async, run_in_turn, thread));
+  for (auto& thread : threads) CHECK(thread.get() == "");
+}
