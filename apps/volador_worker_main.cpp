@@ -74,15 +74,16 @@ Result<bool> serve_trial(actors::MasterLink& link, const worker::WorkerLaunch& l
   return true;
 }
 
-// The next trial the agent hands over, in the folder it prepared; nullopt when it ends the worker.
-Result<std::optional<worker::WorkerLaunch>> next_launch(worker::AgentChannel& channel) {
+// The next trial the agent hands over, in the folder it prepared, with the
+// `timings` the worker's link keeps; nullopt when the agent ends the worker.
+Result<std::optional<worker::WorkerLaunch>> next_launch(worker::AgentChannel& channel, const master::Timings& timings) {
   auto assignment = channel.next_assignment();
   if (!assignment) return fail(assignment.error());
   if (!*assignment) return std::optional<worker::WorkerLaunch>();
   std::error_code ec;
   std::filesystem::current_path((*assignment)->directory, ec);
   if (ec) return fail(Error::io("cannot enter the trial's folder " + (*assignment)->directory + ": " + ec.message()));
-  auto launch = worker::read_worker_launch(worker::from_environment_list((*assignment)->environment));
+  auto launch = worker::read_worker_launch(worker::from_environment_list((*assignment)->environment), timings);
   if (!launch) return fail(launch.error());
   return std::optional(std::move(*launch));
 }
@@ -106,7 +107,7 @@ int main(int argc, char** argv) {
     if (!*done || !*channel) return 0;
     spdlog::default_logger()->flush();
     if (auto told = (*channel)->finished(launch->hello); !told) return fail_with(told.error().message);
-    auto next = next_launch(**channel);
+    auto next = next_launch(**channel, launch->timings);
     if (!next) return fail_with(next.error().message);
     if (!*next) return 0;
     launch = std::move(**next);

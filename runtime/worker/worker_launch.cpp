@@ -20,7 +20,8 @@ Result<std::string> required(const Lookup& lookup, const char* name) {
   return *value;
 }
 
-Result<WorkerLaunch> read_launch(const Lookup& lookup);
+// `timings`, when known; else those of the file VOLADOR_TIMINGS_FILE names.
+Result<WorkerLaunch> read_launch(const Lookup& lookup, std::optional<master::Timings> timings);
 
 }  // namespace
 
@@ -29,36 +30,46 @@ trial_api::TrialContext WorkerLaunch::context(std::shared_ptr<trial_api::DataPar
 }
 
 Result<WorkerLaunch> read_worker_launch() {
-  return read_launch([](const char* name) -> std::optional<std::string> {
-    const char* value = std::getenv(name);
-    return value == nullptr ? std::nullopt : std::optional<std::string>(value);
-  });
+  return read_launch(
+      [](const char* name) -> std::optional<std::string> {
+        const char* value = std::getenv(name);
+        return value == nullptr ? std::nullopt : std::optional<std::string>(value);
+      },
+      std::nullopt);
 }
 
-Result<WorkerLaunch> read_worker_launch(const std::map<std::string, std::string>& environment) {
-  auto launch = read_launch([&](const char* name) -> std::optional<std::string> {
-    auto it = environment.find(name);
-    return it == environment.end() ? std::nullopt : std::optional(it->second);
-  });
+Result<WorkerLaunch> read_worker_launch(const std::map<std::string, std::string>& environment,
+                                        const master::Timings& timings) {
+  auto launch = read_launch(
+      [&](const char* name) -> std::optional<std::string> {
+        auto it = environment.find(name);
+        return it == environment.end() ? std::nullopt : std::optional(it->second);
+      },
+      timings);
   if (launch) launch->environment = environment;
   return launch;
 }
 
 namespace {
 
-Result<WorkerLaunch> read_launch(const Lookup& lookup) {
+Result<master::Timings> agent_timings(const Lookup& lookup) {
+  auto file = required(lookup, "VOLADOR_TIMINGS_FILE");
+  if (!file) return fail(file.error());
+  return node::read_timings_file(*file);
+}
+
+Result<WorkerLaunch> read_launch(const Lookup& lookup, std::optional<master::Timings> known_timings) {
   auto master = required(lookup, "VOLADOR_MASTER");
   auto tls_dir = required(lookup, "VOLADOR_TLS_DIR");
   auto token = required(lookup, "VOLADOR_TOKEN");
   auto trial_file = required(lookup, "VOLADOR_TRIAL_FILE");
-  auto timings_file = required(lookup, "VOLADOR_TIMINGS_FILE");
-  for (const auto* r : {&master, &tls_dir, &token, &trial_file, &timings_file})
+  for (const auto* r : {&master, &tls_dir, &token, &trial_file})
     if (!*r) return fail(r->error());
   auto endpoint = net::parse_endpoint(*master);
   if (!endpoint) return fail(endpoint.error());
   auto trial = read_trial_file(*trial_file);
   if (!trial) return fail(trial.error());
-  auto timings = node::read_timings_file(*timings_file);
+  auto timings = known_timings ? Result<master::Timings>(*known_timings) : agent_timings(lookup);
   if (!timings) return fail(timings.error());
   WorkerLaunch launch;
   launch.master = *endpoint;

@@ -50,7 +50,11 @@ struct WorkerLaunch {
 // process's environment. Errors name the missing variable or the bad file.
 Result<WorkerLaunch> read_worker_launch();
 
-// The same from `environment` (a warm worker's next trial), which becomes the launch's environment.
-Result<WorkerLaunch> read_worker_launch(const std::map<std::string, std::string>& environment);
+// A warm worker's next trial from `environment` (its agent's assignment),
+// which becomes the launch's environment. Its timings are `timings`, its
+// first trial's, which the link to the master it keeps goes on using: the
+// timings file is not read again.
+Result<WorkerLaunch> read_worker_launch(const std::map<std::string, std::string>& environment,
+                                        const master::Timings& timings);
 
 }  // namespace volador::worker

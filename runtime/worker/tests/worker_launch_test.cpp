@@ -65,3 +65,19 @@ TEST_CASE("A worker without its timings file, or with a bad one, says so and doe
   REQUIRE_FALSE(unset.has_value());
   CHECK(unset.error().message == "VOLADOR_TIMINGS_FILE is not set: volador-worker is started by a Volador agent");
 }
+
+TEST_CASE("A warm worker's next trial keeps the timings of its first, which its link goes on using") {
+  master::Timings first;
+  first.hello_timeout = 7s;
+  const PreparedWorker worker("reattach_grace = soon\n");  // a timings file it would refuse: it is not read
+  const std::map<std::string, std::string> assignment = {{"VOLADOR_MASTER", "127.0.0.1:17080"},
+                                                         {"VOLADOR_TLS_DIR", worker.dir.string()},
+                                                         {"VOLADOR_TOKEN", "token-2"},
+                                                         {"VOLADOR_TRIAL_FILE", (worker.dir / worker::kTrialFileName).string()}};
+  auto launch = worker::read_worker_launch(assignment, first);
+  REQUIRE(launch.has_value());
+  CHECK(launch->hello.trial_id == 4);
+  CHECK(launch->hello.token == "token-2");
+  CHECK(launch->environment == assignment);
+  CHECK(node::format_timings(launch->timings) == node::format_timings(first));
+}
