@@ -1,11 +1,12 @@
 """The master's CPU by thread over one metric-ingestion row, two builds alternating.
 
     /usr/bin/python3 bench/control_plane/writer_cpu.py --before BIN_A --after BIN_B [--rounds 3]
-                                                       [--points 200000] [--trials 1]
+                                                       [--points 200000] [--trials 1] [--load-procs 0]
 
 Runs bench_control_plane's ingestion row (--trials command trials printing
---points `loss=N` lines in all, 8 slots) with each build's bin folder in
-turn, --rounds times, and prints per run the seconds, the points journaled
+--points `loss=N` lines in all, 8 slots; beside --load-procs busy loops, as
+`run.sh --loaded` does) with each build's bin folder in turn, --rounds
+times, and prints per run the seconds, the points journaled (and per second)
 and the CPU ticks (1/100 s) of the master: in all, of its journal writer
 thread, and of its threads by name. The writer is the busiest thread that
 keeps the program's name other than the main one (CAF names its threads
@@ -70,12 +71,15 @@ def main():
     parser.add_argument("--points", type=int, default=200_000)
     parser.add_argument("--trials", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=120, help="seconds a row may take before it is cut short")
+    parser.add_argument("--load-procs", type=int, default=0, help="busy loops beside each row (run.sh --loaded: 4)")
     args = parser.parse_args()
     for round_number in range(1, args.rounds + 1):
         for name, binaries in (("before", args.before), ("after", args.after)):
-            run = ingestion_run(binaries, args.points, args.trials, args.timeout)
+            with bench.CpuLoad(args.load_procs):
+                run = ingestion_run(binaries, args.points, args.trials, args.timeout)
+            rate = f" ({round(run['journaled'] / run['seconds'])} points/s)" if run["seconds"] else ""
             print(f"round {round_number} {name:6} {args.trials} trial(s): {run['journaled']} of {args.points} points "
-                  f"journaled in {run['seconds']} s{' (TIMED OUT)' if run['timed_out'] else ''}; master "
+                  f"journaled in {run['seconds']} s{rate}{' (TIMED OUT)' if run['timed_out'] else ''}; master "
                   f"{run['master']} ticks, journal writer {run['writer']}; by thread name {run['by_name']}; "
                   f"load {bench.load_average()}", flush=True)
 

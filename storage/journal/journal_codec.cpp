@@ -60,10 +60,16 @@ Error corrupt(std::string_view key, std::string_view why) {
   return Error::corruption("journal record " + keys::describe(key) + " is corrupt: " + std::string(why));
 }
 
+// Words of an encoding's first segment: a metric report or a log line fits,
+// and that is all the builder zeroes. (Cap'n Proto's default, 1,024 words,
+// zeroed 8 KiB per record: a tenth of the master's CPU in a metric flood.)
+// A larger record grows into further segments.
+constexpr unsigned kFirstSegmentWords = 64;
+
 template <class Record>
 Result<Words> encode(const Record& record) {
   try {
-    capnp::MallocMessageBuilder message;
+    capnp::MallocMessageBuilder message(kFirstSegmentWords);
     write(record, message.initRoot<CapnpType<Record>>());
     return capnp::messageToFlatArray(message);
   } catch (const kj::Exception& e) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 
@@ -275,7 +276,8 @@ class Journal::BatchBuilder {
   Journal& journal_;
   KeyValueBatch& batch_;
   const std::vector<std::string>* encoded_ = nullptr;  // the values of the operation being added
-  std::map<std::string, std::uint64_t> last_seq_;  // by prefix
+  // By prefix; hashed: a metric flood adds a step per point, tens of thousands a write.
+  std::unordered_map<std::string, std::uint64_t> last_seq_;
   std::map<std::string, IndexKeys> checkpoints_;           // by uuid
   std::set<std::uint64_t> searches_;                       // experiments whose search events the batch touches
   std::map<std::string, std::uint64_t> raised_counters_;   // by counter name

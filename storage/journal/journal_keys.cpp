@@ -66,11 +66,24 @@ std::string metrics_prefix(std::uint64_t trial_id) { return with_id("m/", trial_
 std::string metric_kind_prefix(std::uint64_t trial_id, MetricKind kind) {
   return metrics_prefix(trial_id) + kind_byte(kind) + '/';
 }
+// Built in one buffer (metric_kind_prefix, the batches, '/'): the journal
+// makes two of these keys per metric point.
 std::string metric_step_prefix(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches) {
-  return with_id(metric_kind_prefix(trial_id, kind), batches) + '/';
+  std::string key;
+  key.reserve(2 + kIdBytes + 3 + kIdBytes + 1 + kIdBytes);  // room for metric()'s seq
+  key += "m/";
+  append_id(key, trial_id);
+  key += '/';
+  key += kind_byte(kind);
+  key += '/';
+  append_id(key, batches);
+  key += '/';
+  return key;
 }
 std::string metric(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches, std::uint64_t seq) {
-  return with_id(metric_step_prefix(trial_id, kind, batches), seq);
+  std::string key = metric_step_prefix(trial_id, kind, batches);
+  append_id(key, seq);
+  return key;
 }
 
 std::string logs_prefix(std::uint64_t trial_id) { return with_id("l/", trial_id) + '/'; }

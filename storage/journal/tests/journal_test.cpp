@@ -180,6 +180,15 @@ TEMPLATE_TEST_CASE("every metric report is kept across rising steps deletions re
   CHECK(std::set<double>(losses.end() - 2, losses.end()) == std::set<double>{70.0, 70.5});  // either order
 }
 
+TEST_CASE("a metric's key lies under its step's, its kind's and its trial's prefixes and names its batches", "[journal]") {
+  const auto key = keys::metric(7, MetricKind::validation, 100, 3);
+  CHECK(key.starts_with(keys::metric_step_prefix(7, MetricKind::validation, 100)));
+  CHECK(keys::metric_step_prefix(7, MetricKind::validation, 100).starts_with(keys::metric_kind_prefix(7, MetricKind::validation)));
+  CHECK(keys::metric_kind_prefix(7, MetricKind::validation).starts_with(keys::metrics_prefix(7)));
+  CHECK(keys::metric_batches(key, keys::metric_kind_prefix(7, MetricKind::validation)) == 100);
+  CHECK(keys::describe(key) == "m/7/validation/100/3");
+}
+
 TEST_CASE("A run rewound to its checkpoint journals its reports without a seek each") {
   // After the deletion each such seek crossed every deleted report, so a
   // restarted trial's journal writes slowed with the square of its reports.

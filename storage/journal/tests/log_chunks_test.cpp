@@ -65,6 +65,19 @@ TEST_CASE("a chunk's value reads back as its lines in order", "[journal][log_chu
   CHECK(read == lines);
 }
 
+TEST_CASE("a chunk of lines longer than an encoding's first segment (several segments each) reads back",
+          "[journal][log_chunks]") {
+  auto lines = lines_from(1, 4);
+  lines[1].text = std::string(3000, 'y');
+  lines[2].text = std::string(20 << 10, 'z');
+  const auto values = log_chunks::encode(lines);
+  REQUIRE(values);
+  REQUIRE(values->size() == 1);
+  auto read = log_chunks::decode(keys::log(7, 4), values->front());
+  REQUIRE(read);
+  CHECK(*read == lines);
+}
+
 TEST_CASE("a line stored alone, as journals before chunks stored each line, is a chunk of one",
           "[journal][log_chunks][compatibility]") {
   const auto line = lines_from(12, 1);
