@@ -112,15 +112,29 @@ std::map<std::string, std::string> worker_environment(const AgentOptions& option
   return env;
 }
 
-// Prepares the working folder in the worker's `home`: the unpacked model definition plus the trial and timings files.
-Result<fs::path> prepare_folder(const AgentOptions& options, const wire::LaunchSpec& spec, const fs::path& home) {
-  auto dir = rank_folder(home, spec.trial_id, spec.run_id, spec.rank);
+// Makes the working folder `dir` afresh: the unpacked model definition plus the trial and timings files.
+Result<sandbox::PreparedFolder> fresh_folder(const AgentOptions& options, const wire::LaunchSpec& spec, const fs::path& dir) {
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (auto s = archives::unpack_archive(spec.archive, dir); !s) return fail(s.error());
   if (auto s = worker::write_trial_file(spec, dir); !s) return fail(s.error());
   if (auto s = node::write_timings_file(options.timings, dir / kTimingsFileName); !s) return fail(s.error());
-  return dir;
+  auto contents = sandbox::FolderSnapshot::take(dir);
+  if (!contents) return fail(contents.error());
+  return sandbox::PreparedFolder{dir, sandbox::archive_key(spec.archive), std::move(*contents)};
+}
+
+// Prepares the working folder of worker `worker` in its `home`: its last
+// clean folder when it holds the same model definition untouched (only the
+// trial file rewritten), else a fresh one.
+Result<sandbox::PreparedFolder> prepare_folder(AgentState& state, const wire::LaunchSpec& spec, std::uint64_t worker,
+                                               const fs::path& home) {
+  auto dir = rank_folder(home, spec.trial_id, spec.run_id, spec.rank);
+  auto spare = state.work_folders.reuse(worker, sandbox::archive_key(spec.archive), dir);
+  if (!spare) return fresh_folder(state.options, spec, dir);
+  if (auto s = worker::write_trial_file(spec, dir); !s) return fail(s.error());
+  if (auto s = spare->contents.refresh(dir, worker::kTrialFileName); !s) return fail(s.error());
+  return std::move(*spare);
 }
 
 // startup-hook.sh runs first, in the worker's shell, then the worker replaces it.
@@ -274,26 +288,34 @@ std::optional<AgentState::Worker> hand_over(Self self, std::uint64_t id, const w
 // The worker for `spec`: the slot's idle worker when it may take it, else a
 // new process; the trial's folder goes in that worker's home.
 Result<AgentState::Worker> worker_for(Self self, const wire::LaunchSpec& spec) {
-  const auto& options = self->state.options;
-  auto env = worker_environment(options, spec);
-  auto reuse = warm_key(options, spec);
+  auto& st = self->state;
+  auto env = worker_environment(st.options, spec);
+  auto reuse = warm_key(st.options, spec);
   if (reuse) {
-    const auto claim = self->state.idle.claim(*reuse);
+    const auto claim = st.idle.claim(*reuse);
     if (claim.end) end_idle(self, *claim.end);
     if (claim.reuse) {
-      auto dir = prepare_folder(options, spec, worker_home(options, *claim.reuse));
-      if (!dir) {
+      auto folder = prepare_folder(st, spec, *claim.reuse, worker_home(st.options, *claim.reuse));
+      if (!folder) {
         end_idle(self, *claim.reuse);
-        return fail(dir.error());
+        return fail(folder.error());
       }
-      if (auto warm = hand_over(self, *claim.reuse, spec, *dir, env, *reuse)) return std::move(*warm);
+      const auto dir = folder->path;
+      if (auto warm = hand_over(self, *claim.reuse, spec, dir, env, *reuse)) {
+        warm->folder = std::move(*folder);
+        return std::move(*warm);
+      }
+      std::error_code ec;
+      fs::remove_all(dir, ec);  // the worker that did not take it is gone, or ends
     }
   }
-  const auto id = ++self->state.last_worker_id;
-  auto home = fresh_worker_home(options, id);
-  auto dir = home ? prepare_folder(options, spec, *home) : fail(home.error());
-  if (!dir) return fail(dir.error());
-  return spawn_worker(self, id, spec, *dir, std::move(env), std::move(reuse));
+  const auto id = ++st.last_worker_id;
+  auto home = fresh_worker_home(st.options, id);
+  auto folder = home ? prepare_folder(st, spec, id, *home) : fail(home.error());
+  if (!folder) return fail(folder.error());
+  auto worker = spawn_worker(self, id, spec, folder->path, std::move(env), std::move(reuse));
+  if (worker) worker->folder = std::move(*folder);
+  return worker;
 }
 
 // Tells the master's pool about the work disk: one that refuses trials is given none.
@@ -447,7 +469,7 @@ void on_rank_end(Self self, const wire::Bytes& bytes) {
   if (!report) return;
   auto it = self->state.workers.find({report->trial_id, report->run_id, report->rank});
   if (it == self->state.workers.end()) return;
-  rank_folder_ended(self->state, it->second.id, *report);
+  rank_folder_ended(self->state, it->second, *report);
   it->second.output->finish();
   it->second.exit_report = bytes;
   report_when_shipped(self, it);

@@ -120,6 +120,7 @@ struct AgentState {
     std::uint32_t slot = 0;                  // the agent's slot it runs on
     std::optional<WorkerReuseKey> reuse;     // a warm worker: the launches it may take next
     bool stopping = false;                   // told to stop: never reused
+    std::optional<sandbox::PreparedFolder> folder;  // its rank's working folder, as the agent prepared it
   };
   // A warm worker between trials.
   struct IdleProcess {
@@ -144,7 +145,7 @@ struct AgentState {
   SlotWaits slot_waits;
   std::map<SlotWaits::Ticket, WaitingLaunch> waiting_launches;
   sandbox::RankCgroups cgroups;  // each worker process's cgroup, with its trial's limits
-  sandbox::WorkFolders work_folders;  // failed ranks' folders, until their time is up
+  sandbox::WorkFolders work_folders;  // failed ranks' folders, until their time is up; idle workers' clean ones
   // What the master last heard of the work disk (registration, WorkDiskReport): whether it refused trials, and when.
   struct WorkDiskReported {
     bool refusing = false;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -77,6 +78,7 @@ void enforce_rank_limits(AgentState& state) {
 
 std::optional<std::string> release_worker(AgentState& state, std::uint64_t worker) {
   auto why = state.cgroups.release(worker);
+  state.work_folders.worker_ended(worker);
   std::error_code ec;
   std::filesystem::remove(worker_home(state.options, worker), ec);  // only when empty
   return why;
@@ -88,7 +90,13 @@ std::filesystem::path rank_folder(const std::filesystem::path& home, std::uint64
 }
 
 void open_work_folders(AgentState& state) {
-  state.work_folders = sandbox::WorkFolders(state.options.work_folders);
+  auto options = state.options.work_folders;
+  options.reuse_clean = sandbox::ctime_marks_every_change(state.options.work_dir);
+  if (!options.reuse_clean)
+    spdlog::info("agent {}: each trial gets a working folder made afresh: the file system of {} may not mark every "
+                 "change of a file (no multigrain timestamps), so an untouched folder cannot be told",
+                 state.options.agent_id, state.options.work_dir.string());
+  state.work_folders = sandbox::WorkFolders(options);
   state.work_folders.reap_left_over(state.options.work_dir);
 }
 
@@ -107,10 +115,12 @@ void work_disk_reported(AgentState& state, const wire::WorkDiskReport& disk, std
   state.work_disk_reported = {!disk.refusal.empty(), now_ms};
 }
 
-void rank_folder_ended(AgentState& state, std::uint64_t worker, const wire::WorkerExit& exit) {
+void rank_folder_ended(AgentState& state, AgentState::Worker& worker, const wire::WorkerExit& exit) {
   const bool failed = exit.exit_code != 0 || exit.signal != 0;
-  const auto home = worker_home(state.options, worker);
-  state.work_folders.rank_ended(rank_folder(home, exit.trial_id, exit.run_id, exit.rank), failed, system_now_ms());
+  auto folder = std::exchange(worker.folder, std::nullopt);
+  if (!folder) return;
+  if (!failed && state.idle_processes.contains(worker.id)) return state.work_folders.keep_for_next(worker.id, std::move(*folder));
+  state.work_folders.rank_ended(folder->path, failed, system_now_ms());
 }
 
 }  // namespace volador::actors

@@ -50,7 +50,8 @@ std::optional<std::string> release_worker(AgentState& state, std::uint64_t worke
 std::filesystem::path rank_folder(const std::filesystem::path& home, std::uint64_t trial_id, std::uint32_t run_id,
                                   std::uint32_t rank);
 
-// Removes the folders an earlier agent left (older than the keep time).
+// Removes the folders an earlier agent left (older than the keep time), and
+// tells whether idle workers' clean folders may be reused (ctime_marks_every_change).
 void open_work_folders(AgentState& state);
 
 // The agent's work disk now: its free space, and why it starts no trial
@@ -64,7 +65,8 @@ bool work_disk_report_due(const AgentState& state, const wire::WorkDiskReport& d
 // The master heard of `disk` at `now_ms` (a report, or the registration).
 void work_disk_reported(AgentState& state, const wire::WorkDiskReport& disk, std::int64_t now_ms);
 
-// The rank `exit` names, run by worker `worker`, ended: its folder goes now, or later when it failed.
-void rank_folder_ended(AgentState& state, std::uint64_t worker, const wire::WorkerExit& exit);
+// The rank `exit` names, run by `worker`, ended: its folder goes now, later
+// when it failed, or waits for the worker's next trial when the worker idles.
+void rank_folder_ended(AgentState& state, AgentState::Worker& worker, const wire::WorkerExit& exit);
 
 }  // namespace volador::actors

@@ -5,10 +5,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -91,11 +94,24 @@ Status write_cgroup_file(const fs::path& path, const std::string& text) {
 }
 
 std::optional<std::uint64_t> read_cgroup_counter(const fs::path& path, const std::string& key) {
-  std::ifstream file(path);
-  std::string name;
-  std::uint64_t value = 0;
-  while (file >> name >> value)
-    if (name == key) return value;
+  // read(2) and no stream: the agent reads these per trial and at every flush, for every worker.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char buffer[4096];
+  const auto size = ::read(fd, buffer, sizeof buffer);
+  ::close(fd);
+  std::string_view text(buffer, size > 0 ? static_cast<std::size_t>(size) : 0);
+  while (!text.empty()) {
+    const auto end = std::min(text.find('\n'), text.size());
+    const auto line = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    const auto space = line.find(' ');
+    if (space == std::string_view::npos || line.substr(0, space) != key) continue;
+    std::uint64_t value = 0;
+    const auto digits = line.substr(space + 1);
+    if (std::from_chars(digits.data(), digits.data() + digits.size(), value).ec != std::errc()) return std::nullopt;
+    return value;
+  }
   return std::nullopt;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -19,6 +20,41 @@ void WorkFolders::rank_ended(const fs::path& folder, bool failed, std::int64_t n
   std::error_code ec;
   fs::remove_all(folder, ec);
   kept_.erase(folder);
+}
+
+ArchiveKey archive_key(std::string_view archive) { return {archive.size(), std::hash<std::string_view>{}(archive)}; }
+
+void WorkFolders::keep_for_next(std::uint64_t worker, PreparedFolder folder) {
+  worker_ended(worker);
+  if (options_.reuse_clean) {
+    spares_.insert_or_assign(worker, std::move(folder));
+    return;
+  }
+  std::error_code ec;
+  fs::remove_all(folder.path, ec);
+}
+
+std::optional<PreparedFolder> WorkFolders::reuse(std::uint64_t worker, const ArchiveKey& archive, const fs::path& dest) {
+  auto spare = spares_.extract(worker);
+  if (spare.empty()) return std::nullopt;
+  auto& folder = spare.mapped();
+  std::error_code ec;
+  if (folder.archive == archive) fs::rename(folder.path, dest, ec);
+  if (folder.archive != archive || ec) {
+    fs::remove_all(folder.path, ec);
+    return std::nullopt;
+  }
+  folder.path = dest;
+  if (folder.contents.restore(dest)) return std::move(folder);
+  fs::remove_all(dest, ec);
+  return std::nullopt;
+}
+
+void WorkFolders::worker_ended(std::uint64_t worker) {
+  auto spare = spares_.extract(worker);
+  if (spare.empty()) return;
+  std::error_code ec;
+  fs::remove_all(spare.mapped().path, ec);
 }
 
 void WorkFolders::reap(std::int64_t now_ms) {

@@ -1,7 +1,10 @@
 #pragma once
 // An agent's trial working folders: reclaimed when their rank ends, kept for
-// a while after a rank that failed (for debugging), and the free space of the
-// disk they live on, below which the agent starts no more trials.
+// a while after a rank that failed (for debugging), or kept for the next
+// trial of the warm worker that ran a rank which ended cleanly (a spare:
+// cleaned back to what the agent put in it, as FolderSnapshot tells, instead
+// of removed and made again); and the free space of the disk they live on,
+// below which the agent starts no more trials.
 
 #include <chrono>
 #include <cstdint>
@@ -9,8 +12,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "runtime/core/error.hpp"
+#include "runtime/sandbox/folder_snapshot.hpp"
 
 namespace volador::sandbox {
 
@@ -20,6 +25,25 @@ inline constexpr const char* kWorkerHomes = "workers";
 struct WorkFolderOptions {
   std::chrono::milliseconds keep_failed{std::chrono::hours(1)};  // --keep-failed-work-dirs
   std::uint64_t min_free_bytes = 1ull << 30;                     // --min-free-disk: below it no trial starts
+  // Whether a warm worker's next trial may reuse its last clean folder; the
+  // agent sets it when ctime_marks_every_change holds for its work folder.
+  bool reuse_clean = false;
+};
+
+// Which model definition (the archive's bytes) a folder holds unpacked.
+struct ArchiveKey {
+  std::size_t size = 0;
+  std::size_t hash = 0;
+  bool operator==(const ArchiveKey&) const = default;
+};
+ArchiveKey archive_key(std::string_view archive);
+
+// A rank's working folder as the agent prepared it: the model definition it
+// unpacked there and what the folder then held.
+struct PreparedFolder {
+  std::filesystem::path path;
+  ArchiveKey archive;
+  FolderSnapshot contents;
 };
 
 class WorkFolders {
@@ -30,6 +54,19 @@ class WorkFolders {
   // clean end removes the folder now, a failed one at now_ms + keep_failed (by
   // reap(), which also removes the home it leaves empty: a failed rank's worker is gone).
   void rank_ended(const std::filesystem::path& folder, bool failed, std::int64_t now_ms);
+
+  // The rank that worker `worker` ran in `folder` ended cleanly and the worker
+  // waits for its next trial: the folder is kept for that trial when
+  // reuse_clean is set (an earlier spare of the worker is removed), else removed now.
+  void keep_for_next(std::uint64_t worker, PreparedFolder folder);
+
+  // Worker `worker`'s spare folder, renamed `dest` and cleaned back to what
+  // the agent put in it, when it holds the model definition `archive` and
+  // the trials since changed nothing of it; nullopt otherwise (any spare is removed).
+  std::optional<PreparedFolder> reuse(std::uint64_t worker, const ArchiveKey& archive, const std::filesystem::path& dest);
+
+  // Worker `worker`'s process is gone: its spare folder is removed.
+  void worker_ended(std::uint64_t worker);
 
   // Removes the kept folders whose time has come at `now_ms`.
   void reap(std::int64_t now_ms);
@@ -46,6 +83,7 @@ class WorkFolders {
  private:
   WorkFolderOptions options_;
   std::map<std::filesystem::path, std::int64_t> kept_;  // folder -> when to remove it
+  std::map<std::uint64_t, PreparedFolder> spares_;       // by worker: its last clean folder
 };
 
 // The bytes an unprivileged process may still write on `path`'s file system. Error io with errno's text.

@@ -14,8 +14,8 @@ namespace volador::worker {
 inline constexpr const char* kTrialFileName = "volador-trial.json";
 
 // Writes the part of `spec` a worker reads (ids, rank and place, entrypoint,
-// hyperparameters, seed, batch size, data, restore path, kill grace) to `dir`/kTrialFileName.
-// Error io when it cannot be written.
+// hyperparameters, seed, batch size, data, restore path, kill grace) to `dir`/kTrialFileName;
+// a file already there (a reused folder's) is rewritten in place. Error io when it cannot be written.
 Status write_trial_file(const wire::LaunchSpec& spec, const std::filesystem::path& dir);
 
 // Reads what write_trial_file wrote; the other fields of the spec stay at

@@ -1,7 +1,8 @@
 // End to end: warm rank workers (actors/agent_actor.hpp). Consecutive trials
 // of one experiment on a slot run in one worker process, each trial's log
 // holding exactly its own lines and its metrics its own; a worker whose trial
-// was killed is never handed another.
+// was killed is never handed another; each trial's working folder holds the
+// model definition as packed and nothing an earlier trial left there.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "runtime/sandbox/folder_snapshot.hpp"
 #include "tests/integration/cluster_fixture.hpp"
 
 using namespace volador;
@@ -30,6 +32,20 @@ fi
 echo "own line of trial $VOLADOR_TRIAL_ID with lr $lr"
 echo "loss=$lr"
 )";
+
+// Each trial says whether its folder holds what an earlier trial left or
+// changed, and the inode of a model file (the same in consecutive trials when
+// the worker's folder was reused); then it leaves a file and a folder behind,
+// and every third trial changes the model definition too.
+constexpr const char* kLeavingScript = R"sh(if [ -e left-behind ] || [ -e left-folder ] || [ "$(cat data.txt)" != pristine ] || [ -x data.txt ]; then
+  echo "folder of trial $VOLADOR_TRIAL_ID holds what an earlier trial left"; ls -la
+fi
+echo "model file inode $(stat -c %i data.txt)"
+echo left > left-behind
+mkdir -p left-folder/inner && echo left > left-folder/inner/file
+case $((VOLADOR_TRIAL_ID % 3)) in 0) echo changed >> data.txt;; 1) chmod +x data.txt;; esac
+echo "loss=1"
+)sh";
 
 std::string search_config(int trials, const std::string& environment = "") {
   return "name: warm\n"
@@ -159,4 +175,36 @@ TEST_CASE("A worker whose trial was killed is never handed the next trial, which
   INFO(log);
   CHECK(logged_pids(log, "handed to idle worker").count(killed_worker[2]) == (killed_worker[1] == "worker" ? 0u : 1u));
   CHECK(eventually([&] { return processes_under(dir.path() / "data" / "agent-work") == 0; }, 60));
+}
+
+TEST_CASE("A warm worker's trials each find the model definition as packed, and nothing an earlier trial left") {
+  TempDir dir;
+  const auto project = dir.path() / "project";
+  write_file(project / "trial.sh", kLeavingScript);
+  write_file(project / "data.txt", "pristine\n");
+  write_file(project / "distributed.yaml", search_config(12));
+  Cluster cluster(dir.path() / "data", 1);
+
+  auto created = create_and_follow(cluster, project, 300);
+  INFO(created.err);
+  REQUIRE(created.exit_code == 0);
+  const auto experiment = created.json();
+  CHECK(experiment["state"] == "COMPLETED");
+  REQUIRE(experiment["trials"].size() == 12);
+  std::multiset<std::string> inodes;
+  for (const auto& trial : experiment["trials"]) {
+    const auto logs = cluster.cli({"trial", "logs", "--all", trial["id"].dump()}).out;
+    INFO(logs);
+    CHECK(trial["state"] == "COMPLETED");
+    CHECK(logs.find("holds what an earlier trial left") == std::string::npos);
+    std::smatch inode;
+    REQUIRE(std::regex_search(logs, inode, std::regex("model file inode ([0-9]+)")));
+    inodes.insert(inode[1]);
+  }
+  // Where the file system marks every change (Linux 6.13+), a worker's trial after an untouched one reuses its folder.
+  const auto work = dir.path() / "data" / "agent-work";
+  const bool reused = std::set<std::string>(inodes.begin(), inodes.end()).size() < inodes.size();
+  CHECK(reused == sandbox::ctime_marks_every_change(work));
+  // Idle workers end after the idle limit, and their folders with them.
+  CHECK(eventually([&] { return fs::is_empty(work / "workers"); }, 60));
 }

@@ -111,6 +111,11 @@ TEST_CASE("Flat keyed cgroup files: a counter by its key") {
   CHECK(read_cgroup_counter(fake.dir / "memory.events", "oom_kill") == 0);
   CHECK_FALSE(read_cgroup_counter(fake.dir / "memory.events", "nothing"));
   CHECK_FALSE(read_cgroup_counter(fake.dir / "missing", "max"));
+  std::ofstream(fake.dir / "memory.events", std::ios::trunc) << "low 0\nhigh 0\nmax 3\noom 2\noom_kill 7\noom_group_kill 1";
+  CHECK(read_cgroup_counter(fake.dir / "memory.events", "oom_kill") == 7);
+  CHECK(read_cgroup_counter(fake.dir / "memory.events", "oom") == 2);
+  CHECK(read_cgroup_counter(fake.dir / "memory.events", "oom_group_kill") == 1);  // the last line, unended
+  CHECK_FALSE(read_cgroup_counter(fake.dir / "memory.events", "oom_group"));
 }
 
 TEST_CASE("cgroup v2: a rank the kernel's group OOM kill ended before enforce() looked is released with the memory limit as the reason") {

@@ -1,8 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <functional>
+#include <set>
 
 #include "runtime/sandbox/work_folders.hpp"
 
@@ -73,4 +76,119 @@ TEST_CASE("A work disk below the minimum refuses trials, saying how much is free
   REQUIRE(refusal);
   CHECK(refusal->find(work.dir.string() + " has ") != std::string::npos);
   CHECK(refusal->find("(--min-free-disk) an agent needs to start a trial") != std::string::npos);
+}
+
+namespace {
+
+// A warm worker's folder as the agent prepares it: the model definition, the trial and timings files.
+PreparedFolder prepared(const WorkDir& work, const std::string& name, std::string_view archive = "archive-1") {
+  const auto folder = work.rank(name);
+  fs::create_directories(folder / "pkg");
+  std::ofstream(folder / "pkg" / "model.py") << "y = 2\n";
+  std::ofstream(folder / "volador-trial.json") << "{\"trial_id\": 1}\n";
+  auto contents = FolderSnapshot::take(folder);
+  REQUIRE(contents);
+  return {folder, archive_key(archive), std::move(*contents)};
+}
+
+WorkFolders reusing(const WorkDir& work) {
+  REQUIRE(ctime_marks_every_change(work.dir));  // Linux 6.13+ (multigrain timestamps): what the agent reuses folders on
+  return WorkFolders({std::chrono::minutes(10), 0, true});
+}
+
+ino_t inode_of(const fs::path& file) {
+  struct stat info {};
+  REQUIRE(::stat(file.c_str(), &info) == 0);
+  return info.st_ino;
+}
+
+std::string text_of(const fs::path& file) {
+  std::ifstream in(file);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST_CASE("An idle worker's clean folder serves its next trial, without what the last trial added") {
+  WorkDir work;
+  auto folders = reusing(work);
+  auto folder = prepared(work, "workers/worker-1/trial-1-run-1-rank-0");
+  const auto model_inode = inode_of(folder.path / "model_def.py");
+  std::ofstream(folder.path / "output.log") << "the last trial's\n";
+  fs::create_directories(folder.path / ".volador-checkpoints" / "current");
+  std::ofstream(folder.path / ".volador-checkpoints" / "current" / "weights") << "w";
+  std::ofstream(folder.path / "pkg" / "cache.pyc") << "c";
+  folders.keep_for_next(1, std::move(folder));
+  CHECK(fs::exists(work.dir / "workers/worker-1/trial-1-run-1-rank-0"));
+
+  const auto next = work.dir / "workers/worker-1/trial-2-run-1-rank-0";
+  auto reused = folders.reuse(1, archive_key("archive-1"), next);
+  REQUIRE(reused);
+  CHECK(reused->path == next);
+  CHECK_FALSE(fs::exists(work.dir / "workers/worker-1/trial-1-run-1-rank-0"));
+  std::set<std::string> names;
+  for (const auto& entry : fs::recursive_directory_iterator(next)) names.insert(entry.path().lexically_relative(next).string());
+  CHECK(names == std::set<std::string>{"model_def.py", "pkg", "pkg/model.py", "volador-trial.json"});
+  CHECK(text_of(next / "model_def.py") == "x = 1\n");
+  CHECK(inode_of(next / "model_def.py") == model_inode);  // kept, not made again
+  CHECK_FALSE(folders.reuse(1, archive_key("archive-1"), next));  // taken: the next trial's is made again
+}
+
+TEST_CASE("A folder whose model definition a trial changed is never reused, however it was changed") {
+  WorkDir work;
+  auto folders = reusing(work);
+  const std::vector<std::pair<std::string, std::function<void(const fs::path&)>>> changes{
+      {"rewritten, same size", [](const fs::path& dir) { std::ofstream(dir / "model_def.py") << "x = 2\n"; }},
+      {"appended to", [](const fs::path& dir) { std::ofstream(dir / "pkg" / "model.py", std::ios::app) << "z = 3\n"; }},
+      {"removed", [](const fs::path& dir) { fs::remove(dir / "pkg" / "model.py"); }},
+      {"replaced", [](const fs::path& dir) {
+         std::ofstream(dir / "new.py") << "x = 1\n";
+         fs::rename(dir / "new.py", dir / "model_def.py");
+       }},
+      {"made executable", [](const fs::path& dir) { fs::permissions(dir / "model_def.py", fs::perms::owner_exec, fs::perm_options::add); }},
+      {"a folder's mode", [](const fs::path& dir) { fs::permissions(dir / "pkg", fs::perms::others_all, fs::perm_options::remove); }},
+      {"the working folder's mode", [](const fs::path& dir) { fs::permissions(dir, fs::perms::others_all, fs::perm_options::remove); }},
+      {"the trial file", [](const fs::path& dir) { std::ofstream(dir / "volador-trial.json") << "{}"; }},
+  };
+  std::uint64_t worker = 0;
+  for (const auto& [name, change] : changes) {
+    INFO(name);
+    ++worker;
+    const auto home = "workers/worker-" + std::to_string(worker);
+    auto folder = prepared(work, home + "/trial-1-run-1-rank-0");
+    change(folder.path);
+    folders.keep_for_next(worker, std::move(folder));
+    const auto next = work.dir / home / "trial-2-run-1-rank-0";
+    CHECK_FALSE(folders.reuse(worker, archive_key("archive-1"), next));
+    CHECK_FALSE(fs::exists(next));
+    CHECK_FALSE(fs::exists(work.dir / home / "trial-1-run-1-rank-0"));
+  }
+}
+
+TEST_CASE("A clean folder is not reused for another model definition, nor kept when reuse is off or its worker ends") {
+  WorkDir work;
+  auto folders = reusing(work);
+  folders.keep_for_next(1, prepared(work, "workers/worker-1/trial-1-run-1-rank-0", "archive-1"));
+  CHECK_FALSE(folders.reuse(1, archive_key("archive-2"), work.dir / "workers/worker-1/trial-2-run-1-rank-0"));
+  CHECK(fs::is_empty(work.dir / "workers/worker-1"));
+
+  folders.keep_for_next(2, prepared(work, "workers/worker-2/trial-3-run-1-rank-0"));
+  folders.worker_ended(2);
+  CHECK(fs::is_empty(work.dir / "workers/worker-2"));
+
+  WorkFolders not_reusing({std::chrono::minutes(10), 0, false});
+  not_reusing.keep_for_next(3, prepared(work, "workers/worker-3/trial-4-run-1-rank-0"));
+  CHECK(fs::is_empty(work.dir / "workers/worker-3"));
+}
+
+TEST_CASE("A folder the agent rewrote a file of after preparing it is still reused once that file is refreshed") {
+  WorkDir work;
+  auto folders = reusing(work);
+  auto folder = prepared(work, "workers/worker-1/trial-1-run-1-rank-0");
+  std::ofstream(folder.path / "volador-trial.json") << "{\"trial_id\": 2}\n";
+  REQUIRE(folder.contents.refresh(folder.path, "volador-trial.json"));
+  folders.keep_for_next(1, std::move(folder));
+  auto reused = folders.reuse(1, archive_key("archive-1"), work.dir / "workers/worker-1/trial-2-run-1-rank-0");
+  REQUIRE(reused);
+  CHECK(text_of(reused->path / "volador-trial.json") == "{\"trial_id\": 2}\n");
 }

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <random>
 
@@ -46,6 +48,23 @@ TEST_CASE("A worker reads back every field of the trial file its agent wrote, an
   written.token = "secret";              // travels in the environment
   REQUIRE(worker::write_trial_file(written, dir.path));
   const auto read = worker::read_trial_file(dir.path / worker::kTrialFileName);
+  REQUIRE(read);
+  CHECK(*read == launch_spec());
+}
+
+TEST_CASE("The trial file of a reused folder is the same file rewritten, holding the new trial alone") {
+  TempDir dir;
+  auto first = launch_spec();
+  first.hparams_json = R"({"learning_rate":0.1,"note":")" + std::string(300, 'x') + R"("})";
+  REQUIRE(worker::write_trial_file(first, dir.path));
+  const auto path = dir.path / worker::kTrialFileName;
+  struct stat before {}, after {};
+  REQUIRE(::stat(path.c_str(), &before) == 0);
+  REQUIRE(worker::write_trial_file(launch_spec(), dir.path));  // shorter
+  REQUIRE(::stat(path.c_str(), &after) == 0);
+  CHECK(after.st_ino == before.st_ino);
+  CHECK(after.st_size < before.st_size);
+  const auto read = worker::read_trial_file(path);
   REQUIRE(read);
   CHECK(*read == launch_spec());
 }
