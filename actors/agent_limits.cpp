@@ -10,6 +10,7 @@
 
 #include "actors/worker_sandbox.hpp"
 #include "runtime/core/clock.hpp"
+#include "runtime/worker/command_scratch.hpp"
 
 namespace volador::actors {
 namespace {
@@ -92,6 +93,7 @@ std::filesystem::path rank_folder(const std::filesystem::path& home, std::uint64
 void open_work_folders(AgentState& state) {
   auto options = state.options.work_folders;
   options.reuse_clean = sandbox::ctime_marks_every_change(state.options.work_dir);
+  options.worker_scratch = worker::command_scratch_names();
   if (!options.reuse_clean)
     spdlog::info("agent {}: each trial gets a working folder made afresh: the file system of {} may not mark every "
                  "change of a file (no multigrain timestamps), so an untouched folder cannot be told",

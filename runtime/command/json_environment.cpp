@@ -20,7 +20,7 @@ EnvironmentVariables json_environment(std::string json, JsonVariables names, std
 
 Status write_json_file(std::string_view json, const std::filesystem::path& file_path) {
   auto failed = [&] { return fail(Error::io("cannot write " + file_path.string() + ": " + std::strerror(errno))); };
-  const int fd = ::open(file_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  const int fd = ::open(file_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
   if (fd < 0) return failed();
   std::string text;
   text.reserve(json.size() + 1);

@@ -37,8 +37,9 @@ inline constexpr std::size_t kMaxInlineJsonBytes = 64 * 1024;
 // unless it is over kMaxInlineJsonBytes.
 [[nodiscard]] EnvironmentVariables json_environment(std::string json, JsonVariables names, std::string_view file_path);
 
-// Writes `json` and a newline to `file_path`, made (or emptied) first. Error
-// io naming the file and the system's reason.
+// Writes `json` and a newline to `file_path`, made (or emptied) first; a
+// symlink there is refused, never written through. Error io naming the file
+// and the system's reason.
 [[nodiscard]] Status write_json_file(std::string_view json, const std::filesystem::path& file_path);
 
 }  // namespace volador::command

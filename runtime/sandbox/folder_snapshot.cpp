@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -32,6 +33,15 @@ std::optional<std::vector<fs::path>> names_in(const fs::path& dir) {
   return names;
 }
 
+// Whether every entry under `dir` is a folder (symlinks not followed).
+bool holds_only_folders(const fs::path& dir) {
+  const auto names = names_in(dir);
+  return names && std::ranges::all_of(*names, [&](const fs::path& name) {
+           struct stat info {};
+           return ::lstat((dir / name).c_str(), &info) == 0 && S_ISDIR(info.st_mode) && holds_only_folders(dir / name);
+         });
+}
+
 }  // namespace
 
 Result<FolderSnapshot::Entry> FolderSnapshot::read_entry(const fs::path& path) {
@@ -57,16 +67,17 @@ Result<FolderSnapshot> FolderSnapshot::take(const fs::path& dir) {
   return snapshot;
 }
 
-bool FolderSnapshot::restore(const fs::path& dir) const {
+bool FolderSnapshot::restore(const fs::path& dir, const std::set<std::string>& worker_scratch) const {
   auto root = read_entry(dir);
   if (!root || !unchanged(root_, *root)) return false;
   std::size_t seen = 0;
-  return restore_folder(dir, {}, seen) && seen == entries_.size();
+  return restore_folder(dir, {}, worker_scratch, seen) && seen == entries_.size();
 }
 
 // Removes what the folder `relative` of `dir` gained, checks what it held, and
 // goes down into its folders; `seen` counts the entries found unchanged.
-bool FolderSnapshot::restore_folder(const fs::path& dir, const fs::path& relative, std::size_t& seen) const {
+bool FolderSnapshot::restore_folder(const fs::path& dir, const fs::path& relative,
+                                    const std::set<std::string>& worker_scratch, std::size_t& seen) const {
   const auto names = names_in(dir / relative);
   if (!names) return false;
   for (const auto& name : *names) {
@@ -74,6 +85,7 @@ bool FolderSnapshot::restore_folder(const fs::path& dir, const fs::path& relativ
     auto known = entries_.find(path);
     std::error_code ec;
     if (known == entries_.end()) {
+      if (relative.empty() && worker_scratch.contains(name.string()) && holds_nothing_to_pass_on(dir / path)) continue;
       fs::remove_all(dir / path, ec);
       if (ec) return false;
       continue;
@@ -81,7 +93,7 @@ bool FolderSnapshot::restore_folder(const fs::path& dir, const fs::path& relativ
     auto now = read_entry(dir / path);
     if (!now || !unchanged(known->second, *now)) return false;
     ++seen;
-    if (S_ISDIR(now->mode) && !restore_folder(dir, path, seen)) return false;
+    if (S_ISDIR(now->mode) && !restore_folder(dir, path, worker_scratch, seen)) return false;
   }
   return true;
 }
@@ -91,6 +103,13 @@ Status FolderSnapshot::refresh(const fs::path& dir, const fs::path& name) {
   if (!entry) return fail(entry.error());
   entries_[name] = *entry;
   return {};
+}
+
+bool holds_nothing_to_pass_on(const fs::path& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) return false;
+  if (S_ISREG(info.st_mode)) return info.st_nlink == 1;
+  return S_ISDIR(info.st_mode) && holds_only_folders(path);
 }
 
 bool ctime_marks_every_change(const fs::path& dir) {

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
+#include <string>
 
 #include "runtime/core/error.hpp"
 
@@ -26,10 +28,12 @@ class FolderSnapshot {
   static Result<FolderSnapshot> take(const std::filesystem::path& dir);
 
   // Makes `dir` hold what it held when taken: every entry the snapshot does
-  // not hold is removed. True when `dir` and every entry it held are still
-  // there, unchanged (a folder may have gained entries, which are removed);
-  // false on the first change found, `dir` then partly cleaned (remove it).
-  [[nodiscard]] bool restore(const std::filesystem::path& dir) const;
+  // not hold is removed, but the top-level `worker_scratch` names that hold
+  // nothing a trial could pass on (see holds_nothing_to_pass_on), which the
+  // worker remakes for every trial. True when `dir` and every entry it held
+  // are still there, unchanged (a folder may have gained entries, which are
+  // removed); false on the first change found, `dir` then partly cleaned (remove it).
+  [[nodiscard]] bool restore(const std::filesystem::path& dir, const std::set<std::string>& worker_scratch = {}) const;
 
   // Records the regular file `name` (relative to `dir`) as it is now, after
   // the agent rewrote it. Error io when it cannot be read.
@@ -48,11 +52,17 @@ class FolderSnapshot {
   };
   static Result<Entry> read_entry(const std::filesystem::path& path);
   bool restore_folder(const std::filesystem::path& dir, const std::filesystem::path& relative,
-                      std::size_t& seen) const;
+                      const std::set<std::string>& worker_scratch, std::size_t& seen) const;
 
   Entry root_;
   std::map<std::filesystem::path, Entry> entries_;  // by path relative to the folder
 };
+
+// Whether `path` holds nothing a trial could pass on to the next through a
+// name its worker remakes: a regular file with no other link (the worker
+// writes it anew, and no other name shares its bytes), or a folder holding
+// only folders (the worker empties it). Symlinks and anything else: false.
+bool holds_nothing_to_pass_on(const std::filesystem::path& path);
 
 // Whether a change to a file of `dir`'s file system right after a stat of it
 // always moves its ctime (probed: a file made in `dir`, stat'ed and written

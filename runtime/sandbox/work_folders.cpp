@@ -45,7 +45,7 @@ std::optional<PreparedFolder> WorkFolders::reuse(std::uint64_t worker, const Arc
     return std::nullopt;
   }
   folder.path = dest;
-  if (folder.contents.restore(dest)) return std::move(folder);
+  if (folder.contents.restore(dest, options_.worker_scratch)) return std::move(folder);
   fs::remove_all(dest, ec);
   return std::nullopt;
 }

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,11 @@ struct WorkFolderOptions {
   // Whether a warm worker's next trial may reuse its last clean folder; the
   // agent sets it when ctime_marks_every_change holds for its work folder.
   bool reuse_clean = false;
+  // The top-level names of a working folder that the worker remakes for every
+  // trial (its checkpoint folders, its JSON files): a reused folder keeps them
+  // when they hold nothing a trial could pass on, so that neither side makes
+  // and removes them per trial.
+  std::set<std::string> worker_scratch;
 };
 
 // Which model definition (the archive's bytes) a folder holds unpacked.

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/worker/command_scratch.hpp"
 #include "storage/checkpoints/manifest.hpp"
 #include "storage/checkpoints/shared_fs_store.hpp"
 
@@ -15,8 +16,6 @@ namespace volador::worker {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr const char* kFoldersName = ".volador-checkpoints";
 
 Error io_error(const std::string& what, const fs::path& path, const std::error_code& ec) {
   return Error::io(what + " " + path.string() + ": " + ec.message());
@@ -71,12 +70,26 @@ std::error_code make_empty_folder(const fs::path& dir) {
   return ec;
 }
 
+// Whether `root` is a folder holding only `current`, an empty folder (neither
+// a symlink): what a run needs, as the warm worker's last run left it in a
+// working folder its agent reused.
+bool holds_only_empty_current(const fs::path& root, const fs::path& current) {
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(root, ec)) || !fs::is_directory(fs::symlink_status(current, ec))) return false;
+  fs::directory_iterator entries(root, ec), end;
+  if (ec || entries == end || entries->path() != current || entries.increment(ec) != end || ec) return false;
+  return fs::directory_iterator(current, ec) == end && !ec;
+}
+
 }  // namespace
 
 Result<CommandCheckpoints> CommandCheckpoints::prepare(const fs::path& work_dir, const std::string& restore_path) {
-  CommandCheckpoints folders(work_dir / kFoldersName, !restore_path.empty());
-  auto ec = make_empty_folder(folders.root_);
-  if (!ec && ::mkdir(folders.current().c_str(), 0777) != 0) ec = {errno, std::generic_category()};
+  CommandCheckpoints folders(work_dir / kCheckpointFoldersName, !restore_path.empty());
+  std::error_code ec;
+  if (!holds_only_empty_current(folders.root_, folders.current())) {
+    ec = make_empty_folder(folders.root_);
+    if (!ec && ::mkdir(folders.current().c_str(), 0777) != 0) ec = {errno, std::generic_category()};
+  }
   if (ec) return fail(io_error("cannot prepare the checkpoint folders in", folders.root_, ec));
   if (restore_path.empty()) return folders;
   const fs::path restore(restore_path);

@@ -24,14 +24,11 @@
 #include <string>
 #include <vector>
 
+#include "runtime/worker/command_scratch.hpp"
 #include "runtime/worker/trial_join.hpp"
 #include "runtime/worker/worker_launch.hpp"
 
 namespace volador::worker {
-
-// The files (in the working folder) the hyperparameters and the config's data section are written to.
-inline constexpr const char* kHparamsFileName = "volador-hparams.json";
-inline constexpr const char* kDataFileName = "volador-data.json";
 
 // How a command rank's trial ended for it: the trial was done with it, or
 // stopped it while its command ran (kill, pause).

@@ -37,13 +37,15 @@ echo "loss=$lr"
 // changed, and the inode of a model file (the same in consecutive trials when
 // the worker's folder was reused); then it leaves a file and a folder behind,
 // and every third trial changes the model definition too.
-constexpr const char* kLeavingScript = R"sh(if [ -e left-behind ] || [ -e left-folder ] || [ "$(cat data.txt)" != pristine ] || [ -x data.txt ]; then
+constexpr const char* kLeavingScript = R"sh(if [ -e left-behind ] || [ -e left-folder ] || [ "$(cat data.txt)" != pristine ] || [ -x data.txt ] ||
+   [ -n "$(ls -A "$VOLADOR_CHECKPOINT_DIR")" ] || [ -L volador-data.json ]; then
   echo "folder of trial $VOLADOR_TRIAL_ID holds what an earlier trial left"; ls -la
 fi
 echo "model file inode $(stat -c %i data.txt)"
 echo left > left-behind
 mkdir -p left-folder/inner && echo left > left-folder/inner/file
-case $((VOLADOR_TRIAL_ID % 3)) in 0) echo changed >> data.txt;; 1) chmod +x data.txt;; esac
+mkdir -p "$VOLADOR_CHECKPOINT_DIR/left-folder"
+case $((VOLADOR_TRIAL_ID % 3)) in 0) echo changed >> data.txt;; 1) chmod +x data.txt;; 2) ln -sf data.txt volador-data.json;; esac
 echo "loss=1"
 )sh";
 

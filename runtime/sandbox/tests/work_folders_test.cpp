@@ -91,9 +91,9 @@ PreparedFolder prepared(const WorkDir& work, const std::string& name, std::strin
   return {folder, archive_key(archive), std::move(*contents)};
 }
 
-WorkFolders reusing(const WorkDir& work) {
+WorkFolders reusing(const WorkDir& work, std::set<std::string> worker_scratch = {}) {
   REQUIRE(ctime_marks_every_change(work.dir));  // Linux 6.13+ (multigrain timestamps): what the agent reuses folders on
-  return WorkFolders({std::chrono::minutes(10), 0, true});
+  return WorkFolders({std::chrono::minutes(10), 0, true, std::move(worker_scratch)});
 }
 
 ino_t inode_of(const fs::path& file) {
@@ -191,4 +191,49 @@ TEST_CASE("A folder the agent rewrote a file of after preparing it is still reus
   auto reused = folders.reuse(1, archive_key("archive-1"), work.dir / "workers/worker-1/trial-2-run-1-rank-0");
   REQUIRE(reused);
   CHECK(text_of(reused->path / "volador-trial.json") == "{\"trial_id\": 2}\n");
+}
+
+TEST_CASE("A reused folder keeps the names its worker remakes only while they hold nothing a trial could pass on") {
+  WorkDir work;
+  auto folders = reusing(work, {"scratch.json", ".scratch"});
+  const auto outside = work.dir / "outside.txt";
+  std::ofstream(outside) << "not the trial's\n";
+  struct Left {
+    std::string what;
+    std::function<void(const fs::path&)> leave;
+    bool kept;
+  };
+  const std::vector<Left> cases{
+      {"a file of its own", [](const fs::path& dir) { std::ofstream(dir / "scratch.json") << "{}"; }, true},
+      {"folders only", [](const fs::path& dir) { fs::create_directories(dir / ".scratch" / "current"); }, true},
+      {"a symlink", [&](const fs::path& dir) { fs::create_symlink(outside, dir / "scratch.json"); }, false},
+      {"a second link to a file", [&](const fs::path& dir) { fs::create_hard_link(outside, dir / "scratch.json"); }, false},
+      {"a folder holding a file", [](const fs::path& dir) {
+         fs::create_directories(dir / ".scratch" / "current");
+         std::ofstream(dir / ".scratch" / "current" / "weights") << "w";
+       }, false},
+      {"a folder holding a symlink", [&](const fs::path& dir) {
+         fs::create_directories(dir / ".scratch");
+         fs::create_directory_symlink(work.dir, dir / ".scratch" / "current");
+       }, false},
+      {"a name not the worker's", [](const fs::path& dir) { fs::create_directories(dir / "other" / "current"); }, false},
+  };
+  std::uint64_t worker = 0;
+  for (const auto& left : cases) {
+    INFO(left.what);
+    ++worker;
+    const auto home = "workers/worker-" + std::to_string(worker);
+    auto folder = prepared(work, home + "/trial-1-run-1-rank-0");
+    left.leave(folder.path);
+    std::set<std::string> before;
+    for (const auto& entry : fs::directory_iterator(folder.path)) before.insert(entry.path().filename().string());
+    folders.keep_for_next(worker, std::move(folder));
+    const auto next = work.dir / home / "trial-2-run-1-rank-0";
+    REQUIRE(folders.reuse(worker, archive_key("archive-1"), next));
+    std::set<std::string> after;
+    for (const auto& entry : fs::directory_iterator(next)) after.insert(entry.path().filename().string());
+    CHECK((after == before) == left.kept);
+    CHECK(after.size() == (left.kept ? 4 : 3));  // model_def.py, pkg, the trial file, and what was kept
+  }
+  CHECK(text_of(outside) == "not the trial's\n");
 }

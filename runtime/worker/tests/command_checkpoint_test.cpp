@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include "runtime/worker/command_checkpoint.hpp"
 #include "storage/checkpoints/tests/test_support.hpp"
 
@@ -142,4 +144,26 @@ TEST_CASE_METHOD(Folders, "A capture makes the staging folder the trial only res
   REQUIRE(captured->has_value());
   CHECK(read_file(reserved->dir / **captured / "model.bin") == "weights");
   CHECK(store->begin_from(fresh_uuid(), *reserved, **captured).has_value());
+}
+
+TEST_CASE_METHOD(Folders, "An empty checkpoint folder left by the last run in a reused working folder serves as it is") {
+  fs::create_directories(work / ".volador-checkpoints/current");
+  struct stat before {};
+  REQUIRE(::stat((work / ".volador-checkpoints/current").c_str(), &before) == 0);
+  prepare();
+  struct stat after {};
+  REQUIRE(::stat((work / ".volador-checkpoints/current").c_str(), &after) == 0);
+  CHECK(after.st_ino == before.st_ino);  // not removed and made again
+
+  // Anything more in it, or a symlink in its place, and it is made anew, empty.
+  write_file(work / ".volador-checkpoints/snapshots/one/weights", "w");
+  const auto current = fs::path(prepare().environment().at("VOLADOR_CHECKPOINT_DIR"));
+  CHECK(fs::is_empty(current));
+  CHECK_FALSE(fs::exists(work / ".volador-checkpoints/snapshots"));
+  fs::remove(current);
+  fs::create_directory_symlink(temp.path / "storage", current);
+  prepare();
+  CHECK_FALSE(fs::is_symlink(current));
+  CHECK(fs::is_empty(current));
+  CHECK(fs::exists(temp.path / "storage"));
 }
