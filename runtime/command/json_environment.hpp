@@ -37,8 +37,8 @@ inline constexpr std::size_t kMaxInlineJsonBytes = 64 * 1024;
 // unless it is over kMaxInlineJsonBytes.
 [[nodiscard]] EnvironmentVariables json_environment(std::string json, JsonVariables names, std::string_view file_path);
 
-// Writes `json` and a newline to `file_path`, made (or emptied) first; a
-// symlink there is refused, never written through. Error io naming the file
+// Writes `json` and a newline over `file_path` (rewrite_file: made if
+// missing, rewritten in place, a symlink refused). Error io naming the file
 // and the system's reason.
 [[nodiscard]] Status write_json_file(std::string_view json, const std::filesystem::path& file_path);
 

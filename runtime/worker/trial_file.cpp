@@ -1,41 +1,14 @@
 #include "runtime/worker/trial_file.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/core/file_rewrite.hpp"
+
 namespace volador::worker {
 namespace fs = std::filesystem;
-
-namespace {
-
-// Writes `text` over the file at `path` (made if missing): the same file,
-// rewritten in place and cut to its length, never emptied first (a truncation
-// to nothing makes ext4 free its block and flush the new one at close).
-Status rewrite_in_place(const fs::path& path, std::string_view text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
-  if (fd < 0) return fail(Error::io("cannot write " + path.string() + ": " + std::strerror(errno)));
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const auto n = ::pwrite(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  const int error = done < text.size() || ::ftruncate(fd, static_cast<off_t>(text.size())) != 0 ? errno : 0;
-  ::close(fd);
-  if (error != 0 || done < text.size())
-    return fail(Error::io("cannot write " + path.string() + ": " + std::strerror(error != 0 ? error : EIO)));
-  return {};
-}
-
-}  // namespace
 
 Status write_trial_file(const wire::LaunchSpec& spec, const fs::path& dir) {
   const nlohmann::json trial = {{"trial_id", spec.trial_id},
@@ -54,7 +27,7 @@ Status write_trial_file(const wire::LaunchSpec& spec, const fs::path& dir) {
                                 {"data", nlohmann::json::parse(spec.data_json, nullptr, false)},
                                 {"restore_path", spec.restore_path},
                                 {"kill_grace_period_ms", spec.kill_grace_period_ms}};
-  return rewrite_in_place(dir / kTrialFileName, trial.dump(2) + '\n');
+  return rewrite_file(dir / kTrialFileName, trial.dump(2) + '\n');
 }
 
 Result<wire::LaunchSpec> read_trial_file(const fs::path& path) {

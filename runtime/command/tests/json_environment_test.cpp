@@ -61,17 +61,3 @@ TEST_CASE("a JSON file that cannot be written is an error naming it, not a comma
   CHECK(written.error().code == volador::ErrorCode::io);
   CHECK(written.error().message == "cannot write " + file.string() + ": No such file or directory");
 }
-
-TEST_CASE("a symlink where the JSON file goes is refused, and what it points to left as it was") {
-  const auto dir = std::filesystem::temp_directory_path() / ("json-environment-link-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  const auto target = dir / "elsewhere.txt";
-  std::ofstream(target) << "not the trial's\n";
-  const auto file = dir / "volador-hparams.json";
-  std::filesystem::create_symlink(target, file);
-  const auto written = write_json_file("{}", file);
-  REQUIRE_FALSE(written.has_value());
-  CHECK(written.error().message.starts_with("cannot write " + file.string() + ": "));
-  CHECK(read_text(target) == "not the trial's\n");
-  std::filesystem::remove_all(dir);
-}
