@@ -188,9 +188,10 @@ Status TrialRun::take_command_checkpoint(const wire::MetricReport& report, Comma
   if (!manifest) return fail(manifest.error());
   const auto& r = setup_.spec.record;
   batch.newest_checkpoint_at = std::max(static_cast<std::int64_t>(batch.run.position), batch.newest_checkpoint_at + 1);
-  batch.taken.writes.put_checkpoint({*uuid, r.experiment_id, r.id, static_cast<std::uint64_t>(batch.newest_checkpoint_at),
-                               r.run_id, batch.run.reported, storage::CheckpointState::active, manifest->total_bytes,
-                               batch.now_ms, false});
+  batch.taken.writes.put_checkpoint({*uuid, r.experiment_id, r.id,
+                                     static_cast<std::uint64_t>(batch.newest_checkpoint_at), r.run_id,
+                                     batch.run.reported, storage::CheckpointState::active, manifest->total_bytes,
+                                     batch.now_ms, false});
   batch.taken.waiting.checkpoints.push_back(*uuid);
   return {};
 }
@@ -209,7 +210,8 @@ void TrialRun::take_command_report(const wire::MetricReport& report, CommandRepo
   const auto batches = report.step ? *report.step : ++run.reports;
   run.position = std::max(run.position, batches);
   if (report.kind == wire::ReportKind::loss) {
-    batch.taken.writes.append_metrics({trial_id, storage::MetricKind::training, batches, {{"loss", report.value}}, batch.now_ms});
+    batch.taken.writes.append_metrics(
+        {trial_id, storage::MetricKind::training, batches, {{"loss", report.value}}, batch.now_ms});
     return;
   }
   const MetricMap metrics =

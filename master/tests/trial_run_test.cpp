@@ -1076,7 +1076,8 @@ TEST_CASE("An answer's reports follow the batches sent before it, taken in while
   for (const auto& m : h.metrics()) at.push_back(m.batches);
   CHECK(at == std::vector<std::uint64_t>{10, 20, 100});
   // Its acknowledgement goes to nobody that waits: the rank answered already.
-  CHECK(names(h.run->on(ReportsJournaled{1, 1, ""})) == std::vector<std::string>{"AcknowledgeReports", "ReportValidation"});
+  CHECK(names(h.run->on(ReportsJournaled{1, 1, ""})) ==
+        std::vector<std::string>{"AcknowledgeReports", "ReportValidation"});
 }
 
 TEST_CASE("An answer that comes back with a rejoin after a report batch the trial lacks is asked for again") {
