@@ -1,6 +1,7 @@
 #include "actors/metric_outbox.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace volador::actors {
 namespace {
@@ -109,16 +110,34 @@ bool MetricOutbox::holds_full_batch() const {
   return held_.size() >= limits_.batch_points || held_bytes_ >= limits_.batch_bytes;
 }
 
-// Moves the oldest held points, a batch's worth at most, into a new batch.
-void MetricOutbox::seal_batch() {
+std::optional<wire::MetricReports> MetricOutbox::take_final() {
+  std::optional<wire::MetricReports> last;
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_ || held_.empty()) return std::nullopt;
+    last = next_batch(held_.size(), std::numeric_limits<std::size_t>::max());
+  }
+  changed_.notify_all();  // held points left
+  return last;
+}
+
+// Moves the oldest held points, up to `max_points` or until `max_bytes` are
+// reached, into the next numbered batch.
+wire::MetricReports MetricOutbox::next_batch(std::size_t max_points, std::size_t max_bytes) {
   wire::MetricReports batch{.run_id = run_id_, .rank = rank_, .seq = next_seq_++, .reports = {}};
   std::size_t bytes = 0;
-  while (!held_.empty() && batch.reports.size() < limits_.batch_points && bytes < limits_.batch_bytes) {
+  while (!held_.empty() && batch.reports.size() < max_points && bytes < max_bytes) {
     bytes += approximate_bytes(held_.front());
     batch.reports.push_back(std::move(held_.front()));
     held_.pop_front();
   }
   held_bytes_ -= std::min(held_bytes_, bytes);
+  return batch;
+}
+
+// Moves the oldest held points, a batch's worth at most, into a new batch to send.
+void MetricOutbox::seal_batch() {
+  auto batch = next_batch(limits_.batch_points, limits_.batch_bytes);
   sealed_.push_back({{batch.seq, wire::encode(batch)}, false});
 }
 

@@ -7,6 +7,10 @@
 // link to the master dropped every unacknowledged one is sent again (the
 // trial journals each sequence number once).
 //
+// When the trial asks for it (WorkloadRequest.reportsInAnswer), the points
+// still held as the run ends go in its answer instead (take_final): the trial
+// journals them with the run's end, and no batch waits for a write on its own.
+//
 // Back-pressure: at most `window` batches are unacknowledged; the reporting
 // thread waits only while that many are out and a full batch more is held
 // (the master is behind), never per point, never while the link is down (its
@@ -18,6 +22,7 @@
 #include <cstdint>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "runtime/wire/codec.hpp"
@@ -60,6 +65,11 @@ class MetricOutbox {
   // again and returns every unacknowledged batch (sent before or not), in
   // order, as sent now.
   std::vector<OutgoingBatch> take_unacknowledged();
+  // The reporting thread, as the run ends: seals every point held into one
+  // last batch, numbered after every batch sealed before, which the answer to
+  // the run carries (it is never sent on its own nor kept). nullopt when no
+  // point is held or after close().
+  std::optional<wire::MetricReports> take_final();
   // The trial journaled every batch numbered up to `seq`.
   void acknowledge(std::uint64_t seq);
   [[nodiscard]] bool acknowledged(std::uint64_t seq) const;
@@ -88,6 +98,7 @@ class MetricOutbox {
   [[nodiscard]] bool holds_full_batch() const;
   [[nodiscard]] bool window_full() const { return sealed_.size() >= limits_.window; }
   [[nodiscard]] bool must_wait() const { return !closed_ && linked_ && window_full() && holds_full_batch(); }
+  [[nodiscard]] wire::MetricReports next_batch(std::size_t max_points, std::size_t max_bytes);
   void seal_batch();
   std::vector<OutgoingBatch> take_unsent();
 

@@ -62,6 +62,10 @@ struct RankSession::Impl {
   // takes. true: the trial told the rank to stop instead. Error: unavailable,
   // the trial did not take this rank back.
   Result<bool> resume_workload();
+  // A workload the rank finished last, sent again: the trial lacked a report
+  // batch before its answer, which the rank actor sent again first, as to
+  // any trial reached anew. Answers it as before; false for another workload.
+  bool answer_again(const wire::WorkloadRequest& request);
 
   ~Impl() {
     if (rank) caf::anon_send_exit(rank, caf::exit_reason::user_shutdown);
@@ -133,12 +137,19 @@ Result<bool> RankSession::Impl::resume_workload() {
   }
 }
 
+bool RankSession::Impl::answer_again(const wire::WorkloadRequest& request) {
+  if (finished.empty() || !(finished.back().request == request)) return false;
+  caf::anon_send(rank, complete_atom::value, wire::encode(finished.back().result));
+  return true;
+}
+
 const wire::RankGroup& RankSession::group() const { return impl_->group; }
 
 Result<std::optional<wire::WorkloadRequest>> RankSession::next_workload() {
   for (;;) {
     auto event = impl_->inbox->wait_for<WorkloadReceived, StopReceived, MasterLost>();
     if (auto* workload = std::get_if<WorkloadReceived>(&event)) {
+      if (impl_->answer_again(workload->request)) continue;
       impl_->running = workload->request;
       return std::optional(std::move(workload->request));
     }
@@ -152,6 +163,7 @@ void RankSession::report(const wire::MetricReport& report) {
 }
 
 Result<bool> RankSession::flush_reports() {
+  if (impl_->running && impl_->running->reports_in_answer) return false;  // complete() carries them
   for (;;) {
     caf::anon_send(impl_->rank, flush_atom::value);
     switch (impl_->outbox->wait_until_drained()) {
@@ -178,10 +190,12 @@ std::function<void()> RankSession::waker() const {
 
 void RankSession::complete(const wire::WorkloadResult& result) {
   if (!impl_->running) return;
+  auto answer = result;
+  if (impl_->running->reports_in_answer) answer.reports = impl_->outbox->take_final();
   auto& finished = impl_->finished;
-  finished.push_back({.request = *std::exchange(impl_->running, std::nullopt), .result = result});
+  finished.push_back({.request = *std::exchange(impl_->running, std::nullopt), .result = answer});
   if (finished.size() > kFinishedKept) finished.pop_front();
-  caf::anon_send(impl_->rank, complete_atom::value, wire::encode(result));
+  caf::anon_send(impl_->rank, complete_atom::value, wire::encode(answer));
 }
 
 }  // namespace volador::actors

@@ -46,10 +46,13 @@ class RankSession {
   // a stall, a loaded host) it reconnects and rejoins the trial, which sends
   // the workload again if its answer was lost; unavailable when the master
   // stayed away for the outage patience or the trial gave the run up. The
-  // previous workload must have been answered with complete().
+  // previous workload must have been answered with complete(); sent again
+  // (the trial lacked a report batch before its answer), it is answered again.
   Result<std::optional<wire::WorkloadRequest>> next_workload();
 
-  // Answers the workload last returned by next_workload().
+  // Answers the workload last returned by next_workload(). A `run` whose
+  // request has reports_in_answer carries the reports not sent yet
+  // (MetricOutbox::take_final).
   void complete(const wire::WorkloadResult& result);
 
   // Queues `report` for the trial that sent the workload being run; it goes
@@ -59,10 +62,12 @@ class RankSession {
   void report(const wire::MetricReport& report);
 
   // Blocks until the trial journaled every report queued so far; call it
-  // before complete(). When the link drops meanwhile it rejoins the trial
-  // (as wait_for_stop() does) and the unacknowledged reports go again. true:
-  // the trial told this rank to stop meanwhile (the reports are dropped);
-  // unavailable when the master went away.
+  // before complete(). Returns false at once for a workload whose answer
+  // carries the reports (reports_in_answer: a master that asks for it). When
+  // the link drops meanwhile it rejoins the trial (as wait_for_stop() does)
+  // and the unacknowledged reports go again. true: the trial told this rank
+  // to stop meanwhile (the reports are dropped); unavailable when the master
+  // went away.
   Result<bool> flush_reports();
 
   // While a long workload runs (a command): blocks until the waker() is called

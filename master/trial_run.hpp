@@ -20,9 +20,15 @@
 // acknowledged (validation metrics at the script's step, or 1, 2, ... without
 // one; losses as training metrics); each batch's latest report holding the
 // searcher metric before the target goes to the searcher (goals, early
-// stopping). The rank answers its `run` only once the trial acknowledged
-// every batch, and keeps unacknowledged ones across a drop of its link to the
-// master, so no report is lost or journaled twice. When the command exits
+// stopping). The rank keeps unacknowledged batches across a drop of its link
+// to the master and sends them again, in order. Its answer to the `run`
+// carries the reports it has not sent yet, as the batch after its last one:
+// the trial takes it in only after every batch before it, and journals it
+// with the run's end in one write; an answer that comes back with a rejoin
+// after a batch the trial lacks is asked for again, which makes the rank
+// send its unacknowledged batches first. So no report is lost or journaled
+// twice. (A rank older than the field answers once every batch was
+// acknowledged, with none in its answer.) When the command exits
 // cleanly its latest metrics (the final result winning) are journaled at the
 // searcher's target and validated there, which completes the trial. Each
 // `run` names a staging folder in checkpoint storage; rank 0 captures the
@@ -161,12 +167,16 @@ class TrialRun {
     std::optional<ReportValidation> validation;  // the batch's latest, for the searcher
     std::vector<std::string> checkpoints;        // committed by the batch, journaled with it
   };
-  // A batch of the command's reports being taken in: the run as the batch
-  // leaves it, its journal writes and what waits for them.
-  struct CommandReportBatch {
-    CommandRun run;
+  // A batch of the command's reports taken in: its journal writes and what waits for them.
+  struct TakenReports {
     storage::JournalBatch writes;
     UnjournaledReports waiting;
+  };
+  // A batch of the command's reports being taken in: the run as the batch
+  // leaves it, and what it takes.
+  struct CommandReportBatch {
+    CommandRun run;
+    TakenReports taken;
     std::int64_t now_ms = 0;
     std::int64_t newest_checkpoint_at = -1;  // as the batch leaves it
   };
@@ -242,6 +252,15 @@ class TrialRun {
   // trial_run_command.cpp: command entrypoints
   void handle(const CommandReported& event);
   void handle(const ReportsJournaled& event);
+  // Takes in rank 0's batch that follows the last one taken: the run as it
+  // leaves it. nullopt when a capture failed, which ended the trial.
+  std::optional<TakenReports> take_report_batch(const wire::MetricReports& batch);
+  // Whether `result`, rank `rank`'s answer, carries no reports or only ones
+  // that follow the last batch taken (none of the run's batches is missing).
+  [[nodiscard]] bool answer_follows_reports(std::uint32_t rank, const wire::WorkloadResult& result) const;
+  // Takes in the reports an answer to the `run` carries, with the event's
+  // writes. False when the trial stopped here.
+  bool take_answered_reports(std::uint32_t rank, const wire::WorkloadResult& result);
   void take_command_report(const wire::MetricReport& report, CommandReportBatch& batch) const;
   Status take_command_checkpoint(const wire::MetricReport& report, CommandReportBatch& batch);
   bool start_command_run();

@@ -16,7 +16,7 @@ void TrialRun::drive_command() {
   if (!command_run_.finished) {
     if (!command_run_.staging && !start_command_run()) return;
     return send_workload({wire::WorkloadKind::run, 0, target_batches_, command_run_.staging->dir.string(),
-                          setup_.spec.config->metrics_collector.format},
+                          setup_.spec.config->metrics_collector.format, true},
                          static_cast<std::uint32_t>(ranks_.size()));
   }
   // Done, and the searcher asks for more: the command's result does not change.
@@ -48,7 +48,7 @@ void TrialRun::drop_command_staging() {
   command_run_.staging.reset();
 }
 
-// Every report, checkpoints included, was acknowledged before the answer.
+// Every report, checkpoints included, was taken in before the answer or with it.
 void TrialRun::finish_command_run(const wire::WorkloadResult& result) {
   drop_command_staging();
   if (!result.error_message.empty()) return restart("the command failed: " + result.error_message, true);
@@ -94,23 +94,55 @@ void TrialRun::handle(const CommandReported& event) {
       effects_.emplace_back(AcknowledgeReports{command_run_.journaled_seq});
     return;
   }
-  CommandReportBatch taken{.run = command_run_, .writes = {}, .waiting = {}, .now_ms = setup_.clock(),
-                           .newest_checkpoint_at = newest_checkpoint_at_};
-  for (const auto& report : batch.reports) {
-    if (report.kind != wire::ReportKind::checkpoint) {
-      take_command_report(report, taken);
-    } else if (auto taken_in = take_command_checkpoint(report, taken); !taken_in) {
-      discard_checkpoints(taken.waiting.checkpoints);
-      return end_trial(RunState::error, "checkpoint failed: " + taken_in.error().message);
-    }
-  }
-  command_run_ = std::move(taken.run);
-  command_run_.taken_seq = batch.seq;
-  newest_checkpoint_at_ = taken.newest_checkpoint_at;
-  unjournaled_[{batch.run_id, batch.seq}] = std::move(taken.waiting);
+  auto taken = take_report_batch(batch);
+  if (!taken) return;
+  unjournaled_[{batch.run_id, batch.seq}] = std::move(taken->waiting);
   // Queued after the event's own writes, which on() commits before its effects go out.
   effects_.emplace_back(JournalReports{batch.run_id, batch.seq,
-                                       std::make_shared<const storage::JournalBatch>(std::move(taken.writes))});
+                                       std::make_shared<const storage::JournalBatch>(std::move(taken->writes))});
+}
+
+std::optional<TrialRun::TakenReports> TrialRun::take_report_batch(const wire::MetricReports& batch) {
+  CommandReportBatch taking{.run = command_run_, .taken = {}, .now_ms = setup_.clock(),
+                            .newest_checkpoint_at = newest_checkpoint_at_};
+  for (const auto& report : batch.reports) {
+    if (report.kind != wire::ReportKind::checkpoint) {
+      take_command_report(report, taking);
+    } else if (auto taken_in = take_command_checkpoint(report, taking); !taken_in) {
+      discard_checkpoints(taking.taken.waiting.checkpoints);
+      end_trial(RunState::error, "checkpoint failed: " + taken_in.error().message);
+      return std::nullopt;
+    }
+  }
+  command_run_ = std::move(taking.run);
+  command_run_.taken_seq = batch.seq;
+  newest_checkpoint_at_ = taking.newest_checkpoint_at;
+  return std::move(taking.taken);
+}
+
+bool TrialRun::answer_follows_reports(std::uint32_t rank, const wire::WorkloadResult& result) const {
+  return !command_ || rank != 0 || !result.reports || result.reports->seq <= command_run_.taken_seq + 1;
+}
+
+// The answer's batch is never acknowledged: the rank keeps it in its answer,
+// which a rejoin resends, and the trial takes an answer once. Its validation
+// and checkpoints go to the experiment with the event's effects, after the
+// write is queued (a journal read waits for it), as the run's result does.
+bool TrialRun::take_answered_reports(std::uint32_t rank, const wire::WorkloadResult& result) {
+  if (!command_ || rank != 0 || !result.reports) return true;
+  if (!answer_follows_reports(rank, result)) {
+    restart(fmt::format("rank 0 answered after report batch {}, but batch {} never came", result.reports->seq - 1,
+                        command_run_.taken_seq + 1),
+            false);
+    return false;
+  }
+  if (result.reports->seq <= command_run_.taken_seq) return true;  // taken with an earlier copy of the answer
+  auto taken = take_report_batch(*result.reports);
+  if (!taken) return false;
+  journal_writes_.append(std::move(taken->writes));
+  if (taken->waiting.validation) effects_.emplace_back(*taken->waiting.validation);
+  if (!taken->waiting.checkpoints.empty()) effects_.emplace_back(ReportCheckpoint{setup_.spec.record.request_id});
+  return true;
 }
 
 // The batch is written: acknowledged (to a rank of the current run), then its
@@ -156,10 +188,11 @@ Status TrialRun::take_command_checkpoint(const wire::MetricReport& report, Comma
   if (!manifest) return fail(manifest.error());
   const auto& r = setup_.spec.record;
   batch.newest_checkpoint_at = std::max(static_cast<std::int64_t>(batch.run.position), batch.newest_checkpoint_at + 1);
-  batch.writes.put_checkpoint({*uuid, r.experiment_id, r.id, static_cast<std::uint64_t>(batch.newest_checkpoint_at),
-                               r.run_id, batch.run.reported, storage::CheckpointState::active, manifest->total_bytes,
-                               batch.now_ms, false});
-  batch.waiting.checkpoints.push_back(*uuid);
+  batch.taken.writes.put_checkpoint({*uuid, r.experiment_id, r.id,
+                                     static_cast<std::uint64_t>(batch.newest_checkpoint_at), r.run_id,
+                                     batch.run.reported, storage::CheckpointState::active, manifest->total_bytes,
+                                     batch.now_ms, false});
+  batch.taken.waiting.checkpoints.push_back(*uuid);
   return {};
 }
 
@@ -177,7 +210,8 @@ void TrialRun::take_command_report(const wire::MetricReport& report, CommandRepo
   const auto batches = report.step ? *report.step : ++run.reports;
   run.position = std::max(run.position, batches);
   if (report.kind == wire::ReportKind::loss) {
-    batch.writes.append_metrics({trial_id, storage::MetricKind::training, batches, {{"loss", report.value}}, batch.now_ms});
+    batch.taken.writes.append_metrics(
+        {trial_id, storage::MetricKind::training, batches, {{"loss", report.value}}, batch.now_ms});
     return;
   }
   const MetricMap metrics =
@@ -185,12 +219,12 @@ void TrialRun::take_command_report(const wire::MetricReport& report, CommandRepo
   for (const auto& [name, value] : metrics) run.reported[name] = value;
   // The validation at the target is the final result, journaled once when the command exits.
   if (batches >= target_batches_) return;
-  batch.writes.append_metrics({trial_id, storage::MetricKind::validation, batches, metrics, batch.now_ms});
+  batch.taken.writes.append_metrics({trial_id, storage::MetricKind::validation, batches, metrics, batch.now_ms});
   // Intermediate results feed goals and early stopping; the target belongs to the final one.
   auto it = metrics.find(metric);
   if (it != metrics.end() && batches > run.forwarded_at) {
     run.forwarded_at = batches;
-    batch.waiting.validation = ReportValidation{setup_.spec.record.request_id, it->second, batches};
+    batch.taken.waiting.validation = ReportValidation{setup_.spec.record.request_id, it->second, batches};
   }
 }
 

@@ -83,8 +83,8 @@ void TrialRun::handle(const RankRejoined& event) {
 // ran on, back with a rejoin, or with a `hello` when the group never reached
 // it: its new handle is taken and it is answered. It gets the workload in
 // flight again unless the last workload it finished is that one, whose
-// answer counts; a stopping run tells it again to stop. Each link may drop
-// many times.
+// answer counts (unless it follows a report batch the trial lacks); a
+// stopping run tells it again to stop. Each link may drop many times.
 void TrialRun::relink_rank(std::uint32_t run_id, std::uint32_t rank, const std::string& token,
                            const std::optional<wire::FinishedWorkload>& last, bool hello) {
   if (hello && !group_) {  // a reattached run: its ranks had their group before the master restarted
@@ -102,7 +102,9 @@ void TrialRun::relink_rank(std::uint32_t run_id, std::uint32_t rank, const std::
     return;
   }
   if (!in_flight_ || rank >= in_flight_->results.size() || in_flight_->results[rank]) return;
-  if (last && last->request == in_flight_->request)
+  // An answer after a report batch lost with the link is asked for again:
+  // the rank sends its unacknowledged batches first, then answers.
+  if (last && last->request == in_flight_->request && answer_follows_reports(rank, last->result))
     return handle(WorkloadAnswered{in_flight_->number, rank, last->result});
   effects_.emplace_back(ResendWorkload{in_flight_->number, in_flight_->request, rank});
 }

@@ -36,6 +36,7 @@ void TrialRun::handle(const WorkloadAnswered& event) {
   if (phase_ != Phase::running || !in_flight_ || event.workload != in_flight_->number ||
       event.rank >= in_flight_->results.size())
     return;
+  if (!take_answered_reports(event.rank, event.result)) return;
   auto& flight = *in_flight_;
   const bool fail_fast = flight.request.kind == wire::WorkloadKind::run && flight.results.size() > 1;
   if (fail_fast && !event.result.error_message.empty()) {

@@ -374,16 +374,23 @@ struct WorkloadRequest {
   batches @2 :UInt64;        # train: how many batches
   path @3 :Text;             # checkpoint: the empty folder to save into; run: the folder to stage the command's checkpoints in
   metricPattern @4 :Text;    # run: the stdout metrics format; empty = Katib's default
+  reportsInAnswer @5 :Bool;  # run: the rank's answer carries the reports it has not sent (WorkloadResult.reports)
+  # and the trial journals them with the run's end in one write; false from masters
+  # before 2026-11-29, whose trials expect every report batch acknowledged before the answer
 }
 
 struct WorkloadResult {
   metrics @0 :List(MetricEntry) $Records.map;  # averaged over the workload's batches
   batchesTrained @1 :UInt64;      # total after the workload
   errorMessage @2 :Text;          # non-empty: the trial code failed
+  reports :union {                # run with reportsInAnswer: the command's last batch, never sent on its own
+    none @3 :Void;
+    value @4 :MetricReports;
+  }
 }
 
 # What a command reported while it runs (rank -> trial, sent as it comes,
-# before the answer to its `run` workload): a line of the reporting API or
+# before the answer to its `run` workload, the last ones in it): a line of the reporting API or
 # the metrics a stdout line matched.
 enum ReportKind {
   intermediate @0;           # report_intermediate_result: the searcher metric so far
@@ -410,7 +417,9 @@ struct MetricReport {
 # batch when it holds enough points or a few tens of ms after its first, and
 # keeps it until the trial answers with a sequence number at least its own,
 # which the trial does once the whole batch is journaled (in one write). A
-# batch sent again (after the rank's link dropped) is journaled once.
+# batch sent again (after the rank's link dropped) is journaled once. A run's
+# last batch goes in the rank's answer instead when the trial asks for it
+# (WorkloadRequest.reportsInAnswer); the trial takes it once, after every batch before it.
 struct MetricReports {
   runId @0 :UInt32;
   rank @1 :UInt32;

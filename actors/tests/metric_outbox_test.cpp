@@ -156,3 +156,26 @@ TEST_CASE("Draining waits for the acknowledgement of every point added") {
   outbox.acknowledge(1);
   CHECK(drained.get() == MetricOutbox::Drained::all);
 }
+
+TEST_CASE("The points held as a run ends go in one last batch for its answer, numbered after the sent ones") {
+  MetricOutbox outbox(3, 0, {.batch_points = 2, .batch_bytes = 1 << 20, .window = 1});
+  CHECK_FALSE(outbox.take_final());  // nothing held: the answer carries no batch
+  add_points(outbox, 0, 7);
+  CHECK(seqs(outbox.take_ready(false)) == std::vector<std::uint64_t>{1});  // the window holds one batch
+  // More than a batch's worth, past the window: all of it, at once.
+  const auto last = outbox.take_final();
+  REQUIRE(last);
+  CHECK((last->run_id == 3 && last->rank == 0 && last->seq == 2));
+  REQUIRE(last->reports.size() == 5);
+  CHECK(last->reports.front().metrics.at("loss") == 2);
+  CHECK(last->reports.back().metrics.at("loss") == 6);
+  CHECK_FALSE(outbox.holds_points());
+  // It is never sent on its own, nor again after a drop of the link: the answer carries it.
+  outbox.link_lost();
+  CHECK(seqs(outbox.take_unacknowledged()) == std::vector<std::uint64_t>{1});
+  outbox.acknowledge(1);
+  CHECK(outbox.take_ready(true).empty());
+  (void)outbox.add(point(7));
+  outbox.close();
+  CHECK_FALSE(outbox.take_final());
+}

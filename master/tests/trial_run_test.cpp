@@ -1025,3 +1025,90 @@ TEST_CASE("A user's pause during a preemption leaves the trial paused, and closi
     CHECK(h.journaled().state == RunState::completed);
   }
 }
+
+namespace {
+
+// Rank 0's answer to a command's `run`, a clean exit carrying its last batch of reports.
+wire::WorkloadResult answer_with_reports(std::uint64_t seq, std::vector<wire::MetricReport> reports) {
+  return {.metrics = {}, .batches_trained = 0, .error_message = "",
+          .reports = wire::MetricReports{.run_id = 1, .rank = 0, .seq = seq, .reports = std::move(reports)}};
+}
+
+}  // namespace
+
+// A trivial command's one report went in a batch of its own, journaled in a
+// synced write and acknowledged before the rank answered, whose end was another write.
+TEST_CASE("A command run's answer carries its last reports, journaled with the run's end in one commit") {
+  Harness h("", new_trial_record(), kCommandConfig);
+  const auto run = h.start_running();
+  CHECK(run.request.reports_in_answer);
+  CHECK(h.on(WorkloadAnswered{run.workload, 1, {}}).empty());
+  const auto commits = h.journal->stats().commits;
+  const auto effects =
+      h.on(WorkloadAnswered{run.workload, 0, answer_with_reports(1, {value_report(wire::ReportKind::loss, 0.4),
+                                                                     accuracy_report(0.7)})});
+  CHECK(names(effects) == std::vector<std::string>{"ReportValidation", "ReportValidation"});
+  CHECK(std::get<ReportValidation>(effects[0]) == ReportValidation{70, 0.7, 2});    // intermediate, as a batch's
+  CHECK(std::get<ReportValidation>(effects[1]) == ReportValidation{70, 0.7, 100});  // the result
+  CHECK(h.journal->stats().commits == commits + 2);  // reports, result and record; the log line, its own
+  std::map<std::pair<storage::MetricKind, std::uint64_t>, MetricMap> journaled;
+  for (const auto& m : h.metrics()) journaled[{m.kind, m.batches}] = m.metrics;
+  CHECK(journaled == std::map<std::pair<storage::MetricKind, std::uint64_t>, MetricMap>{
+                         {{storage::MetricKind::training, 1}, {{"loss", 0.4}}},
+                         {{storage::MetricKind::validation, 2}, {{"accuracy", 0.7}}},
+                         {{storage::MetricKind::validation, 100}, {{"accuracy", 0.7}}}});
+  CHECK(h.journaled().batches_trained == 100);
+}
+
+TEST_CASE("An answer's reports follow the batches sent before it, taken in while their writes wait") {
+  Harness h("", new_trial_record(), kCommandConfig);
+  const auto run = h.start_running();
+  const auto first = only<JournalReports>(h.run->on(report_batch(1, {accuracy_report(0.1, 10)})));
+  (void)h.run->on(WorkloadAnswered{run.workload, 1, {}});
+  // Batch 1's write has not ended: the answer's batch 2 is taken in after it and queued after it.
+  const auto effects = h.run->on(WorkloadAnswered{run.workload, 0, answer_with_reports(2, {accuracy_report(0.6, 20)})});
+  CHECK(names(effects) == std::vector<std::string>{"ReportValidation", "ReportValidation"});
+  CHECK(std::get<ReportValidation>(effects[0]) == ReportValidation{70, 0.6, 20});
+  CHECK(std::get<ReportValidation>(effects[1]) == ReportValidation{70, 0.6, 100});
+  CHECK(h.metrics().size() == 2);  // the answer's: batch 1's write is the test's to do
+  REQUIRE(h.journal->commit(*first.writes));
+  std::vector<std::uint64_t> at;
+  for (const auto& m : h.metrics()) at.push_back(m.batches);
+  CHECK(at == std::vector<std::uint64_t>{10, 20, 100});
+  // Its acknowledgement goes to nobody that waits: the rank answered already.
+  CHECK(names(h.run->on(ReportsJournaled{1, 1, ""})) ==
+        std::vector<std::string>{"AcknowledgeReports", "ReportValidation"});
+}
+
+TEST_CASE("An answer that comes back with a rejoin after a report batch the trial lacks is asked for again") {
+  Harness h("", new_trial_record(), kCommandConfig);
+  const auto run = h.start_running();
+  (void)h.on(report_batch(1, {accuracy_report(0.1, 10)}));
+  (void)h.on(WorkloadAnswered{run.workload, 1, {}});
+  // Batch 2 and then the answer (batch 3) died with rank 0's link.
+  const auto last = answer_with_reports(3, {accuracy_report(0.3, 30)});
+  auto effects = h.rejoin(0, wire::FinishedWorkload{run.request, last});
+  CHECK(names(effects) == std::vector<std::string>{"AdmitRank", "AnswerRejoins", "ResendWorkload"});
+  CHECK(std::get<ResendWorkload>(effects[2]).request == run.request);
+  // The rank sends its unacknowledged batch 2 first, then answers again.
+  (void)h.on(report_batch(2, {accuracy_report(0.2, 20)}));
+  effects = h.on(WorkloadAnswered{run.workload, 0, last});
+  CHECK(names(effects) == std::vector<std::string>{"ReportValidation", "ReportValidation"});
+  CHECK(std::get<ReportValidation>(effects[1]) == ReportValidation{70, 0.3, 100});
+  // Rejoining once more with that answer: taken once.
+  CHECK(names(h.rejoin(0, wire::FinishedWorkload{run.request, last})) ==
+        std::vector<std::string>{"AdmitRank", "AnswerRejoins"});
+  std::vector<std::uint64_t> at;
+  for (const auto& m : h.metrics()) at.push_back(m.batches);
+  CHECK(at == std::vector<std::uint64_t>{10, 20, 30, 100});
+}
+
+TEST_CASE("An answer on a live link after a report batch that never came restarts the run, uncounted") {
+  Harness h("", new_trial_record(), kCommandConfig);
+  const auto run = h.start_running();
+  (void)h.on(WorkloadAnswered{run.workload, 1, {}});
+  (void)h.on(WorkloadAnswered{run.workload, 0, answer_with_reports(2, {accuracy_report(0.2, 20)})});
+  CHECK(h.phase() == Phase::waiting_for_slots);
+  CHECK(h.journaled().restarts == 0);
+  CHECK(h.metrics().empty());
+}

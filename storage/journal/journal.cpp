@@ -31,6 +31,12 @@ JournalBatch& JournalBatch::add(Operation operation, Result<std::vector<std::str
   return *this;
 }
 
+JournalBatch& JournalBatch::append(JournalBatch other) {
+  for (std::size_t i = 0; i < other.operations_.size(); ++i)
+    add(std::move(other.operations_[i]), std::move(other.encoded_values_[i]));
+  return *this;
+}
+
 JournalBatch& JournalBatch::put_experiment(ExperimentRecord record) { return add(std::move(record)); }
 
 JournalBatch& JournalBatch::put_trial(TrialRecord record) { return add(std::move(record)); }

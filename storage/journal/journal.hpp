@@ -106,6 +106,8 @@ class JournalBatch {
   // The named counter stands at `value` or above once written: makes a value
   // of Journal::reserve_id durable (a lower value than the stored one writes nothing).
   JournalBatch& raise_counter(std::string counter, std::uint64_t value);
+  // Adds every operation of `other` after this batch's, in its order.
+  JournalBatch& append(JournalBatch other);
 
   [[nodiscard]] const std::vector<Operation>& operations() const { return operations_; }
   [[nodiscard]] bool empty() const { return operations_.empty(); }

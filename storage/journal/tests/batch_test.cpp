@@ -65,6 +65,18 @@ constexpr int kCrashBatches = 10;
 
 }  // namespace
 
+TEST_CASE("a batch appended to another follows its operations, their encoded values with them", "[journal][batch]") {
+  auto journal = Journal::in_memory();
+  JournalBatch batch;
+  batch.put_experiment(make_experiment(1)).append_metrics(make_metrics(1, T, 50, 0.5));
+  JournalBatch more = mixed_batch(1);
+  more.append_metrics(make_metrics(1, V, 200, 3.0));
+  batch.append(std::move(more));
+  REQUIRE(batch.operations().size() == 9);
+  REQUIRE(journal->commit(batch));
+  CHECK(reports(*journal, 1) == std::vector<Report>{{T, 50, 0.5}, {T, 100, 1.0}, {V, 100, 2.0}, {V, 200, 3.0}});
+}
+
 TEMPLATE_TEST_CASE("a batch of mixed operations is written together and survives reopening", "[journal][batch]",
                    RocksdbUnderTest, MemoryUnderTest) {
   TestType under_test;
