@@ -46,7 +46,7 @@ TEST_CASE("A rewritten file holds the new text alone, in the same file, longer o
   CHECK(inode_of(file) == inode);
 }
 
-TEST_CASE("A file that cannot be rewritten is an error naming it; a symlink is never written through") {
+TEST_CASE("A file that cannot be rewritten is an error naming it, and a symlink is never written through") {
   Folder folder;
   const auto missing = folder.path / "no-such-folder" / "data.json";
   const auto written = volador::rewrite_file(missing, "{}\n");
