@@ -64,6 +64,19 @@ std::string search_config(int trials, const std::string& environment = "") {
          "max_restarts: 0\n";
 }
 
+// The search of `trials` trials of `project` (its trial.sh and other files)
+// on `cluster`, followed to its end: COMPLETED, with every trial.
+nlohmann::json completed_search(Cluster& cluster, const fs::path& project, int trials) {
+  write_file(project / "distributed.yaml", search_config(trials));
+  auto created = create_and_follow(cluster, project, 300);
+  INFO(created.err);
+  REQUIRE(created.exit_code == 0);
+  auto experiment = created.json();
+  CHECK(experiment["state"] == "COMPLETED");
+  REQUIRE(experiment["trials"].size() == static_cast<std::size_t>(trials));
+  return experiment;
+}
+
 std::string read_text(const fs::path& path) {
   std::ifstream in(path);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -109,15 +122,9 @@ TEST_CASE("A 20-trial command search on one slot runs in a few worker processes,
   TempDir dir;
   const auto project = dir.path() / "project";
   write_file(project / "trial.sh", kScript);
-  write_file(project / "distributed.yaml", search_config(20));
   Cluster cluster(dir.path() / "data", 1);
 
-  auto created = create_and_follow(cluster, project, 300);
-  INFO(created.err);
-  REQUIRE(created.exit_code == 0);
-  const auto experiment = created.json();
-  CHECK(experiment["state"] == "COMPLETED");
-  REQUIRE(experiment["trials"].size() == 20);
+  const auto experiment = completed_search(cluster, project, 20);
   for (const auto& trial : experiment["trials"]) {
     CHECK(trial["state"] == "COMPLETED");
     check_own_output(cluster, trial);
@@ -184,15 +191,9 @@ TEST_CASE("A warm worker's trials each find the model definition as packed, and 
   const auto project = dir.path() / "project";
   write_file(project / "trial.sh", kLeavingScript);
   write_file(project / "data.txt", "pristine\n");
-  write_file(project / "distributed.yaml", search_config(12));
   Cluster cluster(dir.path() / "data", 1);
 
-  auto created = create_and_follow(cluster, project, 300);
-  INFO(created.err);
-  REQUIRE(created.exit_code == 0);
-  const auto experiment = created.json();
-  CHECK(experiment["state"] == "COMPLETED");
-  REQUIRE(experiment["trials"].size() == 12);
+  const auto experiment = completed_search(cluster, project, 12);
   std::multiset<std::string> inodes;
   for (const auto& trial : experiment["trials"]) {
     const auto logs = cluster.cli({"trial", "logs", "--all", trial["id"].dump()}).out;
