@@ -33,12 +33,15 @@ std::optional<std::vector<fs::path>> names_in(const fs::path& dir) {
   return names;
 }
 
-// Whether every entry under `dir` is a folder (symlinks not followed).
+// Whether `info` is a folder its owner may list, enter and change.
+bool open_folder(const struct stat& info) { return S_ISDIR(info.st_mode) && (info.st_mode & S_IRWXU) == S_IRWXU; }
+
+// Whether every entry under `dir` is such a folder (symlinks not followed).
 bool holds_only_folders(const fs::path& dir) {
   const auto names = names_in(dir);
   return names && std::ranges::all_of(*names, [&](const fs::path& name) {
            struct stat info {};
-           return ::lstat((dir / name).c_str(), &info) == 0 && S_ISDIR(info.st_mode) && holds_only_folders(dir / name);
+           return ::lstat((dir / name).c_str(), &info) == 0 && open_folder(info) && holds_only_folders(dir / name);
          });
 }
 
@@ -108,8 +111,10 @@ Status FolderSnapshot::refresh(const fs::path& dir, const fs::path& name) {
 bool holds_nothing_to_pass_on(const fs::path& path) {
   struct stat info {};
   if (::lstat(path.c_str(), &info) != 0) return false;
-  if (S_ISREG(info.st_mode)) return info.st_nlink == 1;
-  return S_ISDIR(info.st_mode) && holds_only_folders(path);
+  constexpr auto kOwnerReadWrite = S_IRUSR | S_IWUSR;
+  if (S_ISREG(info.st_mode))
+    return info.st_nlink == 1 && (info.st_mode & kOwnerReadWrite) == kOwnerReadWrite && (info.st_mode & (S_ISUID | S_ISGID)) == 0;
+  return open_folder(info) && holds_only_folders(path);
 }
 
 bool ctime_marks_every_change(const fs::path& dir) {

@@ -217,6 +217,18 @@ TEST_CASE("A reused folder keeps the names its worker remakes only while they ho
          fs::create_directory_symlink(work.dir, dir / ".scratch" / "current");
        }, false},
       {"a name not the worker's", [](const fs::path& dir) { fs::create_directories(dir / "other" / "current"); }, false},
+      {"a file its owner may not write", [](const fs::path& dir) {
+         std::ofstream(dir / "scratch.json") << "{}";
+         fs::permissions(dir / "scratch.json", fs::perms::owner_read);
+       }, false},
+      {"a set-id file", [](const fs::path& dir) {
+         std::ofstream(dir / "scratch.json") << "{}";
+         fs::permissions(dir / "scratch.json", fs::perms::set_uid, fs::perm_options::add);
+       }, false},
+      {"a folder its owner may not enter", [](const fs::path& dir) {
+         fs::create_directories(dir / ".scratch" / "current");
+         fs::permissions(dir / ".scratch" / "current", fs::perms::owner_read | fs::perms::owner_write);
+       }, false},
   };
   std::uint64_t worker = 0;
   for (const auto& left : cases) {
