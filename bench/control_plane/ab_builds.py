@@ -1,10 +1,11 @@
 """Two builds' trial throughput, row by row, alternating in one session.
 
     /usr/bin/python3 bench/control_plane/ab_builds.py --before BIN_A --after BIN_B [--rounds 2] [--trials 1000]
-                                                      [--slots 2,8]
+                                                      [--slots 2,8] [--trial command|native]
 
 Runs bench_control_plane's `volador command` search (`/bin/echo loss=1`,
-max_concurrent_trials 4 x slots) on each of `--slots` with each build's bin
+max_concurrent_trials 4 x slots), or with `--trial native` its `volador
+native` search (examples/native_mlp, 1 record, 1 batch), on each of `--slots` with each build's bin
 folder in turn, `--rounds` times, and prints trials/s and CPU per trial
 (master, agent, warm workers) for each run. Alternating keeps the machine's drifting
 load out of the comparison; the peers are left out (bench_control_plane.py
@@ -26,13 +27,16 @@ def main():
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--trials", type=int, default=1000)
     parser.add_argument("--slots", default="2,8", help="comma-separated slot counts, one row each")
+    parser.add_argument("--trial", choices=("command", "native"), default="command",
+                        help="which of bench_control_plane's trials the search runs")
     args = parser.parse_args()
+    make_config = bench.echo_config if args.trial == "command" else bench.native_config
     for round_number in range(args.rounds):
         for name, binaries in (("before", args.before), ("after", args.after)):
             for slots in (int(count) for count in args.slots.split(",")):
                 row_args = types.SimpleNamespace(bin=binaries, keep=False, row_timeout=150, trials=args.trials,
                                                  block=max(args.trials // 5, 1))
-                row = bench.volador_search_row(row_args, name, slots, bench.echo_config(args.trials, 4 * slots), "ab")
+                row = bench.volador_search_row(row_args, name, slots, make_config(args.trials, 4 * slots), "ab")
                 print(f"round {round_number} {name:6} {slots} slots: {row['trials_per_s']:7.1f} trials/s, "
                       f"CPU {row['cpu_ms_per_trial']} ms/trial (master {row['master_cpu_ms_per_trial']}, "
                       f"agent {row['agent_cpu_ms_per_trial']}, workers {row['workers_cpu_ms_per_trial']}), load {row['load_avg_end']}", flush=True)
