@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "storage/checkpoints/fsync_pool.hpp"
 #include "storage/checkpoints/posix_file.hpp"
 
 namespace volador::checkpoints {
@@ -52,16 +53,61 @@ Result<FolderTree> list_tree(const fs::path& dir) {
   return tree;
 }
 
-// Digests one file and makes its content durable.
-Result<ManifestFile> seal_file(const fs::path& dir, const std::string& relative) {
+// Open files and folders that become durable together, in groups of at most
+// kGroup (so that a checkpoint of many files holds few descriptors at once).
+class DurableGroup {
+ public:
+  static constexpr std::size_t kGroup = 64;
+
+  // Holds `fd` (for `path`) until the next flush; flushes first when full.
+  Status add(UniqueFd fd, fs::path path) {
+    if (fds_.size() == kGroup)
+      if (auto flushed = flush(); !flushed) return flushed;
+    fds_.push_back(std::move(fd));
+    paths_.push_back(std::move(path));
+    return {};
+  }
+
+  // fsyncs everything held, at once (FsyncPool), then closes it.
+  Status flush() {
+    std::vector<FsyncPool::Target> targets;
+    for (std::size_t i = 0; i < fds_.size(); ++i) targets.push_back({fds_[i].get(), &paths_[i]});
+    Status synced = FsyncPool::shared().fsync_all(targets);
+    for (std::size_t i = 0; i < fds_.size(); ++i)
+      if (auto closed = close_fd(fds_[i], paths_[i]); !closed && synced) synced = closed;
+    fds_.clear();
+    paths_.clear();
+    return synced;
+  }
+
+ private:
+  std::vector<UniqueFd> fds_;
+  std::vector<fs::path> paths_;
+};
+
+// Digests one file and hands it to `durable` to be made durable.
+Result<ManifestFile> seal_file(const fs::path& dir, const std::string& relative, DurableGroup& durable) {
   const fs::path path = dir / relative;
   auto fd = open_fd(path, O_RDONLY);
   if (!fd) return fail(fd.error());
   auto digest = digest_fd(fd->get(), path);
   if (!digest) return fail(digest.error());
-  if (auto synced = fsync_fd(fd->get(), path); !synced) return fail(synced.error());
-  if (auto closed = close_fd(*fd, path); !closed) return fail(closed.error());
+  if (auto held = durable.add(std::move(*fd), path); !held) return fail(held.error());
   return ManifestFile{.path = relative, .size = digest->size, .sha256 = std::move(digest->sha256)};
+}
+
+// Writes manifest.json into `dir` and hands it and `dir` to `durable`.
+Status write_manifest(const fs::path& dir, const CheckpointManifest& manifest, DurableGroup& durable) {
+  auto text = manifest_to_json(manifest);
+  if (!text) return fail(text.error());
+  const fs::path path = dir / kManifestFileName;
+  auto fd = open_fd(path, O_WRONLY | O_CREAT | O_EXCL);
+  if (!fd) return fail(fd.error());
+  if (auto written = write_all(fd->get(), *text, path); !written) return written;
+  if (auto held = durable.add(std::move(*fd), path); !held) return held;
+  auto folder = open_fd(dir, O_RDONLY | O_DIRECTORY);
+  if (!folder) return fail(folder.error());
+  return durable.add(std::move(*folder), dir);
 }
 
 std::int64_t now_unix_ms() {
@@ -81,19 +127,20 @@ Result<CheckpointManifest> seal_folder(const fs::path& dir, std::string_view uui
   CheckpointManifest manifest;
   manifest.uuid = uuid;
   manifest.created_unix_ms = now_unix_ms();
+  DurableGroup durable;
   for (const std::string& relative : tree->files) {
-    auto file = seal_file(dir, relative);
+    auto file = seal_file(dir, relative, durable);
     if (!file) return fail(file.error());
     manifest.total_bytes += file->size;
     manifest.files.push_back(std::move(*file));
   }
   for (const fs::path& folder : tree->folders) {
-    if (auto synced = fsync_directory(folder); !synced) return fail(synced.error());
+    auto fd = open_fd(folder, O_RDONLY | O_DIRECTORY);
+    if (!fd) return fail(fd.error());
+    if (auto held = durable.add(std::move(*fd), folder); !held) return fail(held.error());
   }
-  auto text = manifest_to_json(manifest);
-  if (!text) return fail(text.error());
-  if (auto written = write_new_file_durably(dir / kManifestFileName, *text); !written) return fail(written.error());
-  if (auto synced = fsync_directory(dir); !synced) return fail(synced.error());
+  if (auto written = write_manifest(dir, manifest, durable); !written) return fail(written.error());
+  if (auto flushed = durable.flush(); !flushed) return fail(flushed.error());
   return manifest;
 }
 

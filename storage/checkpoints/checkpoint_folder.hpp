@@ -12,8 +12,9 @@
 
 namespace volador::checkpoints {
 
-// Checksums every file under `dir`, fsyncs each file and subfolder, writes
-// `dir`/manifest.json and fsyncs it and `dir`. Error invalid_argument naming
+// Checksums every file under `dir`, writes `dir`/manifest.json, and makes
+// every file and subfolder, the manifest and `dir` durable, fsynced at once
+// (FsyncPool) in groups. Error invalid_argument naming
 // a symlink, special file, non-UTF-8 name or top-level manifest.json; io on
 // any system error (ENOSPC included).
 Result<CheckpointManifest> seal_folder(const std::filesystem::path& dir, std::string_view uuid);

@@ -65,6 +65,15 @@ TEST_CASE_METHOD(StoreFixture, "commit makes a checksummed copy of every file vi
   CHECK(entries(store->root()) == std::vector<std::string>{uuid});
 }
 
+TEST_CASE_METHOD(StoreFixture, "a checkpoint of more files than one fsync group at a time commits whole") {
+  std::map<std::string, std::string> many;
+  for (int i = 0; i < 150; ++i) many["part/" + std::to_string(i) + ".bin"] = std::to_string(i * i);
+  auto manifest = commit_files(*store, uuid, many);
+  CHECK(manifest.files.size() == 150);
+  CHECK(store->verify(uuid).has_value());
+  CHECK(entries(store->root()) == std::vector<std::string>{uuid});
+}
+
 TEST_CASE_METHOD(StoreFixture, "an uncommitted checkpoint is invisible and its uuid is taken") {
   auto pending = store->begin(uuid);
   REQUIRE(pending.has_value());
