@@ -16,6 +16,10 @@ Sections, each beside its peers in the same run, on an idle machine and, with
               printing --points/8 each at once (8 slots); points/s journaled,
               counted back through the API, and points lost; peer: SQLite
               inserts on the same disk, synchronous=FULL, 1,000 per transaction.
+  long        (not in the default sections) one search of --long-trials
+              (10,000) echo trials on 8 slots: trials/s, the master's CPU
+              per trial and its resident memory, per tenth of the trials
+              (long_search.py): is the per-trial cost flat?
   queries     --query-trials x --query-points seeded into a journal by
               volador-bench-seed (bench/web), served by a master; median and
               p95 latency of the API's experiment list, experiment describe,
@@ -516,6 +520,8 @@ def parse_args():
     parser.add_argument("--query-points", type=int, default=1000)
     parser.add_argument("--query-reps", type=int)
     parser.add_argument("--query-budget", type=float, default=20, help="seconds per route at most (3 requests at least)")
+    parser.add_argument("--long-trials", type=int, default=10_000, help="trials of the long section's search")
+    parser.add_argument("--long-timeout", type=float, default=600, help="seconds the long search may take")
     parser.add_argument("--keep", action="store_true", help="keep the data folders")
     args = parser.parse_args()
     args.trials = args.trials or (200 if args.quick else 1000)
@@ -534,7 +540,7 @@ def main():
         signal.signal(signum, exit_on_signal)
     args = parse_args()
     sections = args.sections.split(",")
-    unknown = set(sections) - {"throughput", "ingestion", "queries"}
+    unknown = set(sections) - {"throughput", "ingestion", "long", "queries"}
     if unknown:
         sys.exit(f"bench_control_plane: unknown section(s) {', '.join(sorted(unknown))}")
     conditions = [0, args.load_procs] if args.loaded else [0]
@@ -542,7 +548,9 @@ def main():
         f"binaries: {args.bin}; {'quick' if args.quick else 'full'} run; conditions: "
         f"{', '.join(condition_name(c) for c in conditions)}")
     started = time.perf_counter()
-    for section, run in (("throughput", throughput_section), ("ingestion", ingestion_section)):
+    from long_search import long_search_section  # imports this module: only once it is loaded
+    for section, run in (("throughput", throughput_section), ("ingestion", ingestion_section),
+                         ("long", long_search_section)):
         if section not in sections:
             continue
         for load_procs in conditions:
