@@ -29,7 +29,8 @@ Result<FedCheckpointIndex> load_checkpoint_index(storage::Journal& journal, std:
   if (!trials) return fail(trials.error());
   auto checkpoints = journal.checkpoints_of_experiment(experiment_id);
   if (!checkpoints) return fail(checkpoints.error());
-  FedCheckpointIndex loaded{CheckpointIndex(checkpoints::GcPolicy::of(config), config.searcher.metric), std::move(feed)};
+  FedCheckpointIndex loaded{CheckpointIndex(checkpoints::GcPolicy::of(config), config.searcher.metric),
+                            std::move(feed)};
   for (const auto& trial : *trials) loaded.index.put_trial(trial);
   for (const auto& checkpoint : *checkpoints) loaded.index.put_checkpoint(checkpoint);
   return loaded;
