@@ -119,7 +119,7 @@ void create_trial(Self self, const search::CreateTrial& op) {
   std::string note = op.warm_start_from ? take_parent_checkpoint(self, *op.warm_start_from, record) : "";
   if (st.record.state == RunState::paused) record.state = RunState::paused;  // starts when activated
   st.pending.raise_counter("trial", record.id).put_trial(record);  // journaled with the search event that knows it
-  if (st.checkpoints) st.checkpoints->put_trial(record);
+  if (st.checkpoints) st.checkpoints->index.put_trial(record);
   st.trials[op.request_id] = {record.id, {}, false};
   st.orders.emplace_back(trial_orders::Start{std::move(record), std::move(note)});
   apply(self, search_of(self).trial_created(op.request_id));
@@ -161,26 +161,22 @@ void park_if_waiting(Self self, search::RequestId request) {
     self->state.orders.emplace_back(trial_orders::Tell{request, trial_orders::Signal::park});
 }
 
-// One checkpoint GC step after the trial with this request id checkpointed;
-// the first loads the experiment's checkpoint index from the journal.
-void collect_garbage(Self self, search::RequestId request) {
+// One checkpoint GC step after a trial checkpointed; the first loads the
+// experiment's checkpoint index from the journal.
+void collect_garbage(Self self) {
   auto& st = self->state;
-  const auto trial = st.trials.find(request);
-  if (trial == st.trials.end()) return;
   if (!st.checkpoints) {
     auto loaded = master::load_checkpoint_index(*st.context.journal, st.record.id, *st.config);
     if (!loaded) return log_failure(self, fail(loaded.error()), "loading the checkpoint index");
     st.checkpoints.emplace(std::move(*loaded));
   }
-  auto deleted = master::collect_checkpoint_garbage(*st.context.journal, *st.store, *st.checkpoints, trial->second.id);
+  auto deleted = master::collect_checkpoint_garbage(*st.context.journal, *st.store, *st.checkpoints);
   if (!deleted) spdlog::error("experiment {}: checkpoint GC failed: {}", st.record.id, deleted.error().message);
 }
 
 // Tells the checkpoint index (once loaded) that trial `trial_id` ended.
 void forget_resume_point(Self self, std::uint64_t trial_id) {
-  auto& st = self->state;
-  if (st.checkpoints)
-    log_failure(self, master::refresh_trial(*st.context.journal, *st.checkpoints, trial_id), "refreshing an ended trial");
+  if (self->state.checkpoints) self->state.checkpoints->index.end_trial(trial_id);
 }
 
 // Journals the new state, then sends `message` to every trial still running:
@@ -460,7 +456,7 @@ ExperimentActor::behavior_type experiment_actor(Self self, MasterContext context
         park_if_waiting(self, request);
         checkpoint_search(self);
       },
-      [=](checkpointed_atom, std::uint64_t request) { collect_garbage(self, request); },
+      [=](checkpointed_atom, std::uint64_t) { collect_garbage(self); },
       [=](journaled_atom, const std::string& error) {
         log_failure(self, fail(Error::io(error)), "journaling the search state");
         search_of(self).journal_lost();

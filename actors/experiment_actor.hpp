@@ -21,7 +21,7 @@
 
 #include "actors/interfaces.hpp"
 #include "actors/master_context.hpp"
-#include "master/checkpoint_index.hpp"
+#include "master/checkpoint_gc.hpp"
 #include "master/search_log.hpp"
 #include "runtime/config/experiment_config.hpp"
 #include "runtime/search/searcher.hpp"
@@ -70,7 +70,7 @@ struct ExperimentState {
   std::map<search::RequestId, Trial> trials;
   storage::JournalBatch pending;  // new trial records, committed with the search event
   std::vector<TrialOrder> orders;  // the event's, carried out once `pending` is queued
-  std::optional<master::CheckpointIndex> checkpoints;  // loaded at the first checkpoint GC
+  std::optional<master::FedCheckpointIndex> checkpoints;  // loaded at the first checkpoint GC
   bool unrecoverable = false;  // the journaled search could not be recovered: ends in ERROR
   // The users' kills, answered once the kill is written (`record.killed` is
   // set, and these are empty, once it is).

@@ -4,10 +4,15 @@
 // up and marks their records deleted, keeping each unfinished trial's latest
 // checkpoint (its resume point; for one without a checkpoint of its own, the
 // checkpoint it warm-starts from) and every checkpoint a model version
-// registers (model_registry.hpp). A step reads what changed, through a
-// CheckpointIndex (checkpoint_index.hpp) loaded once. No actors: journal and store only.
+// registers (model_registry.hpp). A step weighs what changed, through a
+// CheckpointIndex (checkpoint_index.hpp) loaded once and fed since by the
+// journal with every checkpoint record of the experiment it is given (new
+// ones, a user's deletions, the unusable ones a resume marks deleted: see
+// Journal::follow_checkpoints), so it reads nothing back but the registry
+// entry of a checkpoint it gives up. No actors: journal and store only.
 
 #include <cstdint>
+#include <memory>
 
 #include "master/checkpoint_index.hpp"
 #include "runtime/config/experiment_config.hpp"
@@ -17,22 +22,25 @@
 
 namespace volador::master {
 
+// An experiment's checkpoint index and the journal's feed that keeps it current.
+struct FedCheckpointIndex {
+  CheckpointIndex index;
+  std::shared_ptr<storage::CheckpointFeed> feed;  // the experiment's checkpoint records since the load
+};
+
 // The index of the experiment's trials and active checkpoints as journaled
-// (at its start, or when a restarted master continues it); its first step
-// weighs them all. Errors: the journal's.
-Result<CheckpointIndex> load_checkpoint_index(const storage::Journal& journal, std::uint64_t experiment_id,
-                                              const config::ExperimentConfig& config);
+// (at its start, or when a restarted master continues it), fed from now on;
+// its first step weighs them all. The caller tells it of the experiment's
+// new trials (put_trial) and ended ones (end_trial). Errors: the journal's.
+Result<FedCheckpointIndex> load_checkpoint_index(storage::Journal& journal, std::uint64_t experiment_id,
+                                                 const config::ExperimentConfig& config);
 
-// Reads trial `trial_id`'s record and checkpoints back into `index` (after it
-// checkpointed or ended). Errors: the journal's.
-Status refresh_trial(const storage::Journal& journal, CheckpointIndex& index, std::uint64_t trial_id);
-
-// One GC step after trial `trial_id` checkpointed: refreshes that trial, the
-// experiment's best and the trials the step weighs, then deletes what the
-// policy gives up. Returns how many checkpoints were deleted. Errors: journal
-// or store failures (what was deleted before the failure stays marked; the
-// rest is weighed again at the next step).
+// One GC step after a trial checkpointed: takes the checkpoint records
+// journaled since the last step into the index, then deletes what the policy
+// gives up. Returns how many checkpoints were deleted. Errors: journal or
+// store failures (what was deleted before the failure stays marked; the rest
+// is weighed again at the next step).
 Result<std::size_t> collect_checkpoint_garbage(storage::Journal& journal, checkpoints::CheckpointStore& store,
-                                               CheckpointIndex& index, std::uint64_t trial_id);
+                                               FedCheckpointIndex& checkpoints);
 
 }  // namespace volador::master

@@ -13,8 +13,8 @@ CheckpointIndex::CheckpointIndex(checkpoints::GcPolicy policy, std::string metri
 
 void CheckpointIndex::put_trial(const storage::TrialRecord& record) {
   Trial& trial = trials_[record.id];
-  const bool may_resume = !is_terminal(record.state);
-  if (trial.may_resume && !may_resume) weigh_trial(trial);
+  if (is_terminal(record.state)) end_trial(record.id);
+  else trial.may_resume = true;
   if (trial.warm_start != record.warm_start && !trial.warm_start.empty()) {
     auto [first, last] = warm_starters_.equal_range(trial.warm_start);
     for (auto it = first; it != last; ++it)
@@ -26,8 +26,13 @@ void CheckpointIndex::put_trial(const storage::TrialRecord& record) {
   }
   if (trial.warm_start != record.warm_start && !record.warm_start.empty())
     warm_starters_.emplace(record.warm_start, record.id);
-  trial.may_resume = may_resume;
   trial.warm_start = record.warm_start;
+}
+
+void CheckpointIndex::end_trial(std::uint64_t trial_id) {
+  Trial& trial = trials_[trial_id];
+  if (trial.may_resume) weigh_trial(trial);
+  trial.may_resume = false;
 }
 
 void CheckpointIndex::put_checkpoint(const storage::CheckpointRecord& record) {
@@ -44,19 +49,6 @@ void CheckpointIndex::put_checkpoint(const storage::CheckpointRecord& record) {
   trial_of_[record.uuid] = record.trial_id;
   if (checkpoints::is_measured(added.candidate)) ranking_.insert(&added.candidate);
   weigh_trial(trial);
-}
-
-void CheckpointIndex::put_trial_checkpoints(std::uint64_t trial_id,
-                                            const std::vector<storage::CheckpointRecord>& records) {
-  std::vector<std::string> gone;
-  for (const auto& [uuid, checkpoint] : trials_[trial_id].checkpoints)
-    if (std::ranges::none_of(records, [&](const auto& r) {
-          return r.uuid == uuid && r.state == storage::CheckpointState::active;
-        }))
-      gone.push_back(uuid);
-  for (const auto& uuid : gone) drop(uuid);
-  for (const auto& record : records)
-    if (record.state == storage::CheckpointState::active) put_checkpoint(record);
 }
 
 void CheckpointIndex::protect(const std::string& uuid) {
@@ -92,20 +84,6 @@ std::vector<std::string> CheckpointIndex::experiment_best() const {
   for (auto it = ranking_.begin(); it != ranking_.end() && best.size() < policy_.save_experiment_best; ++it)
     best.push_back((*it)->uuid);
   return best;
-}
-
-std::set<std::uint64_t> CheckpointIndex::trials_to_weigh() const {
-  std::set<std::string> uuids = to_weigh_;
-  const auto best = experiment_best();
-  for (const auto& uuid : best_at_last_step_)
-    if (std::ranges::find(best, uuid) == best.end()) uuids.insert(uuid);
-  std::set<std::uint64_t> trials;
-  for (const auto& uuid : uuids) {
-    if (auto of = trial_of_.find(uuid); of != trial_of_.end()) trials.insert(of->second);
-    auto [first, last] = warm_starters_.equal_range(uuid);
-    for (auto it = first; it != last; ++it) trials.insert(it->second);
-  }
-  return trials;
 }
 
 void CheckpointIndex::drop(const std::string& uuid) {

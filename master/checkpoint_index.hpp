@@ -33,23 +33,18 @@ class CheckpointIndex {
   // A trial's record as journaled: whether it may still resume (not
   // terminal) and the checkpoint it warm-starts from.
   void put_trial(const storage::TrialRecord& record);
+  // Trial `trial_id` ended (its record is journaled terminal): none of its
+  // checkpoints, nor the one it warm-starts from, is its resume point any more.
+  void end_trial(std::uint64_t trial_id);
   // A checkpoint's record as journaled: an active one is added (or replaced),
   // a deleted one dropped.
   void put_checkpoint(const storage::CheckpointRecord& record);
-  // The trial's active checkpoints are exactly `records`' active ones (a
-  // journal read of them): the others are dropped.
-  void put_trial_checkpoints(std::uint64_t trial_id, const std::vector<storage::CheckpointRecord>& records);
   // A model version registers `uuid`: it is never garbage again.
   void protect(const std::string& uuid);
 
   // The checkpoints to delete now. Each stays weighed at the next step until
   // put_checkpoint says it was deleted or protect spares it.
   [[nodiscard]] std::vector<storage::CheckpointRecord> garbage();
-
-  // The uuids of the experiment's save_experiment_best best now.
-  [[nodiscard]] std::vector<std::string> experiment_best() const;
-  // The trials of the checkpoints the next step weighs.
-  [[nodiscard]] std::set<std::uint64_t> trials_to_weigh() const;
   // How many active checkpoints it holds.
   [[nodiscard]] std::size_t size() const { return trial_of_.size(); }
 
@@ -70,6 +65,8 @@ class CheckpointIndex {
     }
   };
 
+  // The uuids of the experiment's save_experiment_best best now.
+  [[nodiscard]] std::vector<std::string> experiment_best() const;
   void drop(const std::string& uuid);
   // Marks every checkpoint of the trial, and its warm-start source, to be weighed.
   void weigh_trial(const Trial& trial);

@@ -20,20 +20,20 @@ TEST_CASE("The checkpoint GC keeps the checkpoint an unfinished trial starts fro
   copy.warm_start_trial = 10;
   REQUIRE(f.journal->put_trial(copy));
   const auto config = std::get<config::ExperimentConfig>(config::parse_experiment_config(kConfig, "q.yaml"));
-  auto index = load_checkpoint_index(*f.journal, 1, config).value();
-  CHECK(collect_checkpoint_garbage(*f.journal, *f.store, index, 10).value() == 1);
+  auto gc = load_checkpoint_index(*f.journal, 1, config).value();
+  CHECK(collect_checkpoint_garbage(*f.journal, *f.store, gc).value() == 1);
   CHECK(f.on_disk(copied));
   CHECK_FALSE(f.on_disk(middle));
   SECTION("once the copy has a checkpoint of its own, the one it started from goes") {
     f.checkpoint(11, 10, 0.5);
-    CHECK(collect_checkpoint_garbage(*f.journal, *f.store, index, 11).value() == 1);
+    CHECK(collect_checkpoint_garbage(*f.journal, *f.store, gc).value() == 1);
     CHECK_FALSE(f.on_disk(copied));
   }
   SECTION("once the copy has ended, likewise") {
     copy.state = RunState::completed;
     REQUIRE(f.journal->put_trial(copy));
-    REQUIRE(refresh_trial(*f.journal, index, 11));
-    CHECK(collect_checkpoint_garbage(*f.journal, *f.store, index, 10).value() == 1);
+    gc.index.end_trial(11);
+    CHECK(collect_checkpoint_garbage(*f.journal, *f.store, gc).value() == 1);
     CHECK_FALSE(f.on_disk(copied));
   }
 }

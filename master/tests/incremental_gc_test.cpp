@@ -1,7 +1,9 @@
 // The incremental checkpoint GC (checkpoint_gc.hpp over checkpoint_index.hpp)
-// against the full scan it replaces: the same decisions at every step, a
-// step's journal reads independent of the experiment's size, and the same
-// decisions again after a master restart rebuilds the index mid-search.
+// against the full scan it replaces: the same decisions at every step, with
+// the index fed by the journal (a user's deletions and a resume's marks
+// included), a step's journal reads independent of the experiment's size and
+// none when nothing is garbage, and the same decisions again after a master
+// restart rebuilds the index mid-search.
 
 #include <catch2/catch.hpp>
 
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "master/checkpoint_gc.hpp"
+#include "master/trial_resume.hpp"
 #include "master/tests/query_fixture.hpp"
 #include "runtime/config/config_parser.hpp"
 #include "storage/checkpoints/shared_fs_store.hpp"
@@ -152,10 +155,10 @@ struct GcWorld {
     }
     return checkpoints::checkpoints_to_delete(candidates, checkpoints::GcPolicy::of(config));
   }
-  // One incremental step after `trial` checkpointed; the uuids it deleted.
-  std::set<std::string> step(CheckpointIndex& index, std::uint64_t trial) {
+  // One incremental step after a trial checkpointed; the uuids it deleted.
+  std::set<std::string> step(FedCheckpointIndex& gc) {
     const auto before = active();
-    REQUIRE(collect_checkpoint_garbage(*journal, *store, index, trial));
+    REQUIRE(collect_checkpoint_garbage(*journal, *store, gc));
     const auto after = active();
     std::set<std::string> deleted;
     std::ranges::set_difference(before, after, std::inserter(deleted, deleted.end()));
@@ -177,21 +180,21 @@ void run_random_search(std::uint32_t seed, checkpoints::GcPolicy policy) {
     std::advance(it, std::uniform_int_distribution<std::size_t>(0, items.size() - 1)(random));
     return *it;
   };
-  auto index = load_checkpoint_index(*w.journal, kExperiment, w.config).value();
+  auto gc = load_checkpoint_index(*w.journal, kExperiment, w.config).value();
   std::set<std::uint64_t> running;
   std::uint64_t next_trial = 100;
   for (int event = 0; event < 200; ++event) {
-    if (event == 100) index = load_checkpoint_index(*w.journal, kExperiment, w.config).value();
+    if (event == 100) gc = load_checkpoint_index(*w.journal, kExperiment, w.config).value();
     const auto live = w.active();
     if (running.size() < 2 || chance(0.1)) {
       const bool copy = !live.empty() && chance(0.5);
       auto record = w.start_trial(next_trial, copy ? pick(live) : "");
-      index.put_trial(record);
+      gc.index.put_trial(record);
       running.insert(next_trial++);
     } else if (chance(0.08)) {
       const auto trial = pick(running);
       w.end_trial(trial);
-      REQUIRE(refresh_trial(*w.journal, index, trial));
+      gc.index.end_trial(trial);
       running.erase(trial);
     } else if (!live.empty() && chance(0.04)) {
       w.register_checkpoint(pick(live));
@@ -213,7 +216,7 @@ void run_random_search(std::uint32_t seed, checkpoints::GcPolicy policy) {
       w.checkpoint(trial, chance(0.1) ? 0 : 10, metric);
       INFO("seed " << seed << ", event " << event);
       const auto expected = w.full_scan_garbage();
-      CHECK(w.step(index, trial) == expected);
+      CHECK(w.step(gc) == expected);
     }
   }
 }
@@ -235,19 +238,19 @@ TEST_CASE("An incremental GC step deletes exactly what the full scan of the expe
 
 TEST_CASE("A GC step reads as many journal records with 1,000 trials behind it as with 10") {
   GcWorld w({.save_experiment_best = 2, .save_trial_best = 1, .save_trial_latest = 1, .smaller_is_better = false});
-  auto index = load_checkpoint_index(*w.journal, kExperiment, w.config).value();
+  auto gc = load_checkpoint_index(*w.journal, kExperiment, w.config).value();
   // Each trial checkpoints three times and ends, as a trivial search's trials do.
   auto run_trial = [&](std::uint64_t id) {
-    index.put_trial(w.start_trial(id));
+    gc.index.put_trial(w.start_trial(id));
     std::vector<std::uint64_t> reads;
     for (int i = 0; i < 3; ++i) {
       w.checkpoint(id, 10, 0.1 * static_cast<double>(id % 7));
       const std::uint64_t before = w.counting->reads;
-      REQUIRE(collect_checkpoint_garbage(*w.journal, *w.store, index, id));
+      REQUIRE(collect_checkpoint_garbage(*w.journal, *w.store, gc));
       reads.push_back(w.counting->reads - before);
     }
     w.end_trial(id);
-    REQUIRE(refresh_trial(*w.journal, index, id));
+    gc.index.end_trial(id);
     return reads;
   };
   for (std::uint64_t id = 1; id < 10; ++id) run_trial(id);
@@ -255,27 +258,27 @@ TEST_CASE("A GC step reads as many journal records with 1,000 trials behind it a
   for (std::uint64_t id = 11; id < 1000; ++id) run_trial(id);
   const auto at_1000 = run_trial(1000);
   CHECK(at_1000 == at_10);
-  CHECK(index.size() == w.active().size());  // deleted checkpoints left memory
+  CHECK(gc.index.size() == w.active().size());  // deleted checkpoints left memory
 }
 
 TEST_CASE("A pbt copy's warm start survives the GC until the copy has a checkpoint of its own or ends") {
   GcWorld w({.save_experiment_best = 0, .save_trial_best = 1, .save_trial_latest = 1, .smaller_is_better = false});
-  auto index = load_checkpoint_index(*w.journal, kExperiment, w.config).value();
-  index.put_trial(w.start_trial(1));
+  auto gc = load_checkpoint_index(*w.journal, kExperiment, w.config).value();
+  gc.index.put_trial(w.start_trial(1));
   const auto source = w.checkpoint(1, 10, 0.1);
-  CHECK(w.step(index, 1).empty());
-  index.put_trial(w.start_trial(2, source));
+  CHECK(w.step(gc).empty());
+  gc.index.put_trial(w.start_trial(2, source));
   w.checkpoint(1, 10, 0.9);  // trial 1's best and latest: its first is garbage but for the copy
-  CHECK(w.step(index, 1).empty());
+  CHECK(w.step(gc).empty());
   SECTION("the copy's first checkpoint releases it") {
     w.checkpoint(2, 10, 0.2);
-    CHECK(w.step(index, 2) == std::set{source});
+    CHECK(w.step(gc) == std::set{source});
   }
   SECTION("the copy's end releases it at the next step") {
     w.end_trial(2);
-    REQUIRE(refresh_trial(*w.journal, index, 2));
+    gc.index.end_trial(2);
     w.checkpoint(1, 10, 0.95);
-    const auto deleted = w.step(index, 1);
+    const auto deleted = w.step(gc);
     CHECK(deleted.size() == 2);
     CHECK(deleted.contains(source));
   }
@@ -283,17 +286,75 @@ TEST_CASE("A pbt copy's warm start survives the GC until the copy has a checkpoi
 
 TEST_CASE("A checkpoint registered after the GC read the registry is never deleted") {
   GcWorld w({.save_experiment_best = 0, .save_trial_best = 1, .save_trial_latest = 1, .smaller_is_better = false});
-  auto index = load_checkpoint_index(*w.journal, kExperiment, w.config).value();
-  index.put_trial(w.start_trial(1));
+  auto gc = load_checkpoint_index(*w.journal, kExperiment, w.config).value();
+  gc.index.put_trial(w.start_trial(1));
   const auto first = w.checkpoint(1, 10, 0.1);
   w.checkpoint(1, 10, 0.2);
-  CHECK(w.step(index, 1) == std::set{first});  // asking about `first` read the registry
+  CHECK(w.step(gc) == std::set{first});  // asking about `first` read the registry
   const auto registered = w.checkpoint(1, 10, 0.05);
   w.register_checkpoint(registered);
   const auto best = w.checkpoint(1, 10, 0.9);
-  CHECK(w.step(index, 1).size() == 1);  // the 0.2 one
+  CHECK(w.step(gc).size() == 1);  // the 0.2 one
   CHECK(w.active() == std::set{registered, best});
   w.checkpoint(1, 10, 0.3);
-  CHECK(w.step(index, 1).empty());  // the registered one stays, though neither best nor latest
+  CHECK(w.step(gc).empty());  // the registered one stays, though neither best nor latest
   CHECK(w.active().contains(registered));
+}
+
+TEST_CASE("A GC step that finds nothing to give up reads nothing from the journal") {
+  // The default policy (trial best 1, latest 1) over trials of one checkpoint each, as a trivial search's.
+  GcWorld w({.save_experiment_best = 0, .save_trial_best = 1, .save_trial_latest = 1, .smaller_is_better = false});
+  auto gc = load_checkpoint_index(*w.journal, kExperiment, w.config).value();
+  for (std::uint64_t id = 1; id <= 20; ++id) {
+    gc.index.put_trial(w.start_trial(id));
+    w.checkpoint(id, 1, 0.5);
+    const std::uint64_t before = w.counting->reads;
+    CHECK(collect_checkpoint_garbage(*w.journal, *w.store, gc).value() == 0);
+    CHECK(w.counting->reads == before);
+    w.end_trial(id);
+    gc.index.end_trial(id);
+  }
+  CHECK(w.active().size() == 20);
+}
+
+TEST_CASE("The experiment's best checkpoint deleted between two GC steps leaves its place to the next best") {
+  // Trial 1 keeps both its checkpoints (latest 2); the better is the experiment's best.
+  GcWorld w({.save_experiment_best = 1, .save_trial_best = 0, .save_trial_latest = 2, .smaller_is_better = false});
+  auto gc = load_checkpoint_index(*w.journal, kExperiment, w.config).value();
+  gc.index.put_trial(w.start_trial(1));
+  w.checkpoint(1, 10, 0.1);
+  CHECK(w.step(gc).empty());
+  const auto best = w.checkpoint(1, 10, 0.9);
+  CHECK(w.step(gc).empty());
+  SECTION("by a user") { w.delete_by_hand(best); }
+  SECTION("as unusable, by the resume that found it corrupt") {
+    std::ofstream(w.store->path(best).value() / "weights.bin") << "bit rot";
+    const auto point = prepare_resume(*w.journal, *w.store, 1);
+    REQUIRE(point);
+    REQUIRE(point->checkpoint);
+    CHECK(point->checkpoint->uuid != best);
+  }
+  // Trial 2's first checkpoint is the best now: kept once two newer ones are its latest.
+  gc.index.put_trial(w.start_trial(2));
+  const auto next_best = w.checkpoint(2, 10, 0.5);
+  CHECK(w.step(gc).empty());
+  w.checkpoint(2, 10, 0.4);
+  CHECK(w.step(gc).empty());
+  w.checkpoint(2, 10, 0.3);
+  CHECK(w.step(gc).empty());
+  CHECK(w.active().contains(next_best));
+}
+
+TEST_CASE("A trial's best checkpoint deleted by a user between two GC steps leaves its place to the next best") {
+  GcWorld w({.save_experiment_best = 0, .save_trial_best = 1, .save_trial_latest = 1, .smaller_is_better = false});
+  auto gc = load_checkpoint_index(*w.journal, kExperiment, w.config).value();
+  gc.index.put_trial(w.start_trial(1));
+  const auto best = w.checkpoint(1, 10, 0.9);
+  CHECK(w.step(gc).empty());
+  const auto next_best = w.checkpoint(1, 10, 0.2);
+  CHECK(w.step(gc).empty());
+  w.delete_by_hand(best);
+  const auto latest = w.checkpoint(1, 10, 0.1);
+  CHECK(w.step(gc).empty());  // the 0.2 one is the trial's best now
+  CHECK(w.active() == std::set{next_best, latest});
 }

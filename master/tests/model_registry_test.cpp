@@ -69,14 +69,14 @@ TEST_CASE("The checkpoint GC never deletes a registered checkpoint") {
   auto config = std::get<config::ExperimentConfig>(config::parse_experiment_config(kConfig, "q.yaml"));
   SECTION("unregistered, the two worse ones go") {
     auto index = load_checkpoint_index(*f.journal, 1, config).value();
-    CHECK(collect_checkpoint_garbage(*f.journal, *f.store, index, 10).value() == 2);
+    CHECK(collect_checkpoint_garbage(*f.journal, *f.store, index).value() == 2);
     CHECK_FALSE(f.on_disk(registered));
   }
   SECTION("registered, it stays with its record active") {
     REQUIRE(create_model(*f.journal, "m", "", kBob, 0));
     REQUIRE(register_model_version(*f.journal, f.data_dir, "m", registered, kBob, 0));
     auto index = load_checkpoint_index(*f.journal, 1, config).value();
-    CHECK(collect_checkpoint_garbage(*f.journal, *f.store, index, 10).value() == 1);
+    CHECK(collect_checkpoint_garbage(*f.journal, *f.store, index).value() == 1);
     CHECK(f.on_disk(registered));
     CHECK(f.journal->checkpoint(registered).value().state == storage::CheckpointState::active);
     CHECK_FALSE(f.on_disk(worst));

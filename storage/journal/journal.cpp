@@ -120,11 +120,19 @@ Journal::~Journal() = default;
 
 Status Journal::commit(const JournalBatch& batch) {
   if (batch.empty()) return {};
-  return committer_.commit(batch);
+  auto written = committer_.commit(batch);
+  if (written) publish_checkpoints(batch);
+  return written;
 }
 
 void Journal::commit_async(std::shared_ptr<const JournalBatch> batch, std::function<void(const Status&)> done) {
+  publish_checkpoints(*batch);
   committer_.submit(std::move(batch), std::move(done));
+}
+
+void Journal::publish_checkpoints(const JournalBatch& batch) {
+  for (const auto& operation : batch.operations())
+    if (const auto* checkpoint = std::get_if<CheckpointRecord>(&operation)) checkpoint_feeds_.publish(*checkpoint);
 }
 
 

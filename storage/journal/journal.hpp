@@ -31,6 +31,7 @@
 #include "runtime/core/metrics.hpp"
 #include "runtime/core/states.hpp"
 #include "schemas/journal.records.hpp"
+#include "storage/journal/checkpoint_feeds.hpp"
 #include "storage/journal/group_commit.hpp"
 #include "storage/journal/journal_stats.hpp"
 #include "storage/journal/key_value_store.hpp"
@@ -272,6 +273,15 @@ class Journal {
     return stats_.snapshot();
   }
 
+  // Every checkpoint record of experiment `experiment_id` that a later
+  // commit writes (handed over once written) or commit_async is given
+  // (handed over as it is queued, so before any later read, which waits for
+  // it; a failed write is not taken back), in that order, for as long as the
+  // caller holds the feed.
+  [[nodiscard]] std::shared_ptr<CheckpointFeed> follow_checkpoints(std::uint64_t experiment_id) {
+    return checkpoint_feeds_.follow(experiment_id);
+  }
+
   // Called with each batch once it is written, on the writer thread, in the
   // order the batches were written: it may read the journal, never commit.
   // Set it before anything commits (not thread-safe with commits).
@@ -341,6 +351,9 @@ class Journal {
   // has written or read for a write (writer thread only; journal_commit.cpp).
   std::unordered_map<std::uint64_t, std::uint64_t> last_search_event_seqs_;
   mutable RegisteredCheckpoints registered_;
+  CheckpointFeeds checkpoint_feeds_;
+  // Hands the checkpoint records of `batch` to checkpoint_feeds_.
+  void publish_checkpoints(const JournalBatch& batch);
   // Last: its destructor writes what is queued while the rest still stands.
   GroupCommitter committer_;
 };

@@ -22,6 +22,10 @@ std::vector<std::string> uuids(const Result<std::vector<CheckpointRecord>>& reco
   return out;
 }
 
+std::vector<std::string> uuids(const std::vector<CheckpointRecord>& records) {
+  return uuids(Result<std::vector<CheckpointRecord>>(records));
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("checkpoints round-trip and are replaced by uuid", "[journal][checkpoint]",
@@ -153,4 +157,33 @@ TEMPLATE_TEST_CASE("is_registered follows the model versions written before and 
   under_test.reopen();
   CHECK(journal->is_registered("after").value());
   CHECK_FALSE(journal->is_registered("before").value());
+}
+
+TEST_CASE("a checkpoint feed gets its experiment's records from commits and queued batches, in order, while held",
+          "[journal][checkpoint]") {
+  auto journal = Journal::in_memory();
+  auto before = make_checkpoint("6f1c2d3e-aaaa-4bbb-8ccc-000000000001", 1, 4, 300);
+  REQUIRE(journal->put_checkpoint(before));  // before the feed: not in it
+  auto feed = journal->follow_checkpoints(before.experiment_id);
+  auto other_experiment = make_checkpoint("6f1c2d3e-aaaa-4bbb-8ccc-000000000002", 1, 4, 300);
+  other_experiment.experiment_id = before.experiment_id + 1;
+  REQUIRE(journal->put_checkpoint(other_experiment));
+  auto queued = make_checkpoint("6f1c2d3e-aaaa-4bbb-8ccc-000000000003", 1, 8, 300);
+  journal->commit_async(std::make_shared<JournalBatch>(JournalBatch().put_checkpoint(queued)), [](const Status&) {});
+  auto deleted = before;
+  deleted.state = CheckpointState::deleted;
+  REQUIRE(journal->put_checkpoint(deleted));
+  CHECK(uuids(feed->take()) == std::vector<std::string>{queued.uuid, deleted.uuid});
+  CHECK(feed->take().empty());  // taken
+  SECTION("a failed commit hands nothing over") {
+    auto unnamed = make_checkpoint("", 1, 9, 300);
+    CHECK_FALSE(journal->put_checkpoint(unnamed));
+    CHECK(feed->take().empty());
+  }
+  SECTION("the journal does not keep a dropped feed") {
+    std::weak_ptr<CheckpointFeed> dropped = feed;
+    feed.reset();
+    REQUIRE(journal->put_checkpoint(before));
+    CHECK(dropped.expired());
+  }
 }
