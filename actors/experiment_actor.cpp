@@ -213,9 +213,7 @@ void queue_log_line(Self self, std::uint64_t trial_id, const std::string& line) 
     if (!written) spdlog::error("experiment {}: trial {}: journaling a log line failed: {}", experiment, trial_id,
                                 written.error().message);
   };
-  const auto queued = self->state.context.journal->append_logs_async(
-      trial_id, {{trial_id, 0, system_now_ms(), "system", line}}, logged);
-  if (!queued) logged(queued);
+  self->state.context.journal->append_logs_async(trial_id, {{trial_id, 0, system_now_ms(), "system", line}}, logged);
 }
 
 // Starts the trial's actor, its note (if any) first in its log.

@@ -65,7 +65,7 @@ void MetricOutbox::acknowledge(std::uint64_t seq) {
   changed_.notify_all();
 }
 
-bool MetricOutbox::acknowledged(std::uint64_t seq) const {
+bool MetricOutbox::settled(std::uint64_t seq) const {
   std::lock_guard lock(mutex_);
   return sealed_.empty() || sealed_.front().batch.seq > seq;
 }

@@ -72,7 +72,10 @@ class MetricOutbox {
   std::optional<wire::MetricReports> take_final();
   // The trial journaled every batch numbered up to `seq`.
   void acknowledge(std::uint64_t seq);
-  [[nodiscard]] bool acknowledged(std::uint64_t seq) const;
+  // Batch `seq` waits for no answer any more: the trial acknowledged it (or
+  // a later one), or it stopped the rank (close()), after which a trial may
+  // end without answering the batches it took.
+  [[nodiscard]] bool settled(std::uint64_t seq) const;
   // Points wait to be sealed into a batch.
   [[nodiscard]] bool holds_points() const;
   // add() would wait now: `window` batches are unacknowledged and a full batch more is held.

@@ -68,7 +68,9 @@ void send_ready(Self self, bool partial);
 // written, however long the master's disk takes: no timeout, since a live
 // link loses no answer, and a batch lost with the link goes again to the
 // trial reached anew (take_unacknowledged). A refusal means the trial is
-// done with this run; the trial stops the rank.
+// done with this run; the trial stops the rank. One that comes once the
+// batch is settled (its trial stopped the rank and ended before the batch's
+// write was acknowledged, as a fast command's trial does) is expected.
 void send_batch(Self self, OutgoingBatch batch) {
   self->request(self->state.trial, caf::infinite, report_atom::value, batch.bytes)
       .then(
@@ -77,7 +79,8 @@ void send_batch(Self self, OutgoingBatch batch) {
             send_ready(self, false);
           },
           [=](const caf::error& error) {
-            spdlog::warn("metric batch {} was refused: {}", batch.seq, self->system().render(error));
+            const auto level = self->state.outbox->settled(batch.seq) ? spdlog::level::debug : spdlog::level::warn;
+            spdlog::log(level, "metric batch {} was refused: {}", batch.seq, self->system().render(error));
           });
 }
 

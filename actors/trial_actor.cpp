@@ -300,12 +300,7 @@ caf::typed_response_promise<bool> journal_logs(Self self, const wire::Bytes& byt
     // As the trial itself: a local sender, which the handler lets through.
     caf::send_as(trial, trial, logged_atom::value, message, written ? std::string() : written.error().message);
   };
-  auto queued = st.context.journal->append_logs_async(logs->trial_id, std::move(lines), std::move(written_to));
-  if (!queued) {
-    st.awaiting_logs.erase(message);
-    spdlog::error("trial {}: journaling logs failed: {}", trial_id(self), queued.error().message);
-    promise.deliver(to_caf_error(queued.error()));
-  }
+  st.context.journal->append_logs_async(logs->trial_id, std::move(lines), std::move(written_to));
   return promise;
 }
 

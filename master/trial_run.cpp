@@ -125,9 +125,8 @@ std::function<void(const Status&)> TrialRun::log_if_failed(const char* what) con
 }
 
 void TrialRun::system_log(const std::string& text) {
-  storage::LogLine line{setup_.spec.record.id, 0, setup_.clock(), "system", text};
-  const auto done = log_if_failed("a log line");
-  if (auto queued = setup_.journal->append_logs_async(line.trial_id, {line}, done); !queued) done(queued);
+  const std::uint64_t trial_id = setup_.spec.record.id;
+  journal_writes_.append_logs(trial_id, {{trial_id, 0, setup_.clock(), "system", text}});
 }
 
 void TrialRun::save_record() { record_changed_ = true; }
@@ -136,7 +135,7 @@ void TrialRun::flush_journal() {
   if (std::exchange(record_changed_, false)) journal_writes_.put_trial(setup_.spec.record);
   if (journal_writes_.empty()) return;
   setup_.journal->commit_async(std::make_shared<storage::JournalBatch>(std::exchange(journal_writes_, {})),
-                               log_if_failed("the trial's record and reports"));
+                               log_if_failed("the trial's record, reports and log lines"));
 }
 
 void TrialRun::forget_run() {

@@ -197,11 +197,12 @@ class TrialRun {
   void handle(const AgentLost& event);
   // A completion for a write queued without waiting: logs a failure.
   [[nodiscard]] std::function<void(const Status&)> log_if_failed(const char* what) const;
-  // Queues a line for the trial's log (written without waiting).
+  // Journals a line for the trial's log with the event's other writes
+  // (flush_journal), numbered after the lines queued before them.
   void system_log(const std::string& text);
   // Journals the record as it stands when the event's writes are flushed.
   void save_record();
-  // Queues what the event journaled (save_record, metrics, checkpoints) as
+  // Queues what the event journaled (save_record, metrics, checkpoints, log lines) as
   // one batch, without waiting for its write, before the event's effects go
   // out: the journal writes batches in the order queued, so whatever others
   // journal in answer to the effects is written after it, and a read of the

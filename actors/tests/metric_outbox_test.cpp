@@ -96,8 +96,8 @@ TEST_CASE("Batches are kept until acknowledged and all go again once the link is
   add_points(outbox, 0, 6);
   CHECK(seqs(outbox.take_ready(false)) == std::vector<std::uint64_t>{1, 2, 3});
   outbox.acknowledge(1);
-  CHECK(outbox.acknowledged(1));
-  CHECK_FALSE(outbox.acknowledged(2));
+  CHECK(outbox.settled(1));
+  CHECK_FALSE(outbox.settled(2));
   outbox.link_lost();
   add_points(outbox, 6, 8);  // kept while the link is down
   const auto again = decoded(outbox.take_unacknowledged());
@@ -107,8 +107,22 @@ TEST_CASE("Batches are kept until acknowledged and all go again once the link is
   CHECK(again[2].seq == 4);
   CHECK(again[2].reports[1].metrics.at("loss") == 7);
   outbox.acknowledge(4);  // acknowledgements are cumulative
-  CHECK(outbox.acknowledged(4));
+  CHECK(outbox.settled(4));
   CHECK(outbox.wait_until_drained() == MetricOutbox::Drained::all);
+}
+
+TEST_CASE("A batch is settled once acknowledged or once the trial stopped the rank, which it may end without answering") {
+  // A refusal of a settled batch is expected (rank_actor.cpp logs it at debug level only).
+  MetricOutbox outbox(1, 0, {.batch_points = 1, .batch_bytes = 1 << 20, .window = 8});
+  add_points(outbox, 0, 3);
+  CHECK(seqs(outbox.take_ready(false)) == std::vector<std::uint64_t>{1, 2, 3});
+  outbox.acknowledge(1);
+  CHECK(outbox.settled(1));
+  CHECK_FALSE(outbox.settled(2));  // sent, its write not acknowledged: a refusal matters
+  CHECK_FALSE(outbox.settled(3));
+  outbox.close();
+  CHECK(outbox.settled(2));
+  CHECK(outbox.settled(3));
 }
 
 TEST_CASE("The reporter waits only while the window is full and a full batch more is held, until an acknowledgement") {

@@ -355,15 +355,30 @@ TEST_CASE("An event's record and reports are journaled in one commit") {
   CHECK(h.journaled().run_agents == std::vector<std::string>{"agent-a"});
 }
 
-TEST_CASE("A command's exit journals its result and the record in one commit") {
+TEST_CASE("A command's exit journals its result, the record and its log line in one commit") {
   Harness h("", new_trial_record(), kCommandConfig);
   const auto run = h.start_running();
   (void)h.on(report_batch(1, {accuracy_report(0.7, 100)}));
   const auto commits = h.journal->stats().commits;
   CHECK(only<ReportValidation>(h.answer_all(run, {.metrics = {}, .batches_trained = 0, .error_message = ""})) ==
         ReportValidation{70, 0.7, 100});
-  CHECK(h.journal->stats().commits == commits + 2);  // and its log line ("the command finished"), its own
+  CHECK(h.journal->stats().commits == commits + 1);
   CHECK(h.journaled().batches_trained == 100);
+  const auto lines = h.journal->logs(7, 0, 100).value();
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].text == "run 1 launching on agent-a (2 slots)");
+  CHECK(lines[1].text == "the command finished: accuracy = 0.7");
+  CHECK((lines[0].seq == 1 && lines[1].seq == 2 && lines[1].stream == "system" && lines[1].time_ms == h.now));
+}
+
+TEST_CASE("A launch journals the run's number and its log line in one commit") {
+  Harness h("", new_trial_record(), kCommandConfig);
+  (void)h.on(TrainTo{100});
+  const auto commits = h.journal->stats().commits;
+  (void)h.on(SlotsGranted{{{"agent-a", {0, 1}}}});
+  CHECK(h.journal->stats().commits == commits + 1);
+  CHECK(h.journaled().run_id == 1);
+  CHECK(h.journal->logs(7, 0, 100).value().at(0).text == "run 1 launching on agent-a (2 slots)");
 }
 
 TEST_CASE("A validation at the searcher's target reaches the searcher only once the checkpoint there is committed") {
@@ -1050,7 +1065,7 @@ TEST_CASE("A command run's answer carries its last reports, journaled with the r
   CHECK(names(effects) == std::vector<std::string>{"ReportValidation", "ReportValidation"});
   CHECK(std::get<ReportValidation>(effects[0]) == ReportValidation{70, 0.7, 2});    // intermediate, as a batch's
   CHECK(std::get<ReportValidation>(effects[1]) == ReportValidation{70, 0.7, 100});  // the result
-  CHECK(h.journal->stats().commits == commits + 2);  // reports, result and record; the log line, its own
+  CHECK(h.journal->stats().commits == commits + 1);  // reports, result, record and log line
   std::map<std::pair<storage::MetricKind, std::uint64_t>, MetricMap> journaled;
   for (const auto& m : h.metrics()) journaled[{m.kind, m.batches}] = m.metrics;
   CHECK(journaled == std::map<std::pair<storage::MetricKind, std::uint64_t>, MetricMap>{

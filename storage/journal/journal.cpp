@@ -1,6 +1,8 @@
 #include "storage/journal/journal.hpp"
 
 #include <chrono>
+#include <future>
+#include <set>
 #include <span>
 #include <utility>
 
@@ -75,6 +77,29 @@ JournalBatch& JournalBatch::put_numbered_logs(std::vector<LogLine> lines) {
   return add(NumberedLogLines{std::move(lines)}, std::move(values));
 }
 
+JournalBatch& JournalBatch::append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) {
+  if (lines.empty()) return *this;
+  return add(LogAppend{.trial_id = trial_id, .lines = std::move(lines)});
+}
+
+std::vector<std::uint64_t> JournalBatch::trials_to_number() const {
+  std::set<std::uint64_t> trials;
+  for (const Operation& operation : operations_)
+    if (const auto* append = std::get_if<LogAppend>(&operation)) trials.insert(append->trial_id);
+  return {trials.begin(), trials.end()};
+}
+
+void JournalBatch::number_logs(const NumberLines& number) {
+  for (std::size_t i = 0; i < operations_.size(); ++i) {
+    auto* append = std::get_if<LogAppend>(&operations_[i]);
+    if (!append) continue;
+    std::vector<LogLine> lines = std::move(append->lines);
+    const Status numbered = number(append->trial_id, lines);
+    encoded_values_[i] = numbered ? log_chunks::encode(lines) : Result<std::vector<std::string>>(fail(numbered.error()));
+    operations_[i] = NumberedLogLines{std::move(lines)};
+  }
+}
+
 JournalBatch& JournalBatch::raise_counter(std::string counter, std::uint64_t value) {
   return add(CounterRaise{std::move(counter), value});
 }
@@ -120,14 +145,31 @@ Journal::~Journal() = default;
 
 Status Journal::commit(const JournalBatch& batch) {
   if (batch.empty()) return {};
-  auto written = committer_.commit(batch);
+  Status written = batch.trials_to_number().empty() ? committer_.commit(batch) : commit_numbered(batch);
   if (written) publish_checkpoints(batch);
   return written;
 }
 
+Status Journal::commit_numbered(const JournalBatch& batch) {
+  std::promise<Status> outcome;
+  auto written = outcome.get_future();
+  queue_numbered(batch, [&outcome](const Status& status) { outcome.set_value(status); });
+  return written.get();
+}
+
 void Journal::commit_async(std::shared_ptr<const JournalBatch> batch, std::function<void(const Status&)> done) {
   publish_checkpoints(*batch);
-  committer_.submit(std::move(batch), std::move(done));
+  if (batch->trials_to_number().empty()) return committer_.submit(std::move(batch), std::move(done));
+  queue_numbered(*batch, std::move(done));
+}
+
+void Journal::queue_numbered(JournalBatch batch, GroupCommitter::Done done) {
+  std::vector<std::unique_lock<std::mutex>> locks;
+  for (std::uint64_t trial_id : batch.trials_to_number()) locks.emplace_back(appends_of(trial_id).mutex);
+  batch.number_logs([this](std::uint64_t trial_id, std::vector<LogLine>& lines) {
+    return number_lines(trial_id, appends_of(trial_id), lines);
+  });
+  committer_.submit(std::make_shared<const JournalBatch>(std::move(batch)), std::move(done));
 }
 
 void Journal::publish_checkpoints(const JournalBatch& batch) {
@@ -203,7 +245,7 @@ Journal::TrialAppends& Journal::appends_of(std::uint64_t trial_id) {
   return *slot;
 }
 
-Result<JournalBatch> Journal::numbered_logs(std::uint64_t trial_id, TrialAppends& appends, std::vector<LogLine> lines) {
+Status Journal::number_lines(std::uint64_t trial_id, TrialAppends& appends, std::vector<LogLine>& lines) {
   if (!appends.last_log_seq) {
     auto last = last_id_under(keys::logs_prefix(trial_id));
     if (!last) return fail(last.error());
@@ -213,31 +255,24 @@ Result<JournalBatch> Journal::numbered_logs(std::uint64_t trial_id, TrialAppends
     line.trial_id = trial_id;
     line.seq = ++*appends.last_log_seq;
   }
-  JournalBatch batch;
-  if (!lines.empty()) batch.put_numbered_logs(std::move(lines));
-  return batch;
+  return {};
 }
 
 Result<std::uint64_t> Journal::append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) {
   TrialAppends& appends = appends_of(trial_id);
   std::lock_guard lock(appends.mutex);  // held through the write: a later append is queued after it
-  auto batch = numbered_logs(trial_id, appends, std::move(lines));
-  if (!batch) return fail(batch.error());
-  if (auto written = commit(*batch); !written) {
+  if (auto numbered = number_lines(trial_id, appends, lines); !numbered) return fail(numbered.error());
+  if (lines.empty()) return *appends.last_log_seq;
+  if (auto written = committer_.commit(JournalBatch().put_numbered_logs(std::move(lines))); !written) {
     appends.last_log_seq.reset();  // read again: these seqs were not written
     return fail(written.error());
   }
   return *appends.last_log_seq;
 }
 
-Status Journal::append_logs_async(std::uint64_t trial_id, std::vector<LogLine> lines,
-                                  std::function<void(const Status&)> done) {
-  TrialAppends& appends = appends_of(trial_id);
-  std::lock_guard lock(appends.mutex);  // queued in the order they are numbered
-  auto batch = numbered_logs(trial_id, appends, std::move(lines));
-  if (!batch) return fail(batch.error());
-  if (!batch->empty()) commit_async(std::make_shared<JournalBatch>(std::move(*batch)), std::move(done));
-  return {};
+void Journal::append_logs_async(std::uint64_t trial_id, std::vector<LogLine> lines,
+                                std::function<void(const Status&)> done) {
+  if (!lines.empty()) queue_numbered(JournalBatch().append_logs(trial_id, std::move(lines)), std::move(done));
 }
 
 Status Journal::put_archive(std::uint64_t experiment_id, std::string_view bytes) {

@@ -77,6 +77,11 @@ class JournalBatch {
   struct NumberedLogLines {
     std::vector<LogLine> lines;
   };
+  // Log lines of one trial that the journal numbers as it queues the batch (append_logs).
+  struct LogAppend {
+    std::uint64_t trial_id = 0;
+    std::vector<LogLine> lines;
+  };
   struct CounterRaise {
     std::string counter;
     std::uint64_t value = 0;
@@ -84,7 +89,7 @@ class JournalBatch {
   using Operation = std::variant<ExperimentRecord, TrialRecord, SearcherStatePut, SearchEventAppend,
                                  CheckpointRecord, MetricRecord, MetricsDeletion, UserRecord, TokenRecord,
                                  ExperimentMetadataRecord, ModelRecord, ModelVersionRecord, ExperimentDeletion,
-                                 NumberedLogLines, CounterRaise>;
+                                 NumberedLogLines, CounterRaise, LogAppend>;
 
   // The meaning of each operation is that of the Journal method of the same name.
   JournalBatch& put_experiment(ExperimentRecord record);
@@ -104,6 +109,12 @@ class JournalBatch {
   JournalBatch& delete_experiment(std::uint64_t experiment_id);
   // Log lines whose trial_id and seq are set (Journal::append_logs numbers them).
   JournalBatch& put_numbered_logs(std::vector<LogLine> lines);
+  // Appends `lines` to trial `trial_id`'s log (their trial_id and seq are
+  // set then): Journal::commit and commit_async number them on from the
+  // trial's last line as they queue the batch, in order with every other
+  // append of the trial, and the batch carries them as put_numbered_logs
+  // would. No lines: nothing is added.
+  JournalBatch& append_logs(std::uint64_t trial_id, std::vector<LogLine> lines);
   // The named counter stands at `value` or above once written: makes a value
   // of Journal::reserve_id durable (a lower value than the stored one writes nothing).
   JournalBatch& raise_counter(std::string counter, std::uint64_t value);
@@ -122,6 +133,15 @@ class JournalBatch {
   }
 
  private:
+  friend class Journal;
+  // The trials whose lines the batch appends (append_logs) and the journal
+  // has yet to number, each once, by id.
+  [[nodiscard]] std::vector<std::uint64_t> trials_to_number() const;
+  // Sets the trial_id and seq of the lines of one append_logs (their trial's
+  // next seqs, in order); an error fails the batch at its commit.
+  using NumberLines = std::function<Status(std::uint64_t trial_id, std::vector<LogLine>& lines)>;
+  // Turns every append_logs, in place, into the put_numbered_logs of its lines numbered by `number`.
+  void number_logs(const NumberLines& number);
   JournalBatch& add(Operation operation, Result<std::vector<std::string>> encoded_values = {});
 
   std::vector<Operation> operations_;
@@ -157,7 +177,9 @@ class Journal {
   [[nodiscard]] Result<std::uint64_t> reserve_id(std::string_view counter);
 
   // Writes every operation of `batch` at once (RocksDB: in one synced
-  // write), or none of them, and returns once it is written. Every commit
+  // write), or none of them, and returns once it is written. The lines it
+  // appends (JournalBatch::append_logs) are numbered as it is queued; a
+  // failed write leaves their seqs unused. Every commit
   // goes through the journal's writer thread (group_commit.hpp): batches
   // committed meanwhile from other threads share its synced write, in the
   // order they were committed. A record that cannot be encoded
@@ -208,11 +230,10 @@ class Journal {
   // Appends lines, assigning their seq; returns the seq of the last one (with
   // no lines: the trial's last seq, 0 if none; nothing is written).
   [[nodiscard]] Result<std::uint64_t> append_logs(std::uint64_t trial_id, std::vector<LogLine> lines);
-  // The same without waiting (commit_async; `done` is told the write's
-  // outcome, not called without lines): the lines are numbered now, in the
-  // order of every append of the trial. A failed write loses these lines only.
-  [[nodiscard]] Status append_logs_async(std::uint64_t trial_id, std::vector<LogLine> lines,
-                                         std::function<void(const Status&)> done);
+  // The same without waiting: commit_async of JournalBatch::append_logs
+  // (`done` is told the write's outcome, a failure to number the lines
+  // included; not called without lines). A failed write loses these lines only.
+  void append_logs_async(std::uint64_t trial_id, std::vector<LogLine> lines, std::function<void(const Status&)> done);
   // The packed model definition of an experiment (see storage/archives).
   [[nodiscard]] Status put_archive(std::uint64_t experiment_id, std::string_view bytes);
 
@@ -308,7 +329,13 @@ class Journal {
   [[nodiscard]] Status write(std::span<const JournalBatch* const> batches);
   TrialAppends& appends_of(std::uint64_t trial_id);
   // Numbers `lines` on from the trial's last log seq (`appends` locked by the caller).
-  Result<JournalBatch> numbered_logs(std::uint64_t trial_id, TrialAppends& appends, std::vector<LogLine> lines);
+  Status number_lines(std::uint64_t trial_id, TrialAppends& appends, std::vector<LogLine>& lines);
+  // commit() of a batch with lines to number: queue_numbered, then waits for the write.
+  Status commit_numbered(const JournalBatch& batch);
+  // Numbers the lines `batch` appends and queues it for the writer, under
+  // the append lock of each of their trials (taken by ascending id): each
+  // trial's lines are queued in the order of their seqs.
+  void queue_numbered(JournalBatch batch, GroupCommitter::Done done);
   // The trial's cached highest batches of `kind`, read from the store the
   // first time; only the writer thread reads and raises it.
   Result<std::uint64_t*> highest_metric_batches(std::uint64_t trial_id, MetricKind kind);

@@ -49,6 +49,11 @@ class Journal::BatchBuilder {
     return {};
   }
 
+  // Journal::commit numbers every append before the batch reaches the writer.
+  Status operator()(const JournalBatch::LogAppend& append) {
+    return fail(Error::internal("log lines of trial " + std::to_string(append.trial_id) + " reached the writer unnumbered"));
+  }
+
   Status operator()(const TrialRecord& record) {
     auto value = codec::encode(record);
     if (!value) return fail(value.error());

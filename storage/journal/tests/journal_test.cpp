@@ -30,18 +30,6 @@ using namespace volador::storage::testing;
 
 namespace {
 
-std::vector<LogLine> make_lines(std::initializer_list<const char*> texts) {
-  std::vector<LogLine> lines;
-  for (const char* text : texts) lines.push_back({.trial_id = 0, .seq = 0, .time_ms = 5, .stream = "stdout", .text = text});
-  return lines;
-}
-
-std::vector<std::uint64_t> seqs(const std::vector<LogLine>& lines) {
-  std::vector<std::uint64_t> out;
-  for (const auto& line : lines) out.push_back(line.seq);
-  return out;
-}
-
 constexpr int kCrashRecords = 20;
 
 }  // namespace

@@ -112,6 +112,18 @@ MetricRecord make_metrics(std::uint64_t trial_id, MetricKind kind, std::uint64_t
   return {.trial_id = trial_id, .kind = kind, .batches = batches, .metrics = {{"loss", loss}}, .reported_at_ms = 11};
 }
 
+std::vector<LogLine> make_lines(std::initializer_list<const char*> texts) {
+  std::vector<LogLine> lines;
+  for (const char* text : texts) lines.push_back({.trial_id = 0, .seq = 0, .time_ms = 5, .stream = "stdout", .text = text});
+  return lines;
+}
+
+std::vector<std::uint64_t> seqs(const std::vector<LogLine>& lines) {
+  std::vector<std::uint64_t> out;
+  for (const auto& line : lines) out.push_back(line.seq);
+  return out;
+}
+
 pid_t spawn_child(const std::string& test_name, const fs::path& dir) {
   ::setenv(kChildDirVariable, dir.c_str(), 1);
   posix_spawn_file_actions_t actions;

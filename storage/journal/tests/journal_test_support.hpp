@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,6 +72,10 @@ TrialRecord make_trial(std::uint64_t id, std::uint64_t experiment_id);
 CheckpointRecord make_checkpoint(std::string uuid, std::uint64_t experiment_id, std::uint64_t trial_id,
                                  std::uint64_t batches);
 MetricRecord make_metrics(std::uint64_t trial_id, MetricKind kind, std::uint64_t batches, double loss);
+// Unnumbered stdout lines (trial_id and seq 0) with these texts.
+std::vector<LogLine> make_lines(std::initializer_list<const char*> texts);
+// The seq of each line, in order.
+std::vector<std::uint64_t> seqs(const std::vector<LogLine>& lines);
 
 // Checks that the trial's log reads as `texts` (line seq s holds texts[s - 1])
 // whichever line a page starts after (0 to past the last) and however many
