@@ -37,11 +37,12 @@ install_missing_packages() {
 }
 
 # Optional: podman (and runc, which it needs on hosts whose cgroups are
-# hybrid, where crun refuses to run) for environment.image and its test.
+# hybrid, where crun refuses to run; catatonit, the init its --init runs,
+# only recommended by Debian's podman) for environment.image and its test.
 # Without them agents run no images and that test is skipped (it says so);
 # a failed install stops nothing.
 install_container_packages() {
-  install_packages podman runc || echo "podman or runc could not be installed: environment.image is refused and its test skipped"
+  install_packages podman runc catatonit || echo "podman or runc could not be installed: environment.image is refused and its test skipped"
 }
 
 # The web UI's npm packages (web/package-lock.json), installed when
