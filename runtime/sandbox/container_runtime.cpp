@@ -32,6 +32,24 @@ std::vector<std::string> podman_runtime_options(bool hybrid_cgroups, bool runc_a
   return {};
 }
 
+Status podman_init_available(bool default_init_present, const std::vector<std::string>& containers_confs) {
+  if (default_init_present) return {};
+  for (const auto& conf : containers_confs) {
+    std::string_view rest = conf;
+    while (!rest.empty()) {
+      const auto end = rest.find('\n');
+      auto line = rest.substr(0, end);
+      rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+      line.remove_prefix(std::min(line.find_first_not_of(" \t"), line.size()));
+      if (line.starts_with("init_path") && line.find('=') != std::string_view::npos) return {};
+    }
+  }
+  return fail(Error::unavailable("podman cannot start a container with --init: its init " +
+                                 std::string(kPodmanDefaultInit) +
+                                 " is missing and no containers.conf names another (init_path); install "
+                                 "catatonit (apt-get install catatonit)"));
+}
+
 std::vector<std::string> runtime_probe_command(const std::string& runtime) {
   return {runtime, "version", "--format", runtime == "docker" ? "{{.Server.Version}}" : "{{.Client.Version}}"};
 }

@@ -42,6 +42,16 @@ std::vector<std::string> podman_runtime_options(bool hybrid_cgroups, bool runc_a
 // client's version) and for docker asks the daemon (the server's).
 std::vector<std::string> runtime_probe_command(const std::string& runtime);
 
+// Where podman looks for the init its `run --init` starts (every image rank
+// runs with --init) when no containers.conf names another.
+inline constexpr std::string_view kPodmanDefaultInit = "/usr/libexec/podman/catatonit";
+
+// Whether podman can start a container with --init: its default init is
+// there, or one of `containers_confs` (the texts of the containers.conf files
+// podman reads) names another with `init_path`. Error unavailable saying what
+// to install otherwise.
+Status podman_init_available(bool default_init_present, const std::vector<std::string>& containers_confs);
+
 // Whether `mountinfo` (the text of /proc/self/mountinfo) mounts both cgroup v1 hierarchies and a cgroup2 one.
 bool hybrid_cgroups(std::string_view mountinfo);
 

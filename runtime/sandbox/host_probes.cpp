@@ -104,6 +104,18 @@ std::vector<std::string> runtime_options(const std::string& runtime) {
   return podman_runtime_options(hybrid_cgroups(read_file("/proc/self/mountinfo")), on_path("runc"));
 }
 
+// podman_init_available on this host: its default init, and the
+// containers.conf files podman reads (system, distribution, the user's).
+Status podman_init_here() {
+  std::vector<std::string> confs;
+  const char* home = std::getenv("HOME");
+  for (const auto& conf : {fs::path("/etc/containers/containers.conf"), fs::path("/usr/share/containers/containers.conf"),
+                           home == nullptr ? fs::path() : fs::path(home) / ".config/containers/containers.conf"})
+    if (!conf.empty()) confs.push_back(read_file(conf.c_str()));
+  std::error_code ec;
+  return podman_init_available(fs::exists(kPodmanDefaultInit, ec), confs);
+}
+
 // Whether `runtime` answers runtime_probe_command within kRuntimeProbePatience. Error unavailable saying how it failed.
 Status runtime_answers(const std::string& runtime) {
   if (!on_path(runtime)) return fail(Error::unavailable(runtime + " is not on PATH"));
@@ -115,7 +127,7 @@ Status runtime_answers(const std::string& runtime) {
                                    (hung ? "did not answer within " + std::to_string(kRuntimeProbePatience.count()) + " s"
                                          : "failed (" + describe(ran->exit, ran->output) + ")")));
   }
-  return {};
+  return runtime == "podman" ? podman_init_here() : Status{};
 }
 
 }  // namespace

@@ -66,13 +66,14 @@ struct TestImage {
                 300);
   }
 
-  // Whether a container of the image runs here (with runc: crun refuses hybrid cgroups), with the limits an agent sets.
+  // Whether a container of the image runs here (with runc: crun refuses hybrid cgroups), with the init and
+  // limits an agent sets.
   bool runs(bool runc) {
     std::vector<std::string> argv{"podman"};
     if (runc) argv.insert(argv.end(), {"--runtime", "runc"});
     // No network: podman's default one would add a bridge and veth links to the host's namespace,
     // which the network-namespace tests running beside this one check stay untouched.
-    argv.insert(argv.end(), {"run", "--rm", "--network", "none", "--ulimit", "nofile=1024:1024", "--ulimit",
+    argv.insert(argv.end(), {"run", "--rm", "--init", "--network", "none", "--ulimit", "nofile=1024:1024", "--ulimit",
                              "nproc=1024:1024", kImage, "/bin/sh", "-c", "echo ran"});
     const auto ran = run_command(argv, 300);
     if (ran.exit_code == 0 && ran.out.find("ran") != std::string::npos) return true;

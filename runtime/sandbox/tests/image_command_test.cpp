@@ -177,6 +177,16 @@ TEST_CASE("podman runs runc only on a hybrid cgroup host that has runc") {
   CHECK(podman_runtime_options(false, true).empty());
 }
 
+TEST_CASE("podman runs images only where the init its --init starts is installed or configured") {
+  CHECK(podman_init_available(true, {}).has_value());
+  CHECK(podman_init_available(false, {"[engine]\n  init_path = \"/usr/bin/tini\"\n"}).has_value());
+  const auto missing = podman_init_available(false, {"", "[engine]\n# init_path = \"/usr/bin/tini\"\ncgroup_manager = \"cgroupfs\"\n"});
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.error().code == volador::ErrorCode::unavailable);
+  CHECK(missing.error().message.find("/usr/libexec/podman/catatonit is missing") != std::string::npos);
+  CHECK(missing.error().message.find("apt-get install catatonit") != std::string::npos);
+}
+
 TEST_CASE("A runtime is probed by its version, which takes no storage lock: podman's client, docker's daemon") {
   CHECK(runtime_probe_command("podman") == std::vector<std::string>{"podman", "version", "--format", "{{.Client.Version}}"});
   CHECK(runtime_probe_command("docker") == std::vector<std::string>{"docker", "version", "--format", "{{.Server.Version}}"});
