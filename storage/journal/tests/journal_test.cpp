@@ -181,7 +181,7 @@ TEST_CASE("A run rewound to its checkpoint journals its reports without a seek e
   // After the deletion each such seek crossed every deleted report, so a
   // restarted trial's journal writes slowed with the square of its reports.
   std::uint64_t seeks = 0;
-  Journal journal(std::make_unique<SeekCountingStore>(seeks));
+  Journal journal(seek_counting_store(seeks));
   auto flood = [&](double loss) {
     for (std::uint64_t batches = 1; batches <= 200; ++batches)
       REQUIRE(journal.append_metrics({.trial_id = 4, .kind = MetricKind::training, .batches = batches,
@@ -203,7 +203,7 @@ TEST_CASE("A trial journaled with the raise of the trial counter appends its fir
   // seeked for its last seq, two or three iterators per trial of a search
   // (about 7 % of the master's CPU for trivial trials).
   std::uint64_t seeks = 0;
-  Journal journal(std::make_unique<SeekCountingStore>(seeks));
+  Journal journal(seek_counting_store(seeks));
   REQUIRE(journal.commit(JournalBatch().raise_counter("trial", 5).put_trial(make_trial(5, 1))));
   const std::uint64_t before = seeks;
   CHECK(*journal.append_logs(5, make_lines({"first", "second"})) == 2);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -29,14 +30,15 @@ struct TempDir {
   std::filesystem::path journal() const { return path / "journal"; }
 };
 
-// A store in memory that counts the seeks for a last key (last_key_with) in
-// `seeks`, which outlives it; read it after a commit has returned.
-class SeekCountingStore final : public KeyValueStore {
+// A store in memory that calls `on_seek` before each seek for a last key
+// (last_key_with): the seek fails with its error, or goes on. What it
+// captures must outlive the store.
+class SeekHookStore final : public KeyValueStore {
  public:
-  explicit SeekCountingStore(std::uint64_t& seeks) : seeks_(seeks) {}
+  explicit SeekHookStore(std::function<Status()> on_seek) : on_seek_(std::move(on_seek)) {}
   Result<std::optional<std::string>> get(std::string_view key) const override { return store_.get(key); }
   Result<std::optional<std::string>> last_key_with(std::string_view prefix) const override {
-    ++seeks_;
+    if (auto allowed = on_seek_(); !allowed) return fail(allowed.error());
     return store_.last_key_with(prefix);
   }
   Status scan(std::string_view prefix, std::string_view start, const Visitor& visit) const override {
@@ -46,8 +48,16 @@ class SeekCountingStore final : public KeyValueStore {
 
  private:
   MemoryStore store_;
-  std::uint64_t& seeks_;
+  std::function<Status()> on_seek_;
 };
+
+// A SeekHookStore that counts its seeks in `seeks`; read it after a commit has returned.
+inline std::unique_ptr<KeyValueStore> seek_counting_store(std::uint64_t& seeks) {
+  return std::make_unique<SeekHookStore>([&seeks] {
+    ++seeks;
+    return Status{};
+  });
+}
 
 // Opens the journal in `dir`, failing the test case when it cannot.
 std::unique_ptr<Journal> open_journal(const std::filesystem::path& dir);

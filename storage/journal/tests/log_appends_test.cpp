@@ -36,25 +36,6 @@ std::future<Status> commit_later(Journal& journal, JournalBatch batch) {
   return written;
 }
 
-// A store in memory whose seeks for a last key fail while `failing` is set.
-class FailingSeekStore final : public KeyValueStore {
- public:
-  explicit FailingSeekStore(const std::atomic<bool>& failing) : failing_(failing) {}
-  Result<std::optional<std::string>> get(std::string_view key) const override { return store_.get(key); }
-  Result<std::optional<std::string>> last_key_with(std::string_view prefix) const override {
-    if (failing_) return fail(Error::io("the disk is gone"));
-    return store_.last_key_with(prefix);
-  }
-  Status scan(std::string_view prefix, std::string_view start, const Visitor& visit) const override {
-    return store_.scan(prefix, start, visit);
-  }
-  Status write(const KeyValueBatch& batch) override { return store_.write(batch); }
-
- private:
-  MemoryStore store_;
-  const std::atomic<bool>& failing_;
-};
-
 }  // namespace
 
 TEMPLATE_TEST_CASE("a batch's log lines are numbered after the lines appended before it and continue after reopening",
@@ -128,7 +109,10 @@ TEMPLATE_TEST_CASE("a batch with log lines and a record that cannot be encoded w
 TEST_CASE("a batch whose log lines cannot be numbered fails alone, its completion on the writer thread",
           "[journal][logs]") {
   std::atomic<bool> failing{true};
-  Journal journal(std::make_unique<FailingSeekStore>(failing));
+  Journal journal(std::make_unique<SeekHookStore>([&failing]() -> Status {
+    if (failing) return fail(Error::io("the disk is gone"));
+    return {};
+  }));
   auto numbered_first = commit_later(journal, JournalBatch().put_trial(make_trial(4, 1)).append_logs(4, make_lines({"a"})));
   const Status refused = numbered_first.get();
   REQUIRE_FALSE(refused);

@@ -131,7 +131,7 @@ TEMPLATE_TEST_CASE("a batch whose other record cannot be encoded appends no sear
 // batches and deletions.
 TEST_CASE("search events are appended without seeking the store and keep their order", "[journal][search]") {
   std::uint64_t seeks = 0;
-  Journal journal(std::make_unique<SeekCountingStore>(seeks));
+  Journal journal(seek_counting_store(seeks));
   REQUIRE(journal.put_searcher_state(1, {{"generation", 1}}));
   for (double metric : {1.0, 2.0, 3.0})
     REQUIRE(journal.commit(JournalBatch().append_search_event(1, validation_event(1, metric))));
