@@ -26,6 +26,20 @@ std::vector<std::string> runtime_candidates(ContainerRuntimeChoice choice) {
 }  // namespace volador::sandbox
 
 namespace volador::sandbox {
+namespace {
+
+// The lines of `text`, without their '\n'.
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const auto end = text.find('\n');
+    lines.push_back(text.substr(0, end));
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+  }
+  return lines;
+}
+
+}  // namespace
 
 std::vector<std::string> podman_runtime_options(bool hybrid_cgroups, bool runc_available) {
   if (hybrid_cgroups && runc_available) return {"--runtime", "runc"};
@@ -34,16 +48,11 @@ std::vector<std::string> podman_runtime_options(bool hybrid_cgroups, bool runc_a
 
 Status podman_init_available(bool default_init_present, const std::vector<std::string>& containers_confs) {
   if (default_init_present) return {};
-  for (const auto& conf : containers_confs) {
-    std::string_view rest = conf;
-    while (!rest.empty()) {
-      const auto end = rest.find('\n');
-      auto line = rest.substr(0, end);
-      rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+  for (const auto& conf : containers_confs)
+    for (auto line : lines_of(conf)) {
       line.remove_prefix(std::min(line.find_first_not_of(" \t"), line.size()));
       if (line.starts_with("init_path") && line.find('=') != std::string_view::npos) return {};
     }
-  }
   return fail(Error::unavailable("podman cannot start a container with --init: its init " +
                                  std::string(kPodmanDefaultInit) +
                                  " is missing and no containers.conf names another (init_path); install "
@@ -56,10 +65,7 @@ std::vector<std::string> runtime_probe_command(const std::string& runtime) {
 
 bool hybrid_cgroups(std::string_view mountinfo) {
   bool v1 = false, v2 = false;
-  while (!mountinfo.empty()) {
-    const auto end = mountinfo.find('\n');
-    const auto line = mountinfo.substr(0, end);
-    mountinfo = end == std::string_view::npos ? std::string_view{} : mountinfo.substr(end + 1);
+  for (const auto line : lines_of(mountinfo)) {
     const auto dash = line.find(" - ");  // then: the file system type, its source, its options
     if (dash == std::string_view::npos) continue;
     const auto type = line.substr(dash + 3, line.find(' ', dash + 3) - (dash + 3));
