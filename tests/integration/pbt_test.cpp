@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 #include "tests/integration/cluster_fixture.hpp"
 
@@ -138,13 +139,21 @@ TEST_CASE("A pbt population of 4 on 2 slots replaces each round's worst by a cop
   {
     INFO("killed after the first round, the master's successor finishes the search as it would have gone");
     const auto project = dir.path() / "project";
-    // The search takes about a second: one poll sees it both past its first
-    // round (a fifth trial, the first copy) and still ACTIVE, else it ended
-    // unseen and is run again (two polls, one for each, missed it 3 times in
-    // a row once the control plane got faster).
+    // One poll sees the search both past its first round (a fifth trial, the
+    // first copy) and still ACTIVE, else it ended unseen and is run again.
+    // Two polls, one for each, missed it 3 times in a row once the control
+    // plane got faster; then the example's search (about a second) ended
+    // unseen 5 times in a row once native trials got faster again. So this
+    // search validates on 200,000 records instead of 500: each validation
+    // takes a noticeable while, the plan (rounds, lengths, copies) and what
+    // check_pbt_run compares are the same.
+    std::string config = read_text(kConfig);
+    const auto records = config.find("validation_records: 500\n");
+    REQUIRE(records != std::string::npos);
+    config.replace(records, std::string_view("validation_records: 500").size(), "validation_records: 200000");
     std::string id;
     for (int attempt = 1; attempt <= 5 && id.empty(); ++attempt) {
-      const auto submitted = submit(cluster, project, read_text(kConfig));
+      const auto submitted = submit(cluster, project, config);
       const bool polled = eventually([&] {
         const auto experiment = describe_experiment(cluster, submitted);
         if (experiment["state"] == "ACTIVE" && experiment["trials"].size() >= 5) id = submitted;
