@@ -23,7 +23,8 @@ constexpr std::size_t kFinishedKept = 16;
 
 // What a rejoin carries: the finished workloads, the newest as `last`.
 wire::RankRejoin rejoin_message(const wire::RankHello& hello, const std::deque<wire::FinishedWorkload>& finished) {
-  wire::RankRejoin rejoin{.trial_id = hello.trial_id, .run_id = hello.run_id, .rank = hello.rank, .token = hello.token};
+  wire::RankRejoin rejoin{.trial_id = hello.trial_id, .run_id = hello.run_id, .rank = hello.rank, .token = hello.token,
+                         .runs_chains = true};
   if (finished.empty()) return rejoin;
   rejoin.last = finished.back();
   rejoin.earlier.assign(finished.begin(), std::prev(finished.end()));
@@ -40,6 +41,11 @@ struct RankSession::Impl {
   std::shared_ptr<MetricOutbox> outbox;  // the command's reports, until the trial journaled them
   RankActor rank;
   wire::RankGroup group;
+  // The workload the trial sent (with the chain that follows it), until
+  // answered; its chain's workloads not run yet; the results so far.
+  std::optional<wire::WorkloadRequest> received;
+  std::deque<wire::WorkloadRequest> chain;
+  std::vector<wire::WorkloadResult> results;
   std::optional<wire::WorkloadRequest> running;  // the workload being run, until completed
   // The last workloads answered, oldest first, and their answers: sent again
   // on a rejoin, as a restarted master may not have journaled them.
@@ -66,6 +72,11 @@ struct RankSession::Impl {
   // batch before its answer, which the rank actor sent again first, as to
   // any trial reached anew. Answers it as before; false for another workload.
   bool answer_again(const wire::WorkloadRequest& request);
+  // Takes a workload the trial sent: its first workload is run now, its chain after it.
+  wire::WorkloadRequest take(wire::WorkloadRequest request);
+  // Keeps `result`, the running workload's; sends the request's answer (the
+  // chain's results in `then`) once it failed or was the chain's last.
+  void keep_result(wire::WorkloadResult result);
 
   ~Impl() {
     if (rank) caf::anon_send_exit(rank, caf::exit_reason::user_shutdown);
@@ -89,8 +100,9 @@ Result<std::unique_ptr<RankSession>> RankSession::join(MasterLink& link, const w
   auto impl = std::make_unique<Impl>();
   impl->link = &link;
   impl->hello = hello;
+  impl->hello.runs_chains = true;
   impl->outbox = std::make_shared<MetricOutbox>(hello.run_id, hello.rank);
-  impl->rank = link.system().spawn(rank_actor, impl->inbox, impl->outbox, link.gateway(), hello, link.timings());
+  impl->rank = link.system().spawn(rank_actor, impl->inbox, impl->outbox, link.gateway(), impl->hello, link.timings());
   auto group = impl->await_group();
   if (!group) return fail(group.error());
   impl->group = std::move(*group);
@@ -143,15 +155,41 @@ bool RankSession::Impl::answer_again(const wire::WorkloadRequest& request) {
   return true;
 }
 
+wire::WorkloadRequest RankSession::Impl::take(wire::WorkloadRequest request) {
+  received = request;
+  chain.assign(std::make_move_iterator(request.then.begin()), std::make_move_iterator(request.then.end()));
+  results.clear();
+  request.then.clear();
+  running = request;
+  return request;
+}
+
+void RankSession::Impl::keep_result(wire::WorkloadResult result) {
+  running.reset();
+  const bool failed = !result.error_message.empty();
+  results.push_back(std::move(result));
+  if (!failed && !chain.empty()) return;
+  auto answer = std::move(results.front());
+  answer.then.assign(std::make_move_iterator(std::next(results.begin())), std::make_move_iterator(results.end()));
+  finished.push_back({.request = *std::exchange(received, std::nullopt), .result = answer});
+  if (finished.size() > kFinishedKept) finished.pop_front();
+  chain.clear();
+  caf::anon_send(rank, complete_atom::value, wire::encode(answer));
+}
+
 const wire::RankGroup& RankSession::group() const { return impl_->group; }
 
 Result<std::optional<wire::WorkloadRequest>> RankSession::next_workload() {
+  if (auto& chain = impl_->chain; !chain.empty()) {  // the previous workload's chain goes on
+    impl_->running = std::move(chain.front());
+    chain.pop_front();
+    return impl_->running;
+  }
   for (;;) {
     auto event = impl_->inbox->wait_for<WorkloadReceived, StopReceived, MasterLost>();
     if (auto* workload = std::get_if<WorkloadReceived>(&event)) {
       if (impl_->answer_again(workload->request)) continue;
-      impl_->running = workload->request;
-      return std::optional(std::move(workload->request));
+      return std::optional(impl_->take(std::move(workload->request)));
     }
     if (std::holds_alternative<StopReceived>(event)) return std::nullopt;
     if (auto back = impl_->rejoin(); !back) return fail(Error::unavailable("lost the master: " + back.error().message));
@@ -192,10 +230,7 @@ void RankSession::complete(const wire::WorkloadResult& result) {
   if (!impl_->running) return;
   auto answer = result;
   if (impl_->running->reports_in_answer) answer.reports = impl_->outbox->take_final();
-  auto& finished = impl_->finished;
-  finished.push_back({.request = *std::exchange(impl_->running, std::nullopt), .result = answer});
-  if (finished.size() > kFinishedKept) finished.pop_front();
-  caf::anon_send(impl_->rank, complete_atom::value, wire::encode(answer));
+  impl_->keep_result(std::move(answer));
 }
 
 }  // namespace volador::actors

@@ -24,9 +24,9 @@ namespace volador::actors {
 
 class RankSession {
  public:
-  // Reports in to the trial through `link` with `hello`; returns once every
-  // rank of the trial has reported in. A link that drops meanwhile is made
-  // again and the hello repeated, while the master answers. Errors:
+  // Reports in to the trial through `link` with `hello` (saying it runs
+  // chains); returns once every rank of the trial has reported in. A link
+  // that drops meanwhile is made again and the hello repeated, while the master answers. Errors:
   // unavailable (master unreachable or gone), invalid_argument (refused:
   // stale run or bad token), each with the master's reason. `link` must
   // outlive the session; a warm worker joins one trial after another through it.
@@ -41,7 +41,10 @@ class RankSession {
   // The trial's ranks as the trial sent them: what the data plane is built from.
   [[nodiscard]] const wire::RankGroup& group() const;
 
-  // Blocks until the trial sends the next workload. nullopt when the trial is
+  // Blocks until the trial sends the next workload. A workload with a chain
+  // (WorkloadRequest.then) is returned without it, and the chain's workloads
+  // follow one by one without waiting, while each succeeds; the trial gets
+  // their results in one answer. nullopt when the trial is
   // done with this rank. When the link to the master drops (a master restart,
   // a stall, a loaded host) it reconnects and rejoins the trial, which sends
   // the workload again if its answer was lost; unavailable when the master
@@ -50,7 +53,8 @@ class RankSession {
   // (the trial lacked a report batch before its answer), it is answered again.
   Result<std::optional<wire::WorkloadRequest>> next_workload();
 
-  // Answers the workload last returned by next_workload(). A `run` whose
+  // Answers the workload last returned by next_workload() (the last of a
+  // chain, or one that failed, answers the whole chain). A `run` whose
   // request has reports_in_answer carries the reports not sent yet
   // (MetricOutbox::take_final).
   void complete(const wire::WorkloadResult& result);

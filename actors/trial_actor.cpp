@@ -98,8 +98,10 @@ void request_workload(Self self, std::uint64_t workload, const wire::Bytes& requ
 }
 
 void send_workload(Self self, const master::SendWorkload& send) {
-  const auto request = wire::encode(send.request);
-  for (std::uint32_t rank = 0; rank < send.ranks; ++rank) request_workload(self, send.workload, request, rank);
+  const auto to_rank_0 = wire::encode(send.request);
+  const auto to_others = send.ranks > 1 ? wire::encode(master::share_of_rank(send.request, 1)) : to_rank_0;
+  for (std::uint32_t rank = 0; rank < send.ranks; ++rank)
+    request_workload(self, send.workload, rank == 0 ? to_rank_0 : to_others, rank);
 }
 
 void launch_rank(Self self, const master::LaunchRank& launch) {

@@ -163,7 +163,8 @@ struct AnswerRejoins {
   std::string message;  // why not, when refused
   bool operator==(const AnswerRejoins&) const = default;
 };
-// Send a workload to ranks 0 .. ranks-1; each answer is WorkloadAnswered.
+// Send a workload to ranks 0 .. ranks-1, each its share_of_rank() of
+// `request` (trial_run.hpp); each answer is WorkloadAnswered.
 struct SendWorkload {
   std::uint64_t workload = 0;  // its number, unique within the trial
   wire::WorkloadRequest request;

@@ -140,15 +140,16 @@ class TrialRun {
   struct Rank {
     bool reported = false;                       // its hello or rejoin is held, not yet answered
     bool stopped = false;                        // exited cleanly after shutdown
+    bool runs_chains = false;                    // its hello or rejoin said it runs a workload's chain
     wire::RankAddress address;                   // its data-plane listener
     std::vector<wire::FinishedWorkload> finished;  // a rejoining rank's last workloads and answers, oldest first
   };
-  // The workload the ranks are working on.
+  // The workload the ranks are working on, with its chain (WorkloadRequest.then).
   struct InFlight {
     std::uint64_t number = 0;
-    wire::WorkloadRequest request;
+    wire::WorkloadRequest request;  // as rank 0 has it: each rank has share_of_rank()
     std::vector<std::optional<wire::WorkloadResult>> results;  // index = rank; nullopt until it answered
-    std::optional<checkpoints::PendingCheckpoint> checkpoint;  // a checkpoint workload's folder
+    std::optional<checkpoints::PendingCheckpoint> checkpoint;  // the folder of its (or its chain's) checkpoint
     bool scheduled = false;  // a checkpoint the plan asked for (not one a pause or close took)
   };
   // What the current run's command reported so far (rank 0's reports only).
@@ -239,9 +240,15 @@ class TrialRun {
   void handle(const WorkloadAnswered& event);
   void drive();
   void send_workload(const wire::WorkloadRequest& request, std::uint32_t ranks);
-  void finish_workload(const InFlight& done, const wire::WorkloadResult& result);
+  void send_planned(const training::Workload& workload);
+  void finish_workload(InFlight done);
+  [[nodiscard]] Result<checkpoints::PendingCheckpoint> begin_checkpoint();
   void run_checkpoint(bool scheduled);
-  void finish_checkpoint(const InFlight& done, const wire::WorkloadResult& result);
+  void abort_checkpoint(const checkpoints::PendingCheckpoint& pending);
+  // Commits rank 0's checkpoint and journals it. False when it failed, which
+  // restarted or ended the trial.
+  bool commit_checkpoint(const checkpoints::PendingCheckpoint& pending, bool scheduled,
+                         const wire::WorkloadResult& result);
   void register_checkpoint(const std::string& uuid, std::uint64_t total_bytes, bool scheduled);
   bool complete_workload(const training::Workload& workload, const wire::WorkloadResult& result);
   void journal_metrics_at(storage::MetricKind kind, std::uint64_t batches, const MetricMap& metrics);
@@ -323,5 +330,10 @@ std::string metric_names(const MetricMap& metrics);
 
 // The plan's workload that `request` carries out.
 training::Workload as_workload(const wire::WorkloadRequest& request);
+
+// What rank `rank` runs of `request`: rank 0 all of it, another rank its
+// chain's checkpoints left out (every rank holds the same model: rank 0
+// alone writes it).
+wire::WorkloadRequest share_of_rank(wire::WorkloadRequest request, std::uint32_t rank);
 
 }  // namespace volador::master

@@ -114,6 +114,7 @@ void TrialRun::handle(const RankHelloed& event) {
     ranks_[hello.rank].reported = false;
   if (!admit_rank(Phase::launching, hello.run_id, hello.rank, hello.token)) return;
   ranks_[hello.rank].address = hello.address;
+  ranks_[hello.rank].runs_chains = hello.runs_chains;
   start_when_all_reported();
 }
 

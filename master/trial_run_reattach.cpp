@@ -20,11 +20,20 @@ bool journaled(const training::Progress& progress, const training::Workload& wor
   }
 }
 
-// A rejoining rank's finished workloads, oldest first.
+// A rejoining rank's finished workloads, oldest first, each chain's steps
+// one by one (those it ran).
 std::vector<wire::FinishedWorkload> finished_workloads(const wire::RankRejoin& rejoin) {
-  auto finished = rejoin.earlier;
-  if (rejoin.last) finished.push_back(*rejoin.last);
-  return finished;
+  auto whole = rejoin.earlier;
+  if (rejoin.last) whole.push_back(*rejoin.last);
+  std::vector<wire::FinishedWorkload> steps;
+  for (auto& finished : whole) {
+    auto chain = std::exchange(finished.request.then, {});
+    auto results = std::exchange(finished.result.then, {});
+    steps.push_back(std::move(finished));
+    for (std::size_t k = 0; k < chain.size() && k < results.size(); ++k)
+      steps.push_back({.request = std::move(chain[k]), .result = std::move(results[k])});
+  }
+  return steps;
 }
 
 const char* kind_name(training::WorkloadKind kind) {
@@ -76,6 +85,7 @@ void TrialRun::handle(const RankRejoined& event) {
     return relink_rank(rejoin.run_id, rejoin.rank, rejoin.token, rejoin.last, false);
   if (!admit_rank(Phase::reattaching, rejoin.run_id, rejoin.rank, rejoin.token)) return;
   ranks_[rejoin.rank].finished = finished_workloads(rejoin);
+  ranks_[rejoin.rank].runs_chains = rejoin.runs_chains;
   finish_reattach();
 }
 
@@ -104,9 +114,10 @@ void TrialRun::relink_rank(std::uint32_t run_id, std::uint32_t rank, const std::
   if (!in_flight_ || rank >= in_flight_->results.size() || in_flight_->results[rank]) return;
   // An answer after a report batch lost with the link is asked for again:
   // the rank sends its unacknowledged batches first, then answers.
-  if (last && last->request == in_flight_->request && answer_follows_reports(rank, last->result))
+  auto share = share_of_rank(in_flight_->request, rank);
+  if (last && last->request == share && answer_follows_reports(rank, last->result))
     return handle(WorkloadAnswered{in_flight_->number, rank, last->result});
-  effects_.emplace_back(ResendWorkload{in_flight_->number, in_flight_->request, rank});
+  effects_.emplace_back(ResendWorkload{in_flight_->number, std::move(share), rank});
 }
 
 // Gives the run up: its rejoined ranks are told, and the trial restarts (uncounted).

@@ -1,4 +1,6 @@
 // Driving a run's train, validate and checkpoint workloads on its ranks.
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -8,18 +10,60 @@
 namespace volador::master {
 namespace {
 
-// What the trial makes of every rank's answer: rank 0's result (its metrics
-// are already averaged over ranks), or the first rank's error.
-wire::WorkloadResult combine(std::vector<std::optional<wire::WorkloadResult>> results) {
+// What the trial makes of the ranks' results of one workload: rank 0's (its
+// metrics are already averaged over ranks), or the first rank's error.
+wire::WorkloadResult combine(std::vector<wire::WorkloadResult> results) {
   for (std::size_t r = 0; r < results.size(); ++r)
-    if (!results[r]->error_message.empty()) {
-      if (results.size() > 1) results[r]->error_message = fmt::format("rank {}: {}", r, results[r]->error_message);
-      return std::move(*results[r]);
+    if (!results[r].error_message.empty()) {
+      if (results.size() > 1) results[r].error_message = fmt::format("rank {}: {}", r, results[r].error_message);
+      return std::move(results[r]);
     }
-  return std::move(*results.front());
+  return std::move(results.front());
+}
+
+// Step `step` of a chain: 0 the request itself, k its then[k-1].
+const wire::WorkloadRequest& step_request(const wire::WorkloadRequest& request, std::size_t step) {
+  return step == 0 ? request : request.then[step - 1];
+}
+
+// A rank's result of step `step`, if it ran it.
+const wire::WorkloadResult* step_result(const wire::WorkloadResult& answer, std::size_t step) {
+  if (step == 0) return &answer;
+  return step <= answer.then.size() ? &answer.then[step - 1] : nullptr;
+}
+
+// Step `step`'s result over the ranks it went to (share_of_rank); nullopt
+// when one of them did not run it (an earlier step failed, or a rank
+// answered its first workload alone).
+std::optional<wire::WorkloadResult> combined_step(const wire::WorkloadRequest& request,
+                                                  const std::vector<std::optional<wire::WorkloadResult>>& answers,
+                                                  std::size_t step) {
+  const bool rank_0_alone = step_request(request, step).kind == wire::WorkloadKind::checkpoint;
+  std::vector<wire::WorkloadResult> results;
+  for (std::size_t r = 0; r < (rank_0_alone ? 1 : answers.size()); ++r) {
+    const auto* result = step_result(*answers[r], step);
+    if (result == nullptr) return std::nullopt;
+    results.push_back(*result);
+    results.back().then.clear();
+  }
+  return combine(std::move(results));
+}
+
+wire::WorkloadRequest as_request(const training::Workload& workload) {
+  switch (workload.kind) {
+    case training::WorkloadKind::train: return {wire::WorkloadKind::train, workload.start_batch, workload.batches, "", ""};
+    case training::WorkloadKind::validate: return {wire::WorkloadKind::validate, workload.start_batch, 0, "", ""};
+    default: return {wire::WorkloadKind::checkpoint, workload.start_batch, 0, "", ""};
+  }
 }
 
 }  // namespace
+
+wire::WorkloadRequest share_of_rank(wire::WorkloadRequest request, std::uint32_t rank) {
+  if (rank > 0)
+    std::erase_if(request.then, [](const auto& step) { return step.kind == wire::WorkloadKind::checkpoint; });
+  return request;
+}
 
 training::Workload as_workload(const wire::WorkloadRequest& request) {
   switch (request.kind) {
@@ -42,21 +86,29 @@ void TrialRun::handle(const WorkloadAnswered& event) {
   if (fail_fast && !event.result.error_message.empty()) {
     auto failed = event.result;
     failed.error_message = fmt::format("rank {}: {}", event.rank, failed.error_message);
-    return finish_workload(*std::exchange(in_flight_, std::nullopt), failed);
+    in_flight_.reset();
+    return finish_command_run(failed);
   }
   flight.results[event.rank] = event.result;
   if (!std::ranges::all_of(flight.results, [](const auto& result) { return result.has_value(); })) return;
-  auto done = *std::exchange(in_flight_, std::nullopt);
-  finish_workload(done, combine(done.results));
+  finish_workload(*std::exchange(in_flight_, std::nullopt));
 }
 
-void TrialRun::finish_workload(const InFlight& done, const wire::WorkloadResult& result) {
-  switch (done.request.kind) {
-    case wire::WorkloadKind::checkpoint: return finish_checkpoint(done, result);
-    case wire::WorkloadKind::run: return finish_command_run(result);
-    default:
-      if (complete_workload(as_workload(done.request), result)) drive();
+// Takes each step of the chain the ranks ran, in order, up to one that failed
+// or stopped the trial; a checkpoint folder no step filled is removed.
+void TrialRun::finish_workload(InFlight done) {
+  if (done.request.kind == wire::WorkloadKind::run) return finish_command_run(*combined_step(done.request, done.results, 0));
+  bool going_on = true;
+  for (std::size_t step = 0; going_on && step <= done.request.then.size(); ++step) {
+    auto result = combined_step(done.request, done.results, step);
+    if (!result) break;
+    const auto& request = step_request(done.request, step);
+    going_on = request.kind == wire::WorkloadKind::checkpoint
+                   ? commit_checkpoint(*std::exchange(done.checkpoint, std::nullopt), done.scheduled, *result)
+                   : complete_workload(as_workload(request), *result);
   }
+  if (done.checkpoint) abort_checkpoint(*done.checkpoint);
+  if (going_on) drive();
 }
 
 void TrialRun::send_workload(const wire::WorkloadRequest& request, std::uint32_t ranks) {
@@ -64,9 +116,35 @@ void TrialRun::send_workload(const wire::WorkloadRequest& request, std::uint32_t
   effects_.emplace_back(SendWorkload{in_flight_->number, request, ranks});
 }
 
-void TrialRun::run_checkpoint(bool scheduled) {
+// Sends the plan's `workload` to every rank, with the plan's workloads that
+// follow it as its chain when every rank runs chains.
+void TrialRun::send_planned(const training::Workload& workload) {
+  auto request = as_request(workload);
+  std::optional<checkpoints::PendingCheckpoint> checkpoint;
+  if (std::ranges::all_of(ranks_, &Rank::runs_chains))
+    for (const auto& next : training::follow_ups(policy_, progress_, target_batches_, workload)) {
+      auto step = as_request(next);
+      if (next.kind == training::WorkloadKind::checkpoint) {
+        auto pending = begin_checkpoint();
+        if (!pending) break;  // the checkpoint goes alone, and fails the trial then
+        step.path = pending->dir.string();
+        checkpoint = std::move(*pending);
+      }
+      request.then.push_back(std::move(step));
+    }
+  send_workload(request, static_cast<std::uint32_t>(ranks_.size()));
+  in_flight_->checkpoint = std::move(checkpoint);
+  in_flight_->scheduled = true;
+}
+
+Result<checkpoints::PendingCheckpoint> TrialRun::begin_checkpoint() {
   auto uuid = checkpoints::new_uuid();
-  auto pending = uuid ? setup_.spec.store->begin(*uuid) : Result<checkpoints::PendingCheckpoint>(fail(uuid.error()));
+  if (!uuid) return fail(uuid.error());
+  return setup_.spec.store->begin(*uuid);
+}
+
+void TrialRun::run_checkpoint(bool scheduled) {
+  auto pending = begin_checkpoint();
   if (!pending) return end_trial(RunState::error, "checkpoint failed: " + pending.error().message);
   // Every rank holds the same model: rank 0 alone writes it.
   send_workload({wire::WorkloadKind::checkpoint, progress_.batches_trained, 0, pending->dir.string(), ""}, 1);
@@ -74,19 +152,26 @@ void TrialRun::run_checkpoint(bool scheduled) {
   in_flight_->scheduled = scheduled;
 }
 
-void TrialRun::finish_checkpoint(const InFlight& done, const wire::WorkloadResult& result) {
-  auto& store = *setup_.spec.store;
-  const auto& pending = *done.checkpoint;
+void TrialRun::abort_checkpoint(const checkpoints::PendingCheckpoint& pending) {
+  if (auto aborted = setup_.spec.store->abort(pending); !aborted)
+    spdlog::warn("trial {}: removing the unfinished checkpoint {} failed (swept at the next start): {}",
+                 setup_.spec.record.id, pending.uuid, aborted.error().message);
+}
+
+bool TrialRun::commit_checkpoint(const checkpoints::PendingCheckpoint& pending, bool scheduled,
+                                 const wire::WorkloadResult& result) {
   if (!result.error_message.empty()) {
-    if (auto aborted = store.abort(pending); !aborted)
-      spdlog::warn("trial {}: removing the unfinished checkpoint {} failed (swept at the next start): {}",
-                   setup_.spec.record.id, pending.uuid, aborted.error().message);
-    return restart("trial code failed: " + result.error_message, true);
+    abort_checkpoint(pending);
+    restart("trial code failed: " + result.error_message, true);
+    return false;
   }
-  auto manifest = store.commit(pending);
-  if (!manifest) return end_trial(RunState::error, "checkpoint failed: " + manifest.error().message);
-  register_checkpoint(pending.uuid, manifest->total_bytes, done.scheduled);
-  drive();
+  auto manifest = setup_.spec.store->commit(pending);
+  if (!manifest) {
+    end_trial(RunState::error, "checkpoint failed: " + manifest.error().message);
+    return false;
+  }
+  register_checkpoint(pending.uuid, manifest->total_bytes, scheduled);
+  return true;
 }
 
 // Journals a committed checkpoint and tells the experiment (which applies GC).
@@ -196,11 +281,7 @@ void TrialRun::drive() {
       return;
     case training::WorkloadKind::checkpoint: return run_checkpoint(true);
     case training::WorkloadKind::train:
-      return send_workload({wire::WorkloadKind::train, workload.start_batch, workload.batches, "", ""},
-                           static_cast<std::uint32_t>(ranks_.size()));
-    case training::WorkloadKind::validate:
-      return send_workload({wire::WorkloadKind::validate, workload.start_batch, workload.batches, "", ""},
-                           static_cast<std::uint32_t>(ranks_.size()));
+    case training::WorkloadKind::validate: return send_planned(workload);
   }
 }
 

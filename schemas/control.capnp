@@ -321,6 +321,7 @@ struct RankHello {
   rank @2 :UInt32;
   token @3 :Text;
   address @4 :RankAddress;   # where this rank accepts data-plane connections
+  runsChains @5 :Bool;       # the rank runs a workload's `then` (WorkloadRequest); false from ranks before 2026-11-30
 }
 
 struct RankAddress {
@@ -343,6 +344,7 @@ struct RankRejoin {
     value @5 :FinishedWorkload;
   }
   earlier @6 :List(FinishedWorkload);  # those finished before `last`, oldest first (none from ranks before 2026-11-29)
+  runsChains @7 :Bool;       # as in RankHello
 }
 
 # A workload a rank finished, with its result.
@@ -377,6 +379,10 @@ struct WorkloadRequest {
   reportsInAnswer @5 :Bool;  # run: the rank's answer carries the reports it has not sent (WorkloadResult.reports)
   # and the trial journals them with the run's end in one write; false from masters
   # before 2026-11-29, whose trials expect every report batch acknowledged before the answer
+  then @6 :List(WorkloadRequest);  # the plan's workloads that follow this one with no decision of the
+  # searcher between them (a target's validation and checkpoint): the rank runs them right after it,
+  # each while the one before succeeded, and answers all at once (WorkloadResult.then). Sent only to
+  # ranks whose hello says runsChains; never with `then` of their own
 }
 
 struct WorkloadResult {
@@ -387,6 +393,8 @@ struct WorkloadResult {
     none @3 :Void;
     value @4 :MetricReports;
   }
+  then @5 :List(WorkloadResult);  # the results of the request's `then` that ran, in order: all of
+  # them, or up to the first that failed
 }
 
 # What a command reported while it runs (rank -> trial, sent as it comes,

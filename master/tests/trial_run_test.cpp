@@ -95,6 +95,7 @@ struct Harness {
   std::shared_ptr<checkpoints::CheckpointStore> store = checkpoints::SharedFsStore::open(dir / "ckpt").value();
   std::int64_t now = 1'000;
   bool issuing = true;  // whether rank identities can be issued
+  bool ranks_run_chains = false;  // what the ranks' hellos and rejoins say
   std::optional<TrialRun> run;
 
   std::shared_ptr<const config::ExperimentConfig> config;
@@ -158,7 +159,8 @@ struct Harness {
   }
   TrialEffects hello(std::uint32_t rank, std::uint32_t run_id = 1, const std::string& token = "secret") {
     return on(RankHelloed{{.trial_id = 7, .run_id = run_id, .rank = rank, .token = token,
-                           .address = {"host", "10.0.0.1", static_cast<std::uint16_t>(5000 + rank)}}});
+                           .address = {"host", "10.0.0.1", static_cast<std::uint16_t>(5000 + rank)},
+                           .runs_chains = ranks_run_chains}});
   }
   // Launched, both ranks reported: running, its first workload sent.
   SendWorkload start_running() {
@@ -185,14 +187,15 @@ struct Harness {
   }
   TrialEffects rejoin(std::uint32_t rank, std::optional<wire::FinishedWorkload> last, std::uint32_t run_id = 1,
                       const std::string& token = "secret") {
-    return on(RankRejoined{{.trial_id = 7, .run_id = run_id, .rank = rank, .token = token, .last = std::move(last)}});
+    return on(RankRejoined{{.trial_id = 7, .run_id = run_id, .rank = rank, .token = token, .last = std::move(last),
+                            .runs_chains = ranks_run_chains}});
   }
   // A rejoin of run 1 resending the workloads the rank finished, oldest first.
   TrialEffects rejoin_with(std::uint32_t rank, std::vector<wire::FinishedWorkload> finished) {
     auto last = finished.back();
     finished.pop_back();
-    return on(RankRejoined{
-        {.trial_id = 7, .run_id = 1, .rank = rank, .token = "secret", .last = std::move(last), .earlier = std::move(finished)}});
+    return on(RankRejoined{{.trial_id = 7, .run_id = 1, .rank = rank, .token = "secret", .last = std::move(last),
+                            .earlier = std::move(finished), .runs_chains = ranks_run_chains}});
   }
   TrialEffects exit(std::uint32_t rank, std::int32_t code, std::int32_t signal = 0, std::uint32_t run_id = 1) {
     return on(WorkerExited{{.trial_id = 7, .run_id = run_id, .rank = rank, .exit_code = code, .signal = signal}});
@@ -1126,4 +1129,95 @@ TEST_CASE("An answer on a live link after a report batch that never came restart
   CHECK(h.phase() == Phase::waiting_for_slots);
   CHECK(h.journaled().restarts == 0);
   CHECK(h.metrics().empty());
+}
+
+namespace {
+
+// Rank 0's answer to a chain (train to 100, then validation and checkpoint
+// there): each step's result, its checkpoint written; rank 1's lacks the checkpoint.
+wire::WorkloadResult chain_answer(const wire::WorkloadRequest& sent, std::uint32_t rank, double accuracy) {
+  auto result = answer(100);
+  for (const auto& step : share_of_rank(sent, rank).then) {
+    if (step.kind == wire::WorkloadKind::checkpoint) std::ofstream(fs::path(step.path) / "weights.bin") << "weights";
+    result.then.push_back(step.kind == wire::WorkloadKind::validate ? answer(100, accuracy) : answer(100));
+  }
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("Ranks that run chains get the target's validation and checkpoint with its last training, answered at once") {
+  Harness h;
+  h.ranks_run_chains = true;
+  auto sent = h.train_to(h.start_running(), 90);
+  REQUIRE(sent.request.kind == wire::WorkloadKind::train);
+  REQUIRE(sent.request.then.size() == 2);
+  CHECK(sent.request.then[0] == wire::WorkloadRequest{wire::WorkloadKind::validate, 100, 0, "", ""});
+  CHECK((sent.request.then[1].kind == wire::WorkloadKind::checkpoint && !sent.request.then[1].path.empty()));
+  CHECK(share_of_rank(sent.request, 1).then == std::vector{sent.request.then[0]});  // rank 0 alone checkpoints
+  (void)h.on(WorkloadAnswered{sent.workload, 1, chain_answer(sent.request, 1, 0.75)});
+  const auto effects = h.on(WorkloadAnswered{sent.workload, 0, chain_answer(sent.request, 0, 0.75)});
+  CHECK(names(effects) == std::vector<std::string>{"ReportCheckpoint", "ReportValidation"});
+  CHECK(only<ReportValidation>(effects) == ReportValidation{70, 0.75, 100});
+  const auto checkpoints = h.journal->checkpoints_of_trial(7).value();
+  REQUIRE(checkpoints.size() == 3);  // at 40, 80 and the target
+  CHECK(checkpoints.back().batches == 100);
+  CHECK(checkpoints.back().validation_metrics.at("accuracy") == 0.75);
+  CHECK(h.journaled().batches_trained == 100);
+  // Where the run stands now, the plan has nothing left: a close stops the ranks.
+  CHECK(names(h.on(Close{})) == std::vector<std::string>{"ShutdownRanks", "ReleaseSlots"});
+}
+
+TEST_CASE("Ranks that do not say they run chains get one workload at a time") {
+  Harness h;
+  const auto sent = h.train_to(h.start_running(), 90);
+  CHECK(sent.request.then.empty());
+  CHECK(only<SendWorkload>(h.answer_all(sent, answer(100))).request.kind == wire::WorkloadKind::validate);
+}
+
+TEST_CASE("A chain whose validation failed restarts the run and removes the checkpoint folder it never filled") {
+  Harness h("max_restarts: 1\n");
+  h.ranks_run_chains = true;
+  const auto sent = h.train_to(h.start_running(), 90);
+  const fs::path folder = sent.request.then.at(1).path;
+  CHECK(fs::exists(folder));
+  auto failed = answer(100);
+  failed.then.push_back({.error_message = "validation crashed"});
+  (void)h.on(WorkloadAnswered{sent.workload, 1, chain_answer(sent.request, 1, 0.5)});
+  const auto effects = h.on(WorkloadAnswered{sent.workload, 0, failed});
+  CHECK(names(effects).front() == "ForgetRun");
+  CHECK_FALSE(fs::exists(folder));
+  CHECK(h.journaled().restarts == 1);
+  CHECK(h.journal->checkpoints_of_trial(7).value().back().batches == 80);
+}
+
+TEST_CASE("A rank back after a master restart with a chain the journal lacks: its training and validation count, the checkpoint is taken again") {
+  Harness h;
+  h.ranks_run_chains = true;
+  const auto sent = h.train_to(h.start_running(), 90);
+  const auto chain = chain_answer(sent.request, 0, 0.75);
+  CHECK(names(h.restart_master()) == std::vector<std::string>{"AdoptRun", "StartReattachTimer"});
+  (void)h.on(TrainTo{100});
+  (void)h.on(RunAdopted{1, {{"agent-a", {0, 1}}}});
+  (void)h.rejoin(1, wire::FinishedWorkload{share_of_rank(sent.request, 1), chain_answer(sent.request, 1, 0.75)});
+  const auto effects = h.rejoin(0, wire::FinishedWorkload{sent.request, chain});
+  CHECK(h.phase() == Phase::running);
+  const auto next = only<SendWorkload>(effects);
+  CHECK((next.request.kind == wire::WorkloadKind::checkpoint && next.request.start_batch == 100 && next.ranks == 1));
+  std::map<std::pair<storage::MetricKind, std::uint64_t>, int> journaled;
+  for (const auto& m : h.metrics()) ++journaled[{m.kind, m.batches}];
+  CHECK(journaled[{storage::MetricKind::training, 100}] == 1);
+  CHECK(journaled[{storage::MetricKind::validation, 100}] == 1);
+  CHECK(h.journaled().restarts == 0);
+}
+
+TEST_CASE("A rank whose link dropped during a chain rejoins with its answer, which counts") {
+  Harness h;
+  h.ranks_run_chains = true;
+  const auto sent = h.train_to(h.start_running(), 90);
+  (void)h.on(WorkloadAnswered{sent.workload, 0, chain_answer(sent.request, 0, 0.75)});
+  const auto effects =
+      h.rejoin(1, wire::FinishedWorkload{share_of_rank(sent.request, 1), chain_answer(sent.request, 1, 0.75)});
+  CHECK(names(effects) == std::vector<std::string>{"AdmitRank", "AnswerRejoins", "ReportCheckpoint", "ReportValidation"});
+  CHECK(h.journal->checkpoints_of_trial(7).value().back().batches == 100);
 }

@@ -72,6 +72,19 @@ Workload next_workload(const SchedulePolicy& policy, const Progress& progress, s
   return Workload{WorkloadKind::train, batches, trained};
 }
 
+std::vector<Workload> follow_ups(const SchedulePolicy& policy, const Progress& progress,
+                                 std::uint64_t target_batches, const Workload& first) {
+  std::vector<Workload> chain;
+  auto after = record_completed(progress, first);
+  while (after.batches_trained >= target_batches) {
+    const auto next = next_workload(policy, after, target_batches);
+    if (next.kind == WorkloadKind::done) break;
+    chain.push_back(next);
+    after = record_completed(after, next);
+  }
+  return chain;
+}
+
 Progress record_completed(Progress progress, const Workload& workload, bool validation_was_best) {
   const auto at = static_cast<std::int64_t>(progress.batches_trained);
   switch (workload.kind) {

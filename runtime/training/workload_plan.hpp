@@ -7,6 +7,7 @@
 // each one completes; a later, larger target continues from that Progress.
 
 #include <cstdint>
+#include <vector>
 
 #include "runtime/config/experiment_config.hpp"
 
@@ -54,6 +55,14 @@ struct Workload {
 // restart continues exactly as the one it replaces would have.
 Workload next_workload(const SchedulePolicy& policy, const Progress& progress,
                        std::uint64_t target_batches);
+
+// The workloads that follow `first` (next_workload's answer for `progress`)
+// with no decision of the searcher between them: once `first` leaves the
+// trial at the target, the validation and checkpoint the plan takes there
+// (whatever the validation's metric). Empty when it leaves the trial short of
+// the target. A rank may run them right after `first` (a chain).
+std::vector<Workload> follow_ups(const SchedulePolicy& policy, const Progress& progress,
+                                 std::uint64_t target_batches, const Workload& first);
 
 // Progress after `workload` completed. For a validation, `validation_was_best`
 // says whether its searcher metric beat (strictly, by smaller_is_better) every

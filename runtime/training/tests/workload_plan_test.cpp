@@ -275,3 +275,46 @@ TEST_CASE("A trial restarted from any of its checkpoints continues as if never s
     }
   }
 }
+
+TEST_CASE("follow_ups are the plan's validation and checkpoint at the target, and nothing short of it") {
+  const SchedulePolicy policy{100, 250, 0, false, CheckpointPolicy::best};
+  const Progress start{};
+  const Progress at_990{.batches_trained = 990, .last_validation_at = 750, .last_checkpoint_at = 750};
+  auto described = [](const std::vector<Workload>& chain) {
+    Seq seen;
+    for (const auto& w : chain) seen.push_back(describe(w));
+    return seen;
+  };
+  CHECK(described(follow_ups(policy, start, 1000, next_workload(policy, start, 1000))).empty());
+  CHECK(described(follow_ups(policy, at_990, 1000, {WorkloadKind::train, 10, 990})) == Seq{"V1000", "C1000"});
+  const Progress validated{.batches_trained = 1000, .last_validation_at = 1000, .last_checkpoint_at = 750};
+  CHECK(described(follow_ups(policy, {.batches_trained = 1000, .last_validation_at = 750, .last_checkpoint_at = 750},
+                             1000, {WorkloadKind::validate, 0, 1000})) == Seq{"C1000"});
+  CHECK(described(follow_ups(policy, validated, 1000, {WorkloadKind::checkpoint, 0, 1000})).empty());
+  // A periodic validation short of the target leaves its checkpoint to the searcher's metric.
+  CHECK(described(follow_ups(policy, {.batches_trained = 250}, 1000, {WorkloadKind::validate, 0, 250})).empty());
+}
+
+TEST_CASE("A chain of follow_ups is what the plan runs next, whatever the policy and metrics") {
+  for (const auto checkpoint_policy : {CheckpointPolicy::all, CheckpointPolicy::best, CheckpointPolicy::none}) {
+    for (const bool initial : {false, true}) {
+      const SchedulePolicy policy{100, 250, 400, initial, checkpoint_policy};
+      SimulatedTrial trial{policy, kUpsAndDowns};
+      const Seq whole = trial.run_to(1000);
+      SimulatedTrial replay{policy, kUpsAndDowns};
+      for (std::size_t i = 0; i < whole.size(); ++i) {
+        const auto w = next_workload(policy, replay.progress, 1000);
+        const auto chain = follow_ups(policy, replay.progress, 1000, w);
+        INFO("policy " << static_cast<int>(checkpoint_policy) << ", workload " << whole[i]);
+        const bool ends_at_target = record_completed(replay.progress, w).batches_trained >= 1000;
+        CHECK(chain.empty() == (!ends_at_target || i + 1 == whole.size()));
+        for (std::size_t k = 0; k < chain.size(); ++k) {
+          REQUIRE(i + 1 + k < whole.size());
+          CHECK(describe(chain[k]) == whole[i + 1 + k]);
+        }
+        const bool best = w.kind == WorkloadKind::validate && replay.improves_best(replay.metric(w.start_batch));
+        replay.progress = record_completed(replay.progress, w, best);
+      }
+    }
+  }
+}
