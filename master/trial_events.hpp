@@ -12,6 +12,7 @@
 
 #include "runtime/core/states.hpp"
 #include "runtime/wire/messages.hpp"
+#include "storage/checkpoints/checkpoint_store.hpp"
 #include "storage/journal/journal.hpp"
 
 namespace volador::master {
@@ -111,9 +112,17 @@ struct ReportsJournaled {
   std::string error;
 };
 
+// The checkpoint CommitCheckpoint handed over is committed (`error` empty:
+// durable and visible, `total_bytes` long), or could not be.
+struct CheckpointCommitted {
+  std::string uuid;
+  std::uint64_t total_bytes = 0;
+  std::string error;
+};
+
 using TrialEvent = std::variant<TrainTo, Close, Pause, Activate, Preempt, Park, Kill, SlotsGranted, LaunchFailed, RankHelloed,
                                 RankRejoined, RunAdopted, AdoptFailed, ReattachTimedOut, WorkloadAnswered,
-                                WorkerExited, AgentLost, CommandReported, ReportsJournaled>;
+                                WorkerExited, AgentLost, CommandReported, ReportsJournaled, CheckpointCommitted>;
 
 // --- effects ---
 
@@ -241,10 +250,18 @@ struct ReportEnded {
   bool operator==(const ReportEnded&) const = default;
 };
 
+// Commit rank 0's checkpoint (CheckpointStore::commit: checksums and fsyncs)
+// off the trial's thread; the outcome is CheckpointCommitted.
+struct CommitCheckpoint {
+  checkpoints::PendingCheckpoint pending;
+  bool operator==(const CommitCheckpoint& other) const { return pending.uuid == other.pending.uuid; }
+};
+
 using TrialEffect = std::variant<RequestSlots, ReleaseSlots, WatchAgents, ForgetRun, LaunchRank, AdmitRank, RefuseRank,
                                  AnswerHellos, AnswerRejoins, SendWorkload, ResendWorkload, ShutdownRanks, AdoptRun,
                                  ClaimWorkers, StartReattachTimer, ReportValidation, ReportCheckpoint,
-                                 JournalReports, AcknowledgeReports, AcknowledgeWhenJournaled, ReportEnded>;
+                                 JournalReports, AcknowledgeReports, AcknowledgeWhenJournaled, ReportEnded,
+                                 CommitCheckpoint>;
 using TrialEffects = std::vector<TrialEffect>;
 
 }  // namespace volador::master
