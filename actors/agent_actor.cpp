@@ -504,7 +504,9 @@ void on_process_exit(Self self, std::uint64_t id, const wire::Bytes& bytes) {
 }
 
 // A warm worker finished its trial (WorkerFinished): a clean end of that rank;
-// the worker waits idle for its next launch, or is ended when it may not take one.
+// the worker waits idle for its next launch, or is ended when it may not take
+// one. A launch that waited for the slot is handed over first: the next trial
+// waits for it, not for the ended rank's last lines and exit report, which follow.
 void on_finished(Self self, std::uint64_t id, const wire::Bytes& bytes) {
   auto& st = self->state;
   auto finished = wire::decode<wire::WorkerFinished>(bytes);
@@ -522,8 +524,10 @@ void on_finished(Self self, std::uint64_t id, const wire::Bytes& bytes) {
     worker.process->terminate();
     st.ending[id] = std::move(worker.process);
   }
-  on_rank_end(self, wire::encode(wire::WorkerExit{finished->trial_id, finished->run_id, finished->rank, 0, 0, ""}));
+  const wire::WorkerExit clean{finished->trial_id, finished->run_id, finished->rank, 0, 0, ""};
+  rank_folder_ended(st, worker, clean);  // its clean folder may serve the worker's next trial
   start_waiting_launch(self, slot);
+  on_rank_end(self, wire::encode(clean));
 }
 
 // Idle workers past the idle limit are ended.

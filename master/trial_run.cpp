@@ -58,6 +58,7 @@ TrialEffects TrialRun::on(TrialEvent event) {
 void TrialRun::handle(const TrainTo& event) {
   target_batches_ = event.batches;
   park_requested_ = false;
+  if (phase_ == Phase::idle && command_ && command_run_.finished) return report_command_at_target();
   if (phase_ == Phase::idle && rewind_to_resume_point() && has_work()) request_slots();
   drive();
 }
@@ -240,10 +241,12 @@ void TrialRun::restart(const std::string& why, bool counts_as_restart) {
   else phase_ = Phase::idle;
 }
 
-// After the ranks stopped on request: paused (slots freed) or completed.
+// After the ranks stopped on request: paused (slots freed), completed, or
+// (a command that ran to completion) waiting for the searcher.
 void TrialRun::on_rank_stopped() {
   if (preempted_for_) return finish_preemption();
   if (std::exchange(parking_, false) && !pause_requested_ && !close_requested_) return finish_parking();
+  if (await_search_after_command()) return;
   if (!pause_requested_) return end_trial(RunState::completed, "");
   forget_run();
   phase_ = Phase::paused;

@@ -30,7 +30,9 @@
 // twice. (A rank older than the field answers once every batch was
 // acknowledged, with none in its answer.) When the command exits
 // cleanly its latest metrics (the final result winning) are journaled at the
-// searcher's target and validated there, which completes the trial. Each
+// searcher's target and validated there, and its ranks stop and its slots go
+// back at once, before the searcher decides: the trial then waits without
+// slots, a close completes it and a further target gets the same result. Each
 // `run` names a staging folder in checkpoint storage; rank 0 captures the
 // command's checkpoint folder into it (at volador.reporting.checkpoint() and
 // at a clean exit) and reports each capture among its metrics, in order: the
@@ -286,6 +288,10 @@ class TrialRun {
   void drive_command();
   void finish_command_run(const wire::WorkloadResult& result);
   void finish_command();
+  // After the ranks of a command that ran to completion stopped, unless the
+  // trial was closed or paused meanwhile: idle without slots. False otherwise.
+  bool await_search_after_command();
+  void report_command_at_target();
 
   // trial_run_reattach.cpp: taking a live run back after a master restart
   void handle(const RankRejoined& event);

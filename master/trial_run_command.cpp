@@ -20,7 +20,7 @@ void TrialRun::drive_command() {
                          static_cast<std::uint32_t>(ranks_.size()));
   }
   // Done, and the searcher asks for more: the command's result does not change.
-  if (target_batches_ > progress_.batches_trained) finish_command();
+  report_command_at_target();
 }
 
 // The run's first `run`: its staging folder (reserved: rank 0 makes it at
@@ -48,12 +48,31 @@ void TrialRun::drop_command_staging() {
   command_run_.staging.reset();
 }
 
-// Every report, checkpoints included, was taken in before the answer or with it.
+// Every report, checkpoints included, was taken in before the answer or with
+// it. A command that ran to completion needs its ranks no more: they stop and
+// the slots go back at once, before the searcher decides (the next trial's
+// launch need not wait for it), then its result goes to the searcher.
 void TrialRun::finish_command_run(const wire::WorkloadResult& result) {
   drop_command_staging();
   if (!result.error_message.empty()) return restart("the command failed: " + result.error_message, true);
+  stop_ranks();
   finish_command();
-  drive();
+}
+
+// The ranks of a command that ran to completion stopped: the trial waits
+// without slots for the searcher, whose close completes it and whose further
+// targets get the same result (report_command_at_target).
+bool TrialRun::await_search_after_command() {
+  if (!command_ || !command_run_.finished || close_requested_ || pause_requested_) return false;
+  forget_run();
+  phase_ = Phase::idle;
+  report_command_at_target();
+  return true;
+}
+
+// A finished command's result at a target past it: the command does not run again.
+void TrialRun::report_command_at_target() {
+  if (target_batches_ > progress_.batches_trained) finish_command();
 }
 
 // The command ran to completion: its latest metrics are the validation at the searcher's target.

@@ -1071,6 +1071,55 @@ wire::WorkloadResult answer_with_reports(std::uint64_t seq, std::vector<wire::Me
 
 // A trivial command's one report went in a batch of its own, journaled in a
 // synced write and acknowledged before the rank answered, whose end was another write.
+TEST_CASE("A command that ran to completion stops its ranks and gives its slots back before the searcher decides") {
+  Harness h("", new_trial_record(), kCommandConfig);
+  const auto run = h.start_running();
+  (void)h.on(report_batch(1, {accuracy_report(0.7)}));
+  const auto effects = h.answer_all(run, {.metrics = {}, .batches_trained = 0, .error_message = ""});
+  CHECK(names(effects) == std::vector<std::string>{"ShutdownRanks", "ReleaseSlots", "ReportValidation"});
+  CHECK(h.phase() == Phase::stopping);
+  // Its ranks gone, it waits without slots: a further target gets the same result, and no run.
+  CHECK(h.exit(0, 0).empty());
+  CHECK(names(h.exit(1, 0)) == std::vector<std::string>{"ForgetRun"});
+  CHECK(h.phase() == Phase::idle);
+  CHECK(only<ReportValidation>(h.on(TrainTo{200})) == ReportValidation{70, 0.7, 200});
+  CHECK(h.phase() == Phase::idle);
+  CHECK(h.journaled().batches_trained == 200);
+  CHECK(names(h.on(Close{})) == std::vector<std::string>{"ForgetRun", "ReleaseSlots", "ReportEnded"});
+  CHECK(h.journaled().state == RunState::completed);
+}
+
+TEST_CASE("A command's trial closed or paused before its finished ranks stopped completes or pauses once they did") {
+  for (const bool close : {true, false}) {
+    Harness h("", new_trial_record(), kCommandConfig);
+    const auto run = h.start_running();
+    (void)h.on(report_batch(1, {accuracy_report(0.7)}));
+    (void)h.answer_all(run, {.metrics = {}, .batches_trained = 0, .error_message = ""});
+    // The stop is under way: nothing more to send, no second release.
+    CHECK(h.on(close ? TrialEvent{Close{}} : TrialEvent{Pause{}}).empty());
+    (void)h.exit(0, 0);
+    const auto stopped = names(h.exit(1, 0));
+    const auto expected =
+        close ? std::vector<std::string>{"ForgetRun", "ReportEnded"} : std::vector<std::string>{"ForgetRun"};
+    CHECK(stopped == expected);
+    CHECK(h.journaled().state == (close ? RunState::completed : RunState::paused));
+  }
+}
+
+TEST_CASE("A command that finished and then lost a rank runs again from its resume point") {
+  Harness h("", new_trial_record(), kCommandConfig);
+  const auto run = h.start_running();
+  (void)h.on(report_batch(1, {accuracy_report(0.7)}));
+  (void)h.answer_all(run, {.metrics = {}, .batches_trained = 0, .error_message = ""});
+  (void)h.exit(0, 0);
+  CHECK(names(h.exit(1, 9)) == std::vector<std::string>{"ForgetRun", "RequestSlots"});
+  CHECK(h.phase() == Phase::waiting_for_slots);
+  // The new run is a run of the command, not its result again.
+  (void)h.on(SlotsGranted{{{"agent-a", {0, 1}}}});
+  (void)h.hello(0, 2);
+  CHECK(only<SendWorkload>(h.hello(1, 2)).request.kind == wire::WorkloadKind::run);
+}
+
 TEST_CASE("A command run's answer carries its last reports, journaled with the run's end in one commit") {
   Harness h("", new_trial_record(), kCommandConfig);
   const auto run = h.start_running();
@@ -1080,9 +1129,10 @@ TEST_CASE("A command run's answer carries its last reports, journaled with the r
   const auto effects =
       h.on(WorkloadAnswered{run.workload, 0, answer_with_reports(1, {value_report(wire::ReportKind::loss, 0.4),
                                                                      accuracy_report(0.7)})});
-  CHECK(names(effects) == std::vector<std::string>{"ReportValidation", "ReportValidation"});
+  CHECK(names(effects) ==
+        std::vector<std::string>{"ReportValidation", "ShutdownRanks", "ReleaseSlots", "ReportValidation"});
   CHECK(std::get<ReportValidation>(effects[0]) == ReportValidation{70, 0.7, 2});    // intermediate, as a batch's
-  CHECK(std::get<ReportValidation>(effects[1]) == ReportValidation{70, 0.7, 100});  // the result
+  CHECK(std::get<ReportValidation>(effects[3]) == ReportValidation{70, 0.7, 100});  // the result
   CHECK(h.journal->stats().commits == commits + 1);  // reports, result, record and log line
   std::map<std::pair<storage::MetricKind, std::uint64_t>, MetricMap> journaled;
   for (const auto& m : h.metrics()) journaled[{m.kind, m.batches}] = m.metrics;
@@ -1100,9 +1150,10 @@ TEST_CASE("An answer's reports follow the batches sent before it, taken in while
   (void)h.run->on(WorkloadAnswered{run.workload, 1, {}});
   // Batch 1's write has not ended: the answer's batch 2 is taken in after it and queued after it.
   const auto effects = h.run->on(WorkloadAnswered{run.workload, 0, answer_with_reports(2, {accuracy_report(0.6, 20)})});
-  CHECK(names(effects) == std::vector<std::string>{"ReportValidation", "ReportValidation"});
+  CHECK(names(effects) ==
+        std::vector<std::string>{"ReportValidation", "ShutdownRanks", "ReleaseSlots", "ReportValidation"});
   CHECK(std::get<ReportValidation>(effects[0]) == ReportValidation{70, 0.6, 20});
-  CHECK(std::get<ReportValidation>(effects[1]) == ReportValidation{70, 0.6, 100});
+  CHECK(std::get<ReportValidation>(effects[3]) == ReportValidation{70, 0.6, 100});
   CHECK(h.metrics().size() == 2);  // the answer's: batch 1's write is the test's to do
   REQUIRE(h.journal->commit(*first.writes));
   std::vector<std::uint64_t> at;
@@ -1126,11 +1177,12 @@ TEST_CASE("An answer that comes back with a rejoin after a report batch the tria
   // The rank sends its unacknowledged batch 2 first, then answers again.
   (void)h.on(report_batch(2, {accuracy_report(0.2, 20)}));
   effects = h.on(WorkloadAnswered{run.workload, 0, last});
-  CHECK(names(effects) == std::vector<std::string>{"ReportValidation", "ReportValidation"});
-  CHECK(std::get<ReportValidation>(effects[1]) == ReportValidation{70, 0.3, 100});
-  // Rejoining once more with that answer: taken once.
+  CHECK(names(effects) ==
+        std::vector<std::string>{"ReportValidation", "ShutdownRanks", "ReleaseSlots", "ReportValidation"});
+  CHECK(std::get<ReportValidation>(effects[3]) == ReportValidation{70, 0.3, 100});
+  // Rejoining once more with that answer: taken once, and told to stop again (the run is stopping).
   CHECK(names(h.rejoin(0, wire::FinishedWorkload{run.request, last})) ==
-        std::vector<std::string>{"AdmitRank", "AnswerRejoins"});
+        std::vector<std::string>{"AdmitRank", "AnswerRejoins", "ShutdownRanks"});
   std::vector<std::uint64_t> at;
   for (const auto& m : h.metrics()) at.push_back(m.batches);
   CHECK(at == std::vector<std::uint64_t>{10, 20, 30, 100});
