@@ -477,6 +477,7 @@ ExperimentActor::behavior_type experiment_actor(Self self, MasterContext context
         auto* trial = running_trial(self, request);
         if (trial == nullptr) return;
         trial->errored = state == RunState::error;
+        trial->actor = nullptr;  // it quits after telling us
         forget_resume_point(self, trial->id);
         apply(self, end_trial(search_of(self), request, state, self->state.record.killed));
         if (!self->state.record.killed) checkpoint_search(self);

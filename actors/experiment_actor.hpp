@@ -57,7 +57,10 @@ struct ExperimentState {
   // A trial's actor; what was asked of it is its progress in `search`.
   struct Trial {
     std::uint64_t id = 0;  // its cluster-wide trial id
-    TrialActor actor;      // null until its Start order is carried out
+    // Null until its Start order is carried out, and again once it ended: a
+    // handle kept past the end would keep the ended actor's memory (its
+    // state's storage included) for the experiment's whole life.
+    TrialActor actor;
     bool errored = false;
   };
 

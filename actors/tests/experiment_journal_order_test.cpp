@@ -4,13 +4,18 @@
 // is written after it, and a crash never leaves a trial's writes without the
 // search event that caused them. A real actor system, real trial actors and
 // an in-memory journal whose written batches the test observes in order.
+// Last, that the experiment lets go of a trial's actor once the trial ended.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <random>
+#include <thread>
 
 #include <caf/all.hpp>
 
@@ -48,6 +53,14 @@ const std::string kRandom =
     "entrypoint: python3 train.py\n"
     "hyperparameters: {global_batch_size: 10, lr: {type: double, minval: 0.1, maxval: 1.0}}\n"
     "searcher: {name: random, metric: accuracy, smaller_is_better: false, max_trials: 3, max_concurrent_trials: 2,\n"
+    "  max_length: {batches: 100}}\n";
+
+// Two trials, one at a time: the second runs after the first ended.
+const std::string kTwoInTurn =
+    "name: in-turn\n"
+    "entrypoint: python3 train.py\n"
+    "hyperparameters: {global_batch_size: 10, lr: {type: double, minval: 0.1, maxval: 1.0}}\n"
+    "searcher: {name: random, metric: accuracy, smaller_is_better: false, max_trials: 2, max_concurrent_trials: 1,\n"
     "  max_length: {batches: 100}}\n";
 
 constexpr std::uint64_t kExperiment = 1;
@@ -171,6 +184,7 @@ struct ExperimentFixture {
     FourThreads() { set("scheduler.max-threads", 4); }
   } system_config;
   caf::actor_system system{system_config};
+  GatewayActor gateway;        // the trials' (none: what they send it is dropped)
   ExperimentActor experiment;  // the one started
 
   explicit ExperimentFixture(const std::string& yaml = kSingleCommand) : config(parse(yaml)) {
@@ -179,6 +193,7 @@ struct ExperimentFixture {
   // A failed check leaves no actor behind for the system to wait on.
   ~ExperimentFixture() {
     caf::anon_send(experiment, kill_atom::value);
+    if (gateway) caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
     fs::remove_all(dir);
   }
 
@@ -195,7 +210,7 @@ struct ExperimentFixture {
     storage::ExperimentRecord record{.id = kExperiment, .state = state};
     record.killed = killed;
     std::shared_ptr<checkpoints::CheckpointStore> store = checkpoints::SharedFsStore::open(dir).value();
-    return experiment = system.spawn(experiment_actor, MasterContext{.journal = journal}, record, config,
+    return experiment = system.spawn(experiment_actor, MasterContext{.journal = journal, .gateway = gateway}, record, config,
                                      std::make_shared<const std::string>("archive"), std::move(store),
                                      std::move(searcher), std::move(recovery));
   }
@@ -367,4 +382,70 @@ TEST_CASE("A recovered experiment journaled killed kills its unfinished trials, 
   auto ended = f.journal->experiment(kExperiment);
   REQUIRE(ended);
   CHECK(ended->state == RunState::canceled);
+}
+
+namespace {
+
+// A gateway that only notes, by trial id, the address of each trial actor
+// that attaches: a weak reference, which keeps no actor alive.
+struct AttachedTrials {
+  std::mutex mutex;
+  std::map<std::uint64_t, caf::actor_addr> by_trial;
+
+  std::optional<caf::actor_addr> of(std::uint64_t trial_id) {
+    std::lock_guard lock(mutex);
+    const auto it = by_trial.find(trial_id);
+    return it == by_trial.end() ? std::nullopt : std::optional(it->second);
+  }
+};
+
+GatewayActor noting_gateway(caf::actor_system& system, std::shared_ptr<AttachedTrials> attached) {
+  auto gateway = system.spawn([attached](caf::event_based_actor*) -> caf::behavior {
+    return {
+        [attached](attach_atom, std::uint64_t trial_id, const TrialActor& trial) {
+          std::lock_guard lock(attached->mutex);
+          attached->by_trial[trial_id] = trial.address();
+        },
+        [](detach_atom, std::uint64_t) {},
+    };
+  });
+  return caf::actor_cast<GatewayActor>(gateway);
+}
+
+// Whether some handle still holds the actor at `address` alive, once `within` passed.
+bool still_held(const caf::actor_addr& address, std::chrono::milliseconds within) {
+  const auto deadline = std::chrono::steady_clock::now() + within;
+  while (caf::actor_cast<caf::strong_actor_ptr>(address) != nullptr) {
+    if (std::chrono::steady_clock::now() > deadline) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+}  // namespace
+
+// A handle kept to an ended trial's actor keeps that actor's memory (its
+// state's storage included) for the experiment's whole life: a few KB for
+// every trial of a long search.
+TEST_CASE("An experiment lets go of a trial's actor once the trial ended") {
+  ExperimentFixture f(kTwoInTurn);
+  auto attached = std::make_shared<AttachedTrials>();
+  f.gateway = noting_gateway(f.system, attached);
+  f.start(f.searcher(), nullptr);
+  const auto trials = f.first_trials();
+  REQUIRE(trials.size() == 1);
+  const auto& first = trials.front();
+  std::optional<caf::actor_addr> actor;
+  for (int tries = 0; !actor && tries < 3000; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    actor = attached->of(first.id);
+  }
+  REQUIRE(actor);
+  // As the trial reports it: the search closes the trial that validated at its length, then starts the second.
+  caf::anon_send(f.experiment, validated_atom::value, first.request_id, 0.5, kTarget);
+  REQUIRE(f.written.wait_for(WrittenBatches::kTrialCompleted, std::chrono::seconds(30)));
+  CHECK_FALSE(still_held(*actor, std::chrono::seconds(5)));
+  auto both = f.journal->trials(kExperiment);
+  REQUIRE(both);
+  CHECK(both->size() == 2);  // the experiment runs on with its second trial
 }

@@ -50,7 +50,7 @@ def tree_cpu_s(pid):
     for child in live_descendants(pid):
         try:
             total += process_cpu_s(child)
-        except FileNotFoundError:  # ended meanwhile: its time went to its parent, if that reaped it
+        except (FileNotFoundError, ProcessLookupError):  # ended meanwhile: its time went to its parent, if it reaped it
             pass
     return total
 

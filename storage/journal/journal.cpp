@@ -164,12 +164,21 @@ void Journal::commit_async(std::shared_ptr<const JournalBatch> batch, std::funct
 }
 
 void Journal::queue_numbered(JournalBatch batch, GroupCommitter::Done done) {
-  std::vector<std::unique_lock<std::mutex>> locks;
-  for (std::uint64_t trial_id : batch.trials_to_number()) locks.emplace_back(appends_of(trial_id).mutex);
-  batch.number_logs([this](std::uint64_t trial_id, std::vector<LogLine>& lines) {
-    return number_lines(trial_id, appends_of(trial_id), lines);
+  std::map<std::uint64_t, LockedAppends> locked;  // taken by ascending id
+  for (std::uint64_t trial_id : batch.trials_to_number()) locked.emplace(trial_id, locked_appends(trial_id));
+  batch.number_logs([&locked, this](std::uint64_t trial_id, std::vector<LogLine>& lines) {
+    return number_lines(trial_id, *locked.at(trial_id).appends, lines);
   });
-  committer_.submit(std::make_shared<const JournalBatch>(std::move(batch)), std::move(done));
+  std::vector<std::shared_ptr<TrialAppends>> numbered;
+  for (auto& [trial_id, entry] : locked) {
+    ++entry.appends->queued;
+    numbered.push_back(entry.appends);
+  }
+  committer_.submit(std::make_shared<const JournalBatch>(std::move(batch)),
+                    [numbered = std::move(numbered), done = std::move(done)](const Status& written) {
+                      for (const auto& appends : numbered) --appends->queued;
+                      done(written);
+                    });
 }
 
 void Journal::publish_checkpoints(const JournalBatch& batch) {
@@ -238,11 +247,44 @@ Result<std::uint64_t> Journal::reserve_id(std::string_view counter) {
   return ++**last;
 }
 
-Journal::TrialAppends& Journal::appends_of(std::uint64_t trial_id) {
+std::shared_ptr<Journal::TrialAppends> Journal::appends_of(std::uint64_t trial_id) {
   std::lock_guard lock(appends_mutex_);
   auto& slot = appends_[trial_id];
-  if (!slot) slot = std::make_unique<TrialAppends>();
-  return *slot;
+  if (!slot) slot = std::make_shared<TrialAppends>();
+  return slot;
+}
+
+Journal::LockedAppends Journal::locked_appends(std::uint64_t trial_id) {
+  for (;;) {
+    LockedAppends locked{appends_of(trial_id), {}};
+    locked.lock = std::unique_lock(locked.appends->mutex);
+    if (!locked.appends->retired) return locked;
+  }
+}
+
+void Journal::retire_ended_trials() {
+  std::lock_guard lock(appends_mutex_);
+  for (auto it = ended_trials_.begin(); it != ended_trials_.end();) {
+    const auto entry = appends_.find(*it);
+    if (entry != appends_.end()) {
+      TrialAppends& appends = *entry->second;
+      std::unique_lock busy(appends.mutex, std::try_to_lock);  // an append holds it: the next write tries again
+      if (!busy.owns_lock() || appends.queued > 0) {
+        ++it;
+        continue;
+      }
+      appends.retired = true;
+      busy.unlock();
+      appends_.erase(entry);
+    }
+    it = ended_trials_.erase(it);
+  }
+}
+
+std::size_t Journal::trials_with_append_state() const {
+  committer_.wait_for_queued();
+  std::lock_guard lock(appends_mutex_);
+  return appends_.size();
 }
 
 Status Journal::number_lines(std::uint64_t trial_id, TrialAppends& appends, std::vector<LogLine>& lines) {
@@ -259,8 +301,8 @@ Status Journal::number_lines(std::uint64_t trial_id, TrialAppends& appends, std:
 }
 
 Result<std::uint64_t> Journal::append_logs(std::uint64_t trial_id, std::vector<LogLine> lines) {
-  TrialAppends& appends = appends_of(trial_id);
-  std::lock_guard lock(appends.mutex);  // held through the write: a later append is queued after it
+  LockedAppends locked = locked_appends(trial_id);  // held through the write: a later append is queued after it
+  TrialAppends& appends = *locked.appends;
   if (auto numbered = number_lines(trial_id, appends, lines); !numbered) return fail(numbered.error());
   if (lines.empty()) return *appends.last_log_seq;
   if (auto written = committer_.commit(JournalBatch().put_numbered_logs(std::move(lines))); !written) {

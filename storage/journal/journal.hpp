@@ -9,6 +9,7 @@
 // nothing. Thread-safe: actors on any thread may call any method concurrently.
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -283,6 +284,11 @@ class Journal {
   // answer current as it writes versions).
   [[nodiscard]] Result<bool> is_registered(std::string_view uuid) const;
 
+  // How many trials' append state (last log seq, highest metric batches)
+  // the journal holds: those whose end is not written yet, and ended ones
+  // appended to since (queued batches waited for, as a read does).
+  [[nodiscard]] std::size_t trials_with_append_state() const;
+
   // What opening found damaged and which acknowledged writes it lost;
   // nullopt when it was whole.
   [[nodiscard]] const std::optional<std::string>& damage_report() const { return damage_report_; }
@@ -313,11 +319,22 @@ class Journal {
   // Serialises the log appends of one trial (numbered and queued in one
   // order) and caches its last log seq;
   // caches, per metric kind, the highest batches reported (writer thread only).
+  // Dropped once the trial's end is written and nothing of it waits to be
+  // (retire_ended_trials): all of it can be read again from the store.
   struct TrialAppends {
     std::mutex mutex;
     std::optional<std::uint64_t> last_log_seq;
     // At least the highest batches stored (too high costs a seek, never a record).
     std::array<std::optional<std::uint64_t>, 2> highest_batches;
+    // Batches whose lines were numbered from last_log_seq and queued, not yet
+    // done (raised under `mutex`, lowered on the writer thread).
+    std::atomic<std::uint32_t> queued{0};
+    bool retired = false;  // dropped from appends_ (set under `mutex`): look it up again
+  };
+  // A trial's append state, locked.
+  struct LockedAppends {
+    std::shared_ptr<TrialAppends> appends;
+    std::unique_lock<std::mutex> lock;  // released before `appends`
   };
   // Turns a commit's operations into key-value writes (journal_commit.cpp).
   class BatchBuilder;
@@ -327,7 +344,13 @@ class Journal {
   // last seq of a metric step or of a search, a replaced checkpoint's index
   // entries) cannot change under it.
   [[nodiscard]] Status write(std::span<const JournalBatch* const> batches);
-  TrialAppends& appends_of(std::uint64_t trial_id);
+  std::shared_ptr<TrialAppends> appends_of(std::uint64_t trial_id);
+  // The trial's append state, locked (never one retired meanwhile).
+  LockedAppends locked_appends(std::uint64_t trial_id);
+  // Drops the append state of the trials whose end is written, unless lines
+  // numbered from it are queued or an append holds it (then tried again at
+  // the next write). Writer thread only.
+  void retire_ended_trials();
   // Numbers `lines` on from the trial's last log seq (`appends` locked by the caller).
   Status number_lines(std::uint64_t trial_id, TrialAppends& appends, std::vector<LogLine>& lines);
   // commit() of a batch with lines to number: queue_numbered, then waits for the write.
@@ -371,9 +394,12 @@ class Journal {
   std::map<std::string, std::uint64_t, std::less<>> counters_;  // last value handed out
   // The value each raised counter has in the store (writer thread only).
   std::map<std::string, std::uint64_t, std::less<>> stored_counters_;
-  std::mutex appends_mutex_;
-  // Entries are never erased: a few bytes per trial the master has seen.
-  std::unordered_map<std::uint64_t, std::unique_ptr<TrialAppends>> appends_;
+  mutable std::mutex appends_mutex_;
+  // The trials that have not ended (and ended ones appended to since).
+  std::unordered_map<std::uint64_t, std::shared_ptr<TrialAppends>> appends_;
+  // Trials whose end (a terminal TrialRecord) is written, their append state
+  // not yet retired (writer thread only).
+  std::set<std::uint64_t> ended_trials_;
   // The last search event seq of each experiment whose search this journal
   // has written or read for a write (writer thread only; journal_commit.cpp).
   std::unordered_map<std::uint64_t, std::uint64_t> last_search_event_seqs_;

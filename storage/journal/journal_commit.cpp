@@ -259,7 +259,7 @@ class Journal::BatchBuilder {
   // only when no append holds it now: the writer thread never waits for an
   // append that waits for the writer.
   void note_nothing_stored(std::uint64_t trial_id) {
-    TrialAppends& appends = journal_.appends_of(trial_id);
+    TrialAppends& appends = *journal_.appends_of(trial_id);
     for (auto& highest : appends.highest_batches)
       if (!highest) highest = 0;
     std::unique_lock lock(appends.mutex, std::try_to_lock);
@@ -291,12 +291,12 @@ class Journal::BatchBuilder {
 // Lowered only once the deletion is written: a cached step too low would let
 // a report overwrite a stored one.
 void Journal::lower_highest_batches(const JournalBatch::MetricsDeletion& deletion) {
-  for (auto& highest : appends_of(deletion.trial_id).highest_batches)
+  for (auto& highest : appends_of(deletion.trial_id)->highest_batches)
     if (highest) *highest = std::min(*highest, deletion.after_batches);
 }
 
 Result<std::uint64_t*> Journal::highest_metric_batches(std::uint64_t trial_id, MetricKind kind) {
-  auto& cached = appends_of(trial_id).highest_batches.at(static_cast<std::size_t>(kind));
+  auto& cached = appends_of(trial_id)->highest_batches.at(static_cast<std::size_t>(kind));
   if (!cached) {
     const std::string prefix = keys::metric_kind_prefix(trial_id, kind);
     auto last = store_->last_key_with(prefix);
@@ -309,6 +309,7 @@ Result<std::uint64_t*> Journal::highest_metric_batches(std::uint64_t trial_id, M
 // One builder for the whole group: the seqs and index entries an earlier
 // batch adds are seen by the later ones, which the store does not show yet.
 Status Journal::write(std::span<const JournalBatch* const> batches) {
+  retire_ended_trials();
   const auto started = std::chrono::steady_clock::now();
   KeyValueBatch writes;
   BatchBuilder builder(*this, writes);
@@ -324,6 +325,8 @@ Status Journal::write(std::span<const JournalBatch* const> batches) {
     for (const JournalBatch::Operation& operation : batch->operations()) {
       if (const auto* version = std::get_if<ModelVersionRecord>(&operation)) registered_.written(*version);
       if (const auto* deletion = std::get_if<JournalBatch::MetricsDeletion>(&operation)) lower_highest_batches(*deletion);
+      if (const auto* trial = std::get_if<TrialRecord>(&operation); trial && is_terminal(trial->state))
+        ended_trials_.insert(trial->id);
     }
     stats_.record(*batch, latency);
     if (observer_) observer_(*batch);

@@ -27,6 +27,13 @@ std::vector<std::string> texts(const std::vector<LogLine>& lines) {
   return out;
 }
 
+// Trial `id`'s record, ended (COMPLETED).
+TrialRecord ended_trial(std::uint64_t id) {
+  TrialRecord record = make_trial(id, 1);
+  record.state = RunState::completed;
+  return record;
+}
+
 // Queues `batch` without waiting; the future holds the write's outcome.
 std::future<Status> commit_later(Journal& journal, JournalBatch batch) {
   auto outcome = std::make_shared<std::promise<Status>>();
@@ -125,6 +132,39 @@ TEST_CASE("a batch whose log lines cannot be numbered fails alone, its completio
   CHECK(journal.trial(4));
 }
 
+// The journal keeps a trial's last log seq and highest metric batches while
+// it runs; kept for every trial it ever saw, they grew with a long search.
+TEMPLATE_TEST_CASE("the journal lets go of an ended trial's append state and numbers its later lines on",
+                   "[journal][logs]", RocksdbUnderTest, MemoryUnderTest) {
+  TestType under_test;
+  auto& journal = under_test.journal;
+  constexpr std::uint64_t kTrials = 20;
+  for (std::uint64_t trial = 1; trial <= kTrials; ++trial) {
+    REQUIRE(journal->commit(JournalBatch()
+                                .put_trial(make_trial(trial, 1))
+                                .append_logs(trial, make_lines({"a", "b"}))
+                                .append_metrics(make_metrics(trial, MetricKind::validation, 10, 0.5))));
+    REQUIRE(journal->commit(JournalBatch().put_trial(ended_trial(trial))));
+  }
+  const std::uint64_t running = kTrials + 1;
+  REQUIRE(journal->append_logs(running, make_lines({"running"})));
+  CHECK(journal->trials_with_append_state() == 1);  // the running one
+
+  // After its end, a trial's lines and reports go on from the stored ones.
+  REQUIRE(journal->commit(JournalBatch()
+                              .append_logs(7, make_lines({"c"}))
+                              .append_metrics(make_metrics(7, MetricKind::validation, 20, 0.4))));
+  CHECK(*journal->append_logs(7, make_lines({"d"})) == 4);
+  auto lines = journal->logs(7, 0, 100);
+  REQUIRE(lines);
+  CHECK(texts(*lines) == std::vector<std::string>{"a", "b", "c", "d"});
+  CHECK(seqs(*lines) == std::vector<std::uint64_t>{1, 2, 3, 4});
+  CHECK(journal->metrics(7)->size() == 2);
+}
+
+// With trials' ends written meanwhile: each end lets the journal drop the
+// trial's append state when no append holds it, and the next append reads
+// its last seq back.
 TEMPLATE_TEST_CASE("lines appended by batches and by appends from many threads get gap-free seqs in each thread's order",
                    "[journal][logs]", RocksdbUnderTest, MemoryUnderTest) {
   TestType under_test;
@@ -132,6 +172,12 @@ TEMPLATE_TEST_CASE("lines appended by batches and by appends from many threads g
   constexpr int kThreads = 4;
   constexpr int kPerThread = 12;
   std::atomic<int> failures{0};
+  std::atomic<bool> appending{true};
+  std::thread ender([&] {
+    while (appending)
+      for (std::uint64_t trial : {1u, 2u})
+        if (!journal->commit(JournalBatch().put_trial(ended_trial(trial)))) ++failures;
+  });
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
@@ -162,6 +208,8 @@ TEMPLATE_TEST_CASE("lines appended by batches and by appends from many threads g
     });
   }
   for (auto& thread : threads) thread.join();
+  appending = false;
+  ender.join();
   REQUIRE(failures == 0);
   for (std::uint64_t trial : {1u, 2u}) {
     auto lines = journal->logs(trial, 0, 1000);
