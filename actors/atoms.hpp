@@ -75,8 +75,6 @@ using attach_atom = caf::atom_constant<caf::atom("attach")>;
 using detach_atom = caf::atom_constant<caf::atom("detach")>;
 using listening_atom = caf::atom_constant<caf::atom("listening")>;
 using checkpointed_atom = caf::atom_constant<caf::atom("ckpted")>;
-// trial -> its checkpoint committer
-using commit_atom = caf::atom_constant<caf::atom("commit")>;
 // client -> master -> experiment / trial
 using pause_atom = caf::atom_constant<caf::atom("pause")>;
 using activate_atom = caf::atom_constant<caf::atom("activate")>;

@@ -8,7 +8,6 @@
 
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
-#include "actors/checkpoint_committer.hpp"
 #include "actors/peer_check.hpp"
 #include "actors/resource_pool_actor.hpp"
 #include "master/image_admission.hpp"
@@ -189,25 +188,11 @@ void shutdown_ranks(Self self) {
   }
 }
 
-// The actor stays until a commit under way is answered, so that no
-// committed checkpoint is left unregistered (TrialRun removes it).
 void end(Self self, const master::ReportEnded& ended) {
   auto& st = self->state;
   self->send(st.context.gateway, detach_atom::value, trial_id(self));
   self->send(st.experiment, trial_ended_atom::value, ended.request_id, ended.state);
-  st.ended = true;
-  if (!st.run->commit_in_flight()) self->quit();
-}
-
-void commit_checkpoint(Self self, const checkpoints::PendingCheckpoint& pending) {
-  auto committer = self->spawn<caf::detached>(checkpoint_committer, self->state.run->spec().store);
-  auto committed = [=](master::CheckpointCommitted event) {
-    feed(self, std::move(event));
-    if (self->state.ended && !self->state.run->commit_in_flight()) self->quit();
-  };
-  self->request(committer, caf::infinite, commit_atom::value, pending.uuid, pending.dir.string())
-      .then([=](std::uint64_t total_bytes) { committed({pending.uuid, total_bytes, ""}); },
-            [=](const caf::error& error) { committed({pending.uuid, 0, from_caf_error(error).message}); });
+  self->quit();
 }
 
 void carry_out(Self self, master::TrialEffects effects) {
@@ -252,7 +237,6 @@ void carry_out(Self self, master::TrialEffects effects) {
             [&](const master::AcknowledgeReports& e) { acknowledge_reports(self, e.seq); },
             [&](const master::AcknowledgeWhenJournaled& e) { acknowledge_when_journaled(self, e.seq); },
             [&](const master::ReportEnded& e) { end(self, e); },
-            [&](const master::CommitCheckpoint& e) { commit_checkpoint(self, e.pending); },
         },
         effect);
 }

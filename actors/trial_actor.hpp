@@ -45,7 +45,6 @@ struct TrialState {
   // Messages of the agents' output waiting for their lines' write, by the trial's number for each.
   std::map<std::uint64_t, caf::typed_response_promise<bool>> awaiting_logs;
   std::uint64_t last_log_message = 0;
-  bool ended = false;  // the trial ended: the actor quits once no commit is due
   static inline const char* name = "trial";
 };
 

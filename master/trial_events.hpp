@@ -12,7 +12,6 @@
 
 #include "runtime/core/states.hpp"
 #include "runtime/wire/messages.hpp"
-#include "storage/checkpoints/checkpoint_store.hpp"
 #include "storage/journal/journal.hpp"
 
 namespace volador::master {
@@ -112,17 +111,9 @@ struct ReportsJournaled {
   std::string error;
 };
 
-// The checkpoint CommitCheckpoint handed over is committed (`error` empty:
-// durable and visible, `total_bytes` long), or could not be.
-struct CheckpointCommitted {
-  std::string uuid;
-  std::uint64_t total_bytes = 0;
-  std::string error;
-};
-
 using TrialEvent = std::variant<TrainTo, Close, Pause, Activate, Preempt, Park, Kill, SlotsGranted, LaunchFailed, RankHelloed,
                                 RankRejoined, RunAdopted, AdoptFailed, ReattachTimedOut, WorkloadAnswered,
-                                WorkerExited, AgentLost, CommandReported, ReportsJournaled, CheckpointCommitted>;
+                                WorkerExited, AgentLost, CommandReported, ReportsJournaled>;
 
 // --- effects ---
 
@@ -250,18 +241,10 @@ struct ReportEnded {
   bool operator==(const ReportEnded&) const = default;
 };
 
-// Commit rank 0's checkpoint (CheckpointStore::commit: checksums and fsyncs)
-// off the trial's thread; the outcome is CheckpointCommitted.
-struct CommitCheckpoint {
-  checkpoints::PendingCheckpoint pending;
-  bool operator==(const CommitCheckpoint& other) const { return pending.uuid == other.pending.uuid; }
-};
-
 using TrialEffect = std::variant<RequestSlots, ReleaseSlots, WatchAgents, ForgetRun, LaunchRank, AdmitRank, RefuseRank,
                                  AnswerHellos, AnswerRejoins, SendWorkload, ResendWorkload, ShutdownRanks, AdoptRun,
                                  ClaimWorkers, StartReattachTimer, ReportValidation, ReportCheckpoint,
-                                 JournalReports, AcknowledgeReports, AcknowledgeWhenJournaled, ReportEnded,
-                                 CommitCheckpoint>;
+                                 JournalReports, AcknowledgeReports, AcknowledgeWhenJournaled, ReportEnded>;
 using TrialEffects = std::vector<TrialEffect>;
 
 }  // namespace volador::master

@@ -136,8 +136,6 @@ class TrialRun {
   [[nodiscard]] const storage::TrialRecord& record() const { return setup_.spec.record; }
   [[nodiscard]] const training::Progress& progress() const { return progress_; }
   [[nodiscard]] const TrialSpec& spec() const { return setup_.spec; }
-  // A CommitCheckpoint is under way: its CheckpointCommitted is still due.
-  [[nodiscard]] bool commit_in_flight() const { return committing_.has_value(); }
 
  private:
   // One rank of the current run.
@@ -155,12 +153,6 @@ class TrialRun {
     std::vector<std::optional<wire::WorkloadResult>> results;  // index = rank; nullopt until it answered
     std::optional<checkpoints::PendingCheckpoint> checkpoint;  // the folder of its (or its chain's) checkpoint
     bool scheduled = false;  // a checkpoint the plan asked for (not one a pause or close took)
-  };
-  // A checkpoint being committed off the trial's thread (CommitCheckpoint).
-  struct Commit {
-    checkpoints::PendingCheckpoint pending;
-    bool scheduled = false;    // as InFlight's
-    std::uint32_t run_id = 0;  // the run whose rank wrote it
   };
   // What the current run's command reported so far (rank 0's reports only).
   struct CommandRun {
@@ -255,11 +247,10 @@ class TrialRun {
   [[nodiscard]] Result<checkpoints::PendingCheckpoint> begin_checkpoint();
   void run_checkpoint(bool scheduled);
   void abort_checkpoint(const checkpoints::PendingCheckpoint& pending);
-  // Hands rank 0's checkpoint over to be committed (CommitCheckpoint), or
-  // restarts the run when writing it failed.
-  void commit_checkpoint(const checkpoints::PendingCheckpoint& pending, bool scheduled,
+  // Commits rank 0's checkpoint and journals it. False when it failed, which
+  // restarted or ended the trial.
+  bool commit_checkpoint(const checkpoints::PendingCheckpoint& pending, bool scheduled,
                          const wire::WorkloadResult& result);
-  void handle(const CheckpointCommitted& event);
   void register_checkpoint(const std::string& uuid, std::uint64_t total_bytes, bool scheduled);
   bool complete_workload(const training::Workload& workload, const wire::WorkloadResult& result);
   void journal_metrics_at(storage::MetricKind kind, std::uint64_t batches, const MetricMap& metrics);
@@ -334,7 +325,6 @@ class TrialRun {
   MetricMap last_validation_;         // metrics of the validation at progress.last_validation_at
   std::optional<double> best_metric_;  // the trial's best searcher metric so far (checkpoint_policy best)
   std::optional<InFlight> in_flight_;
-  std::optional<Commit> committing_;  // nothing is sent to the ranks meanwhile
   std::uint64_t workloads_sent_ = 0;
   CommandRun command_run_;
   // By run and batch seq: a write of an earlier run may end after a restart.

@@ -95,8 +95,7 @@ void TrialRun::handle(const WorkloadAnswered& event) {
 }
 
 // Takes each step of the chain the ranks ran, in order, up to one that failed
-// or stopped the trial; a checkpoint folder no step filled is removed. A
-// checkpoint (always the last step) drives on once committed.
+// or stopped the trial; a checkpoint folder no step filled is removed.
 void TrialRun::finish_workload(InFlight done) {
   if (done.request.kind == wire::WorkloadKind::run) return finish_command_run(*combined_step(done.request, done.results, 0));
   bool going_on = true;
@@ -104,12 +103,9 @@ void TrialRun::finish_workload(InFlight done) {
     auto result = combined_step(done.request, done.results, step);
     if (!result) break;
     const auto& request = step_request(done.request, step);
-    if (request.kind == wire::WorkloadKind::checkpoint) {
-      commit_checkpoint(*std::exchange(done.checkpoint, std::nullopt), done.scheduled, *result);
-      going_on = false;
-    } else {
-      going_on = complete_workload(as_workload(request), *result);
-    }
+    going_on = request.kind == wire::WorkloadKind::checkpoint
+                   ? commit_checkpoint(*std::exchange(done.checkpoint, std::nullopt), done.scheduled, *result)
+                   : complete_workload(as_workload(request), *result);
   }
   if (done.checkpoint) abort_checkpoint(*done.checkpoint);
   if (going_on) drive();
@@ -162,31 +158,20 @@ void TrialRun::abort_checkpoint(const checkpoints::PendingCheckpoint& pending) {
                  setup_.spec.record.id, pending.uuid, aborted.error().message);
 }
 
-void TrialRun::commit_checkpoint(const checkpoints::PendingCheckpoint& pending, bool scheduled,
+bool TrialRun::commit_checkpoint(const checkpoints::PendingCheckpoint& pending, bool scheduled,
                                  const wire::WorkloadResult& result) {
   if (!result.error_message.empty()) {
     abort_checkpoint(pending);
-    return restart("trial code failed: " + result.error_message, true);
+    restart("trial code failed: " + result.error_message, true);
+    return false;
   }
-  committing_ = Commit{pending, scheduled, setup_.spec.record.run_id};
-  effects_.emplace_back(CommitCheckpoint{pending});
-}
-
-// A committed checkpoint is journaled, unless its run was given up meanwhile
-// (or the trial ended): then nothing would register it, and it is removed.
-void TrialRun::handle(const CheckpointCommitted& event) {
-  if (!committing_ || committing_->pending.uuid != event.uuid) return;
-  const auto commit = *std::exchange(committing_, std::nullopt);
-  if (phase_ != Phase::running || commit.run_id != setup_.spec.record.run_id) {
-    if (event.error.empty())
-      if (auto removed = setup_.spec.store->remove(event.uuid); !removed)
-        spdlog::warn("trial {}: removing the checkpoint {} of a run given up failed: {}", setup_.spec.record.id,
-                     event.uuid, removed.error().message);
-    return drive();  // a run that started meanwhile waited for the commit
+  auto manifest = setup_.spec.store->commit(pending);
+  if (!manifest) {
+    end_trial(RunState::error, "checkpoint failed: " + manifest.error().message);
+    return false;
   }
-  if (!event.error.empty()) return end_trial(RunState::error, "checkpoint failed: " + event.error);
-  register_checkpoint(commit.pending.uuid, event.total_bytes, commit.scheduled);
-  drive();
+  register_checkpoint(pending.uuid, manifest->total_bytes, scheduled);
+  return true;
 }
 
 // Journals a committed checkpoint and tells the experiment (which applies GC).
@@ -276,7 +261,7 @@ bool TrialRun::plan_checkpoints_here() const {
 void TrialRun::drive() {
   if (phase_ != Phase::running) return;
   if (command_) return drive_command();  // stops even while the command runs
-  if (in_flight_ || committing_) return;
+  if (in_flight_) return;
   // Closed (even before its target: early stopping, a goal reached) or
   // paused: take a final checkpoint where it stands, then stop the ranks.
   // That checkpoint leaves the plan's periodic count alone unless the plan

@@ -41,8 +41,7 @@ constexpr std::array kEffectNames{"RequestSlots", "ReleaseSlots",  "WatchAgents"
                                   "LaunchRank",   "AdmitRank",     "RefuseRank",       "AnswerHellos",
                                   "AnswerRejoins", "SendWorkload", "ResendWorkload",   "ShutdownRanks", "AdoptRun",
                                   "ClaimWorkers", "StartReattachTimer", "ReportValidation", "ReportCheckpoint",
-                                  "JournalReports", "AcknowledgeReports", "AcknowledgeWhenJournaled", "ReportEnded",
-                                  "CommitCheckpoint"};
+                                  "JournalReports", "AcknowledgeReports", "AcknowledgeWhenJournaled", "ReportEnded"};
 static_assert(kEffectNames.size() == std::variant_size_v<TrialEffect>);
 
 std::vector<std::string> names(const TrialEffects& effects) {
@@ -97,7 +96,6 @@ struct Harness {
   std::int64_t now = 1'000;
   bool issuing = true;  // whether rank identities can be issued
   bool ranks_run_chains = false;  // what the ranks' hellos and rejoins say
-  bool commits_held = false;      // CommitCheckpoint effects are left to the test, not committed at once
   std::optional<TrialRun> run;
 
   std::shared_ptr<const config::ExperimentConfig> config;
@@ -134,36 +132,23 @@ struct Harness {
                            }});
   }
 
-  // The effects of `event`, where a JournalReports is written at once and a
-  // CommitCheckpoint committed at once (unless commits_held), the effects of
-  // their ReportsJournaled and CheckpointCommitted taking their place (as the
-  // actor's would follow).
+  // The effects of `event`, where a JournalReports is written at once and the
+  // effects of its ReportsJournaled take its place (as the actor's would follow).
   TrialEffects on(TrialEvent event) { return with_reports_written(run->on(std::move(event))); }
   TrialEffects with_reports_written(TrialEffects effects) {
     TrialEffects out;
     for (auto& effect : effects) {
-      std::optional<TrialEvent> outcome;
-      if (const auto* journal_reports = std::get_if<JournalReports>(&effect)) {
-        const auto written = journal->commit(*journal_reports->writes);
-        outcome = ReportsJournaled{journal_reports->run_id, journal_reports->seq,
-                                   written ? std::string() : written.error().message};
-      } else if (const auto* commit = std::get_if<CommitCheckpoint>(&effect); commit && !commits_held) {
-        outcome = committed(commit->pending);
-      }
-      if (!outcome) {
+      const auto* journal_reports = std::get_if<JournalReports>(&effect);
+      if (journal_reports == nullptr) {
         out.push_back(std::move(effect));
         continue;
       }
-      auto after = on(std::move(*outcome));
+      const auto written = journal->commit(*journal_reports->writes);
+      auto after = on(ReportsJournaled{journal_reports->run_id, journal_reports->seq,
+                                       written ? std::string() : written.error().message});
       out.insert(out.end(), after.begin(), after.end());
     }
     return out;
-  }
-  // What the trial actor's committer answers for `pending`.
-  CheckpointCommitted committed(const checkpoints::PendingCheckpoint& pending) const {
-    auto manifest = store->commit(pending);
-    if (!manifest) return {pending.uuid, 0, manifest.error().message};
-    return {pending.uuid, manifest->total_bytes, ""};
   }
   [[nodiscard]] Phase phase() const { return run->phase(); }
 
@@ -1287,78 +1272,4 @@ TEST_CASE("A rank whose link dropped during a chain rejoins with its answer, whi
       h.rejoin(1, wire::FinishedWorkload{share_of_rank(sent.request, 1), chain_answer(sent.request, 1, 0.75)});
   CHECK(names(effects) == std::vector<std::string>{"AdmitRank", "AnswerRejoins", "ReportCheckpoint", "ReportValidation"});
   CHECK(h.journal->checkpoints_of_trial(7).value().back().batches == 100);
-}
-
-TEST_CASE("While a checkpoint is committed off the trial's thread nothing goes to the ranks, and a close waits for it") {
-  Harness fresh;
-  fresh.ranks_run_chains = true;
-  fresh.commits_held = true;
-  auto first = fresh.start_running();
-  // 10 batches a workload: the first training's answer, then the periodic validation at 20 goes out.
-  auto next = only<SendWorkload>(fresh.answer_all(first, answer(10)));
-  next = only<SendWorkload>(fresh.answer_all(next, answer(20)));
-  REQUIRE(next.request.kind == wire::WorkloadKind::validate);
-  next = only<SendWorkload>(fresh.answer_all(next, answer(20)));
-  next = only<SendWorkload>(fresh.answer_all(next, answer(30)));
-  next = only<SendWorkload>(fresh.answer_all(next, answer(40)));  // validation at 40
-  const auto checkpoint = only<SendWorkload>(fresh.answer_all(next, answer(40)));
-  REQUIRE(checkpoint.request.kind == wire::WorkloadKind::checkpoint);
-  std::ofstream(fs::path(checkpoint.request.path) / "weights.bin") << "weights";
-  const auto answered = fresh.answer_all(checkpoint, answer(40));
-  CHECK(names(answered) == std::vector<std::string>{"CommitCheckpoint"});
-  CHECK(fresh.run->commit_in_flight());
-  CHECK(fresh.on(Close{}).empty());  // its final checkpoint is the one being committed
-  const auto committed = fresh.on(fresh.committed(only<CommitCheckpoint>(answered).pending));
-  CHECK(names(committed) == std::vector<std::string>{"ReportCheckpoint", "ShutdownRanks", "ReleaseSlots"});
-  CHECK_FALSE(fresh.run->commit_in_flight());
-  CHECK(fresh.journal->checkpoints_of_trial(7).value().back().batches == 40);
-}
-
-TEST_CASE("A checkpoint whose commit ends after its run was given up is removed, and the next run goes on") {
-  Harness h("max_restarts: 1\n");
-  h.ranks_run_chains = true;
-  auto sent = h.train_to(h.start_running(), 90);
-  h.commits_held = true;
-  (void)h.on(WorkloadAnswered{sent.workload, 1, chain_answer(sent.request, 1, 0.75)});
-  const auto answered = h.on(WorkloadAnswered{sent.workload, 0, chain_answer(sent.request, 0, 0.75)});
-  const auto pending = only<CommitCheckpoint>(answered).pending;
-  CHECK(names(h.exit(1, 1)).front() == "ForgetRun");  // rank 1 died: run 2 from the checkpoint at 80
-  (void)h.on(SlotsGranted{{{"agent-a", {0, 1}}}});
-  (void)h.hello(0, 2);
-  CHECK(h.hello(1, 2).empty() == false);
-  const auto after = h.on(h.committed(pending));
-  CHECK_FALSE(h.store->path(pending.uuid));
-  CHECK(h.journal->checkpoints_of_trial(7).value().back().batches == 80);
-  CHECK(names(after) == std::vector<std::string>{"SendWorkload"});  // run 2 waited for the commit
-  CHECK(only<SendWorkload>(after).request.start_batch == 80);
-}
-
-TEST_CASE("A trial killed while a checkpoint is committed ends at once and removes the checkpoint once committed") {
-  Harness h;
-  h.ranks_run_chains = true;
-  auto sent = h.train_to(h.start_running(), 90);
-  h.commits_held = true;
-  (void)h.on(WorkloadAnswered{sent.workload, 1, chain_answer(sent.request, 1, 0.75)});
-  const auto pending =
-      only<CommitCheckpoint>(h.on(WorkloadAnswered{sent.workload, 0, chain_answer(sent.request, 0, 0.75)})).pending;
-  CHECK(names(h.on(Kill{})).back() == "ReportEnded");
-  CHECK(h.run->commit_in_flight());  // the actor stays until it is answered
-  CHECK(h.on(h.committed(pending)).empty());
-  CHECK_FALSE(h.run->commit_in_flight());
-  CHECK_FALSE(h.store->path(pending.uuid));
-  CHECK(h.journal->checkpoints_of_trial(7).value().back().batches == 80);
-}
-
-TEST_CASE("A checkpoint that cannot be committed ends the trial in error") {
-  Harness h;
-  h.ranks_run_chains = true;
-  auto sent = h.train_to(h.start_running(), 90);
-  h.commits_held = true;
-  (void)h.on(WorkloadAnswered{sent.workload, 1, chain_answer(sent.request, 1, 0.75)});
-  const auto pending =
-      only<CommitCheckpoint>(h.on(WorkloadAnswered{sent.workload, 0, chain_answer(sent.request, 0, 0.75)})).pending;
-  const auto effects = h.on(CheckpointCommitted{pending.uuid, 0, "cannot fsync: disk gone"});
-  REQUIRE_FALSE(effects.empty());
-  CHECK(std::get<ReportEnded>(effects.back()).state == RunState::error);
-  CHECK(h.journaled().state == RunState::error);
 }
