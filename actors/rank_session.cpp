@@ -9,6 +9,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/rank_actor.hpp"
+#include "actors/workload_chain.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::actors {
@@ -41,11 +42,7 @@ struct RankSession::Impl {
   std::shared_ptr<MetricOutbox> outbox;  // the command's reports, until the trial journaled them
   RankActor rank;
   wire::RankGroup group;
-  // The workload the trial sent (with the chain that follows it), until
-  // answered; its chain's workloads not run yet; the results so far.
-  std::optional<wire::WorkloadRequest> received;
-  std::deque<wire::WorkloadRequest> chain;
-  std::vector<wire::WorkloadResult> results;
+  WorkloadChain chain;  // the workload the trial sent, with the chain that follows it, until answered
   std::optional<wire::WorkloadRequest> running;  // the workload being run, until completed
   // The last workloads answered, oldest first, and their answers: sent again
   // on a rejoin, as a restarted master may not have journaled them.
@@ -72,8 +69,6 @@ struct RankSession::Impl {
   // batch before its answer, which the rank actor sent again first, as to
   // any trial reached anew. Answers it as before; false for another workload.
   bool answer_again(const wire::WorkloadRequest& request);
-  // Takes a workload the trial sent: its first workload is run now, its chain after it.
-  wire::WorkloadRequest take(wire::WorkloadRequest request);
   // Keeps `result`, the running workload's; sends the request's answer (the
   // chain's results in `then`) once it failed or was the chain's last.
   void keep_result(wire::WorkloadResult result);
@@ -155,41 +150,29 @@ bool RankSession::Impl::answer_again(const wire::WorkloadRequest& request) {
   return true;
 }
 
-wire::WorkloadRequest RankSession::Impl::take(wire::WorkloadRequest request) {
-  received = request;
-  chain.assign(std::make_move_iterator(request.then.begin()), std::make_move_iterator(request.then.end()));
-  results.clear();
-  request.then.clear();
-  running = request;
-  return request;
-}
-
 void RankSession::Impl::keep_result(wire::WorkloadResult result) {
   running.reset();
-  const bool failed = !result.error_message.empty();
-  results.push_back(std::move(result));
-  if (!failed && !chain.empty()) return;
-  auto answer = std::move(results.front());
-  answer.then.assign(std::make_move_iterator(std::next(results.begin())), std::make_move_iterator(results.end()));
-  finished.push_back({.request = *std::exchange(received, std::nullopt), .result = answer});
+  auto answered = chain.finish(std::move(result));
+  if (!answered) return;
+  const auto answer = wire::encode(answered->result);
+  finished.push_back(std::move(*answered));
   if (finished.size() > kFinishedKept) finished.pop_front();
-  chain.clear();
-  caf::anon_send(rank, complete_atom::value, wire::encode(answer));
+  caf::anon_send(rank, complete_atom::value, answer);
 }
 
 const wire::RankGroup& RankSession::group() const { return impl_->group; }
 
 Result<std::optional<wire::WorkloadRequest>> RankSession::next_workload() {
-  if (auto& chain = impl_->chain; !chain.empty()) {  // the previous workload's chain goes on
-    impl_->running = std::move(chain.front());
-    chain.pop_front();
+  if (auto step = impl_->chain.next()) {  // the previous workload's chain goes on
+    impl_->running = std::move(step);
     return impl_->running;
   }
   for (;;) {
     auto event = impl_->inbox->wait_for<WorkloadReceived, StopReceived, MasterLost>();
     if (auto* workload = std::get_if<WorkloadReceived>(&event)) {
       if (impl_->answer_again(workload->request)) continue;
-      return std::optional(impl_->take(std::move(workload->request)));
+      impl_->running = impl_->chain.start(std::move(workload->request));
+      return impl_->running;
     }
     if (std::holds_alternative<StopReceived>(event)) return std::nullopt;
     if (auto back = impl_->rejoin(); !back) return fail(Error::unavailable("lost the master: " + back.error().message));
