@@ -10,6 +10,7 @@
 
 #include "master/users/ownership.hpp"
 #include "runtime/config/config_parser.hpp"
+#include "runtime/wire/codec.hpp"
 
 namespace volador::master {
 namespace {
@@ -53,6 +54,7 @@ Result<std::unique_ptr<ReadModel>> ReadModel::load(const storage::Journal& journ
       auto reports = journal.metrics(trial.id);
       if (!reports) return fail(reports.error());
       for (const auto& report : *reports) model->take(report);
+      model->settle_touched();
     }
   }
   return model;
@@ -74,6 +76,7 @@ Status ReadModel::apply(const storage::JournalBatch& batch, const MetricHistory&
           },
           operation);
     }
+    settle_touched();
   }
   // Read outside the lock: observers run on the journal's one writer thread, so no batch comes meanwhile.
   for (std::uint64_t trial_id : stale) {
@@ -81,6 +84,7 @@ Status ReadModel::apply(const storage::JournalBatch& batch, const MetricHistory&
     if (!reports) return fail(reports.error());
     std::unique_lock lock(mutex_);
     replace_metrics(trial_id, *reports);
+    settle_touched();
   }
   return {};
 }
@@ -113,8 +117,8 @@ void ReadModel::take(const storage::ExperimentRecord& record) {
 }
 
 void ReadModel::take(const storage::TrialRecord& record) {
-  auto [it, added] = trials_.try_emplace(record.id);
-  auto& s = it->second.summary;
+  const bool added = !knows_trial(record.id);
+  auto& s = open_trial(record.id).summary;
   auto found = experiments_.find(record.experiment_id);
   auto* experiment = found == experiments_.end() ? nullptr : &found->second;
   if (added) {
@@ -143,14 +147,14 @@ void ReadModel::take(const storage::TrialRecord& record) {
 }
 
 void ReadModel::take(const storage::MetricRecord& record) {
-  auto trial = trials_.find(record.trial_id);
-  if (trial == trials_.end()) return;
-  auto& entry = trial->second;
+  if (!knows_trial(record.trial_id)) return;
+  auto& entry = open_trial(record.trial_id);
   auto& s = entry.summary;
-  auto latest = entry.latest_batches.find(record.kind);
-  if (latest == entry.latest_batches.end() || record.batches >= latest->second) {
-    entry.latest_batches[record.kind] = record.batches;
-    (record.kind == MetricKind::training ? s.latest_training : s.latest_validation) = record.metrics;
+  const bool training = record.kind == MetricKind::training;
+  auto& latest = training ? entry.marks.latest_training : entry.marks.latest_validation;
+  if (!latest || record.batches >= *latest) {
+    latest = record.batches;
+    (training ? s.latest_training : s.latest_validation) = record.metrics;
   }
   auto* experiment = experiment_of(entry);
   changed(experiment);
@@ -160,10 +164,10 @@ void ReadModel::take(const storage::MetricRecord& record) {
   if (value == record.metrics.end()) return;
   const double v = value->second;
   const auto& best = s.best_validation;
-  if (!best || better(v, *best, e.smaller_is_better) || (v == *best && record.batches < entry.best_batches)) {
+  if (!best || better(v, *best, e.smaller_is_better) || (v == *best && record.batches < entry.marks.best_batches)) {
     s.best_validation = v;
-    entry.best_batches = record.batches;
-    offer_best(*experiment, entry);
+    entry.marks.best_batches = record.batches;
+    offer_best(*experiment, s.id, s.best_validation);
   }
 }
 
@@ -182,41 +186,38 @@ void ReadModel::take(const storage::JournalBatch::ExperimentDeletion& deletion) 
 void ReadModel::forget(std::uint64_t experiment_id) {
   auto it = experiments_.find(experiment_id);
   if (it == experiments_.end()) return;
-  for (std::uint64_t trial_id : it->second.trial_ids) trials_.erase(trial_id);
+  for (std::uint64_t trial_id : it->second.trial_ids) {
+    trials_.erase(trial_id);
+    ended_trials_.erase(trial_id);
+  }
   experiments_.erase(it);
   changed(nullptr);
 }
 
 bool ReadModel::invalidates(const storage::JournalBatch::MetricsDeletion& deletion) const {
-  auto it = trials_.find(deletion.trial_id);
-  if (it == trials_.end()) return false;
-  const auto& entry = it->second;
-  if (entry.summary.best_validation && entry.best_batches > deletion.after_batches) return true;
-  for (const auto& [kind, batches] : entry.latest_batches)
-    if (batches > deletion.after_batches) return true;
-  return false;
+  const auto* marks = marks_of(deletion.trial_id);
+  if (marks == nullptr) return false;
+  const auto after = deletion.after_batches;
+  return marks->best_batches > after || marks->latest_training.value_or(0) > after ||
+         marks->latest_validation.value_or(0) > after;
 }
 
 void ReadModel::replace_metrics(std::uint64_t trial_id, const std::vector<storage::MetricRecord>& reports) {
-  auto trial = trials_.find(trial_id);
-  if (trial == trials_.end()) return;
-  auto& entry = trial->second;
+  if (!knows_trial(trial_id)) return;
+  auto& entry = open_trial(trial_id);
   entry.summary.best_validation.reset();
   entry.summary.latest_training.clear();
   entry.summary.latest_validation.clear();
-  entry.best_batches = 0;
-  entry.latest_batches.clear();
+  entry.marks = {};
   for (const auto& report : reports) take(report);
   auto* experiment = experiment_of(entry);
   if (experiment != nullptr) recompute_best(*experiment);
   changed(experiment);
 }
 
-void ReadModel::offer_best(ExperimentEntry& experiment, const TrialEntry& trial) {
-  const auto& candidate = trial.summary.best_validation;
+void ReadModel::offer_best(ExperimentEntry& experiment, std::uint64_t id, std::optional<double> candidate) {
   auto& best = experiment.summary.best;
   if (!candidate) return;
-  const auto id = trial.summary.id;
   if (!best || better(*candidate, best->metric, experiment.summary.smaller_is_better) ||
       (*candidate == best->metric && id < best->trial_id))
     best = wire::BestTrial{.metric = *candidate, .trial_id = id};
@@ -224,7 +225,45 @@ void ReadModel::offer_best(ExperimentEntry& experiment, const TrialEntry& trial)
 
 void ReadModel::recompute_best(ExperimentEntry& experiment) {
   experiment.summary.best.reset();
-  for (std::uint64_t id : experiment.trial_ids) offer_best(experiment, trials_.at(id));
+  for (std::uint64_t id : experiment.trial_ids) {
+    auto live = trials_.find(id);
+    offer_best(experiment, id,
+               live != trials_.end() ? live->second.summary.best_validation : ended_trials_.at(id).best_validation);
+  }
+}
+
+ReadModel::TrialEntry& ReadModel::open_trial(std::uint64_t id) {
+  touched_.push_back(id);
+  auto ended = ended_trials_.find(id);
+  if (ended == ended_trials_.end()) return trials_[id];
+  auto& entry = trials_[id];
+  entry = {.summary = wire::unpack<wire::TrialSummary>(ended->second.packed_summary).value(),
+           .marks = ended->second.marks};
+  ended_trials_.erase(ended);
+  return entry;
+}
+
+void ReadModel::settle_touched() {
+  for (std::uint64_t id : touched_) {
+    auto it = trials_.find(id);
+    if (it == trials_.end() || !is_terminal(it->second.summary.state)) continue;
+    const auto& [summary, marks] = it->second;
+    ended_trials_[id] = {.packed_summary = wire::pack(summary), .best_validation = summary.best_validation, .marks = marks};
+    trials_.erase(it);
+  }
+  touched_.clear();
+}
+
+wire::TrialSummary ReadModel::summary_of_trial(std::uint64_t id) const {
+  auto live = trials_.find(id);
+  if (live != trials_.end()) return live->second.summary;
+  return wire::unpack<wire::TrialSummary>(ended_trials_.at(id).packed_summary).value();  // packed by settle_touched
+}
+
+const ReadModel::ReportMarks* ReadModel::marks_of(std::uint64_t id) const {
+  if (auto live = trials_.find(id); live != trials_.end()) return &live->second.marks;
+  if (auto ended = ended_trials_.find(id); ended != ended_trials_.end()) return &ended->second.marks;
+  return nullptr;
 }
 
 ReadModel::ExperimentEntry* ReadModel::experiment_of(const TrialEntry& trial) {
@@ -258,7 +297,7 @@ Result<wire::ExperimentDetail> ReadModel::experiment(std::uint64_t id) const {
                                 .config = experiment.config_yaml,
                                 .trials = {}};
   detail.trials.reserve(experiment.trial_ids.size());
-  for (std::uint64_t trial_id : experiment.trial_ids) detail.trials.push_back(trials_.at(trial_id).summary);
+  for (std::uint64_t trial_id : experiment.trial_ids) detail.trials.push_back(summary_of_trial(trial_id));
   return detail;
 }
 
@@ -268,7 +307,7 @@ Result<wire::TrialList> ReadModel::trials(std::uint64_t experiment_id) const {
   wire::TrialList list;
   for (const auto& [id, experiment] : experiments_) {
     if (experiment_id != 0 && id != experiment_id) continue;
-    for (std::uint64_t trial_id : experiment.trial_ids) list.trials.push_back(trials_.at(trial_id).summary);
+    for (std::uint64_t trial_id : experiment.trial_ids) list.trials.push_back(summary_of_trial(trial_id));
   }
   return list;
 }
@@ -282,9 +321,8 @@ std::uint64_t ReadModel::version(std::uint64_t experiment_id) const {
 
 Result<wire::TrialSummary> ReadModel::trial(std::uint64_t id) const {
   std::shared_lock lock(mutex_);
-  auto it = trials_.find(id);
-  if (it == trials_.end()) return fail(unknown("trial", id));
-  return it->second.summary;
+  if (!knows_trial(id)) return fail(unknown("trial", id));
+  return summary_of_trial(id);
 }
 
 Result<std::shared_ptr<const ReadModel>> follow_journal(storage::Journal& journal) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <string>
@@ -67,10 +68,23 @@ class ReadModel {
     std::uint64_t version = 0;  // changes_ when it last changed
     bool user_metadata = false;  // description and labels set by a user (`experiment set`), not the config's
   };
+  // Which reports a trial's summary shows: what a later report or a deletion is weighed against.
+  struct ReportMarks {
+    std::uint64_t best_batches = 0;  // the fewest batches at which the best was reported
+    std::optional<std::uint64_t> latest_training;  // the batches of the latest report of each kind
+    std::optional<std::uint64_t> latest_validation;
+  };
+  // A trial not ended yet.
   struct TrialEntry {
     wire::TrialSummary summary;  // best_validation and latest_* kept current
-    std::uint64_t best_batches = 0;  // the fewest batches at which the best was reported
-    std::map<MetricKind, std::uint64_t> latest_batches;  // of the latest report of each kind
+    ReportMarks marks;
+  };
+  // An ended trial, kept packed (wire::pack): about a third of a TrialEntry's memory, since
+  // a long search holds thousands of them and they change only when a late report comes.
+  struct EndedTrial {
+    std::string packed_summary;
+    std::optional<double> best_validation;  // the summary's, for weighing the experiment's best
+    ReportMarks marks;
   };
 
   void take(const storage::ExperimentRecord& record);
@@ -78,14 +92,23 @@ class ReadModel {
   void take(const storage::MetricRecord& record);
   void take(const storage::ExperimentMetadataRecord& record);
   void take(const storage::JournalBatch::ExperimentDeletion& deletion);
+  // The entry of trial `id` to change, unpacked if it had ended (a new one if unknown);
+  // settle_touched() packs it again once ended.
+  TrialEntry& open_trial(std::uint64_t id);
+  // Packs each trial opened since the last call that has ended.
+  void settle_touched();
+  [[nodiscard]] bool knows_trial(std::uint64_t id) const { return trials_.contains(id) || ended_trials_.contains(id); }
+  // Trial `id`'s summary; it must be known.
+  [[nodiscard]] wire::TrialSummary summary_of_trial(std::uint64_t id) const;
+  [[nodiscard]] const ReportMarks* marks_of(std::uint64_t id) const;
   // Drops an experiment being deleted or deleted, and its trials.
   void forget(std::uint64_t experiment_id);
   // True when the deletion removes the trial's best or latest report.
   [[nodiscard]] bool invalidates(const storage::JournalBatch::MetricsDeletion& deletion) const;
   // The trial's metric summary from all its reports, and its experiment's best anew.
   void replace_metrics(std::uint64_t trial_id, const std::vector<storage::MetricRecord>& reports);
-  // Whether `trial`'s best beats its experiment's best (or ties it with a smaller trial id).
-  void offer_best(ExperimentEntry& experiment, const TrialEntry& trial);
+  // Whether trial `id`'s best beats its experiment's best (or ties it with a smaller trial id).
+  void offer_best(ExperimentEntry& experiment, std::uint64_t id, std::optional<double> best);
   void recompute_best(ExperimentEntry& experiment);
   [[nodiscard]] wire::ExperimentSummary summary_of(const ExperimentEntry& experiment) const;
   [[nodiscard]] ExperimentEntry* experiment_of(const TrialEntry& trial);
@@ -97,7 +120,9 @@ class ReadModel {
 
   mutable std::shared_mutex mutex_;
   std::map<std::uint64_t, ExperimentEntry> experiments_;
-  std::unordered_map<std::uint64_t, TrialEntry> trials_;
+  std::unordered_map<std::uint64_t, TrialEntry> trials_;  // not ended, or opened since settle_touched()
+  std::unordered_map<std::uint64_t, EndedTrial> ended_trials_;
+  std::vector<std::uint64_t> touched_;  // opened since settle_touched()
   std::uint64_t changes_ = 0;
 };
 

@@ -193,6 +193,51 @@ TEST_CASE("Deleting a trial's later reports (a restart) takes back its best and 
   }
 }
 
+TEST_CASE("An ended trial, kept packed, reads back whole and still takes late reports and deletions") {
+  auto f = two_trials();
+  f.commit(JournalBatch()
+               .append_metrics(report(1, MetricKind::validation, 5, {{"accuracy", 0.5}}))
+               .append_metrics(report(1, MetricKind::training, 5, {{"loss", 0.3}}))
+               .append_metrics(report(2, MetricKind::validation, 5, {{"accuracy", 0.6}})));
+  auto completed = trial_record(1, 1, RunState::completed);
+  completed.batches_trained = 5;
+  f.commit(JournalBatch().put_trial(completed));
+  auto expected = f.trial(2);  // trial 2 as it was, for the same fields on trial 1
+  auto ended = f.trial(1);
+  CHECK(ended.state == RunState::completed);
+  CHECK(ended.hparams == R"({"lr":0.1})");
+  CHECK(ended.best_validation == 0.5);
+  CHECK(ended.latest_training == MetricMap{{"loss", 0.3}});
+  CHECK(ended.latest_validation == MetricMap{{"accuracy", 0.5}});
+  CHECK(ended.batches_trained == 5);
+  CHECK(expected.best_validation == 0.6);
+  CHECK(f.detail().trials.at(0) == ended);
+  CHECK(f.model->trials(0).value().trials.at(0) == ended);
+  CHECK(states_of(f.detail().summary) ==
+        std::map<RunState, std::uint32_t>{{RunState::active, 1}, {RunState::completed, 1}});
+
+  // A report that comes after the trial's end record still counts, and the trial stays ended.
+  f.commit(JournalBatch().append_metrics(report(1, MetricKind::validation, 10, {{"accuracy", 0.9}})));
+  CHECK(f.trial(1).best_validation == 0.9);
+  CHECK(f.trial(1).latest_validation == MetricMap{{"accuracy", 0.9}});
+  CHECK(f.trial(1).state == RunState::completed);
+  CHECK(f.detail().summary.best == wire::BestTrial{0.9, 1});
+
+  // Deleting its later reports takes them back, as for a running trial.
+  f.commit(JournalBatch().delete_metrics_after(1, 5));
+  CHECK(f.trial(1).best_validation == 0.5);
+  CHECK(f.trial(1).latest_validation == MetricMap{{"accuracy", 0.5}});
+  CHECK(f.detail().summary.best == wire::BestTrial{0.6, 2});
+
+  auto loaded = ReadModel::load(*f.journal);
+  REQUIRE(loaded);
+  CHECK(answers_of(**loaded) == answers_of(*f.model));
+
+  f.commit(JournalBatch().delete_experiment(1));
+  CHECK(f.model->trial(1).error().code == ErrorCode::not_found);
+  CHECK(f.model->trial(2).error().code == ErrorCode::not_found);
+}
+
 TEST_CASE("Records the summaries do not show change nothing") {
   auto f = two_trials();
   f.commit(JournalBatch().append_metrics(report(1, MetricKind::validation, 5, {{"accuracy", 0.5}})));

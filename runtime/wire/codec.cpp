@@ -2,7 +2,9 @@
 
 #include <capnp/message.h>
 #include <capnp/schema.h>
+#include <capnp/serialize-packed.h>
 #include <capnp/serialize.h>
+#include <kj/io.h>
 #include <kj/exception.h>
 
 #include <cstring>
@@ -19,6 +21,20 @@ namespace cp = ::capnp;
 template <class Message>
 using CapnpType = decltype(capnp_type_of(static_cast<const Message*>(nullptr)));
 
+template <class Message>
+Error malformed(std::string_view why) {
+  const auto type_name = cp::Schema::from<CapnpType<Message>>().getShortDisplayName();
+  return Error::corruption("malformed " + std::string(type_name.cStr()) + " message: " + std::string(why));
+}
+
+constexpr std::size_t kUnpackScratchWords = 256;
+
+cp::ReaderOptions reader_options() {
+  cp::ReaderOptions options;
+  options.traversalLimitInWords = kMaxMessageBytes / sizeof(cp::word);
+  return options;
+}
+
 }  // namespace
 
 template <class Message>
@@ -32,28 +48,47 @@ Bytes encode(const Message& message) {
 
 template <class Message>
 Result<Message> decode(const Bytes& bytes) {
-  const auto type_name = cp::Schema::from<CapnpType<Message>>().getShortDisplayName();
-  auto failure = [&](std::string_view why) {
-    return fail(Error::corruption("malformed " + std::string(type_name.cStr()) + " message: " + std::string(why)));
-  };
+  auto failure = [](std::string_view why) { return fail(malformed<Message>(why)); };
   if (bytes.size() % sizeof(cp::word) != 0) return failure("size is not a multiple of 8 bytes");
   if (bytes.size() > kMaxMessageBytes) return failure("larger than the message limit");
   // Copy into word-aligned storage: CAF's buffer carries no alignment promise.
   kj::Array<cp::word> words = kj::heapArray<cp::word>(bytes.size() / sizeof(cp::word));
   std::memcpy(words.begin(), bytes.data(), bytes.size());
   try {
-    cp::ReaderOptions options;
-    options.traversalLimitInWords = kMaxMessageBytes / sizeof(cp::word);
-    cp::FlatArrayMessageReader reader(words.asPtr(), options);
+    cp::FlatArrayMessageReader reader(words.asPtr(), reader_options());
     return read(reader.getRoot<CapnpType<Message>>());
   } catch (const kj::Exception& e) {
     return failure(e.getDescription().cStr());
   }
 }
 
+template <class Message>
+std::string pack(const Message& message) {
+  cp::MallocMessageBuilder builder;
+  write(message, builder.initRoot<CapnpType<Message>>());
+  kj::VectorOutputStream out;
+  cp::writePackedMessage(out, builder);
+  auto bytes = out.getArray();
+  return std::string(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
+}
+
+template <class Message>
+Result<Message> unpack(std::string_view packed) {
+  try {
+    kj::ArrayInputStream in(kj::arrayPtr(reinterpret_cast<const kj::byte*>(packed.data()), packed.size()));
+    cp::word scratch[kUnpackScratchWords];  // a small message needs no allocation; a larger one takes its own
+    cp::PackedMessageReader reader(in, reader_options(), kj::arrayPtr(scratch, kUnpackScratchWords));
+    return read(reader.getRoot<CapnpType<Message>>());
+  } catch (const kj::Exception& e) {
+    return fail(malformed<Message>(e.getDescription().cStr()));
+  }
+}
+
 #define VOLADOR_WIRE_MESSAGE(M) \
   template Bytes encode<M>(const M&); \
-  template Result<M> decode<M>(const Bytes&);
+  template Result<M> decode<M>(const Bytes&); \
+  template std::string pack<M>(const M&); \
+  template Result<M> unpack<M>(std::string_view);
 VOLADOR_CONTROL_RECORDS(VOLADOR_WIRE_MESSAGE)
 #undef VOLADOR_WIRE_MESSAGE
 

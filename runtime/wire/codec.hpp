@@ -1,9 +1,11 @@
 #pragma once
-// Encoding of control messages to Cap'n Proto bytes (standard framing) and
-// back. Bytes is std::vector<char> because CAF carries it without any type
+// Encoding of control messages to Cap'n Proto bytes (standard framing, or
+// packed) and back. Bytes is std::vector<char> because CAF carries it without any type
 // registration. decode() never throws: malformed or oversized input gives an
 // Error (corruption) naming the message type.
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/core/error.hpp"
@@ -21,5 +23,14 @@ Bytes encode(const Message& message);
 
 template <class Message>
 Result<Message> decode(const Bytes& bytes);
+
+// The message in Cap'n Proto's packed encoding (runs of zero bytes
+// squeezed), for keeping many records compactly in memory; unpack() reads
+// it back, with decode()'s errors for malformed input.
+template <class Message>
+std::string pack(const Message& message);
+
+template <class Message>
+Result<Message> unpack(std::string_view packed);
 
 }  // namespace volador::wire

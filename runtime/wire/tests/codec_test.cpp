@@ -160,3 +160,26 @@ TEST_CASE("Schema defaults hold in the records and across the wire") {
   REQUIRE(back.has_value());
   CHECK(*back == LaunchSpec{});
 }
+
+TEST_CASE("A packed trial summary unpacks to the same record, in fewer bytes than the framed encoding") {
+  TrialSummary summary{.id = 7, .experiment_id = 2, .request_id = 7, .state = RunState::completed,
+                       .hparams = R"({"global_batch_size":1,"x":0.25})", .seed = 11, .batches_trained = 100,
+                       .restarts = 1, .best_validation = 0.5, .error = "", .created_at_ms = 1700000000000,
+                       .ended_at_ms = 1700000000500, .latest_training = {{"loss", 0.75}},
+                       .latest_validation = {{"accuracy", 0.5}, {"validation_loss", 0.5}}, .preemptions = 0,
+                       .warm_start_trial = 0};
+  const auto packed = pack(summary);
+  CHECK(packed.size() < encode(summary).size());
+  auto back = unpack<TrialSummary>(packed);
+  REQUIRE(back.has_value());
+  CHECK(*back == summary);
+}
+
+TEST_CASE("Unpacking cut or garbled packed bytes is an error naming the message type") {
+  const auto packed = pack(TrialSummary{.id = 7, .hparams = R"({"x":1})"});
+  for (const std::string& bad : {packed.substr(0, packed.size() / 2), std::string(4, '\xff')}) {
+    auto back = unpack<TrialSummary>(bad);
+    REQUIRE_FALSE(back.has_value());
+    CHECK_THAT(back.error().message, Catch::Contains("TrialSummary"));
+  }
+}
