@@ -37,8 +37,9 @@ Error unknown(std::string_view what, std::uint64_t id) {
 
 }  // namespace
 
-Result<std::unique_ptr<ReadModel>> ReadModel::load(const storage::Journal& journal) {
+Result<std::unique_ptr<ReadModel>> ReadModel::load(const storage::Journal& journal, std::optional<SummarySpill> spill) {
   auto model = std::make_unique<ReadModel>();
+  model->spill_ = std::move(spill);
   auto experiments = journal.experiments();
   if (!experiments) return fail(experiments.error());
   for (const auto& experiment : *experiments) {
@@ -54,8 +55,9 @@ Result<std::unique_ptr<ReadModel>> ReadModel::load(const storage::Journal& journ
       auto reports = journal.metrics(trial.id);
       if (!reports) return fail(reports.error());
       for (const auto& report : *reports) model->take(report);
-      model->settle_touched();
+      model->pack_opened_trials();
     }
+    model->spill_ended_experiments();
   }
   return model;
 }
@@ -76,7 +78,7 @@ Status ReadModel::apply(const storage::JournalBatch& batch, const MetricHistory&
           },
           operation);
     }
-    settle_touched();
+    settle();
   }
   // Read outside the lock: observers run on the journal's one writer thread, so no batch comes meanwhile.
   for (std::uint64_t trial_id : stale) {
@@ -84,7 +86,7 @@ Status ReadModel::apply(const storage::JournalBatch& batch, const MetricHistory&
     if (!reports) return fail(reports.error());
     std::unique_lock lock(mutex_);
     replace_metrics(trial_id, *reports);
-    settle_touched();
+    settle();
   }
   return {};
 }
@@ -114,13 +116,16 @@ void ReadModel::take(const storage::ExperimentRecord& record) {
   s.owner = owner_of(record);
   s.archived = record.archived;
   changed(&entry);
+  settling_experiments_.insert(record.id);
 }
 
 void ReadModel::take(const storage::TrialRecord& record) {
-  const bool added = !knows_trial(record.id);
-  auto& s = open_trial(record.id).summary;
   auto found = experiments_.find(record.experiment_id);
   auto* experiment = found == experiments_.end() ? nullptr : &found->second;
+  const bool added = !knows_trial(record.id, experiment);
+  auto* trial = open_trial(record.id, experiment);
+  if (trial == nullptr) return;
+  auto& s = trial->summary;
   if (added) {
     s.hparams = record.hparams.dump();  // a trial's hyperparameters never change
     if (experiment != nullptr) {
@@ -147,11 +152,13 @@ void ReadModel::take(const storage::TrialRecord& record) {
 }
 
 void ReadModel::take(const storage::MetricRecord& record) {
-  if (!knows_trial(record.trial_id)) return;
-  auto& entry = open_trial(record.trial_id);
+  if (!knows_trial(record.trial_id, nullptr)) return;
+  auto* trial = open_trial(record.trial_id, nullptr);
+  if (trial == nullptr) return;
+  auto& entry = *trial;
   auto& s = entry.summary;
   const bool training = record.kind == MetricKind::training;
-  auto& latest = training ? entry.marks.latest_training : entry.marks.latest_validation;
+  auto& latest = training ? entry.latest_training : entry.latest_validation;
   if (!latest || record.batches >= *latest) {
     latest = record.batches;
     (training ? s.latest_training : s.latest_validation) = record.metrics;
@@ -164,9 +171,9 @@ void ReadModel::take(const storage::MetricRecord& record) {
   if (value == record.metrics.end()) return;
   const double v = value->second;
   const auto& best = s.best_validation;
-  if (!best || better(v, *best, e.smaller_is_better) || (v == *best && record.batches < entry.marks.best_batches)) {
+  if (!best || better(v, *best, e.smaller_is_better) || (v == *best && record.batches < entry.best_batches)) {
     s.best_validation = v;
-    entry.marks.best_batches = record.batches;
+    entry.best_batches = record.batches;
     offer_best(*experiment, s.id, s.best_validation);
   }
 }
@@ -190,25 +197,28 @@ void ReadModel::forget(std::uint64_t experiment_id) {
     trials_.erase(trial_id);
     ended_trials_.erase(trial_id);
   }
+  if (it->second.spilled) spill_->remove(experiment_id);
   experiments_.erase(it);
   changed(nullptr);
 }
 
 bool ReadModel::invalidates(const storage::JournalBatch::MetricsDeletion& deletion) const {
-  const auto* marks = marks_of(deletion.trial_id);
-  if (marks == nullptr) return false;
+  const auto id = deletion.trial_id;
+  if (!trials_.contains(id) && !ended_trials_.contains(id)) return spilled_experiment_of(id, nullptr).has_value();  // re-read
+  const auto kept = kept_in_memory(id);
   const auto after = deletion.after_batches;
-  return marks->best_batches > after || marks->latest_training.value_or(0) > after ||
-         marks->latest_validation.value_or(0) > after;
+  return kept.best_batches > after || kept.latest_training.value_or(0) > after || kept.latest_validation.value_or(0) > after;
 }
 
 void ReadModel::replace_metrics(std::uint64_t trial_id, const std::vector<storage::MetricRecord>& reports) {
-  if (!knows_trial(trial_id)) return;
-  auto& entry = open_trial(trial_id);
+  if (!knows_trial(trial_id, nullptr)) return;
+  auto* trial = open_trial(trial_id, nullptr);
+  if (trial == nullptr) return;
+  auto& entry = *trial;
+  entry = KeptTrial{.summary = std::move(entry.summary)};
   entry.summary.best_validation.reset();
   entry.summary.latest_training.clear();
   entry.summary.latest_validation.clear();
-  entry.marks = {};
   for (const auto& report : reports) take(report);
   auto* experiment = experiment_of(entry);
   if (experiment != nullptr) recompute_best(*experiment);
@@ -225,48 +235,118 @@ void ReadModel::offer_best(ExperimentEntry& experiment, std::uint64_t id, std::o
 
 void ReadModel::recompute_best(ExperimentEntry& experiment) {
   experiment.summary.best.reset();
-  for (std::uint64_t id : experiment.trial_ids) {
-    auto live = trials_.find(id);
-    offer_best(experiment, id,
-               live != trials_.end() ? live->second.summary.best_validation : ended_trials_.at(id).best_validation);
+  for (std::uint64_t id : experiment.trial_ids) offer_best(experiment, id, kept_in_memory(id).summary.best_validation);
+}
+
+ReadModel::KeptTrial* ReadModel::open_trial(std::uint64_t id, ExperimentEntry* owner) {
+  if (auto live = trials_.find(id); live != trials_.end()) {
+    opened_trials_.push_back(id);
+    return &live->second;
   }
-}
-
-ReadModel::TrialEntry& ReadModel::open_trial(std::uint64_t id) {
-  touched_.push_back(id);
-  auto ended = ended_trials_.find(id);
-  if (ended == ended_trials_.end()) return trials_[id];
+  if (!ended_trials_.contains(id)) {
+    const auto spilled = spilled_experiment_of(id, owner);
+    if (spilled && !unspill(*spilled)) return nullptr;
+  }
+  opened_trials_.push_back(id);
   auto& entry = trials_[id];
-  entry = {.summary = wire::unpack<wire::TrialSummary>(ended->second.packed_summary).value(),
-           .marks = ended->second.marks};
-  ended_trials_.erase(ended);
-  return entry;
+  if (auto ended = ended_trials_.find(id); ended != ended_trials_.end()) {
+    entry = wire::unpack<KeptTrial>(ended->second).value();  // packed by pack_opened_trials
+    ended_trials_.erase(ended);
+  }
+  return &entry;
 }
 
-void ReadModel::settle_touched() {
-  for (std::uint64_t id : touched_) {
+void ReadModel::pack_opened_trials() {
+  for (std::uint64_t id : opened_trials_) {
     auto it = trials_.find(id);
     if (it == trials_.end() || !is_terminal(it->second.summary.state)) continue;
-    const auto& [summary, marks] = it->second;
-    ended_trials_[id] = {.packed_summary = wire::pack(summary), .best_validation = summary.best_validation, .marks = marks};
+    settling_experiments_.insert(it->second.summary.experiment_id);
+    ended_trials_[id] = wire::pack(it->second);
     trials_.erase(it);
   }
-  touched_.clear();
+  opened_trials_.clear();
 }
 
-wire::TrialSummary ReadModel::summary_of_trial(std::uint64_t id) const {
-  auto live = trials_.find(id);
-  if (live != trials_.end()) return live->second.summary;
-  return wire::unpack<wire::TrialSummary>(ended_trials_.at(id).packed_summary).value();  // packed by settle_touched
+void ReadModel::spill_ended_experiments() {
+  for (std::uint64_t experiment_id : settling_experiments_) {
+    auto it = experiments_.find(experiment_id);
+    if (!spill_ || it == experiments_.end() || it->second.spilled) continue;
+    auto& experiment = it->second;
+    if (!is_terminal(experiment.summary.state)) continue;
+    std::vector<std::string> packed;
+    packed.reserve(experiment.trial_ids.size());
+    for (std::uint64_t id : experiment.trial_ids) {
+      auto ended = ended_trials_.find(id);
+      if (ended == ended_trials_.end()) break;  // a trial still running
+      packed.push_back(ended->second);
+    }
+    if (packed.size() != experiment.trial_ids.size()) continue;
+    if (auto written = spill_->write(experiment_id, packed); !written) {
+      spdlog::warn("the query summaries of experiment {} stay in memory: {}", experiment_id, written.error().message);
+      continue;
+    }
+    for (std::uint64_t id : experiment.trial_ids) ended_trials_.erase(id);
+    experiment.spilled = true;
+  }
+  settling_experiments_.clear();
 }
 
-const ReadModel::ReportMarks* ReadModel::marks_of(std::uint64_t id) const {
-  if (auto live = trials_.find(id); live != trials_.end()) return &live->second.marks;
-  if (auto ended = ended_trials_.find(id); ended != ended_trials_.end()) return &ended->second.marks;
-  return nullptr;
+bool ReadModel::unspill(std::uint64_t experiment_id) {
+  auto& experiment = experiments_.at(experiment_id);
+  auto packed = spill_->read(experiment_id);
+  if (packed && packed->size() != experiment.trial_ids.size())
+    packed = fail(Error::corruption("it holds " + std::to_string(packed->size()) + " trials, not " +
+                                    std::to_string(experiment.trial_ids.size())));
+  if (!packed) {
+    spdlog::error("a change to experiment {}'s trials is lost to the query summaries: {}", experiment_id,
+                  packed.error().message);
+    return false;
+  }
+  for (std::size_t i = 0; i < packed->size(); ++i) ended_trials_.emplace(experiment.trial_ids[i], std::move((*packed)[i]));
+  experiment.spilled = false;
+  spill_->remove(experiment_id);
+  settling_experiments_.insert(experiment_id);
+  return true;
 }
 
-ReadModel::ExperimentEntry* ReadModel::experiment_of(const TrialEntry& trial) {
+bool ReadModel::knows_trial(std::uint64_t id, const ExperimentEntry* owner) const {
+  return trials_.contains(id) || ended_trials_.contains(id) || spilled_experiment_of(id, owner).has_value();
+}
+
+std::optional<std::uint64_t> ReadModel::spilled_experiment_of(std::uint64_t trial_id, const ExperimentEntry* owner) const {
+  auto lists = [trial_id](const ExperimentEntry& experiment) {
+    return experiment.spilled && std::binary_search(experiment.trial_ids.begin(), experiment.trial_ids.end(), trial_id);
+  };
+  if (owner != nullptr) return lists(*owner) ? std::optional(owner->summary.id) : std::nullopt;
+  for (const auto& [id, experiment] : experiments_)
+    if (lists(experiment)) return id;
+  return std::nullopt;
+}
+
+Result<std::vector<ReadModel::KeptTrial>> ReadModel::kept_trials_of(std::uint64_t experiment_id,
+                                                                    const ExperimentEntry& experiment) const {
+  std::vector<KeptTrial> kept;
+  kept.reserve(experiment.trial_ids.size());
+  if (!experiment.spilled) {
+    for (std::uint64_t id : experiment.trial_ids) kept.push_back(kept_in_memory(id));
+    return kept;
+  }
+  auto packed = spill_->read(experiment_id);
+  if (!packed) return fail(packed.error());
+  for (const auto& trial : *packed) {
+    auto unpacked = wire::unpack<KeptTrial>(trial);
+    if (!unpacked) return fail(unpacked.error());
+    kept.push_back(std::move(*unpacked));
+  }
+  return kept;
+}
+
+ReadModel::KeptTrial ReadModel::kept_in_memory(std::uint64_t id) const {
+  if (auto live = trials_.find(id); live != trials_.end()) return live->second;
+  return wire::unpack<KeptTrial>(ended_trials_.at(id)).value();  // packed by pack_opened_trials
+}
+
+ReadModel::ExperimentEntry* ReadModel::experiment_of(const KeptTrial& trial) {
   auto it = experiments_.find(trial.summary.experiment_id);
   return it == experiments_.end() ? nullptr : &it->second;
 }
@@ -296,8 +376,10 @@ Result<wire::ExperimentDetail> ReadModel::experiment(std::uint64_t id) const {
                                 .description = experiment.description,
                                 .config = experiment.config_yaml,
                                 .trials = {}};
-  detail.trials.reserve(experiment.trial_ids.size());
-  for (std::uint64_t trial_id : experiment.trial_ids) detail.trials.push_back(summary_of_trial(trial_id));
+  auto kept = kept_trials_of(id, experiment);
+  if (!kept) return fail(kept.error());
+  detail.trials.reserve(kept->size());
+  for (auto& trial : *kept) detail.trials.push_back(std::move(trial.summary));
   return detail;
 }
 
@@ -307,7 +389,9 @@ Result<wire::TrialList> ReadModel::trials(std::uint64_t experiment_id) const {
   wire::TrialList list;
   for (const auto& [id, experiment] : experiments_) {
     if (experiment_id != 0 && id != experiment_id) continue;
-    for (std::uint64_t trial_id : experiment.trial_ids) list.trials.push_back(summary_of_trial(trial_id));
+    auto kept = kept_trials_of(id, experiment);
+    if (!kept) return fail(kept.error());
+    for (auto& trial : *kept) list.trials.push_back(std::move(trial.summary));
   }
   return list;
 }
@@ -321,13 +405,24 @@ std::uint64_t ReadModel::version(std::uint64_t experiment_id) const {
 
 Result<wire::TrialSummary> ReadModel::trial(std::uint64_t id) const {
   std::shared_lock lock(mutex_);
-  if (!knows_trial(id)) return fail(unknown("trial", id));
-  return summary_of_trial(id);
+  if (trials_.contains(id) || ended_trials_.contains(id)) return kept_in_memory(id).summary;
+  const auto experiment_id = spilled_experiment_of(id, nullptr);
+  if (!experiment_id) return fail(unknown("trial", id));
+  const auto& experiment = experiments_.at(*experiment_id);
+  auto kept = kept_trials_of(*experiment_id, experiment);
+  if (!kept) return fail(kept.error());
+  const auto at = std::lower_bound(experiment.trial_ids.begin(), experiment.trial_ids.end(), id);
+  return std::move((*kept)[static_cast<std::size_t>(at - experiment.trial_ids.begin())].summary);
 }
 
-Result<std::shared_ptr<const ReadModel>> follow_journal(storage::Journal& journal) {
+std::size_t ReadModel::trials_in_memory() const {
+  std::shared_lock lock(mutex_);
+  return trials_.size() + ended_trials_.size();
+}
+
+Result<std::shared_ptr<const ReadModel>> follow_journal(storage::Journal& journal, std::optional<SummarySpill> spill) {
   const auto started = std::chrono::steady_clock::now();
-  auto loaded = ReadModel::load(journal);
+  auto loaded = ReadModel::load(journal, std::move(spill));
   if (!loaded) return fail(loaded.error());
   const auto experiments = (*loaded)->experiments(true).experiments;
   std::size_t trials = 0;

@@ -5,7 +5,9 @@
 // latest metrics, times, owner, workspace, project, labels) — kept current
 // from the batches the journal commits, so that answering reads no metric
 // history. Built once from the journal at master start (load), then fed the
-// journal's committed batches (apply; follow_journal wires both).
+// journal's committed batches (apply; follow_journal wires both). Running
+// trials are held whole, ended ones packed, and the trials of ended
+// experiments in files (SummarySpill), read back on a query.
 // Thread-safe: batches and queries may come from any thread.
 
 #include <cstdint>
@@ -19,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "master/summary_spill.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/wire/messages.hpp"
 #include "storage/journal/journal.hpp"
@@ -32,7 +35,9 @@ class ReadModel {
  public:
   // The model of every experiment, trial and metric report in `journal`;
   // its read errors.
-  [[nodiscard]] static Result<std::unique_ptr<ReadModel>> load(const storage::Journal& journal);
+  // The trials of ended experiments go to `spill`'s files (none: they stay in memory).
+  [[nodiscard]] static Result<std::unique_ptr<ReadModel>> load(const storage::Journal& journal,
+                                                               std::optional<SummarySpill> spill = std::nullopt);
 
   // Takes in a batch the journal has written (records the model does not
   // show are skipped, as are reports of trials it has no record of: a trial
@@ -56,8 +61,11 @@ class ReadModel {
   // for an unknown experiment. Equal numbers: equal answers, so an answer
   // may be kept under the number read before it was made.
   [[nodiscard]] std::uint64_t version(std::uint64_t experiment_id) const;
+  // How many trials' summaries are held in memory (those of ended experiments are in the spill's files).
+  [[nodiscard]] std::size_t trials_in_memory() const;
 
  private:
+  using KeptTrial = wire::KeptTrialSummary;
   // What the summaries show of an experiment's config, and what ranks its trials.
   struct ExperimentEntry {
     wire::ExperimentSummary summary;  // best and archived kept current; counts filled in on reading
@@ -67,24 +75,7 @@ class ReadModel {
     std::map<RunState, std::uint32_t> trial_states;
     std::uint64_t version = 0;  // changes_ when it last changed
     bool user_metadata = false;  // description and labels set by a user (`experiment set`), not the config's
-  };
-  // Which reports a trial's summary shows: what a later report or a deletion is weighed against.
-  struct ReportMarks {
-    std::uint64_t best_batches = 0;  // the fewest batches at which the best was reported
-    std::optional<std::uint64_t> latest_training;  // the batches of the latest report of each kind
-    std::optional<std::uint64_t> latest_validation;
-  };
-  // A trial not ended yet.
-  struct TrialEntry {
-    wire::TrialSummary summary;  // best_validation and latest_* kept current
-    ReportMarks marks;
-  };
-  // An ended trial, kept packed (wire::pack): about a third of a TrialEntry's memory, since
-  // a long search holds thousands of them and they change only when a late report comes.
-  struct EndedTrial {
-    std::string packed_summary;
-    std::optional<double> best_validation;  // the summary's, for weighing the experiment's best
-    ReportMarks marks;
+    bool spilled = false;  // its trials are in spill_'s file, not in memory
   };
 
   void take(const storage::ExperimentRecord& record);
@@ -92,15 +83,6 @@ class ReadModel {
   void take(const storage::MetricRecord& record);
   void take(const storage::ExperimentMetadataRecord& record);
   void take(const storage::JournalBatch::ExperimentDeletion& deletion);
-  // The entry of trial `id` to change, unpacked if it had ended (a new one if unknown);
-  // settle_touched() packs it again once ended.
-  TrialEntry& open_trial(std::uint64_t id);
-  // Packs each trial opened since the last call that has ended.
-  void settle_touched();
-  [[nodiscard]] bool knows_trial(std::uint64_t id) const { return trials_.contains(id) || ended_trials_.contains(id); }
-  // Trial `id`'s summary; it must be known.
-  [[nodiscard]] wire::TrialSummary summary_of_trial(std::uint64_t id) const;
-  [[nodiscard]] const ReportMarks* marks_of(std::uint64_t id) const;
   // Drops an experiment being deleted or deleted, and its trials.
   void forget(std::uint64_t experiment_id);
   // True when the deletion removes the trial's best or latest report.
@@ -111,18 +93,51 @@ class ReadModel {
   void offer_best(ExperimentEntry& experiment, std::uint64_t id, std::optional<double> best);
   void recompute_best(ExperimentEntry& experiment);
   [[nodiscard]] wire::ExperimentSummary summary_of(const ExperimentEntry& experiment) const;
-  [[nodiscard]] ExperimentEntry* experiment_of(const TrialEntry& trial);
+  [[nodiscard]] ExperimentEntry* experiment_of(const KeptTrial& trial);
   // Marks a change of `experiment` (nullptr: of a trial that no experiment lists).
   void changed(ExperimentEntry* experiment) {
     ++changes_;
     if (experiment != nullptr) experiment->version = changes_;
   }
 
+  // Where the trials live: trials_ while running (and once opened, until
+  // settled), ended_trials_ packed once ended, spill_'s file of their
+  // experiment once it and all its trials ended.
+  //
+  // The kept summary of trial `id` to change (of experiment `owner` when
+  // known): unpacked if ended, read back with its experiment's trials if
+  // spilled, new if unknown; nullptr when its experiment's file cannot be
+  // read (logged). settle() packs and spills it again.
+  KeptTrial* open_trial(std::uint64_t id, ExperimentEntry* owner);
+  // Packs the trials opened since the last call that have ended.
+  void pack_opened_trials();
+  // Spills the experiments of the trials packed since the last call (and
+  // those whose record changed) that have ended with all their trials.
+  void spill_ended_experiments();
+  void settle() {
+    pack_opened_trials();
+    spill_ended_experiments();
+  }
+  // Reads the trials of a spilled experiment back into ended_trials_; false (logged) when its file cannot be read.
+  bool unspill(std::uint64_t experiment_id);
+  // Whether trial `id` is known; `owner`, when given, is the only experiment whose spilled trials are looked at.
+  [[nodiscard]] bool knows_trial(std::uint64_t id, const ExperimentEntry* owner) const;
+  // The spilled experiment (`owner`, or when nullptr any) that lists trial `id`, if one does.
+  [[nodiscard]] std::optional<std::uint64_t> spilled_experiment_of(std::uint64_t trial_id,
+                                                                   const ExperimentEntry* owner) const;
+  // The kept summaries of an experiment's trials, in order (read from spill_ when spilled).
+  [[nodiscard]] Result<std::vector<KeptTrial>> kept_trials_of(std::uint64_t experiment_id,
+                                                              const ExperimentEntry& experiment) const;
+  // The kept summary of a trial held in memory (running or ended); it must be.
+  [[nodiscard]] KeptTrial kept_in_memory(std::uint64_t id) const;
+
   mutable std::shared_mutex mutex_;
   std::map<std::uint64_t, ExperimentEntry> experiments_;
-  std::unordered_map<std::uint64_t, TrialEntry> trials_;  // not ended, or opened since settle_touched()
-  std::unordered_map<std::uint64_t, EndedTrial> ended_trials_;
-  std::vector<std::uint64_t> touched_;  // opened since settle_touched()
+  std::unordered_map<std::uint64_t, KeptTrial> trials_;
+  std::unordered_map<std::uint64_t, std::string> ended_trials_;  // wire::pack of their KeptTrial
+  std::vector<std::uint64_t> opened_trials_;  // since pack_opened_trials()
+  std::set<std::uint64_t> settling_experiments_;  // since spill_ended_experiments()
+  std::optional<SummarySpill> spill_;  // none: every trial stays in memory
   std::uint64_t changes_ = 0;
 };
 
@@ -130,6 +145,7 @@ class ReadModel {
 // commits (Journal::observe_commits; a failed re-read of a trial's reports is
 // logged). Call it before anything commits; `journal` must outlive the
 // model's feeding (the journal owns the observer that feeds it).
-[[nodiscard]] Result<std::shared_ptr<const ReadModel>> follow_journal(storage::Journal& journal);
+[[nodiscard]] Result<std::shared_ptr<const ReadModel>> follow_journal(storage::Journal& journal,
+                                                                      std::optional<SummarySpill> spill = std::nullopt);
 
 }  // namespace volador::master

@@ -60,6 +60,23 @@ struct TrialSummary {
   warmStartTrial @16 :UInt64;  # the trial whose checkpoint it started from (pbt's exploit, experiment continue); 0: none
 }
 
+# A trial's summary as the master's read model keeps it (master/read_model.*),
+# with which reports it shows: what a later report or a deletion of reports is
+# weighed against. Kept packed in memory once the trial ended, and in a file
+# once its experiment ended (master/summary_spill.*).
+struct KeptTrialSummary {
+  summary @0 :TrialSummary;
+  bestBatches @1 :UInt64;      # the fewest batches at which the best was reported
+  latestTraining :union {      # the batches of its latest training report
+    none @2 :Void;
+    value @3 :UInt64;
+  }
+  latestValidation :union {    # ... and of its latest validation report
+    none @4 :Void;
+    value @5 :UInt64;
+  }
+}
+
 struct ExperimentSummary {
   id @0 :UInt64;
   name @1 :Text;

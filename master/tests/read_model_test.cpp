@@ -4,6 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <random>
+
 #include "master/read_model.hpp"
 #include "master/tests/query_fixture.hpp"
 
@@ -22,6 +26,20 @@ struct FollowedJournal {
   void commit(const JournalBatch& batch) { REQUIRE(journal->commit(batch)); }
   [[nodiscard]] wire::ExperimentDetail detail(std::uint64_t id = 1) const { return model->experiment(id).value(); }
   [[nodiscard]] wire::TrialSummary trial(std::uint64_t id) const { return model->trial(id).value(); }
+};
+
+// A journal whose commits feed a read model that spills ended experiments' trials to a folder.
+struct SpillingJournal {
+  std::filesystem::path folder =
+      std::filesystem::temp_directory_path() / ("volador-read-model-" + std::to_string(std::random_device{}()));
+  std::unique_ptr<storage::Journal> journal = storage::Journal::in_memory();
+  std::shared_ptr<const ReadModel> model = follow_journal(*journal, SummarySpill::open(folder).value()).value();
+  ~SpillingJournal() { std::filesystem::remove_all(folder); }
+
+  void commit(const JournalBatch& batch) { REQUIRE(journal->commit(batch)); }
+  [[nodiscard]] std::filesystem::path file_of(std::uint64_t experiment) const {
+    return folder / ("experiment-" + std::to_string(experiment) + ".trials");
+  }
 };
 
 // Experiment 1 (ACTIVE) with ACTIVE trials 1 and 2.
@@ -322,4 +340,74 @@ TEST_CASE("An experiment's version grows with each change to it or its trials an
   CHECK(f.model->version(2) == other);
   CHECK(f.model->version(0) > any);
   CHECK(f.model->version(9) == 0);
+}
+
+namespace {
+
+// Experiment 1 ended with COMPLETED trials 1 and 2 (validated and trained), experiment 2 running trial 3.
+void one_ended_one_running(SpillingJournal& f) {
+  f.commit(JournalBatch()
+               .put_experiment(experiment_record(1, RunState::active))
+               .put_experiment(experiment_record(2, RunState::active))
+               .put_trial(trial_record(1, 1, RunState::active))
+               .put_trial(trial_record(2, 1, RunState::active))
+               .put_trial(trial_record(3, 2, RunState::active)));
+  f.commit(JournalBatch()
+               .append_metrics(report(1, MetricKind::validation, 5, {{"accuracy", 0.5}}))
+               .append_metrics(report(1, MetricKind::training, 5, {{"loss", 0.3}}))
+               .append_metrics(report(2, MetricKind::validation, 5, {{"accuracy", 0.6}}))
+               .append_metrics(report(3, MetricKind::validation, 5, {{"accuracy", 0.7}})));
+  f.commit(JournalBatch().put_trial(trial_record(1, 1, RunState::completed)).put_trial(trial_record(2, 1, RunState::completed)));
+  f.commit(JournalBatch().put_experiment(experiment_record(1, RunState::completed)));
+}
+
+}  // namespace
+
+TEST_CASE("The trials of an ended experiment leave memory for a file and read back the same") {
+  SpillingJournal f;
+  one_ended_one_running(f);
+  CHECK(f.model->trials_in_memory() == 1);  // trial 3's
+  CHECK(std::filesystem::exists(f.file_of(1)));
+  CHECK_FALSE(std::filesystem::exists(f.file_of(2)));
+  const auto held_in_memory = ReadModel::load(*f.journal).value();
+  CHECK(answers_of(*f.model) == answers_of(*held_in_memory));
+  CHECK(f.model->trial(2).value() == held_in_memory->trial(2).value());
+  CHECK(f.model->trial(9).error().code == ErrorCode::not_found);
+
+  SECTION("a late report reads them back, counts, and they go again") {
+    f.commit(JournalBatch().append_metrics(report(1, MetricKind::validation, 10, {{"accuracy", 0.9}})));
+    CHECK(f.model->trial(1).value().best_validation == 0.9);
+    CHECK(f.model->experiment(1).value().summary.best == wire::BestTrial{0.9, 1});
+    CHECK(f.model->trials_in_memory() == 1);
+    CHECK(answers_of(*f.model) == answers_of(*ReadModel::load(*f.journal).value()));
+  }
+  SECTION("a deletion of reports reads them back and takes the reports back") {
+    f.commit(JournalBatch().delete_metrics_after(2, 0));
+    CHECK(f.model->trial(2).value().best_validation == std::nullopt);
+    CHECK(f.model->experiment(1).value().summary.best == wire::BestTrial{0.5, 1});
+    CHECK(f.model->trials_in_memory() == 1);
+  }
+  SECTION("a model loaded with a spill answers the same") {
+    const std::filesystem::path other = f.folder.string() + "-loaded";
+    auto loaded = ReadModel::load(*f.journal, SummarySpill::open(other).value()).value();
+    CHECK(loaded->trials_in_memory() == 1);
+    CHECK(answers_of(*loaded) == answers_of(*f.model));
+    std::filesystem::remove_all(other);
+  }
+  SECTION("deleting the experiment removes its file") {
+    f.commit(JournalBatch().delete_experiment(1));
+    CHECK_FALSE(std::filesystem::exists(f.file_of(1)));
+    CHECK(f.model->trial(1).error().code == ErrorCode::not_found);
+  }
+}
+
+TEST_CASE("A damaged spill file fails the queries of its experiment's trials, naming it, and no others") {
+  SpillingJournal f;
+  one_ended_one_running(f);
+  std::ofstream(f.file_of(1), std::ios::trunc) << "garbage";
+  for (const auto& error : {f.model->experiment(1).error(), f.model->trials(1).error(), f.model->trial(1).error()})
+    CHECK_THAT(error.message, Catch::Contains("experiment-1.trials"));
+  CHECK(f.model->experiments(true).experiments.size() == 2);
+  CHECK(f.model->experiment(2).value().trials.size() == 1);
+  CHECK(f.model->trial(3).value().best_validation == 0.7);
 }

@@ -33,7 +33,9 @@ Result<RunningMaster> start_master(caf::actor_system& system, const MasterOption
   }
   actors::MasterContext context;
   context.journal = std::move(*journal);
-  auto summaries = master::follow_journal(*context.journal);
+  auto spill = master::SummarySpill::open(options.data_dir / "query-summaries");
+  if (!spill) return fail(spill.error());
+  auto summaries = master::follow_journal(*context.journal, std::move(*spill));
   if (!summaries) return fail(summaries.error());
   context.users = std::make_shared<master::UserDirectory>(context.journal);
   if (auto admin = master::ensure_first_admin(*context.users, options.data_dir, options.admin_password); !admin)
