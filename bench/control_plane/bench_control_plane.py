@@ -17,7 +17,8 @@ Sections, each beside its peers in the same run, on an idle machine and, with
               counted back through the API, and points lost; peer: SQLite
               inserts on the same disk, synchronous=FULL, 1,000 per transaction.
   long        (not in the default sections) one search of --long-trials
-              (10,000) echo trials on 8 slots: trials/s, the master's CPU
+              (10,000) echo trials on 8 slots (or --long-experiments
+              searches of a share each, one after another): trials/s, the master's CPU
               per trial and its resident memory, per tenth of the trials
               (long_search.py): is the per-trial cost flat?
   queries     --query-trials x --query-points seeded into a journal by
@@ -552,6 +553,8 @@ def parse_args():
     parser.add_argument("--query-reps", type=int)
     parser.add_argument("--query-budget", type=float, default=20, help="seconds per route at most (3 requests at least)")
     parser.add_argument("--long-trials", type=int, default=10_000, help="trials of the long section's search")
+    parser.add_argument("--long-experiments", type=int, default=1,
+                        help="searches the long section's trials are split into, run one after another")
     parser.add_argument("--long-timeout", type=float, default=600, help="seconds the long search may take")
     parser.add_argument("--keep", action="store_true", help="keep the data folders")
     args = parser.parse_args()

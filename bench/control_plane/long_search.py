@@ -1,7 +1,9 @@
 """bench_control_plane's `long` section: is the per-trial cost flat from trial 1 to 10,000? (issue 19, item 2)
 
 One random search of --long-trials (10,000) `/bin/echo loss=1` command trials
-on 8 slots, on a fresh single-host cluster. While it runs, a sampler reads the
+on 8 slots, on a fresh single-host cluster; or, with --long-experiments K,
+K searches of a K-th of them one after another (a cluster's life: the
+summaries of ended experiments leave the master's memory). While it runs, a sampler reads the
 master's CPU time and resident memory every 0.5 s. Printed per block of a tenth
 of the trials (by end time): trials/s, the master's CPU per trial, the master's
 resident memory at the block's end, and the whole tree's CPU per trial (master,
@@ -72,21 +74,37 @@ def blocks(samples, submitted_ms, end_times_ms, block):
     return rows
 
 
+def run_searches(args, cluster, trials, experiments):
+    """Submits EXPERIMENTS searches of TRIALS/EXPERIMENTS trials one after another; (first submission ms,
+    end ms, end times of the COMPLETED trials, whether one timed out)."""
+    first_submitted_ms, ends, timed_out, ended_ms = None, [], False, None
+    for number in range(experiments):
+        project = bench.write_project(f"{cluster.data}/project-{number}",
+                                      bench.echo_config(trials // experiments, 4 * SLOTS))
+        experiment, submitted_ms = bench.submit(cluster, project)
+        first_submitted_ms = first_submitted_ms or submitted_ms
+        summary, timed_out = bench.wait_until_ended(cluster, experiment, args.long_timeout)
+        ended_ms = summary["ended_at_ms"] or time.time() * 1000
+        listed = cluster.api.get(f"/experiments/{experiment}/trials")["trials"]
+        ends += [t["ended_at_ms"] for t in listed if t["state"] == "COMPLETED" and t["ended_at_ms"] <= ended_ms]
+        if timed_out:
+            break
+    return first_submitted_ms, ended_ms, ends, timed_out
+
+
 def long_search_section(args, condition):
-    trials, block = args.long_trials, max(args.long_trials // 10, 1)
-    bench.log(f"# long search: {trials} command trials on {SLOTS} slots ...")
+    trials, experiments = args.long_trials, args.long_experiments
+    block = max(trials // 10, 1)
+    searches = "one search" if experiments == 1 else f"{experiments} searches one after another"
+    bench.log(f"# long search: {trials} command trials in {searches}, on {SLOTS} slots ...")
     with Cluster(args.bin, SLOTS, keep=args.keep) as cluster:
-        project = bench.write_project(f"{cluster.data}/project", bench.echo_config(trials, 4 * SLOTS))
         sampler = Sampler(cluster)
         sampler.start()
-        experiment, submitted_ms = bench.submit(cluster, project)
-        summary, timed_out = bench.wait_until_ended(cluster, experiment, args.long_timeout)
+        submitted_ms, ended_ms, ends, timed_out = run_searches(args, cluster, trials, experiments)
         sampler.stop()
-        listed = cluster.api.get(f"/experiments/{experiment}/trials")["trials"]
-    ended_ms = summary["ended_at_ms"] or time.time() * 1000
-    ends = [t["ended_at_ms"] for t in listed if t["state"] == "COMPLETED" and t["ended_at_ms"] <= ended_ms]
     rows = blocks(sampler.samples, submitted_ms, ends, block)
-    bench.log(f"\n== long search: {trials} trivial command trials, {SLOTS} slots, {condition}; per block of {block} ==")
+    bench.log(f"\n== long search: {trials} trivial command trials in {searches}, {SLOTS} slots, {condition}; "
+              f"per block of {block} ==")
     bench.log(f"{'block':>5}  {'trials/s':>9}  {'master CPU ms/trial':>20}  {'master RSS MiB':>15}  "
               f"{'all CPU ms/trial':>17}")
     for number, (rate, master_ms, rss, tree_ms) in enumerate(rows, 1):
@@ -95,7 +113,7 @@ def long_search_section(args, condition):
     bench.log(f"{len(ends)} of {trials} COMPLETED in {seconds:.1f} s ({len(ends) / seconds:.1f} trials/s)"
               f"{', TIMED OUT' if timed_out else ''}\n")
     bench.result({"bench": "control_plane", "section": "long", "condition": condition, "system": "volador command",
-                  "slots": SLOTS, "trials": trials, "completed": len(ends), "timed_out": timed_out,
+                  "slots": SLOTS, "trials": trials, "experiments": experiments, "completed": len(ends), "timed_out": timed_out,
                   "seconds": round(seconds, 2), "block": block,
                   "block_trials_per_s": [r[0] for r in rows], "block_master_cpu_ms_per_trial": [r[1] for r in rows],
                   "block_master_rss_mib": [r[2] for r in rows], "block_cpu_ms_per_trial": [r[3] for r in rows],
