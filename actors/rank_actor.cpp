@@ -101,14 +101,19 @@ void arm_flush_timer(Self self) {
 void take_workload(Self self, caf::typed_response_promise<wire::Bytes> promise, TrialActor trial,
                    wire::WorkloadRequest request) {
   auto& st = self->state;
+  if (st.started && !(*st.started == request)) {  // the thread's answer belongs to the launch's workload alone
+    promise.deliver(wire::encode(wire::WorkloadResult{
+        .metrics = {}, .batches_trained = request.start_batch,
+        .error_message = "the rank runs its launch's workload, and the trial sent another one first"}));
+    return;
+  }
   const bool reached_anew =
       !net::same_object(caf::actor_cast<caf::actor>(st.trial), caf::actor_cast<caf::actor>(trial));
   st.pending = std::move(promise);
   st.trial = std::move(trial);
   if (reached_anew)
     for (auto& batch : st.outbox->take_unacknowledged()) send_batch(self, std::move(batch));
-  const bool was_started = st.started && *st.started == request;
-  if (was_started) st.started.reset();
+  const bool was_started = std::exchange(st.started, std::nullopt).has_value();
   if (auto answer = was_started ? std::exchange(st.early_answer, std::nullopt) : std::nullopt) {
     std::exchange(st.pending, std::nullopt)->deliver(*answer);
     return;

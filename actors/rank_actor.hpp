@@ -64,8 +64,9 @@ struct RankActorState {
 // `inbox` (GroupReceived or ReportRefused). Sends the batches of `outbox` to
 // the trial of the pending workload, again to a trial reached anew.
 // `started`: the launch's first workload, which the trial thread runs without
-// waiting for the trial; the trial's first request equal to it is answered
-// with the thread's answer to it (at once if the thread completed it before).
+// waiting for the trial; the trial's first request, which must equal it, is
+// answered with the thread's answer to it (at once if the thread completed it
+// before); another one first is answered with an error (the run restarts).
 RankActor::behavior_type rank_actor(RankActor::stateful_pointer<RankActorState> self, std::shared_ptr<RankInbox> inbox,
                                     std::shared_ptr<MetricOutbox> outbox, caf::actor master,
                                     const wire::RankHello& hello, const master::Timings& timings,

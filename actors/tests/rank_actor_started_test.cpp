@@ -65,23 +65,18 @@ TEST_CASE("A rank's launch workload asked for by the trial while it runs is answ
   caf::anon_send_exit(rank, caf::exit_reason::user_shutdown);
 }
 
-TEST_CASE("A request other than the launch's workload goes to the trial thread and never takes the launch's answer") {
+TEST_CASE("A request other than the launch's workload sent first is answered with an error and never takes its answer") {
   caf::actor_system_config config;
   caf::actor_system system{config};
   caf::scoped_actor gateway{system};
   caf::scoped_actor trial{system};
-  auto inbox = std::make_shared<RankInbox>();
-  auto rank = spawn_started_rank(system, gateway, inbox);
-  caf::anon_send(rank, complete_atom::value, wire::encode(kAnswer));
+  auto rank = spawn_started_rank(system, gateway, std::make_shared<RankInbox>());
   auto other = kRun;
   other.batches = 200;
-  std::optional<wire::WorkloadResult> answer;
-  auto request = trial->request(rank, std::chrono::seconds(3), workload_atom::value, wire::encode(other));
-  CHECK(std::get<WorkloadReceived>(inbox->wait_for<WorkloadReceived>()).request == other);
-  const wire::WorkloadResult its_own{.metrics = {}, .batches_trained = 200, .error_message = ""};
-  caf::anon_send(rank, complete_atom::value, wire::encode(its_own));
-  request.receive([&](const wire::Bytes& bytes) { answer = wire::decode<wire::WorkloadResult>(bytes).value(); },
-                  [&](const caf::error&) {});
-  CHECK(answer == its_own);
+  const auto refused = answer_to(trial, rank, other);
+  REQUIRE(refused);
+  CHECK(refused->error_message == "the rank runs its launch's workload, and the trial sent another one first");
+  caf::anon_send(rank, complete_atom::value, wire::encode(kAnswer));
+  CHECK(answer_to(trial, rank, kRun) == kAnswer);  // the launch's answer still goes to the launch's request
   caf::anon_send_exit(rank, caf::exit_reason::user_shutdown);
 }
