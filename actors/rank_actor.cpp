@@ -101,12 +101,25 @@ void arm_flush_timer(Self self) {
 void take_workload(Self self, caf::typed_response_promise<wire::Bytes> promise, TrialActor trial,
                    wire::WorkloadRequest request) {
   auto& st = self->state;
+  if (st.started && !(*st.started == request)) {  // the thread's answer belongs to the launch's workload alone
+    promise.deliver(wire::encode(wire::WorkloadResult{
+        .metrics = {}, .batches_trained = request.start_batch,
+        .error_message = "the rank runs its launch's workload, and the trial sent another one first"}));
+    return;
+  }
   const bool reached_anew =
       !net::same_object(caf::actor_cast<caf::actor>(st.trial), caf::actor_cast<caf::actor>(trial));
   st.pending = std::move(promise);
   st.trial = std::move(trial);
   if (reached_anew)
     for (auto& batch : st.outbox->take_unacknowledged()) send_batch(self, std::move(batch));
+  const bool was_started = std::exchange(st.started, std::nullopt).has_value();
+  if (auto answer = was_started ? std::exchange(st.early_answer, std::nullopt) : std::nullopt) {
+    std::exchange(st.pending, std::nullopt)->deliver(*answer);
+    return;
+  }
+  // The thread runs the launch's workload already; it takes this event only
+  // while it waits for the workload again after a rejoin.
   st.inbox->push(WorkloadReceived{std::move(request)});
 }
 
@@ -124,7 +137,9 @@ void on_down(Self self, const caf::down_msg& down) {
 }  // namespace
 
 RankActor::behavior_type rank_actor(Self self, std::shared_ptr<RankInbox> inbox, std::shared_ptr<MetricOutbox> outbox,
-                                    caf::actor master, const wire::RankHello& hello, const master::Timings& timings) {
+                                    caf::actor master, const wire::RankHello& hello, const master::Timings& timings,
+                                    std::optional<wire::WorkloadRequest> started) {
+  self->state.started = std::move(started);
   self->state.inbox = std::move(inbox);
   self->state.outbox = std::move(outbox);
   self->state.timings = timings;
@@ -147,6 +162,7 @@ RankActor::behavior_type rank_actor(Self self, std::shared_ptr<RankInbox> inbox,
       },
       [=](complete_atom, const wire::Bytes& result) {
         if (auto pending = std::exchange(self->state.pending, std::nullopt)) pending->deliver(result);
+        else if (self->state.started) self->state.early_answer = result;  // the trial has not sent it yet
       },
       [=](report_atom) {
         send_ready(self, false);

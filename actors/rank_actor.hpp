@@ -53,14 +53,23 @@ struct RankActorState {
   std::optional<caf::typed_response_promise<wire::Bytes>> pending;  // the workload being run
   TrialActor trial;                                                  // who sent it
   master::Timings timings;  // its hello_timeout and rejoin_timeout() bound the answers it waits for
+  // The launch's first workload, which the trial thread runs before the trial
+  // sent it: the trial's equal request takes its answer. Until then:
+  std::optional<wire::WorkloadRequest> started;
+  std::optional<wire::Bytes> early_answer;  // its answer, when the thread completed it first
   static inline const char* name = "rank";
 };
 
 // Sends `hello` to the trial through `master` and reports the answer to
 // `inbox` (GroupReceived or ReportRefused). Sends the batches of `outbox` to
 // the trial of the pending workload, again to a trial reached anew.
+// `started`: the launch's first workload, which the trial thread runs without
+// waiting for the trial; the trial's first request, which must equal it, is
+// answered with the thread's answer to it (at once if the thread completed it
+// before); another one first is answered with an error (the run restarts).
 RankActor::behavior_type rank_actor(RankActor::stateful_pointer<RankActorState> self, std::shared_ptr<RankInbox> inbox,
                                     std::shared_ptr<MetricOutbox> outbox, caf::actor master,
-                                    const wire::RankHello& hello, const master::Timings& timings);
+                                    const wire::RankHello& hello, const master::Timings& timings,
+                                    std::optional<wire::WorkloadRequest> started);
 
 }  // namespace volador::actors

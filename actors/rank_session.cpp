@@ -5,7 +5,10 @@
 
 #include <deque>
 #include <iterator>
+#include <stdexcept>
 #include <thread>
+#include <type_traits>
+#include <variant>
 
 #include "actors/atoms.hpp"
 #include "actors/rank_actor.hpp"
@@ -42,6 +45,8 @@ struct RankSession::Impl {
   std::shared_ptr<MetricOutbox> outbox;  // the command's reports, until the trial journaled them
   RankActor rank;
   wire::RankGroup group;
+  bool hello_pending = false;  // the rank started its launch's workload before the trial answered its hello
+  std::optional<wire::WorkloadRequest> started;  // that workload, until next_workload() returns it
   WorkloadChain chain;  // the workload the trial sent, with the chain that follows it, until answered
   std::optional<wire::WorkloadRequest> running;  // the workload being run, until completed
   // The last workloads answered, oldest first, and their answers: sent again
@@ -60,6 +65,14 @@ struct RankSession::Impl {
   // before it started is restarted anyway, so its ranks give up within
   // seconds. Error: the trial refused the hello, or the master is gone.
   Result<wire::RankGroup> await_group();
+  // The hello's answer did not come (`error`): says hello again through a new
+  // link when the old one dropped (unavailable) and the master answers within
+  // half a connection timeout. Error: the refusal, or the master is gone.
+  Status hello_again(const Error& error);
+  // Waits for an event of `Wanted`; while the hello is pending, takes its
+  // answer on the way (a group, or a refusal: said again, or the error).
+  template <class... Wanted>
+  Result<std::variant<Wanted...>> wait_for();
   // The link dropped while a workload runs (MasterLost taken): rejoins the
   // trial and waits until it sends the workload again, whose answer it then
   // takes. true: the trial told the rank to stop instead. Error: unavailable,
@@ -91,13 +104,20 @@ Result<std::unique_ptr<RankSession>> RankSession::connect(const net::Endpoint& m
   return session;
 }
 
-Result<std::unique_ptr<RankSession>> RankSession::join(MasterLink& link, const wire::RankHello& hello) {
+Result<std::unique_ptr<RankSession>> RankSession::join(MasterLink& link, const wire::RankHello& hello,
+                                                      std::optional<wire::WorkloadRequest> started) {
   auto impl = std::make_unique<Impl>();
   impl->link = &link;
   impl->hello = hello;
   impl->hello.runs_chains = true;
   impl->outbox = std::make_shared<MetricOutbox>(hello.run_id, hello.rank);
-  impl->rank = link.system().spawn(rank_actor, impl->inbox, impl->outbox, link.gateway(), impl->hello, link.timings());
+  impl->rank = link.system().spawn(rank_actor, impl->inbox, impl->outbox, link.gateway(), impl->hello, link.timings(),
+                                   started);
+  if (started) {
+    impl->hello_pending = true;
+    impl->started = std::move(started);
+    return std::unique_ptr<RankSession>(new RankSession(std::move(impl)));
+  }
   auto group = impl->await_group();
   if (!group) return fail(group.error());
   impl->group = std::move(*group);
@@ -108,12 +128,38 @@ Result<wire::RankGroup> RankSession::Impl::await_group() {
   for (;;) {
     auto answer = inbox->wait_for<GroupReceived, ReportRefused>();
     if (auto* received = std::get_if<GroupReceived>(&answer)) return std::move(received->group);
-    const auto& error = std::get<ReportRefused>(answer).error;
-    if (error.code != ErrorCode::unavailable) return fail(error);
-    const auto deadline = std::chrono::steady_clock::now() + link->timings().links.connection_timeout / 2;
-    auto gateway = link->reconnect(deadline);
-    if (!gateway) return fail(Error::unavailable(error.message + "; " + gateway.error().message));
-    caf::anon_send(rank, hello_atom::value, wire::encode(hello), *gateway);
+    if (auto again = hello_again(std::get<ReportRefused>(answer).error); !again) return fail(again.error());
+  }
+}
+
+Status RankSession::Impl::hello_again(const Error& error) {
+  if (error.code != ErrorCode::unavailable) return fail(error);
+  const auto deadline = std::chrono::steady_clock::now() + link->timings().links.connection_timeout / 2;
+  auto gateway = link->reconnect(deadline);
+  if (!gateway) return fail(Error::unavailable(error.message + "; " + gateway.error().message));
+  caf::anon_send(rank, hello_atom::value, wire::encode(hello), *gateway);
+  return {};
+}
+
+template <class... Wanted>
+Result<std::variant<Wanted...>> RankSession::Impl::wait_for() {
+  for (;;) {
+    auto event = inbox->wait_for<Wanted..., GroupReceived, ReportRefused>();
+    if (std::holds_alternative<GroupReceived>(event)) {
+      hello_pending = false;
+      continue;
+    }
+    if (auto* refused = std::get_if<ReportRefused>(&event)) {
+      if (!hello_pending) continue;  // no hello waits: a stale answer
+      if (auto again = hello_again(refused->error); !again) return fail(again.error());
+      continue;
+    }
+    return std::visit(
+        [](auto& wanted) -> std::variant<Wanted...> {
+          if constexpr ((std::is_same_v<std::decay_t<decltype(wanted)>, Wanted> || ...)) return std::move(wanted);
+          else throw std::logic_error("taken above");
+        },
+        event);
   }
 }
 
@@ -138,9 +184,10 @@ Status RankSession::Impl::rejoin() {
 Result<bool> RankSession::Impl::resume_workload() {
   for (;;) {
     if (auto back = rejoin(); !back) return fail(Error::unavailable("lost the master: " + back.error().message));
-    auto event = inbox->wait_for<WorkloadReceived, StopReceived, MasterLost>();
-    if (std::holds_alternative<WorkloadReceived>(event)) return false;
-    if (std::holds_alternative<StopReceived>(event)) return true;
+    auto event = wait_for<WorkloadReceived, StopReceived, MasterLost>();
+    if (!event) return fail(event.error());
+    if (std::holds_alternative<WorkloadReceived>(*event)) return false;
+    if (std::holds_alternative<StopReceived>(*event)) return true;
   }
 }
 
@@ -167,14 +214,19 @@ Result<std::optional<wire::WorkloadRequest>> RankSession::next_workload() {
     impl_->running = std::move(step);
     return impl_->running;
   }
+  if (auto started = std::exchange(impl_->started, std::nullopt)) {  // the launch's, before the trial sends it
+    impl_->running = impl_->chain.start(std::move(*started));
+    return impl_->running;
+  }
   for (;;) {
-    auto event = impl_->inbox->wait_for<WorkloadReceived, StopReceived, MasterLost>();
-    if (auto* workload = std::get_if<WorkloadReceived>(&event)) {
+    auto event = impl_->wait_for<WorkloadReceived, StopReceived, MasterLost>();
+    if (!event) return fail(event.error());
+    if (auto* workload = std::get_if<WorkloadReceived>(&*event)) {
       if (impl_->answer_again(workload->request)) continue;
       impl_->running = impl_->chain.start(std::move(workload->request));
       return impl_->running;
     }
-    if (std::holds_alternative<StopReceived>(event)) return std::nullopt;
+    if (std::holds_alternative<StopReceived>(*event)) return std::nullopt;
     if (auto back = impl_->rejoin(); !back) return fail(Error::unavailable("lost the master: " + back.error().message));
   }
 }
@@ -192,17 +244,19 @@ Result<bool> RankSession::flush_reports() {
       case MetricOutbox::Drained::closed: return true;
       case MetricOutbox::Drained::link_lost: break;
     }
-    auto event = impl_->inbox->wait_for<StopReceived, MasterLost>();
-    if (std::holds_alternative<StopReceived>(event)) return true;
+    auto event = impl_->wait_for<StopReceived, MasterLost>();
+    if (!event) return fail(event.error());
+    if (std::holds_alternative<StopReceived>(*event)) return true;
     auto resumed = impl_->resume_workload();
     if (!resumed || *resumed) return resumed;
   }
 }
 
 Result<bool> RankSession::wait_for_stop() {
-  auto event = impl_->inbox->wait_for<Woken, StopReceived, MasterLost>();
-  if (std::holds_alternative<MasterLost>(event)) return impl_->resume_workload();
-  return std::holds_alternative<StopReceived>(event);
+  auto event = impl_->wait_for<Woken, StopReceived, MasterLost>();
+  if (!event) return fail(event.error());
+  if (std::holds_alternative<MasterLost>(*event)) return impl_->resume_workload();
+  return std::holds_alternative<StopReceived>(*event);
 }
 
 std::function<void()> RankSession::waker() const {

@@ -30,7 +30,13 @@ class RankSession {
   // unavailable (master unreachable or gone), invalid_argument (refused:
   // stale run or bad token), each with the master's reason. `link` must
   // outlive the session; a warm worker joins one trial after another through it.
-  static Result<std::unique_ptr<RankSession>> join(MasterLink& link, const wire::RankHello& hello);
+  // With `started` (a 1-rank trial's first workload, from its launch) it
+  // returns at once, with an empty group: next_workload() returns `started`
+  // first, the hello's answer is awaited while it runs (a refusal ends the
+  // next wait with its error), and the trial takes the answer once it sent
+  // the same request.
+  static Result<std::unique_ptr<RankSession>> join(MasterLink& link, const wire::RankHello& hello,
+                                                   std::optional<wire::WorkloadRequest> started = std::nullopt);
   // join() through a link of its own, made first (MasterLink::connect):
   // `tls_dir` holds the identity presented to the master (tls/identity_files.hpp);
   // `timings`, from its agent, bound the waits for the master and the trial.

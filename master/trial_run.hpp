@@ -15,7 +15,8 @@
 // pauses and resumes.
 //
 // A command entrypoint runs to completion by itself: each run sends one
-// `run` workload to every rank. Rank 0's reports come in numbered batches,
+// `run` workload to every rank (a 1-rank trial's launch carries it too: the
+// rank starts it at once and answers the same request sent after its hello). Rank 0's reports come in numbered batches,
 // each journaled in one write and then acknowledged, a batch sent again only
 // acknowledged (validation metrics at the script's step, or 1, 2, ... without
 // one; losses as training metrics); each batch's latest report holding the
@@ -164,6 +165,7 @@ class TrialRun {
     std::uint64_t journaled_seq = 0;  // the last batch of reports journaled
     bool finished = false;           // the command exited successfully
     std::optional<checkpoints::PendingCheckpoint> staging;  // where rank 0 stages the run's checkpoints
+    std::optional<wire::WorkloadRequest> request;  // the run's `run`, sent to its ranks (or in its launch)
   };
   // What waits for the journal write of a batch of the command's reports.
   struct UnjournaledReports {
@@ -237,6 +239,7 @@ class TrialRun {
   [[nodiscard]] Result<wire::LaunchSpec> launch_spec(const AgentShare& share, std::uint32_t rank, std::uint32_t local_rank,
                                                      std::uint32_t node_index, std::uint32_t node_count) const;
   void start_when_all_reported();
+  [[nodiscard]] bool starts_with_launch() const;
 
   // trial_run_workloads.cpp: train, validate and checkpoint workloads
   void handle(const WorkloadAnswered& event);

@@ -14,18 +14,16 @@ void TrialRun::drive_command() {
   if (pause_requested_ || close_requested_) return stop_ranks();
   if (target_batches_ == 0 || in_flight_) return;
   if (!command_run_.finished) {
-    if (!command_run_.staging && !start_command_run()) return;
-    return send_workload({wire::WorkloadKind::run, 0, target_batches_, command_run_.staging->dir.string(),
-                          setup_.spec.config->metrics_collector.format, true},
-                         static_cast<std::uint32_t>(ranks_.size()));
+    if (!command_run_.request && !start_command_run()) return;
+    return send_workload(*command_run_.request, static_cast<std::uint32_t>(ranks_.size()));
   }
   // Done, and the searcher asks for more: the command's result does not change.
   report_command_at_target();
 }
 
-// The run's first `run`: its staging folder (reserved: rank 0 makes it at
-// its first capture, as most commands save none), and its reports numbered
-// on from the resume point.
+// The run's `run` request, made once: its staging folder (reserved: rank 0
+// makes it at its first capture, as most commands save none), and its
+// reports numbered on from the resume point.
 bool TrialRun::start_command_run() {
   auto uuid = checkpoints::new_uuid();
   auto staging = uuid ? setup_.spec.store->reserve(*uuid) : Result<checkpoints::PendingCheckpoint>(fail(uuid.error()));
@@ -36,6 +34,9 @@ bool TrialRun::start_command_run() {
   command_run_.staging = std::move(*staging);
   const auto resumed_at = static_cast<std::uint64_t>(std::max<std::int64_t>(newest_checkpoint_at_, 0));
   command_run_.reports = command_run_.position = command_run_.forwarded_at = resumed_at;
+  command_run_.request = wire::WorkloadRequest{wire::WorkloadKind::run, 0, target_batches_,
+                                               command_run_.staging->dir.string(),
+                                               setup_.spec.config->metrics_collector.format, true};
   return true;
 }
 
@@ -46,6 +47,7 @@ void TrialRun::drop_command_staging() {
     spdlog::warn("trial {}: removing the command's staging folder failed: {}", setup_.spec.record.id,
                  aborted.error().message);
   command_run_.staging.reset();
+  command_run_.request.reset();
 }
 
 // Every report, checkpoints included, was taken in before the answer or with

@@ -45,10 +45,20 @@ void TrialRun::handle(const SlotsGranted& event) {
       launches.push_back(LaunchRank{share.agent_id, std::move(*spec)});
     }
   }
+  if (starts_with_launch() && !start_command_run()) return;
+  if (starts_with_launch()) launches.front().spec.first_workload = command_run_.request;
   for (auto& launch : launches) {
     ranks_.emplace_back();
     effects_.emplace_back(std::move(launch));
   }
+}
+
+// A 1-rank command trial's launch carries the run's `run`, which its rank
+// starts at once: its hello needs no answer first (the group of one rank
+// says nothing), and the same request, sent once the hello came, takes the
+// rank's answer. Ranks of several need the group before they start.
+bool TrialRun::starts_with_launch() const {
+  return command_ && setup_.spec.config->resources.slots_per_trial == 1 && target_batches_ > 0;
 }
 
 Result<wire::LaunchSpec> TrialRun::launch_spec(const AgentShare& share, std::uint32_t rank, std::uint32_t local_rank,

@@ -299,6 +299,15 @@ struct LaunchSpec {
     none @31 :Void;
     value @32 :RegistryLogin;
   }
+  # A 1-rank command trial's first workload (its `run`), which the rank starts
+  # at once, before its hello is answered; the trial sends the same request once
+  # the hello came, which the rank then answers. none: the rank waits for the
+  # trial's workloads (what agents and workers before 2026-11-30 always do: the
+  # master sends the same request after the hello either way).
+  firstWorkload :union {
+    none @33 :Void;
+    value @34 :WorkloadRequest;
+  }
 }
 
 # A container registry's credentials (the config's environment.registry_auth).

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <regex>
 
 #include "master/trial_run.hpp"
 #include "runtime/config/config_parser.hpp"
@@ -1103,6 +1104,28 @@ TEST_CASE("A command that finished and then lost a rank runs again from its resu
   (void)h.on(SlotsGranted{{{"agent-a", {0, 1}}}});
   (void)h.hello(0, 2);
   CHECK(only<SendWorkload>(h.hello(1, 2)).request.kind == wire::WorkloadKind::run);
+}
+
+TEST_CASE("A 1-slot command trial's launch carries its run and the rank's hello gets the same request, answered once") {
+  const auto one_slot = std::regex_replace(kCommandConfig, std::regex("slots_per_trial: 2"), "slots_per_trial: 1");
+  Harness h("", new_trial_record(), one_slot);
+  (void)h.on(TrainTo{100});
+  const auto launched = only<LaunchRank>(h.on(SlotsGranted{{{"agent-a", {0}}}}));
+  REQUIRE(launched.spec.first_workload);
+  const auto& first = *launched.spec.first_workload;
+  CHECK((first.kind == wire::WorkloadKind::run && first.batches == 100 && first.reports_in_answer));
+  CHECK(first.path.rfind(h.store->root().string(), 0) == 0);  // the run's staging folder, reserved in the store
+  const auto sent = only<SendWorkload>(h.hello(0));
+  CHECK(sent.request == first);
+  CHECK(sent.ranks == 1);
+  (void)h.on(report_batch(1, {accuracy_report(0.7)}));
+  CHECK(names(h.on(WorkloadAnswered{sent.workload, 0, {}})) ==
+        std::vector<std::string>{"ShutdownRanks", "ReleaseSlots", "ReportValidation"});
+  // Ranks of several need their group before they start: their launches carry no workload.
+  Harness two("", new_trial_record(), kCommandConfig);
+  (void)two.on(TrainTo{100});
+  for (const auto& effect : two.on(SlotsGranted{{{"agent-a", {0, 1}}}}))
+    if (const auto* launch = std::get_if<LaunchRank>(&effect)) CHECK_FALSE(launch->spec.first_workload);
 }
 
 TEST_CASE("A command run's answer carries its last reports, journaled with the run's end in one commit") {

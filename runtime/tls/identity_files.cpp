@@ -32,14 +32,14 @@ Error in_file(const fs::path& path, const Error& error) {
 
 IdentityFiles IdentityFiles::in(const fs::path& dir) { return {dir / "ca.crt", dir / "node.crt", dir / "node.key"}; }
 
-Result<IdentityFiles> install_identity(const Identity& identity, const fs::path& dir) {
+Result<IdentityFiles> install_identity(const Identity& identity, const fs::path& dir, Durability durability) {
   if (auto valid = check_identity(identity); !valid) return fail(valid.error());
   if (auto made = make_private_folder(dir); !made) return fail(made.error());
   const auto files = IdentityFiles::in(dir);
   for (const auto& [path, text] : {std::pair{files.private_key, &identity.private_key},
                                    {files.certificate, &identity.certificate},
                                    {files.ca_certificate, &identity.ca_certificate}})
-    if (auto written = write_private_file(path, *text); !written) return fail(written.error());
+    if (auto written = write_private_file(path, *text, durability); !written) return fail(written.error());
   return files;
 }
 

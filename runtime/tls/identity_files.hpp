@@ -14,6 +14,7 @@
 
 #include "runtime/core/error.hpp"
 #include "runtime/tls/identity.hpp"
+#include "runtime/tls/private_file.hpp"
 
 namespace volador::tls {
 
@@ -27,8 +28,9 @@ struct IdentityFiles {
 };
 
 // Writes `identity` into folder `dir` (created 0700; files replaced), after
-// checking it. The files' paths.
-Result<IdentityFiles> install_identity(const Identity& identity, const std::filesystem::path& dir);
+// checking it, synced to disk unless `durability` says it is transient. The files' paths.
+Result<IdentityFiles> install_identity(const Identity& identity, const std::filesystem::path& dir,
+                                       Durability durability = Durability::synced);
 
 // Reads and checks the identity in folder `dir`. Errors name the folder and the bad part.
 Result<Identity> load_identity(const std::filesystem::path& dir);

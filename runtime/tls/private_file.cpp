@@ -20,7 +20,7 @@ Error io_error(const std::string& what, const fs::path& path) {
 
 }  // namespace
 
-Status write_private_file(const fs::path& path, const std::string& text) {
+Status write_private_file(const fs::path& path, const std::string& text, Durability durability) {
   const auto partial = fs::path(path).concat(".partial");
   const int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return fail(io_error("create", partial));
@@ -31,7 +31,7 @@ Status write_private_file(const fs::path& path, const std::string& text) {
     written = n > 0;
     done += written ? static_cast<std::size_t>(n) : 0;
   }
-  written = written && ::fsync(fd) == 0;
+  written = written && (durability == Durability::transient || ::fsync(fd) == 0);
   const auto failure = written ? Status{} : fail(io_error("write", partial));
   ::close(fd);
   if (!failure) return failure;

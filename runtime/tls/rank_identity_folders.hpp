@@ -21,8 +21,9 @@ std::filesystem::path rank_identity_folder(const std::filesystem::path& work_dir
 // Installs the rank identity a launch brought (`certificate`, `private_key`)
 // in worker `worker_id`'s folder, with the CA certificate of the agent's own
 // identity folder `agent_tls_dir`, after checking that the identity is whole,
-// signed by that CA, valid and names a rank (tls/rank_name.hpp). The folder;
-// invalid_argument or io saying what is wrong.
+// signed by that CA, valid and names a rank (tls/rank_name.hpp). The files are
+// not synced to disk (no crash leaves anything that needs them: see
+// remove_rank_identities). The folder; invalid_argument or io saying what is wrong.
 Result<std::filesystem::path> install_rank_identity(const std::string& certificate, const std::string& private_key,
                                                     const std::filesystem::path& agent_tls_dir,
                                                     const std::filesystem::path& work_dir, std::uint64_t worker_id);

@@ -14,7 +14,8 @@ namespace volador::worker {
 inline constexpr const char* kTrialFileName = "volador-trial.json";
 
 // Writes the part of `spec` a worker reads (ids, rank and place, entrypoint,
-// hyperparameters, seed, batch size, data, restore path, kill grace) to `dir`/kTrialFileName;
+// hyperparameters, seed, batch size, data, restore path, kill grace, and the
+// first workload when the launch carries one) to `dir`/kTrialFileName;
 // a file already there (a reused folder's) is rewritten in place. Error io when it cannot be written.
 Status write_trial_file(const wire::LaunchSpec& spec, const std::filesystem::path& dir);
 

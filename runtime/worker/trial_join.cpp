@@ -78,7 +78,9 @@ Result<JoinedTrial> join_trial(const WorkerLaunch& launch) {
 }
 
 Result<JoinedTrial> join_trial(actors::MasterLink& link, const WorkerLaunch& launch) {
-  return join(launch, [&](const wire::RankHello& hello) { return actors::RankSession::join(link, hello); });
+  // A lone rank needs no group: it starts the launch's workload, if any, at once.
+  const auto started = launch.world_size == 1 ? launch.first_workload : std::nullopt;
+  return join(launch, [&](const wire::RankHello& hello) { return actors::RankSession::join(link, hello, started); });
 }
 
 }  // namespace volador::worker

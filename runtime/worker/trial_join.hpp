@@ -24,7 +24,9 @@ inline constexpr std::size_t kDefaultBucketBytes = std::size_t{4} << 20;
 // (listener, master, data-plane connection) and why.
 Result<JoinedTrial> join_trial(const WorkerLaunch& launch);
 
-// The same through `link` (a warm worker's, kept from trial to trial), which must outlive the trial.
+// The same through `link` (a warm worker's, kept from trial to trial), which
+// must outlive the trial. A 1-rank launch with a first workload returns
+// before the trial answered the hello (RankSession::join's `started`).
 Result<JoinedTrial> join_trial(actors::MasterLink& link, const WorkerLaunch& launch);
 
 }  // namespace volador::worker

@@ -88,6 +88,7 @@ Result<WorkerLaunch> read_launch(const Lookup& lookup, std::optional<master::Tim
   launch.restore_path = trial->restore_path;
   launch.kill_grace = std::chrono::milliseconds(trial->kill_grace_period_ms);
   launch.timings = *timings;
+  launch.first_workload = trial->first_workload;
   return launch;
 }
 

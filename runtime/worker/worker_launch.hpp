@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +36,9 @@ struct WorkerLaunch {
   std::string restore_path;   // checkpoint folder to resume from; empty: fresh start
   std::chrono::milliseconds kill_grace{10000};  // a command's processes get this long between SIGTERM and SIGKILL
   master::Timings timings;    // its agent's: how long it waits for the master and the trial
+  // A 1-rank command trial's `run`, which its rank starts before its hello is
+  // answered (LaunchSpec.firstWorkload); nullopt: it waits for the trial's workloads.
+  std::optional<wire::WorkloadRequest> first_workload;
   // A warm worker's later trials: the variables the agent gave this trial,
   // which the trial's command gets over the worker's own. Empty for the
   // trial the worker was started for (its own environment is that trial's).

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <random>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/worker/trial_file.hpp"
 
 using namespace volador;
@@ -82,4 +84,29 @@ TEST_CASE("A trial file that is not a JSON object or lacks a field is refused na
   CHECK(read.error().code == ErrorCode::corruption);
   CHECK(read.error().message.find("the trial file " + path.string() + " is incomplete") == 0);
   CHECK_FALSE(worker::read_trial_file(dir.path / "missing.json"));
+}
+
+TEST_CASE("A launch's first workload reaches the worker through the trial file, and a bad one is refused") {
+  TempDir dir;
+  auto written = launch_spec();
+  written.first_workload = wire::WorkloadRequest{.kind = wire::WorkloadKind::run, .start_batch = 0, .batches = 100,
+                                                 .path = "/checkpoints/staging", .metric_pattern = "(?P<name>\\w+)=x",
+                                                 .reports_in_answer = true};
+  REQUIRE(worker::write_trial_file(written, dir.path));
+  const auto path = dir.path / worker::kTrialFileName;
+  auto read = worker::read_trial_file(path);
+  REQUIRE(read);
+  CHECK(*read == written);
+  REQUIRE(worker::write_trial_file(launch_spec(), dir.path));  // rewritten without one: none
+  read = worker::read_trial_file(path);
+  REQUIRE(read);
+  CHECK_FALSE(read->first_workload);
+  std::ifstream in(path);
+  auto json = nlohmann::json::parse(in);
+  json["first_workload"] = "0g";
+  std::ofstream(path) << json.dump();
+  read = worker::read_trial_file(path);
+  REQUIRE_FALSE(read);
+  CHECK(read.error().code == ErrorCode::corruption);
+  CHECK(read.error().message.find("bad first_workload") != std::string::npos);
 }
