@@ -408,11 +408,13 @@ Result<wire::TrialSummary> ReadModel::trial(std::uint64_t id) const {
   if (trials_.contains(id) || ended_trials_.contains(id)) return kept_in_memory(id).summary;
   const auto experiment_id = spilled_experiment_of(id, nullptr);
   if (!experiment_id) return fail(unknown("trial", id));
-  const auto& experiment = experiments_.at(*experiment_id);
-  auto kept = kept_trials_of(*experiment_id, experiment);
+  const auto& ids = experiments_.at(*experiment_id).trial_ids;
+  const auto index = static_cast<std::size_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
+  auto packed = spill_->read_one(*experiment_id, index);
+  if (!packed) return fail(packed.error());
+  auto kept = wire::unpack<KeptTrial>(*packed);
   if (!kept) return fail(kept.error());
-  const auto at = std::lower_bound(experiment.trial_ids.begin(), experiment.trial_ids.end(), id);
-  return std::move((*kept)[static_cast<std::size_t>(at - experiment.trial_ids.begin())].summary);
+  return std::move(kept->summary);
 }
 
 std::size_t ReadModel::trials_in_memory() const {

@@ -2,7 +2,6 @@
 
 #include <array>
 #include <fstream>
-#include <iterator>
 
 namespace volador::master {
 namespace fs = std::filesystem;
@@ -16,11 +15,25 @@ std::array<char, kLengthBytes> length_bytes(std::uint32_t length) {
   return out;
 }
 
-std::uint32_t length_at(const std::string& bytes, std::size_t at) {
+std::uint32_t length_at(std::string_view bytes, std::size_t at) {
   std::uint32_t length = 0;
   for (std::size_t i = 0; i < kLengthBytes; ++i)
     length |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at + i])) << (8 * i);
   return length;
+}
+
+// The records of a file's `bytes`, each after its length; an error naming `file` when one is cut.
+Result<std::vector<std::string_view>> records_in(std::string_view bytes, const fs::path& file) {
+  std::vector<std::string_view> records;
+  for (std::size_t at = 0; at < bytes.size();) {
+    if (bytes.size() - at < kLengthBytes) return fail(Error::corruption(file.string() + ": cut inside a length"));
+    const std::uint32_t length = length_at(bytes, at);
+    at += kLengthBytes;
+    if (bytes.size() - at < length) return fail(Error::corruption(file.string() + ": cut inside a trial"));
+    records.push_back(bytes.substr(at, length));
+    at += length;
+  }
+  return records;
 }
 
 }  // namespace
@@ -50,22 +63,35 @@ Status SummarySpill::write(std::uint64_t experiment_id, const std::vector<std::s
   return {};
 }
 
-Result<std::vector<std::string>> SummarySpill::read(std::uint64_t experiment_id) const {
+Result<std::string> SummarySpill::contents(std::uint64_t experiment_id) const {
   const auto file = file_of(experiment_id);
+  std::error_code ec;
+  const auto size = fs::file_size(file, ec);
   std::ifstream in(file, std::ios::binary);
-  if (!in) return fail(Error::io("cannot read the query summaries' file " + file.string()));
-  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) return fail(Error::io("cannot read the query summaries' file " + file.string()));
-  std::vector<std::string> trials;
-  for (std::size_t at = 0; at < bytes.size();) {
-    if (bytes.size() - at < kLengthBytes) return fail(Error::corruption(file.string() + ": cut inside a length"));
-    const std::uint32_t length = length_at(bytes, at);
-    at += kLengthBytes;
-    if (bytes.size() - at < length) return fail(Error::corruption(file.string() + ": cut inside a trial"));
-    trials.emplace_back(bytes, at, length);
-    at += length;
-  }
-  return trials;
+  std::string bytes(ec ? 0 : size, '\0');
+  if (ec || !in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
+    return fail(Error::io("cannot read the query summaries' file " + file.string()));
+  return bytes;
+}
+
+Result<std::vector<std::string>> SummarySpill::read(std::uint64_t experiment_id) const {
+  auto bytes = contents(experiment_id);
+  if (!bytes) return fail(bytes.error());
+  auto trials = records_in(*bytes, file_of(experiment_id));
+  if (!trials) return fail(trials.error());
+  return std::vector<std::string>(trials->begin(), trials->end());
+}
+
+Result<std::string> SummarySpill::read_one(std::uint64_t experiment_id, std::size_t index) const {
+  auto bytes = contents(experiment_id);
+  if (!bytes) return fail(bytes.error());
+  const auto file = file_of(experiment_id);
+  auto trials = records_in(*bytes, file);
+  if (!trials) return fail(trials.error());
+  if (index >= trials->size())
+    return fail(Error::corruption(file.string() + ": holds " + std::to_string(trials->size()) + " trials, not " +
+                                  std::to_string(index + 1) + " or more"));
+  return std::string((*trials)[index]);
 }
 
 void SummarySpill::remove(std::uint64_t experiment_id) const {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/core/error.hpp"
@@ -26,12 +27,17 @@ class SummarySpill {
   // The packed trials last written for experiment `experiment_id`, in order;
   // an error naming the file when it is missing, cut or unreadable.
   [[nodiscard]] Result<std::vector<std::string>> read(std::uint64_t experiment_id) const;
+  // The packed trial at position `index` of that file; read()'s errors, and
+  // one when the file holds fewer trials.
+  [[nodiscard]] Result<std::string> read_one(std::uint64_t experiment_id, std::size_t index) const;
   // Removes experiment `experiment_id`'s file, if any.
   void remove(std::uint64_t experiment_id) const;
 
  private:
   explicit SummarySpill(std::filesystem::path folder) : folder_(std::move(folder)) {}
   [[nodiscard]] std::filesystem::path file_of(std::uint64_t experiment_id) const;
+  // The whole file of experiment `experiment_id`.
+  [[nodiscard]] Result<std::string> contents(std::uint64_t experiment_id) const;
 
   std::filesystem::path folder_;
 };

@@ -53,3 +53,13 @@ TEST_CASE("Opening a spill folder removes a previous run's files") {
   auto reopened = SummarySpill::open(dir.path()).value();
   CHECK_FALSE(reopened.read(1));
 }
+
+TEST_CASE("One spilled trial reads back by its position") {
+  TempDir dir;
+  auto spill = SummarySpill::open(dir.path()).value();
+  REQUIRE(spill.write(2, {"first", "second", "third"}));
+  CHECK(spill.read_one(2, 1).value() == "second");
+  const auto beyond = spill.read_one(2, 3);
+  REQUIRE_FALSE(beyond);
+  CHECK_THAT(beyond.error().message, Catch::Contains("experiment-2.trials") && Catch::Contains("holds 3 trials"));
+}
