@@ -19,13 +19,20 @@ const wire::WorkloadRequest kRun{.kind = wire::WorkloadKind::run, .start_batch =
                                  .path = "/checkpoints/staging", .metric_pattern = "", .reports_in_answer = true};
 const wire::WorkloadResult kAnswer{.metrics = {}, .batches_trained = 100, .error_message = ""};
 
-// A rank actor of kHello, started with kRun, whose hello waits in `gateway`'s mailbox.
-RankActor spawn_started_rank(caf::actor_system& system, const caf::scoped_actor& gateway,
-                             std::shared_ptr<RankInbox> inbox) {
-  auto outbox = std::make_shared<MetricOutbox>(kHello.run_id, kHello.rank);
-  return system.spawn(rank_actor, std::move(inbox), std::move(outbox), caf::actor_cast<caf::actor>(gateway), kHello,
-                      master::Timings{}, std::optional(kRun));
-}
+// A rank actor of kHello, started with kRun, whose hello waits in `gateway`'s
+// mailbox, and `trial` to play the trial; the rank is stopped at the end.
+struct StartedRank {
+  caf::actor_system_config config;
+  caf::actor_system system{config};
+  caf::scoped_actor gateway{system};
+  caf::scoped_actor trial{system};
+  RankActor rank = system.spawn(rank_actor, std::make_shared<RankInbox>(),
+                                std::make_shared<MetricOutbox>(kHello.run_id, kHello.rank),
+                                caf::actor_cast<caf::actor>(gateway), kHello, master::Timings{}, std::optional(kRun));
+  ~StartedRank() { caf::anon_send_exit(rank, caf::exit_reason::user_shutdown); }
+  // The thread completed the launch's workload with `answer`.
+  void complete(const wire::WorkloadResult& answer) const { caf::anon_send(rank, complete_atom::value, wire::encode(answer)); }
+};
 
 // The rank's answer to `request` sent as the trial; nullopt when none came within a few seconds.
 std::optional<wire::WorkloadResult> answer_to(caf::scoped_actor& trial, const RankActor& rank,
@@ -40,43 +47,28 @@ std::optional<wire::WorkloadResult> answer_to(caf::scoped_actor& trial, const Ra
 }  // namespace
 
 TEST_CASE("A rank's answer to its launch's workload, completed before the trial sent it, answers the trial's request at once") {
-  caf::actor_system_config config;
-  caf::actor_system system{config};
-  caf::scoped_actor gateway{system};
-  caf::scoped_actor trial{system};
-  auto rank = spawn_started_rank(system, gateway, std::make_shared<RankInbox>());
-  caf::anon_send(rank, complete_atom::value, wire::encode(kAnswer));  // the thread ran it, the hello still unanswered
-  CHECK(answer_to(trial, rank, kRun) == kAnswer);
-  caf::anon_send_exit(rank, caf::exit_reason::user_shutdown);
+  StartedRank r;
+  r.complete(kAnswer);  // the thread ran it, the hello still unanswered
+  CHECK(answer_to(r.trial, r.rank, kRun) == kAnswer);
 }
 
 TEST_CASE("A rank's launch workload asked for by the trial while it runs is answered when the thread completes it") {
-  caf::actor_system_config config;
-  caf::actor_system system{config};
-  caf::scoped_actor gateway{system};
-  caf::scoped_actor trial{system};
-  auto rank = spawn_started_rank(system, gateway, std::make_shared<RankInbox>());
+  StartedRank r;
   std::optional<wire::WorkloadResult> answer;
-  auto request = trial->request(rank, std::chrono::seconds(3), workload_atom::value, wire::encode(kRun));
-  caf::anon_send(rank, complete_atom::value, wire::encode(kAnswer));  // after the request, in the rank's mailbox
+  auto request = r.trial->request(r.rank, std::chrono::seconds(3), workload_atom::value, wire::encode(kRun));
+  r.complete(kAnswer);  // after the request, in the rank's mailbox
   request.receive([&](const wire::Bytes& bytes) { answer = wire::decode<wire::WorkloadResult>(bytes).value(); },
                   [&](const caf::error&) {});
   CHECK(answer == kAnswer);
-  caf::anon_send_exit(rank, caf::exit_reason::user_shutdown);
 }
 
 TEST_CASE("A request other than the launch's workload sent first is answered with an error and never takes its answer") {
-  caf::actor_system_config config;
-  caf::actor_system system{config};
-  caf::scoped_actor gateway{system};
-  caf::scoped_actor trial{system};
-  auto rank = spawn_started_rank(system, gateway, std::make_shared<RankInbox>());
+  StartedRank r;
   auto other = kRun;
   other.batches = 200;
-  const auto refused = answer_to(trial, rank, other);
+  const auto refused = answer_to(r.trial, r.rank, other);
   REQUIRE(refused);
   CHECK(refused->error_message == "the rank runs its launch's workload, and the trial sent another one first");
-  caf::anon_send(rank, complete_atom::value, wire::encode(kAnswer));
-  CHECK(answer_to(trial, rank, kRun) == kAnswer);  // the launch's answer still goes to the launch's request
-  caf::anon_send_exit(rank, caf::exit_reason::user_shutdown);
+  r.complete(kAnswer);
+  CHECK(answer_to(r.trial, r.rank, kRun) == kAnswer);  // the launch's answer still goes to the launch's request
 }
