@@ -11,6 +11,7 @@
 
 #include <array>
 
+#include "runtime/core/hex.hpp"
 #include "runtime/tls/openssl_handles.hpp"
 #include "runtime/tls/private_file.hpp"
 
@@ -30,15 +31,9 @@ Error openssl_failure(const std::string& what) {
 
 // `bytes` (at most 32) random bytes as lowercase hex.
 std::string random_hex(std::size_t bytes) {
-  constexpr const char* kDigits = "0123456789abcdef";
   std::array<unsigned char, 32> random{};
   RAND_bytes(random.data(), static_cast<int>(bytes));
-  std::string hex;
-  for (std::size_t i = 0; i < bytes; ++i) {
-    hex += kDigits[random[i] >> 4];
-    hex += kDigits[random[i] & 15];
-  }
-  return hex;
+  return to_hex(std::span(random.data(), bytes));
 }
 
 // "DNS:localhost,IP:127.0.0.1" for OpenSSL's subjectAltName; empty for none.

@@ -7,45 +7,20 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/core/file_rewrite.hpp"
+#include "runtime/core/hex.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::worker {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr std::string_view kHexDigits = "0123456789abcdef";
-
-std::string to_hex(const wire::Bytes& bytes) {
-  std::string hex;
-  hex.reserve(bytes.size() * 2);
-  for (const char byte : bytes) {
-    const auto b = static_cast<unsigned char>(byte);
-    hex += kHexDigits[b >> 4];
-    hex += kHexDigits[b & 0xf];
-  }
-  return hex;
-}
-
-// nullopt when `hex` is not an even run of lowercase hex digits.
-std::optional<wire::Bytes> from_hex(std::string_view hex) {
-  if (hex.size() % 2 != 0) return std::nullopt;
-  wire::Bytes bytes;
-  bytes.reserve(hex.size() / 2);
-  for (std::size_t i = 0; i < hex.size(); i += 2) {
-    const auto high = kHexDigits.find(hex[i]);
-    const auto low = kHexDigits.find(hex[i + 1]);
-    if (high == std::string_view::npos || low == std::string_view::npos) return std::nullopt;
-    bytes.push_back(static_cast<char>((high << 4) | low));
-  }
-  return bytes;
-}
-
 // The launch's first workload, as write_trial_file wrote it (its encoding in hex); nullopt when absent.
 Result<std::optional<wire::WorkloadRequest>> read_first_workload(const nlohmann::json& trial, const fs::path& path) {
   const auto it = trial.find("first_workload");
   if (it == trial.end()) return std::optional<wire::WorkloadRequest>();
-  const auto bytes = it->is_string() ? from_hex(it->get<std::string>()) : std::nullopt;
-  auto request = bytes ? wire::decode<wire::WorkloadRequest>(*bytes) : fail(Error::corruption("not hex"));
+  const auto text = it->is_string() ? from_hex(it->get<std::string>()) : std::nullopt;
+  auto request = text ? wire::decode<wire::WorkloadRequest>(wire::Bytes(text->begin(), text->end()))
+                      : fail(Error::corruption("not hex"));
   if (!request)
     return fail(Error::corruption("the trial file " + path.string() + " has a bad first_workload: " + request.error().message));
   return std::optional(std::move(*request));
@@ -70,7 +45,10 @@ Status write_trial_file(const wire::LaunchSpec& spec, const fs::path& dir) {
                                 {"data", nlohmann::json::parse(spec.data_json, nullptr, false)},
                                 {"restore_path", spec.restore_path},
                                 {"kill_grace_period_ms", spec.kill_grace_period_ms}};
-  if (spec.first_workload) trial["first_workload"] = to_hex(wire::encode(*spec.first_workload));
+  if (spec.first_workload) {
+    const auto bytes = wire::encode(*spec.first_workload);
+    trial["first_workload"] = to_hex(std::string_view(bytes.data(), bytes.size()));
+  }
   return rewrite_file(dir / kTrialFileName, trial.dump(2) + '\n');
 }
 

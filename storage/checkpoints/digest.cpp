@@ -5,7 +5,7 @@
 #include <array>
 #include <memory>
 
-#include "storage/checkpoints/hex.hpp"
+#include "runtime/core/hex.hpp"
 #include "storage/checkpoints/posix_file.hpp"
 
 namespace volador::checkpoints {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <array>
 
-#include "storage/checkpoints/hex.hpp"
+#include "runtime/core/hex.hpp"
 
 namespace volador::checkpoints {
 namespace {
