@@ -14,7 +14,8 @@
 # bin/volador-bench-seed (`ninja -C DIR volador volador-node volador-worker
 # volador-bench-seed`). Other options go to bench_control_plane.py (--help).
 # Runs in its own session with autogroup nice -19 when root, so that other
-# work on a shared machine disturbs it less.
+# work on a shared machine disturbs it less (the loaded rows at nice 0: see
+# CpuLoad in bench_control_plane.py).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
