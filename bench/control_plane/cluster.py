@@ -44,15 +44,15 @@ def live_descendants(pid):
     return out
 
 
-def tree_cpu_s(pid):
-    """CPU seconds of the live processes under process PID, each with its reaped children (process_cpu_s)."""
-    total = 0.0
+def tree_cpu_by_pid(pid):
+    """{pid: CPU seconds} of the live processes under process PID, each with its reaped children (process_cpu_s)."""
+    out = {}
     for child in live_descendants(pid):
         try:
-            total += process_cpu_s(child)
+            out[child] = process_cpu_s(child)
         except (FileNotFoundError, ProcessLookupError):  # ended meanwhile: its time went to its parent, if it reaped it
             pass
-    return total
+    return out
 
 
 def child_pids(pid):
@@ -165,6 +165,7 @@ class Cluster:
         self.address = None
         self._log = None
         self._password = os.urandom(12).hex()
+        self._workers_cpu = {}  # pid: CPU seconds when last read, of every process seen under the agent
 
     def __enter__(self):
         try:
@@ -232,11 +233,13 @@ class Cluster:
         """CPU seconds of the master, of the agent (with its reaped children) and of the live processes under the
         agent (its warm workers with their reaped commands): {'master': s, 'agent': s, 'workers': s}. A warm
         worker's time is read while it lives: once the agent ends it, its time never reaches the agent's
-        reaped children (it runs in a bwrap sandbox of its own pid namespace)."""
+        reaped children (it runs in a bwrap sandbox of its own pid namespace), so each process's time as last
+        read here is kept (a worker ended between two calls loses what it used since the first)."""
         out = {"master": process_cpu_s(self.master.pid)}
         if self.agent is not None:
             out["agent"] = process_cpu_s(self.agent.pid)
-            out["workers"] = tree_cpu_s(self.agent.pid)
+            self._workers_cpu.update(tree_cpu_by_pid(self.agent.pid))
+            out["workers"] = sum(self._workers_cpu.values())
         return out
 
     def stop(self):
