@@ -123,7 +123,7 @@ void ReadModel::take(const storage::TrialRecord& record) {
   auto found = experiments_.find(record.experiment_id);
   auto* experiment = found == experiments_.end() ? nullptr : &found->second;
   const bool added = !knows_trial(record.id, experiment);
-  auto* trial = open_trial(record.id, experiment);
+  auto* trial = added ? &add_trial(record.id) : open_trial(record.id, experiment);
   if (trial == nullptr) return;
   auto& s = trial->summary;
   if (added) {
@@ -152,7 +152,6 @@ void ReadModel::take(const storage::TrialRecord& record) {
 }
 
 void ReadModel::take(const storage::MetricRecord& record) {
-  if (!knows_trial(record.trial_id, nullptr)) return;
   auto* trial = open_trial(record.trial_id, nullptr);
   if (trial == nullptr) return;
   auto& entry = *trial;
@@ -211,7 +210,6 @@ bool ReadModel::invalidates(const storage::JournalBatch::MetricsDeletion& deleti
 }
 
 void ReadModel::replace_metrics(std::uint64_t trial_id, const std::vector<storage::MetricRecord>& reports) {
-  if (!knows_trial(trial_id, nullptr)) return;
   auto* trial = open_trial(trial_id, nullptr);
   if (trial == nullptr) return;
   auto& entry = *trial;
@@ -245,15 +243,18 @@ ReadModel::KeptTrial* ReadModel::open_trial(std::uint64_t id, ExperimentEntry* o
   }
   if (!ended_trials_.contains(id)) {
     const auto spilled = spilled_experiment_of(id, owner);
-    if (spilled && !unspill(*spilled)) return nullptr;
+    if (!spilled || !unspill(*spilled)) return nullptr;
   }
-  opened_trials_.push_back(id);
-  auto& entry = trials_[id];
-  if (auto ended = ended_trials_.find(id); ended != ended_trials_.end()) {
-    entry = wire::unpack<KeptTrial>(ended->second).value();  // packed by pack_opened_trials
-    ended_trials_.erase(ended);
-  }
+  auto ended = ended_trials_.find(id);
+  auto& entry = add_trial(id);
+  entry = wire::unpack<KeptTrial>(ended->second).value();  // packed by pack_opened_trials
+  ended_trials_.erase(ended);
   return &entry;
+}
+
+ReadModel::KeptTrial& ReadModel::add_trial(std::uint64_t id) {
+  opened_trials_.push_back(id);
+  return trials_[id];
 }
 
 void ReadModel::pack_opened_trials() {

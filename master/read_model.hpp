@@ -104,11 +104,13 @@ class ReadModel {
   // settled), ended_trials_ packed once ended, spill_'s file of their
   // experiment once it and all its trials ended.
   //
-  // The kept summary of trial `id` to change (of experiment `owner` when
-  // known): unpacked if ended, read back with its experiment's trials if
-  // spilled, new if unknown; nullptr when its experiment's file cannot be
-  // read (logged). settle() packs and spills it again.
+  // The kept summary of known trial `id` to change (of experiment `owner`
+  // when known): unpacked if ended, read back with its experiment's trials
+  // if spilled; nullptr when unknown, or when its experiment's file cannot
+  // be read (logged). settle() packs and spills it again.
   KeptTrial* open_trial(std::uint64_t id, ExperimentEntry* owner);
+  // A new trial's kept summary, empty, opened as open_trial's.
+  KeptTrial& add_trial(std::uint64_t id);
   // Packs the trials opened since the last call that have ended.
   void pack_opened_trials();
   // Spills the experiments of the trials packed since the last call (and

@@ -45,8 +45,10 @@ void TrialRun::handle(const SlotsGranted& event) {
       launches.push_back(LaunchRank{share.agent_id, std::move(*spec)});
     }
   }
-  if (starts_with_launch() && !start_command_run()) return;
-  if (starts_with_launch()) launches.front().spec.first_workload = command_run_.request;
+  if (starts_with_launch()) {
+    if (!start_command_run()) return;
+    launches.front().spec.first_workload = command_run_.request;
+  }
   for (auto& launch : launches) {
     ranks_.emplace_back();
     effects_.emplace_back(std::move(launch));
