@@ -113,13 +113,16 @@ void take_workload(Self self, caf::typed_response_promise<wire::Bytes> promise, 
   st.trial = std::move(trial);
   if (reached_anew)
     for (auto& batch : st.outbox->take_unacknowledged()) send_batch(self, std::move(batch));
-  const bool was_started = std::exchange(st.started, std::nullopt).has_value();
-  if (auto answer = was_started ? std::exchange(st.early_answer, std::nullopt) : std::nullopt) {
-    std::exchange(st.pending, std::nullopt)->deliver(*answer);
+  if (std::exchange(st.started, std::nullopt)) {
+    if (auto answer = std::exchange(st.early_answer, std::nullopt)) {
+      std::exchange(st.pending, std::nullopt)->deliver(*answer);
+      return;
+    }
+    // The thread runs it already: its answer goes to this request. A thread
+    // that waits for the trial to be back after a rejoin takes this as the word.
+    st.inbox->push(LaunchWorkloadSent{});
     return;
   }
-  // The thread runs the launch's workload already; it takes this event only
-  // while it waits for the workload again after a rejoin.
   st.inbox->push(WorkloadReceived{std::move(request)});
 }
 

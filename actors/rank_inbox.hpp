@@ -23,6 +23,9 @@ struct GroupReceived {
 struct WorkloadReceived {
   wire::WorkloadRequest request;
 };
+// The trial sent the launch's workload, which the thread runs already from
+// the launch: its answer goes to that request. Not a workload to run.
+struct LaunchWorkloadSent {};
 // The trial is done with this rank.
 struct StopReceived {};
 // The connection to the master is gone (the pending workload, if any, with it).
@@ -39,7 +42,8 @@ struct ReportRefused {
 struct Woken {};
 
 using RankEvent =
-    std::variant<GroupReceived, WorkloadReceived, StopReceived, MasterLost, Rejoined, ReportRefused, Woken>;
+    std::variant<GroupReceived, WorkloadReceived, LaunchWorkloadSent, StopReceived, MasterLost, Rejoined, ReportRefused,
+                 Woken>;
 
 class RankInbox {
  public:

@@ -184,9 +184,10 @@ Status RankSession::Impl::rejoin() {
 Result<bool> RankSession::Impl::resume_workload() {
   for (;;) {
     if (auto back = rejoin(); !back) return fail(Error::unavailable("lost the master: " + back.error().message));
-    auto event = wait_for<WorkloadReceived, StopReceived, MasterLost>();
+    auto event = wait_for<WorkloadReceived, LaunchWorkloadSent, StopReceived, MasterLost>();
     if (!event) return fail(event.error());
-    if (std::holds_alternative<WorkloadReceived>(*event)) return false;
+    if (std::holds_alternative<WorkloadReceived>(*event) || std::holds_alternative<LaunchWorkloadSent>(*event))
+      return false;
     if (std::holds_alternative<StopReceived>(*event)) return true;
   }
 }

@@ -26,7 +26,8 @@ struct StartedRank {
   caf::actor_system system{config};
   caf::scoped_actor gateway{system};
   caf::scoped_actor trial{system};
-  RankActor rank = system.spawn(rank_actor, std::make_shared<RankInbox>(),
+  std::shared_ptr<RankInbox> inbox = std::make_shared<RankInbox>();  // the trial thread's
+  RankActor rank = system.spawn(rank_actor, inbox,
                                 std::make_shared<MetricOutbox>(kHello.run_id, kHello.rank),
                                 caf::actor_cast<caf::actor>(gateway), kHello, master::Timings{}, std::optional(kRun));
   ~StartedRank() { caf::anon_send_exit(rank, caf::exit_reason::user_shutdown); }
@@ -71,4 +72,24 @@ TEST_CASE("A request other than the launch's workload sent first is answered wit
   CHECK(refused->error_message == "the rank runs its launch's workload, and the trial sent another one first");
   r.complete(kAnswer);
   CHECK(answer_to(r.trial, r.rank, kRun) == kAnswer);  // the launch's answer still goes to the launch's request
+}
+
+TEST_CASE("The trial's request for the launch's workload reaches the thread as word of it, never as a workload to run") {
+  StartedRank r;
+  auto request = r.trial->request(r.rank, std::chrono::seconds(3), workload_atom::value, wire::encode(kRun));
+  // A thread that took it as a workload would answer it again after its own answer, and
+  // that second answer would go to the trial's next request (a native trial's next workload).
+  CHECK(std::holds_alternative<LaunchWorkloadSent>(r.inbox->wait_for<WorkloadReceived, LaunchWorkloadSent>()));
+  r.complete(kAnswer);
+  std::optional<wire::WorkloadResult> answer;
+  request.receive([&](const wire::Bytes& bytes) { answer = wire::decode<wire::WorkloadResult>(bytes).value(); },
+                  [&](const caf::error&) {});
+  CHECK(answer == kAnswer);
+  // The trial's next request is a workload to run.
+  auto next = kRun;
+  next.start_batch = 100;
+  r.trial->send(r.rank, workload_atom::value, wire::encode(next));
+  const auto event = r.inbox->wait_for<WorkloadReceived, LaunchWorkloadSent>();
+  REQUIRE(std::holds_alternative<WorkloadReceived>(event));
+  CHECK(std::get<WorkloadReceived>(event).request == next);
 }
