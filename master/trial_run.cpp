@@ -141,6 +141,7 @@ void TrialRun::flush_journal() {
 
 void TrialRun::forget_run() {
   drop_command_staging();
+  drop_launched_plan();
   effects_.emplace_back(ForgetRun{});
   agent_ids_.clear();
   ranks_.clear();

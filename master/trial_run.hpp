@@ -155,6 +155,11 @@ class TrialRun {
     std::optional<checkpoints::PendingCheckpoint> checkpoint;  // the folder of its (or its chain's) checkpoint
     bool scheduled = false;  // a checkpoint the plan asked for (not one a pause or close took)
   };
+  // A request to the ranks as the plan makes it, and its chain's checkpoint folder.
+  struct PlannedWorkload {
+    wire::WorkloadRequest request;
+    std::optional<checkpoints::PendingCheckpoint> checkpoint;
+  };
   // What the current run's command reported so far (rank 0's reports only).
   struct CommandRun {
     std::uint64_t reports = 0;       // reports without a step, numbered on from the resume point: 1, 2, ...
@@ -240,12 +245,23 @@ class TrialRun {
                                                      std::uint32_t node_index, std::uint32_t node_count) const;
   void start_when_all_reported();
   [[nodiscard]] bool starts_with_launch() const;
+  // The workload a 1-rank run's launch carries (starts_with_launch); nullopt
+  // when the trial ended (a command whose staging folder cannot be made) or
+  // the plan starts with no train or validation.
+  std::optional<wire::WorkloadRequest> launched_workload();
 
   // trial_run_workloads.cpp: train, validate and checkpoint workloads
   void handle(const WorkloadAnswered& event);
   void drive();
   void send_workload(const wire::WorkloadRequest& request, std::uint32_t ranks);
   void send_planned(const training::Workload& workload);
+  // `workload` with the plan's workloads that follow it as its chain (when
+  // `chains`), and the folder of the chain's checkpoint.
+  [[nodiscard]] PlannedWorkload plan(const training::Workload& workload, bool chains);
+  // Whether `request` is `workload` with the chain the plan makes now.
+  [[nodiscard]] bool plans_the_same(const wire::WorkloadRequest& request, const training::Workload& workload) const;
+  // Removes the folder of the launch's planned workload, if the run did not take it.
+  void drop_launched_plan();
   void finish_workload(InFlight done);
   [[nodiscard]] Result<checkpoints::PendingCheckpoint> begin_checkpoint();
   void run_checkpoint(bool scheduled);
@@ -328,6 +344,9 @@ class TrialRun {
   MetricMap last_validation_;         // metrics of the validation at progress.last_validation_at
   std::optional<double> best_metric_;  // the trial's best searcher metric so far (checkpoint_policy best)
   std::optional<InFlight> in_flight_;
+  // A native run's first workload, planned for its launch (its rank starts it
+  // at once) and sent once the rank said hello, to take its answer.
+  std::optional<PlannedWorkload> launched_plan_;
   std::uint64_t workloads_sent_ = 0;
   CommandRun command_run_;
   // By run and batch seq: a write of an earlier run may end after a restart.

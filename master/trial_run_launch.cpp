@@ -46,8 +46,8 @@ void TrialRun::handle(const SlotsGranted& event) {
     }
   }
   if (starts_with_launch()) {
-    if (!start_command_run()) return;
-    launches.front().spec.first_workload = command_run_.request;
+    launches.front().spec.first_workload = launched_workload();
+    if (phase_ == Phase::ended) return;
   }
   for (auto& launch : launches) {
     ranks_.emplace_back();
@@ -55,12 +55,25 @@ void TrialRun::handle(const SlotsGranted& event) {
   }
 }
 
-// A 1-rank command trial's launch carries the run's `run`, which its rank
-// starts at once: its hello needs no answer first (the group of one rank
-// says nothing), and the same request, sent once the hello came, takes the
-// rank's answer. Ranks of several need the group before they start.
+// A 1-rank trial's launch carries the run's first workload (a command's
+// `run`, a native trial's first train or validation with its chain), which
+// its rank starts at once: its hello needs no answer first (the group of one
+// rank says nothing), and the same request, sent once the hello came, takes
+// the rank's answer. Ranks of several need the group before they start.
 bool TrialRun::starts_with_launch() const {
-  return command_ && setup_.spec.config->resources.slots_per_trial == 1 && target_batches_ > 0;
+  return setup_.spec.config->resources.slots_per_trial == 1 && target_batches_ > 0;
+}
+
+// A native trial's is planned with its chain, as every rank that takes a
+// launch's workload runs chains; a rank that ignores it (an older worker)
+// says so in its hello, and the plan is made again then (send_planned).
+std::optional<wire::WorkloadRequest> TrialRun::launched_workload() {
+  if (command_) return start_command_run() ? command_run_.request : std::nullopt;
+  const auto workload = training::next_workload(policy_, progress_, target_batches_);
+  if (workload.kind != training::WorkloadKind::train && workload.kind != training::WorkloadKind::validate)
+    return std::nullopt;
+  launched_plan_ = plan(workload, true);
+  return launched_plan_->request;
 }
 
 Result<wire::LaunchSpec> TrialRun::launch_spec(const AgentShare& share, std::uint32_t rank, std::uint32_t local_rank,

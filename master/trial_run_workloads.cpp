@@ -117,24 +117,46 @@ void TrialRun::send_workload(const wire::WorkloadRequest& request, std::uint32_t
 }
 
 // Sends the plan's `workload` to every rank, with the plan's workloads that
-// follow it as its chain when every rank runs chains.
+// follow it as its chain when every rank runs chains: the one planned for
+// the launch when it is that (its rank runs it already).
 void TrialRun::send_planned(const training::Workload& workload) {
-  auto request = as_request(workload);
-  std::optional<checkpoints::PendingCheckpoint> checkpoint;
-  if (std::ranges::all_of(ranks_, &Rank::runs_chains))
-    for (const auto& next : training::follow_ups(policy_, progress_, target_batches_, workload)) {
-      auto step = as_request(next);
-      if (next.kind == training::WorkloadKind::checkpoint) {
-        auto pending = begin_checkpoint();
-        if (!pending) break;  // the checkpoint goes alone, and fails the trial then
-        step.path = pending->dir.string();
-        checkpoint = std::move(*pending);
-      }
-      request.then.push_back(std::move(step));
-    }
-  send_workload(request, static_cast<std::uint32_t>(ranks_.size()));
-  in_flight_->checkpoint = std::move(checkpoint);
+  const bool chains = std::ranges::all_of(ranks_, &Rank::runs_chains);
+  auto launched = std::exchange(launched_plan_, std::nullopt);
+  if (launched && !(chains && plans_the_same(launched->request, workload))) {
+    if (launched->checkpoint) abort_checkpoint(*launched->checkpoint);
+    launched.reset();
+  }
+  auto planned = launched ? std::move(*launched) : plan(workload, chains);
+  send_workload(planned.request, static_cast<std::uint32_t>(ranks_.size()));
+  in_flight_->checkpoint = std::move(planned.checkpoint);
   in_flight_->scheduled = true;
+}
+
+TrialRun::PlannedWorkload TrialRun::plan(const training::Workload& workload, bool chains) {
+  PlannedWorkload planned{as_request(workload), std::nullopt};
+  if (!chains) return planned;
+  for (const auto& next : training::follow_ups(policy_, progress_, target_batches_, workload)) {
+    auto step = as_request(next);
+    if (next.kind == training::WorkloadKind::checkpoint) {
+      auto pending = begin_checkpoint();
+      if (!pending) break;  // the checkpoint goes alone, and fails the trial then
+      step.path = pending->dir.string();
+      planned.checkpoint = std::move(*pending);
+    }
+    planned.request.then.push_back(std::move(step));
+  }
+  return planned;
+}
+
+bool TrialRun::plans_the_same(const wire::WorkloadRequest& request, const training::Workload& workload) const {
+  const auto follow_ups = training::follow_ups(policy_, progress_, target_batches_, workload);
+  return as_workload(request) == workload && request.then.size() == follow_ups.size() &&
+         std::ranges::equal(request.then, follow_ups, {}, as_workload);
+}
+
+void TrialRun::drop_launched_plan() {
+  if (auto launched = std::exchange(launched_plan_, std::nullopt); launched && launched->checkpoint)
+    abort_checkpoint(*launched->checkpoint);
 }
 
 Result<checkpoints::PendingCheckpoint> TrialRun::begin_checkpoint() {

@@ -1296,3 +1296,66 @@ TEST_CASE("A rank whose link dropped during a chain rejoins with its answer, whi
   CHECK(names(effects) == std::vector<std::string>{"AdmitRank", "AnswerRejoins", "ReportCheckpoint", "ReportValidation"});
   CHECK(h.journal->checkpoints_of_trial(7).value().back().batches == 100);
 }
+
+namespace {
+
+// kConfig with one slot and a 10-batch target: its first workload trains to
+// the target, with the target's validation and checkpoint as its chain.
+Harness one_slot_native(const std::string& extra_yaml = "") {
+  const auto one_slot = std::regex_replace(kConfig, std::regex("slots_per_trial: 2"), "slots_per_trial: 1");
+  return Harness(extra_yaml, new_trial_record(), one_slot);
+}
+
+}  // namespace
+
+TEST_CASE("A 1-slot native trial's launch carries its first training with its chain and the hello gets the same request") {
+  auto h = one_slot_native();
+  h.ranks_run_chains = true;
+  (void)h.on(TrainTo{10});
+  const auto launched = only<LaunchRank>(h.on(SlotsGranted{{{"agent-a", {0}}}}));
+  REQUIRE(launched.spec.first_workload);
+  const auto& first = *launched.spec.first_workload;
+  CHECK((first.kind == wire::WorkloadKind::train && first.start_batch == 0 && first.batches == 10));
+  REQUIRE(first.then.size() == 2);
+  CHECK(first.then[0].kind == wire::WorkloadKind::validate);
+  CHECK(first.then[1].kind == wire::WorkloadKind::checkpoint);
+  CHECK(fs::is_directory(first.then[1].path));  // begun in the store: the rank writes into it at once
+  const auto sent = only<SendWorkload>(h.hello(0));
+  CHECK(sent.request == first);
+  CHECK(names(h.on(WorkloadAnswered{sent.workload, 0, chain_answer(sent.request, 0, 0.75)})) ==
+        std::vector<std::string>{"ReportCheckpoint", "ReportValidation"});
+  CHECK(h.journal->checkpoints_of_trial(7).value().size() == 1);
+  CHECK_FALSE(fs::exists(first.then[1].path));  // committed under its uuid
+}
+
+TEST_CASE("A rank that ignores its launch's workload (no chains) gets the plan made anew, the launch's folder removed") {
+  auto h = one_slot_native();
+  (void)h.on(TrainTo{10});
+  const auto launched = only<LaunchRank>(h.on(SlotsGranted{{{"agent-a", {0}}}}));
+  REQUIRE(launched.spec.first_workload);
+  const fs::path folder = launched.spec.first_workload->then.at(1).path;
+  const auto sent = only<SendWorkload>(h.hello(0));
+  CHECK(sent.request == wire::WorkloadRequest{wire::WorkloadKind::train, 0, 10, "", ""});
+  CHECK_FALSE(fs::exists(folder));
+}
+
+TEST_CASE("A 1-slot native run that ends before its rank said hello removes its launch's checkpoint folder") {
+  auto h = one_slot_native("max_restarts: 1\n");
+  (void)h.on(TrainTo{10});
+  const auto launched = only<LaunchRank>(h.on(SlotsGranted{{{"agent-a", {0}}}}));
+  const fs::path folder = launched.spec.first_workload->then.at(1).path;
+  CHECK(names(h.on(LaunchFailed{1, 0, "no such image", false})).front() == "ForgetRun");
+  CHECK_FALSE(fs::exists(folder));
+  // Paused while it launched: its rank runs the launch's workload, is stopped at its hello, and the folder goes.
+  auto paused = one_slot_native();
+  paused.ranks_run_chains = true;
+  (void)paused.on(TrainTo{10});
+  const auto pausing = only<LaunchRank>(paused.on(SlotsGranted{{{"agent-a", {0}}}}));
+  const fs::path pausing_folder = pausing.spec.first_workload->then.at(1).path;
+  (void)paused.on(Pause{});
+  CHECK(names(paused.hello(0)) == std::vector<std::string>{"AdmitRank", "AnswerHellos", "ShutdownRanks", "ReleaseSlots"});
+  CHECK(fs::exists(pausing_folder));
+  (void)paused.exit(0, 0);
+  CHECK(paused.phase() == Phase::paused);
+  CHECK_FALSE(fs::exists(pausing_folder));
+}

@@ -40,6 +40,8 @@ struct Workload {
   WorkloadKind kind = WorkloadKind::done;
   std::uint64_t batches = 0;        // train: how many batches to run
   std::uint64_t start_batch = 0;    // batches_trained when it starts (train: the first batch's index)
+
+  bool operator==(const Workload&) const = default;
 };
 
 // The next workload to reach `target_batches` (> 0, the length the searcher
