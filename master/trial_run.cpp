@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "master/trial_resume.hpp"
+#include "runtime/search/searcher.hpp"
 #include "runtime/command/entrypoint.hpp"
 
 namespace volador::master {
@@ -28,7 +29,8 @@ std::string metric_names(const MetricMap& metrics) {
 TrialRun::TrialRun(TrialSetup setup)
     : setup_(std::move(setup)),
       command_(is_command(*setup_.spec.config)),
-      policy_(training::make_schedule_policy(*setup_.spec.config)) {
+      policy_(training::make_schedule_policy(*setup_.spec.config)),
+      max_length_batches_(search::max_length_in_batches(*setup_.spec.config).value_or(0)) {
   pause_requested_ = setup_.spec.record.state == RunState::paused;
   if (pause_requested_) phase_ = Phase::paused;
 }

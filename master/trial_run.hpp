@@ -200,6 +200,8 @@ class TrialRun {
   void finish_preemption();
   void handle(const Park& event);     // trial_run_park.cpp
   void finish_parking();
+  // Whether the target's work is done at the searcher's max_length: nothing is left to train.
+  [[nodiscard]] bool done_at_max_length() const;
   // Whether the trial has workloads left before its target (a command: any target).
   [[nodiscard]] bool has_work() const;
   void handle(const Kill& event);
@@ -319,6 +321,8 @@ class TrialRun {
   TrialSetup setup_;
   const bool command_;  // the entrypoint is a command: one `run` per run, checkpoints when it makes them
   training::SchedulePolicy policy_;
+  // The searcher's max_length (0: none, as pbt's): no searcher extends a trial past it.
+  const std::uint64_t max_length_batches_;
   TrialEffects effects_;  // of the event being handled
   storage::JournalBatch journal_writes_;  // of the event being handled, not yet flushed
   bool record_changed_ = false;           // the record goes in at the flush

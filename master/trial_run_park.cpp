@@ -1,6 +1,6 @@
-// Parking: a trial whose search waits for other trials (pbt's rounds) gives
-// its slots back once its target's work is done, and takes new ones with its
-// next target (see trial_run.hpp).
+// Parking: a trial whose search waits for other trials (pbt's rounds), or
+// one that trained the searcher's max_length, gives its slots back once its
+// target's work is done, and takes new ones with its next target (see trial_run.hpp).
 #include <fmt/format.h>
 
 #include "master/trial_run.hpp"
@@ -19,11 +19,18 @@ void TrialRun::handle(const Park&) {
 
 void TrialRun::finish_parking() {
   forget_run();
-  system_log(fmt::format("waiting for the search after {} batches: slots given back until its next target",
-                         progress_.batches_trained));
+  system_log(done_at_max_length()
+                 ? fmt::format("trained the searcher's max_length ({} batches): slots given back, waiting for the search",
+                               progress_.batches_trained)
+                 : fmt::format("waiting for the search after {} batches: slots given back until its next target",
+                               progress_.batches_trained));
   save_record();
   phase_ = Phase::idle;
   if (has_work() && rewind_to_resume_point()) request_slots();  // a target that came while it stopped
+}
+
+bool TrialRun::done_at_max_length() const {
+  return max_length_batches_ > 0 && target_batches_ >= max_length_batches_ && !has_work();
 }
 
 bool TrialRun::has_work() const {

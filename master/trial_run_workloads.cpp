@@ -296,7 +296,9 @@ void TrialRun::drive() {
   const auto workload = training::next_workload(policy_, progress_, target_batches_);
   switch (workload.kind) {
     case training::WorkloadKind::done:
-      if (std::exchange(park_requested_, false)) {
+      // Parked, or done with all it will ever train: the slots go back now,
+      // not once the searcher decides; its close then completes the trial.
+      if (std::exchange(park_requested_, false) || done_at_max_length()) {
         parking_ = true;
         return stop_ranks();
       }

@@ -17,7 +17,9 @@ using Phase = TrialRun::Phase;
 
 namespace {
 
-// 10 batches a workload, a validation every 20 and a checkpoint every 40.
+// 10 batches a workload, a validation every 20 and a checkpoint every 40; the
+// tests' targets (100) lie below the searcher's max_length, as an adaptive
+// searcher's rungs do, so at its target a trial waits for the search.
 const std::string kConfig =
     "name: trial-run\n"
     "entrypoint: native:mlp_classifier\n"
@@ -27,7 +29,7 @@ const std::string kConfig =
     "min_validation_period: {batches: 20}\n"
     "min_checkpoint_period: {batches: 40}\n"
     "checkpoint_policy: none\n"
-    "searcher: {name: single, metric: accuracy, smaller_is_better: false, max_length: {batches: 100}}\n"
+    "searcher: {name: single, metric: accuracy, smaller_is_better: false, max_length: {batches: 200}}\n"
     "resources: {slots_per_trial: 2, kill_grace_period: 2500ms}\n";
 
 // A 2-slot command trial (a script): one `run` workload per run, rank 0's reports in batches.
@@ -1358,4 +1360,31 @@ TEST_CASE("A 1-slot native run that ends before its rank said hello removes its 
   (void)paused.exit(0, 0);
   CHECK(paused.phase() == Phase::paused);
   CHECK_FALSE(fs::exists(pausing_folder));
+}
+
+TEST_CASE("A trial that trained the searcher's max_length gives its slots back at once and the close completes it") {
+  const auto at_most_100 = std::regex_replace(kConfig, std::regex("max_length: \\{batches: 200\\}"),
+                                              "max_length: {batches: 100}");
+  for (const bool close_first : {true, false}) {
+    DYNAMIC_SECTION("the searcher's close comes " << (close_first ? "before" : "after") << " the ranks stopped") {
+      Harness h("", new_trial_record(), at_most_100);
+      const auto sent = h.train_to(h.start_running(), 90);
+      const auto validate = only<SendWorkload>(h.answer_all(sent, answer(100)));
+      const auto checkpoint = only<SendWorkload>(h.answer_all(validate, answer(100, 0.75)));
+      std::ofstream(fs::path(checkpoint.request.path) / "weights.bin") << "weights";
+      CHECK(names(h.answer_all(checkpoint, answer(100))) ==
+            std::vector<std::string>{"ReportCheckpoint", "ReportValidation", "ShutdownRanks", "ReleaseSlots"});
+      if (close_first) CHECK(h.on(Close{}).empty());
+      (void)h.exit(0, 0);
+      const auto stopped = names(h.exit(1, 0));
+      if (close_first) {
+        CHECK(stopped == std::vector<std::string>{"ForgetRun", "ReportEnded"});
+      } else {
+        CHECK(stopped == std::vector<std::string>{"ForgetRun"});
+        CHECK(h.phase() == Phase::idle);
+        CHECK(names(h.on(Close{})) == std::vector<std::string>{"ForgetRun", "ReleaseSlots", "ReportEnded"});
+      }
+      CHECK(h.journaled().state == RunState::completed);
+    }
+  }
 }
