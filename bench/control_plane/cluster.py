@@ -5,8 +5,9 @@ certificate of the cluster CA) and, when asked for slots, `volador-node agent`
 as a separate process, both on a fresh data folder under /tmp; it logs in as
 admin and hands out an `Api` (one kept-alive HTTPS connection with the login
 token) and the CLI's environment. `stop()` ends both processes and every
-process left under the data folder, and removes the folder.
+process left under the data folder; the folder is removed when the bench ends (remove_at_exit).
 """
+import atexit
 import http.client
 import json
 import os
@@ -151,6 +152,21 @@ class Api:
             self._connection = None
 
 
+_FOLDERS_TO_REMOVE = []
+
+
+def remove_at_exit(folder):
+    """Removes FOLDER when the bench's process ends, not now: on ext4 without a
+    journal (as on the machines these benchmarks ran on) every file created
+    in the minutes after a removal of thousands of files scans the freed
+    inodes, so a row right after another's cleanup paid up to half its CPU
+    for it (perf: __ext4_new_inode -> recently_deleted), and the rows of one
+    run would measure the run's own cleanup."""
+    if not _FOLDERS_TO_REMOVE:
+        atexit.register(lambda: [shutil.rmtree(path, ignore_errors=True) for path in _FOLDERS_TO_REMOVE])
+    _FOLDERS_TO_REMOVE.append(folder)
+
+
 class Cluster:
     """volador-node master (+ agent with SLOTS CPU slots when SLOTS > 0) on a fresh data folder."""
 
@@ -267,4 +283,4 @@ class Cluster:
         if self.keep:
             print(f"# data folder kept: {self.data}")
         else:
-            shutil.rmtree(self.data, ignore_errors=True)
+            remove_at_exit(self.data)
