@@ -1,11 +1,11 @@
 #include "runtime/worker/trial_file.hpp"
 
-#include <fstream>
 #include <optional>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/core/file_read.hpp"
 #include "runtime/core/file_rewrite.hpp"
 #include "runtime/core/hex.hpp"
 #include "runtime/wire/codec.hpp"
@@ -53,9 +53,9 @@ Status write_trial_file(const wire::LaunchSpec& spec, const fs::path& dir) {
 }
 
 Result<wire::LaunchSpec> read_trial_file(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return fail(Error::not_found("cannot read the trial file " + path.string()));
-  const auto trial = nlohmann::json::parse(in, nullptr, false);
+  const auto text = read_file(path);
+  if (!text) return fail(Error::not_found("the trial file: " + text.error().message));
+  const auto trial = nlohmann::json::parse(*text, nullptr, false);
   if (trial.is_discarded() || !trial.is_object())
     return fail(Error::corruption("the trial file " + path.string() + " is not a JSON object"));
   try {
