@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/core/folder_names.hpp"
 #include "runtime/worker/command_scratch.hpp"
 #include "storage/checkpoints/manifest.hpp"
 #include "storage/checkpoints/shared_fs_store.hpp"
@@ -70,15 +71,18 @@ std::error_code make_empty_folder(const fs::path& dir) {
   return ec;
 }
 
+// Whether `dir` is a folder (not a symlink) holding nothing.
+bool is_empty_folder(const fs::path& dir) {
+  const auto names = folder_names(dir, 0);
+  return names && names->empty();
+}
+
 // Whether `root` is a folder holding only `current`, an empty folder (neither
 // a symlink): what a run needs, as the warm worker's last run left it in a
 // working folder its agent reused.
 bool holds_only_empty_current(const fs::path& root, const fs::path& current) {
-  std::error_code ec;
-  if (!fs::is_directory(fs::symlink_status(root, ec)) || !fs::is_directory(fs::symlink_status(current, ec))) return false;
-  fs::directory_iterator entries(root, ec), end;
-  if (ec || entries == end || entries->path() != current || entries.increment(ec) != end || ec) return false;
-  return fs::directory_iterator(current, ec) == end && !ec;
+  const auto names = folder_names(root, 1);
+  return names && names->size() == 1 && names->front() == current.filename().string() && is_empty_folder(current);
 }
 
 }  // namespace
@@ -111,7 +115,8 @@ Result<std::optional<std::string>> CommandCheckpoints::capture(const fs::path& s
   std::error_code ec;
   if (!snapshot.empty() && !fs::is_directory(source, ec))
     return fail(Error::invalid_argument("no checkpoint snapshot " + source.string()));
-  auto files = count_files(source);
+  // A command that saves no checkpoint leaves `current` empty: one look, not a walk.
+  auto files = is_empty_folder(source) ? Result<std::uint64_t>(0) : count_files(source);
   if (!files) return fail(files.error());
   if (*files == 0) {
     drop_snapshot(snapshot);
