@@ -91,25 +91,35 @@ void abandon(Stream& stream, const ChildProcess::LineHandler& on_line) {
   stream.fd = -1;
 }
 
-// The parent's environment with `overrides` applied, as "NAME=VALUE" strings.
-std::vector<std::string> merged_environment(const std::map<std::string, std::string>& overrides) {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string_view entry(*e);
-    auto eq = entry.find('=');
-    if (eq != std::string_view::npos) env[std::string(entry.substr(0, eq))] = std::string(entry.substr(eq + 1));
-  }
-  for (const auto& [k, v] : overrides) env[k] = v;
-  std::vector<std::string> out;
-  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
-  return out;
-}
-
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
   std::vector<char*> out;
+  out.reserve(strings.size() + 1);
   for (auto& s : strings) out.push_back(s.data());
   out.push_back(nullptr);
   return out;
+}
+
+// The child's environment: the parent's entries (pointing into `environ`,
+// which must not change until the child has exec'd) but those `overrides`
+// names, then `overrides` as "NAME=VALUE" (kept in `owned`); null-terminated.
+// No map of the parent's environment is built and no entry of it copied.
+std::vector<char*> merged_environment(const std::map<std::string, std::string>& overrides,
+                                      std::vector<std::string>& owned) {
+  std::vector<char*> env;
+  std::string name;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const auto eq = entry.find('=');
+    if (eq == std::string_view::npos) continue;
+    name.assign(entry.substr(0, eq));
+    if (!overrides.contains(name)) env.push_back(*e);
+  }
+  owned.clear();
+  owned.reserve(overrides.size());
+  for (const auto& [k, v] : overrides) owned.push_back(k + "=" + v);
+  for (auto& entry : owned) env.push_back(entry.data());
+  env.push_back(nullptr);
+  return env;
 }
 
 // The two ends of a pipe or a socket pair: the parent's and the one the child inherits; closed unless released.
@@ -157,14 +167,23 @@ class ChildStack {
 };
 
 // What the child needs until exec, all prepared by the parent: the child
-// shares the parent's memory and must not allocate.
+// shares the parent's memory and must not allocate. It tells why it could
+// not exec in `exec_errno`, which the parent reads once the child has exited
+// (CLONE_VFORK holds the parent until then), as posix_spawn does: no pipe.
 struct ChildStart {
   const ProcessSpec* spec;
   char** argv;
   char** envp;
-  int out_w, err_w, status_w;
+  int out_w, err_w;
   int inherited[2];
+  int exec_errno = 0;
 };
+
+// In the child: records `error` for the parent and exits.
+[[noreturn]] void fail_in_child(ChildStart& start, int error) {
+  start.exec_errno = error != 0 ? error : EIO;
+  _exit(127);
+}
 
 // Signal handlers of the parent would run on the memory the child shares
 // with it: every signal with one goes back to its default (ignored ones
@@ -182,16 +201,12 @@ void reset_signal_handlers() {
 
 // In the child, on the parent's memory with every signal blocked: only
 // async-signal-safe calls until exec.
-[[noreturn]] void exec_child(const ChildStart& start) {
+[[noreturn]] void exec_child(ChildStart& start) {
   const auto& spec = *start.spec;
   setpgid(0, 0);
   for (const auto& procs : spec.join_cgroups) {
     int fd = open(procs.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || write(fd, "0", 1) != 1) {
-      int err = errno;
-      (void)!write(start.status_w, &err, sizeof err);
-      _exit(127);
-    }
+    if (fd < 0 || write(fd, "0", 1) != 1) fail_in_child(start, errno);
     close(fd);
   }
   for (int fd : start.inherited)
@@ -205,18 +220,12 @@ void reset_signal_handlers() {
   dup2(start.err_w, STDERR_FILENO);
   int devnull = open("/dev/null", O_RDONLY);
   if (devnull >= 0) dup2(devnull, STDIN_FILENO);
-  if (!spec.working_dir.empty() && chdir(spec.working_dir.c_str()) != 0) {
-    int err = errno;
-    (void)!write(start.status_w, &err, sizeof err);
-    _exit(127);
-  }
+  if (!spec.working_dir.empty() && chdir(spec.working_dir.c_str()) != 0) fail_in_child(start, errno);
   execvpe(start.argv[0], start.argv, start.envp);
-  int err = errno;
-  (void)!write(start.status_w, &err, sizeof err);
-  _exit(127);
+  fail_in_child(start, errno);
 }
 
-int run_child(void* start) { exec_child(*static_cast<const ChildStart*>(start)); }
+int run_child(void* start) { exec_child(*static_cast<ChildStart*>(start)); }
 
 // Starts the child as posix_spawn does: on the parent's memory (CLONE_VM),
 // this thread waiting until it has exec'd or exited (CLONE_VFORK). Unlike
@@ -244,8 +253,6 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ProcessSpec& spe
   if (!out) return fail(out.error());
   auto err = pipe_from_child("the child's stderr");
   if (!err) return fail(err.error());
-  auto status = pipe_from_child("the child's exec status");
-  if (!status) return fail(status.error());
   Ends to_child, from_child;
   auto overrides = spec.env;
   if (!spec.channel_variable.empty()) {
@@ -260,23 +267,21 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ProcessSpec& spe
         std::to_string(to_child.child.get()) + "," + std::to_string(from_child.child.get());
   }
   auto args = spec.argv;
-  auto env = merged_environment(overrides);
+  std::vector<std::string> env_overrides;
+  auto envp = merged_environment(overrides, env_overrides);
   auto argv = c_strings(args);
-  auto envp = c_strings(env);
   ChildStart start{.spec = &spec,
                    .argv = argv.data(),
                    .envp = envp.data(),
                    .out_w = out->child.get(),
                    .err_w = err->child.get(),
-                   .status_w = status->child.get(),
                    .inherited = {to_child.child.get(), from_child.child.get()}};
   const pid_t pid = start_child(start);
   if (pid < 0) return fail(Error::io(std::string("clone: ") + std::strerror(errno)));
-  for (auto* ends : {&*out, &*err, &*status, &to_child, &from_child}) ends->child.reset();
+  for (auto* ends : {&*out, &*err, &to_child, &from_child}) ends->child.reset();
   if (from_child.parent) fcntl(from_child.parent.get(), F_SETFL, O_NONBLOCK);  // the reader thread never waits on it
-  int child_errno = 0;
-  const bool exec_failed = read(status->parent.get(), &child_errno, sizeof child_errno) == sizeof child_errno;
-  if (exec_failed) {
+  const int child_errno = start.exec_errno;  // the child has exec'd or exited: CLONE_VFORK
+  if (child_errno != 0) {
     waitpid(pid, nullptr, 0);
     return fail(Error::io("cannot start '" + spec.argv[0] + "'" +
                           (spec.working_dir.empty() ? "" : " in " + spec.working_dir.string()) + ": " +

@@ -88,8 +88,8 @@ TEST_CASE("A spawn that runs out of descriptors partway closes those it opened a
   ProcessSpec spec{{"true"}, {}, {}};
   spec.channel_variable = "TEST_CHANNEL";
   // Two descriptors each, in this order.
-  const char* steps[] = {"stdout", "stderr", "exec status", "messages to the child", "messages from the child"};
-  for (std::size_t left = 0; left < 10; ++left) {
+  const char* steps[] = {"stdout", "stderr", "messages to the child", "messages from the child"};
+  for (std::size_t left = 0; left < 8; ++left) {
     INFO(left << " descriptors left");
     const auto before = open_descriptors();
     Captured c;
@@ -113,6 +113,23 @@ TEST_CASE("Lines of stdout and stderr are captured, with the exit code and envir
   CHECK(std::count(c.lines.begin(), c.lines.end(), std::pair<std::string, std::string>{"stdout", "out1"}) == 1);
   CHECK(std::count(c.lines.begin(), c.lines.end(), std::pair<std::string, std::string>{"stderr", "err1"}) == 1);
   CHECK(std::count(c.lines.begin(), c.lines.end(), std::pair<std::string, std::string>{"stdout", "tail-42"}) == 1);
+}
+
+TEST_CASE("The child gets the parent's environment with the spec's variables over it, each name once") {
+  ::setenv("VOLADOR_TEST_PARENT", "from-parent", 1);
+  ::setenv("VOLADOR_TEST_OVERRIDDEN", "old", 1);
+  Captured c;
+  auto child = run(c, {{"sh", "-c", "echo \"$VOLADOR_TEST_PARENT/$VOLADOR_TEST_OVERRIDDEN/$VOLADOR_TEST_NEW\"; "
+                                    "env | grep -c '^VOLADOR_TEST_OVERRIDDEN='"},
+                       {{"VOLADOR_TEST_OVERRIDDEN", "new"}, {"VOLADOR_TEST_NEW", "added"}}, {}});
+  ::unsetenv("VOLADOR_TEST_PARENT");
+  ::unsetenv("VOLADOR_TEST_OVERRIDDEN");
+  REQUIRE(child.has_value());
+  CHECK(c.exit.get_future().get().exit_code == 0);
+  std::lock_guard lock(c.mutex);
+  REQUIRE(c.lines.size() == 2);
+  CHECK(c.lines[0] == std::pair<std::string, std::string>{"stdout", "from-parent/new/added"});
+  CHECK(c.lines[1] == std::pair<std::string, std::string>{"stdout", "1"});
 }
 
 TEST_CASE("kill ends the child and what it started, reporting the signal") {
