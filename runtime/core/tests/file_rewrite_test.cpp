@@ -34,7 +34,7 @@ ino_t inode_of(const fs::path& file) {
 
 }  // namespace
 
-TEST_CASE("A rewritten file holds the new text alone, in the same file, longer or shorter than before") {
+TEST_CASE("A rewritten file holds the new text alone, in the same file, longer, shorter or as long as before") {
   Folder folder;
   const auto file = folder.path / "trial.json";
   REQUIRE(volador::rewrite_file(file, "{\"trial\": 1, \"a longer first text\": true}\n"));
@@ -43,6 +43,10 @@ TEST_CASE("A rewritten file holds the new text alone, in the same file, longer o
   CHECK(text_of(file) == "{\"trial\": 2}\n");
   REQUIRE(volador::rewrite_file(file, "{\"trial\": 3, \"longer again\": [1, 2, 3]}\n"));
   CHECK(text_of(file) == "{\"trial\": 3, \"longer again\": [1, 2, 3]}\n");
+  REQUIRE(volador::rewrite_file(file, "{\"trial\": 4, \"as long again\": [4, 567]}\n"));
+  CHECK(text_of(file) == "{\"trial\": 4, \"as long again\": [4, 567]}\n");
+  REQUIRE(volador::rewrite_file(file, ""));
+  CHECK(fs::file_size(file) == 0);
   CHECK(inode_of(file) == inode);
 }
 
