@@ -100,11 +100,12 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 }
 
 // The child's environment: the parent's entries (pointing into `environ`,
-// which must not change until the child has exec'd) but those `overrides`
-// names, then `overrides` as "NAME=VALUE" (kept in `owned`); null-terminated.
-// No map of the parent's environment is built and no entry of it copied.
+// which must not change until the child has exec'd) but those named in
+// `overrides` or `extra`, then both as "NAME=VALUE" (kept in `owned`; a name
+// in both takes `extra`'s value); null-terminated. No map of the parent's
+// environment is built and no entry of it copied.
 std::vector<char*> merged_environment(const std::map<std::string, std::string>& overrides,
-                                      std::vector<std::string>& owned) {
+                                      const std::map<std::string, std::string>& extra, std::vector<std::string>& owned) {
   std::vector<char*> env;
   std::string name;
   for (char** e = environ; *e != nullptr; ++e) {
@@ -112,11 +113,13 @@ std::vector<char*> merged_environment(const std::map<std::string, std::string>& 
     const auto eq = entry.find('=');
     if (eq == std::string_view::npos) continue;
     name.assign(entry.substr(0, eq));
-    if (!overrides.contains(name)) env.push_back(*e);
+    if (!overrides.contains(name) && !extra.contains(name)) env.push_back(*e);
   }
   owned.clear();
-  owned.reserve(overrides.size());
-  for (const auto& [k, v] : overrides) owned.push_back(k + "=" + v);
+  owned.reserve(overrides.size() + extra.size());
+  for (const auto& [k, v] : overrides)
+    if (!extra.contains(k)) owned.push_back(k + "=" + v);
+  for (const auto& [k, v] : extra) owned.push_back(k + "=" + v);
   for (auto& entry : owned) env.push_back(entry.data());
   env.push_back(nullptr);
   return env;
@@ -254,7 +257,7 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ProcessSpec& spe
   auto err = pipe_from_child("the child's stderr");
   if (!err) return fail(err.error());
   Ends to_child, from_child;
-  auto overrides = spec.env;
+  std::map<std::string, std::string> channel_env;  // the channel's variable, over the spec's
   if (!spec.channel_variable.empty()) {
     // Sockets both ways, so that neither side's send to the other one gone raises SIGPIPE (MSG_NOSIGNAL).
     auto to = socket_pair("messages to the child");
@@ -263,12 +266,12 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ProcessSpec& spe
     if (!from) return fail(from.error());
     to_child = std::move(*to);
     from_child = std::move(*from);
-    overrides[spec.channel_variable] =
+    channel_env[spec.channel_variable] =
         std::to_string(to_child.child.get()) + "," + std::to_string(from_child.child.get());
   }
   auto args = spec.argv;
   std::vector<std::string> env_overrides;
-  auto envp = merged_environment(overrides, env_overrides);
+  auto envp = merged_environment(spec.env, channel_env, env_overrides);
   auto argv = c_strings(args);
   ChildStart start{.spec = &spec,
                    .argv = argv.data(),
