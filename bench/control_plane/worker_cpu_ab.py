@@ -13,7 +13,8 @@ reaped children (the commands, with the start of each before its exec).
 Threads are read from /proc/PID/task/TID/schedstat (nanoseconds, not clock
 ticks), so a change to the main thread's work shows beside the rest of the
 trial's, which the machine's load moves by more. Prints each run and, per
-part, both builds' medians and their ratio (after / before).
+part, both builds' medians and the median of the rounds' ratios (after /
+before in the same round: the load drifts less within a round than across).
 """
 import argparse
 import os
@@ -83,8 +84,10 @@ def main():
     for part in PARTS:
         before = statistics.median(ms[part] for ms in runs["before"])
         after = statistics.median(ms[part] for ms in runs["after"])
-        ratio = f"{after / before:.3f}" if before else "-"
-        print(f"{part:13}: median before {before:.3f}, after {after:.3f} ms/trial: after/before {ratio}")
+        pairs = [a[part] / b[part] for a, b in zip(runs["after"], runs["before"]) if b[part]]
+        paired = f"{statistics.median(pairs):.3f} (rounds {min(pairs):.3f} to {max(pairs):.3f})" if pairs else "-"
+        print(f"{part:13}: median before {before:.3f}, after {after:.3f} ms/trial; after/before in each round: "
+              f"median {paired}")
 
 
 if __name__ == "__main__":
