@@ -5,13 +5,14 @@
 
 Runs the same searches as ab_builds.py (bench_control_plane's `volador
 command` or `volador native` row), alternating the builds and their order
-round by round, and reads the warm workers' CPU when the search has ended,
-split into: the worker's main thread (what runs the trial: launch, files,
-spawning the command, the rank session's calls), its other threads (CAF's
-network, scheduler and clock threads, a command's output reader) and its
-reaped children (the commands, with the start of each before its exec).
-Threads are read from /proc/PID/task/TID/schedstat (nanoseconds, not clock
-ticks), so a change to the main thread's work shows beside the rest of the
+round by round, and reads the warm workers' CPU when the search has ended:
+their main threads (what runs the trial: launch, files, spawning the
+command, the rank session's calls; /proc/PID/task/PID/schedstat, in
+nanoseconds), the whole processes (every thread, those that ended
+included: CAF's network, scheduler and clock threads, a command's output
+reader; /proc/PID/stat, clock ticks) and their reaped children (the
+commands, with the start of each before its exec). The main thread's share
+is read precisely, so a change to its work shows beside the rest of the
 trial's, which the machine's load moves by more. Prints each run and, per
 part, both builds' medians and the median of the rounds' ratios (after /
 before in the same round: the load drifts less within a round than across).
@@ -25,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_control_plane as bench  # noqa: E402
 from cluster import CLOCK_TICKS, Cluster, live_descendants  # noqa: E402
 
-PARTS = ("main thread", "other threads", "children")
+PARTS = ("main thread", "whole worker", "children")
 
 
 def workers_cpu_s(agent_pid):
@@ -36,12 +37,11 @@ def workers_cpu_s(agent_pid):
             with open(f"/proc/{pid}/comm") as f:
                 if f.read().strip() != "volador-worker":
                     continue
-            for task in os.listdir(f"/proc/{pid}/task"):
-                with open(f"/proc/{pid}/task/{task}/schedstat") as f:
-                    seconds = int(f.read().split()[0]) / 1e9
-                out["main thread" if task == str(pid) else "other threads"] += seconds
+            with open(f"/proc/{pid}/schedstat") as f:
+                out["main thread"] += int(f.read().split()[0]) / 1e9
             with open(f"/proc/{pid}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
+            out["whole worker"] += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
             out["children"] += (int(fields[13]) + int(fields[14])) / CLOCK_TICKS
         except (FileNotFoundError, ProcessLookupError):  # ended meanwhile
             pass

@@ -250,7 +250,8 @@ pid_t start_child(ChildStart& start) {
 }  // namespace
 
 Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ProcessSpec& spec, LineHandler on_line,
-                                                          ExitHandler on_exit, MessageHandler on_message) {
+                                                          ExitHandler on_exit, MessageHandler on_message,
+                                                          ReaderThread* reader) {
   if (spec.argv.empty()) return fail(Error::invalid_argument("no program to run"));
   auto out = pipe_from_child("the child's stdout");
   if (!out) return fail(out.error());
@@ -295,7 +296,13 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ProcessSpec& spe
   child->on_message_ = std::move(on_message);
   child->channel_in_fd_ = from_child.parent.release();
   child->channel_out_fd_ = to_child.parent.release();
-  child->reader_ = std::thread([raw = child.get()] { raw->pump(); });
+  auto loop = [raw = child.get()] { raw->pump(); };
+  if (auto run = reader ? reader->try_run(loop) : std::nullopt) {
+    child->shared_reader_ = reader;
+    child->shared_run_ = *run;
+  } else {
+    child->reader_ = std::thread(loop);
+  }
   return child;
 }
 
@@ -413,6 +420,7 @@ void ChildProcess::terminate() {
 ChildProcess::~ChildProcess() {
   kill(SIGKILL);
   if (reader_.joinable()) reader_.join();
+  if (shared_reader_ != nullptr) shared_reader_->wait(shared_run_);
   if (wake_fd_ >= 0) close(wake_fd_);
   for (int fd : {channel_in_fd_, channel_out_fd_})
     if (fd >= 0) close(fd);

@@ -23,6 +23,7 @@
 
 #include "runtime/core/error.hpp"
 #include "runtime/process/message_channel.hpp"
+#include "runtime/process/reader_thread.hpp"
 
 namespace volador::process {
 
@@ -63,8 +64,11 @@ class ChildProcess {
   // the exit). Error io when the program cannot be started (the message
   // names it and errno's text). With a channel, `on_message` gets each
   // message the child sends, after every line the child wrote before it.
+  // The handlers run on `reader` when it is given and idle (it must outlive
+  // the object), else on a thread the object starts for this child.
   static Result<std::unique_ptr<ChildProcess>> spawn(const ProcessSpec& spec, LineHandler on_line,
-                                                     ExitHandler on_exit, MessageHandler on_message = {});
+                                                     ExitHandler on_exit, MessageHandler on_message = {},
+                                                     ReaderThread* reader = nullptr);
 
   // Sends `message` over the channel without waiting. Error unavailable when
   // there is no channel or the child does not take it now (its end is full or
@@ -79,7 +83,7 @@ class ChildProcess {
 
   [[nodiscard]] pid_t pid() const { return pid_; }
 
-  // Kills the process if it is still running and waits for the reader thread.
+  // Kills the process if it is still running and waits for its output loop to end.
   ~ChildProcess();
 
   ChildProcess(const ChildProcess&) = delete;
@@ -105,7 +109,9 @@ class ChildProcess {
   FrameReader frames_;
   std::atomic<bool> exited_{false};
   std::atomic<std::int64_t> kill_at_ns_{0};  // steady clock; 0: no SIGKILL pending
-  std::thread reader_;
+  std::thread reader_;              // the child's own reader thread, or
+  ReaderThread* shared_reader_ = nullptr;  // the one its loop runs on
+  std::uint64_t shared_run_ = 0;    // as that thread's run
 };
 
 }  // namespace volador::process

@@ -16,6 +16,7 @@
 #include "runtime/collective/tcp_listener.hpp"
 #include "runtime/process/child_process.hpp"
 #include "runtime/process/process_tree.hpp"
+#include "runtime/process/reader_thread.hpp"
 #include "runtime/command/distributed_environment.hpp"
 #include "runtime/command/hparam_passing.hpp"
 #include "runtime/command/json_environment.hpp"
@@ -79,6 +80,12 @@ struct CloseWhenDone {
   std::shared_ptr<EventQueue> events;
   ~CloseWhenDone() { events->close(); }
 };
+
+// The thread that reads the commands' output, one command after another, for the worker's life.
+process::ReaderThread& command_output_reader() {
+  static process::ReaderThread reader;
+  return reader;
+}
 
 void print_line(std::FILE* stream, const std::string& line) {
   std::fwrite(line.data(), 1, line.size(), stream);
@@ -232,7 +239,8 @@ RunOutcome run_command(actors::RankSession& session, const WorkerLaunch& launch,
       [events, wake](process::ProcessExit exit) {
         events->push({true, "", "", exit});
         wake();
-      });
+      },
+      {}, &command_output_reader());
   if (!child) return failed("cannot start the command `" + describe(*argv) + "`: " + child.error().message);
   const CloseWhenDone close_events{events};  // destroyed before `child`
   print_line(stdout, "volador-worker: running `" + describe(*argv) + "`");

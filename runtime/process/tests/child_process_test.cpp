@@ -22,16 +22,18 @@ struct Captured {
   std::mutex mutex;
   std::vector<std::pair<std::string, std::string>> lines;
   std::promise<ProcessExit> exit;
+  std::thread::id reader;  // the thread that handed over the last line
 };
 
-Result<std::unique_ptr<ChildProcess>> run(Captured& c, ProcessSpec spec) {
+Result<std::unique_ptr<ChildProcess>> run(Captured& c, ProcessSpec spec, ReaderThread* reader = nullptr) {
   return ChildProcess::spawn(
       spec,
       [&c](std::string_view stream, std::string line) {
         std::lock_guard lock(c.mutex);
         c.lines.emplace_back(std::string(stream), std::move(line));
+        c.reader = std::this_thread::get_id();
       },
-      [&c](ProcessExit e) { c.exit.set_value(e); });
+      [&c](ProcessExit e) { c.exit.set_value(e); }, {}, reader);
 }
 
 // Waits until the child printed `line` on stdout (the test's timeout bounds it).
@@ -231,4 +233,35 @@ TEST_CASE("Children started one after another on a thread, and on several thread
   std::vector<std::future<std::string>> threads;
   for (int thread = 0; thread < 4; ++thread) threads.push_back(std::async(std::launch::async, run_in_turn, thread));
   for (auto& thread : threads) CHECK(thread.get() == "");
+}
+
+TEST_CASE("Children started one after another read their output on one reader thread, a child started while it is busy on its own") {
+  ReaderThread reader;
+  std::thread::id shared;
+  for (int i = 0; i < 5; ++i) {
+    Captured c;
+    auto child = run(c, {{"sh", "-c", "echo turn $0; exit 3", std::to_string(i)}, {}, {}}, &reader);
+    REQUIRE(child.has_value());
+    CHECK(c.exit.get_future().get().exit_code == 3);
+    std::lock_guard lock(c.mutex);
+    CHECK(c.lines == std::vector<std::pair<std::string, std::string>>{{"stdout", "turn " + std::to_string(i)}});
+    if (i == 0) shared = c.reader;
+    CHECK(c.reader == shared);
+  }
+  Captured busy;
+  auto long_running = run(busy, {{"sh", "-c", "echo waiting; exec sleep 30"}, {}, {}}, &reader);
+  REQUIRE(long_running.has_value());
+  CHECK(eventually_printed(busy, "waiting"));
+  Captured meanwhile;
+  auto other = run(meanwhile, {{"sh", "-c", "echo meanwhile"}, {}, {}}, &reader);
+  REQUIRE(other.has_value());
+  CHECK(meanwhile.exit.get_future().get().exit_code == 0);
+  {
+    std::lock_guard lock(meanwhile.mutex);
+    CHECK(meanwhile.lines == std::vector<std::pair<std::string, std::string>>{{"stdout", "meanwhile"}});
+    CHECK(meanwhile.reader != shared);
+  }
+  (*long_running)->kill(SIGKILL);
+  CHECK(busy.exit.get_future().get().signal == SIGKILL);
+  CHECK(busy.reader == shared);
 }
