@@ -109,9 +109,10 @@ class ChildProcess {
   FrameReader frames_;
   std::atomic<bool> exited_{false};
   std::atomic<std::int64_t> kill_at_ns_{0};  // steady clock; 0: no SIGKILL pending
-  std::thread reader_;              // the child's own reader thread, or
-  ReaderThread* shared_reader_ = nullptr;  // the one its loop runs on
-  std::uint64_t shared_run_ = 0;    // as that thread's run
+  // The child's output loop runs on a thread of its own, or on a shared one as its run `shared_run_`.
+  std::thread reader_;
+  ReaderThread* shared_reader_ = nullptr;
+  std::uint64_t shared_run_ = 0;
 };
 
 }  // namespace volador::process
