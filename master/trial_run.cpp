@@ -8,8 +8,8 @@
 #include <spdlog/spdlog.h>
 
 #include "master/trial_resume.hpp"
-#include "runtime/search/searcher.hpp"
 #include "runtime/command/entrypoint.hpp"
+#include "runtime/search/searcher.hpp"
 
 namespace volador::master {
 namespace {

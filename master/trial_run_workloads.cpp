@@ -121,12 +121,8 @@ void TrialRun::send_workload(const wire::WorkloadRequest& request, std::uint32_t
 // the launch when it is that (its rank runs it already).
 void TrialRun::send_planned(const training::Workload& workload) {
   const bool chains = std::ranges::all_of(ranks_, &Rank::runs_chains);
-  auto launched = std::exchange(launched_plan_, std::nullopt);
-  if (launched && !(chains && plans_the_same(launched->request, workload))) {
-    if (launched->checkpoint) abort_checkpoint(*launched->checkpoint);
-    launched.reset();
-  }
-  auto planned = launched ? std::move(*launched) : plan(workload, chains);
+  if (launched_plan_ && !(chains && plans_the_same(launched_plan_->request, workload))) drop_launched_plan();
+  auto planned = launched_plan_ ? *std::exchange(launched_plan_, std::nullopt) : plan(workload, chains);
   send_workload(planned.request, static_cast<std::uint32_t>(ranks_.size()));
   in_flight_->checkpoint = std::move(planned.checkpoint);
   in_flight_->scheduled = true;
