@@ -1,28 +1,21 @@
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
 #include "runtime/core/file_read.hpp"
+#include "runtime/core/tests/test_folder.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Folder {
-  fs::path path = fs::temp_directory_path() / ("volador-file-read-test-" + std::to_string(getpid()));
-  Folder() { fs::create_directories(path); }
-  ~Folder() { fs::remove_all(path); }
-};
 
 void write(const fs::path& file, const std::string& text) { std::ofstream(file, std::ios::binary) << text; }
 
 }  // namespace
 
 TEST_CASE("A file is read whole, empty or larger than a read, NUL bytes included") {
-  Folder folder;
+  volador::testing::TestFolder folder("file-read");
   const auto file = folder.path / "trial.json";
   write(file, "");
   CHECK(volador::read_file(file).value().empty());
@@ -34,7 +27,7 @@ TEST_CASE("A file is read whole, empty or larger than a read, NUL bytes included
 }
 
 TEST_CASE("Reading a missing file is not_found, reading a folder is io, both naming it") {
-  Folder folder;
+  volador::testing::TestFolder folder("file-read");
   auto missing = volador::read_file(folder.path / "absent.json");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().code == volador::ErrorCode::not_found);

@@ -1,23 +1,17 @@
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "runtime/core/file_rewrite.hpp"
+#include "runtime/core/tests/test_folder.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Folder {
-  fs::path path = fs::temp_directory_path() / ("volador-file-rewrite-test-" + std::to_string(getpid()));
-  Folder() { fs::create_directories(path); }
-  ~Folder() { fs::remove_all(path); }
-};
 
 std::string text_of(const fs::path& file) {
   std::ifstream in(file);
@@ -35,7 +29,7 @@ ino_t inode_of(const fs::path& file) {
 }  // namespace
 
 TEST_CASE("A rewritten file holds the new text alone, in the same file, longer, shorter or as long as before") {
-  Folder folder;
+  volador::testing::TestFolder folder("file-rewrite");
   const auto file = folder.path / "trial.json";
   REQUIRE(volador::rewrite_file(file, "{\"trial\": 1, \"a longer first text\": true}\n"));
   const auto inode = inode_of(file);
@@ -51,7 +45,7 @@ TEST_CASE("A rewritten file holds the new text alone, in the same file, longer, 
 }
 
 TEST_CASE("A file that cannot be rewritten is an error naming it, and a symlink is never written through") {
-  Folder folder;
+  volador::testing::TestFolder folder("file-rewrite");
   const auto missing = folder.path / "no-such-folder" / "data.json";
   const auto written = volador::rewrite_file(missing, "{}\n");
   REQUIRE_FALSE(written.has_value());

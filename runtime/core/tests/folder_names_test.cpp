@@ -1,22 +1,15 @@
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "runtime/core/folder_names.hpp"
+#include "runtime/core/tests/test_folder.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Folder {
-  fs::path path = fs::temp_directory_path() / ("volador-folder-names-test-" + std::to_string(getpid()));
-  Folder() { fs::create_directories(path); }
-  ~Folder() { fs::remove_all(path); }
-};
 
 std::vector<std::string> sorted(std::vector<std::string> names) {
   std::ranges::sort(names);
@@ -26,7 +19,7 @@ std::vector<std::string> sorted(std::vector<std::string> names) {
 }  // namespace
 
 TEST_CASE("A folder's names are listed without . and .., files and folders alike") {
-  Folder folder;
+  volador::testing::TestFolder folder("folder-names");
   CHECK(volador::folder_names(folder.path, 10) == std::vector<std::string>{});
   std::ofstream(folder.path / "a.json") << "{}";
   fs::create_directory(folder.path / "current");
@@ -34,7 +27,7 @@ TEST_CASE("A folder's names are listed without . and .., files and folders alike
 }
 
 TEST_CASE("Listing stops once more names than asked for were seen, however many the folder holds") {
-  Folder folder;
+  volador::testing::TestFolder folder("folder-names");
   for (int i = 0; i < 500; ++i) std::ofstream(folder.path / ("a-name-long-enough-to-fill-the-buffer-" + std::to_string(i)));
   CHECK(volador::folder_names(folder.path, 0)->size() == 1);
   CHECK(volador::folder_names(folder.path, 3)->size() == 4);
@@ -42,7 +35,7 @@ TEST_CASE("Listing stops once more names than asked for were seen, however many 
 }
 
 TEST_CASE("A file, a symlink to a folder and a missing path are no folders to list") {
-  Folder folder;
+  volador::testing::TestFolder folder("folder-names");
   fs::create_directory(folder.path / "real");
   std::ofstream(folder.path / "file") << "x";
   fs::create_directory_symlink(folder.path / "real", folder.path / "link");
