@@ -1,7 +1,8 @@
 #include "runtime/sandbox/cgroup_layout.hpp"
 
+#include "runtime/core/file_read.hpp"
+
 #include <algorithm>
-#include <fstream>
 #include <optional>
 #include <ranges>
 #include <sstream>
@@ -87,10 +88,8 @@ std::optional<fs::path> controller_folder(const std::vector<Mount>& mounts, std:
   return folder(*mount, *path);
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream file(path);
-  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
-}
+// The file's text; empty when it cannot be read (a hierarchy without it).
+std::string read_text(const fs::path& path) { return read_file(path).value_or(""); }
 
 }  // namespace
 

@@ -6,8 +6,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <sstream>
 #include <filesystem>
@@ -15,6 +13,7 @@
 #include <mutex>
 #include <vector>
 
+#include "runtime/core/file_read.hpp"
 #include "runtime/process/child_process.hpp"
 #include "runtime/sandbox/bubblewrap_command.hpp"
 #include "runtime/sandbox/image_command.hpp"
@@ -87,11 +86,6 @@ bool on_path(const std::string& program) {
 
 bool succeeded(const Outcome& outcome) { return outcome.exit.exit_code == 0 && outcome.exit.signal == 0; }
 
-std::string read_file(const char* path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 Rlimit own_limit(int resource) {
   rlimit limit{};
   getrlimit(resource, &limit);
@@ -101,7 +95,7 @@ Rlimit own_limit(int resource) {
 // The runtime's options for this host (podman_runtime_options).
 std::vector<std::string> runtime_options(const std::string& runtime) {
   if (runtime != "podman") return {};
-  return podman_runtime_options(hybrid_cgroups(read_file("/proc/self/mountinfo")), on_path("runc"));
+  return podman_runtime_options(hybrid_cgroups(read_file("/proc/self/mountinfo").value_or("")), on_path("runc"));
 }
 
 // podman_init_available on this host: its default init, and the
@@ -111,7 +105,7 @@ Status podman_init_here() {
   const char* home = std::getenv("HOME");
   for (const auto& conf : {fs::path("/etc/containers/containers.conf"), fs::path("/usr/share/containers/containers.conf"),
                            home == nullptr ? fs::path() : fs::path(home) / ".config/containers/containers.conf"})
-    if (!conf.empty()) confs.push_back(read_file(conf.c_str()));
+    if (!conf.empty()) confs.push_back(read_file(conf).value_or(""));
   std::error_code ec;
   return podman_init_available(fs::exists(kPodmanDefaultInit, ec), confs);
 }
@@ -169,7 +163,7 @@ Result<ContainerSetup> probe_container_runtime(ContainerRuntimeChoice choice, co
     }
     auto libraries = host_libraries_of(worker_program);
     if (!libraries) return fail(libraries.error());
-    const auto pid_max = std::strtoull(read_file("/proc/sys/kernel/pid_max").c_str(), nullptr, 10);
+    const auto pid_max = std::strtoull(read_file("/proc/sys/kernel/pid_max").value_or("").c_str(), nullptr, 10);
     return ContainerSetup{runtime, runtime_options(runtime),
                           container_ulimits(own_limit(RLIMIT_NOFILE), own_limit(RLIMIT_NPROC), pid_max),
                           std::move(*libraries)};

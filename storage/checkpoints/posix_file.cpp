@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -64,19 +63,6 @@ Status write_new_file_durably(const std::filesystem::path& path, std::span<const
   if (auto written = write_all(fd->get(), bytes, path); !written) return written;
   if (auto synced = fsync_fd(fd->get(), path); !synced) return synced;
   return close_fd(*fd, path);
-}
-
-Result<std::string> read_whole_file(const std::filesystem::path& path) {
-  auto fd = open_fd(path, O_RDONLY);
-  if (!fd) return fail(fd.error());
-  std::string text;
-  std::array<char, 64 * 1024> buffer{};
-  for (;;) {
-    auto got = read_some(fd->get(), buffer, path);
-    if (!got) return fail(got.error());
-    if (*got == 0) return text;
-    text.append(buffer.data(), *got);
-  }
 }
 
 }  // namespace volador::checkpoints

@@ -37,7 +37,4 @@ Status fsync_directory(const std::filesystem::path& dir);
 // Creates `path` with `bytes`, failing if it exists; fsynced and closed.
 Status write_new_file_durably(const std::filesystem::path& path, std::span<const char> bytes);
 
-// Reads a whole (small) file.
-Result<std::string> read_whole_file(const std::filesystem::path& path);
-
 }  // namespace volador::checkpoints

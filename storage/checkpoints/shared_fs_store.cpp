@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "runtime/core/file_read.hpp"
 #include "storage/checkpoints/checkpoint_folder.hpp"
 #include "storage/checkpoints/posix_file.hpp"
 #include "storage/checkpoints/uuid.hpp"
@@ -164,7 +165,7 @@ Result<SharedFsStore::StoredManifest> SharedFsStore::load_manifest(std::string_v
   }
   const fs::path path = dir / kManifestFileName;
   if (!fs::exists(path, ec)) return fail(Error::corruption("checkpoint " + path.string() + " is missing"));
-  auto text = read_whole_file(path);
+  auto text = read_file(path);
   if (!text) return fail(text.error());
   auto manifest = parse_manifest(*text, path.string());
   if (!manifest) return fail(manifest.error());
