@@ -5,7 +5,6 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include <random>
 
 #include "actors/atoms.hpp"
 #include "actors/caf_error.hpp"
@@ -23,6 +22,7 @@
 #include "master/users/ownership.hpp"
 #include "runtime/config/config_parser.hpp"
 #include "runtime/core/clock.hpp"
+#include "runtime/core/random_bytes.hpp"
 #include "runtime/command/entrypoint.hpp"
 #include "runtime/wire/codec.hpp"
 
@@ -102,10 +102,7 @@ PasswordActor::behavior_type password_actor(std::shared_ptr<master::UserDirector
 
 wire::CreateExperimentReply refused(std::vector<std::string> errors) { return {0, std::move(errors)}; }
 
-std::uint32_t random_experiment_seed() {
-  std::random_device device;
-  return device() & 0x7fffffffu;
-}
+std::uint32_t random_experiment_seed() { return random_u32() & 0x7fffffffu; }
 
 // Why the Python trial `entrypoint` of the project `archive` cannot run for
 // the trial API it imports (Keras, DeepSpeed), one line each.

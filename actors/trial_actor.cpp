@@ -1,6 +1,5 @@
 #include "actors/trial_actor.hpp"
 
-#include <random>
 
 #include <caf/all.hpp>
 #include <fmt/format.h>
@@ -13,6 +12,7 @@
 #include "master/image_admission.hpp"
 #include "master/pool_admission.hpp"
 #include "runtime/core/overloaded.hpp"
+#include "runtime/core/random_bytes.hpp"
 #include "runtime/wire/codec.hpp"
 
 namespace volador::actors {
@@ -20,12 +20,7 @@ namespace {
 
 using Self = TrialActor::stateful_pointer<TrialState>;
 
-std::string random_secret() {
-  std::random_device device;
-  std::string secret;
-  for (int i = 0; i < 4; ++i) secret += fmt::format("{:08x}", device());
-  return secret;
-}
+std::string random_secret() { return random_hex(16); }
 
 master::TrialSetup trial_setup(const MasterContext& context, master::TrialSpec spec) {
   return {.spec = std::move(spec),

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <optional>
-#include <random>
 
+#include "runtime/core/random_bytes.hpp"
 #include "runtime/sandbox/bubblewrap_command.hpp"
 #include "runtime/sandbox/host_probes.hpp"
 #include "runtime/sandbox/sandbox_spec.hpp"
@@ -97,11 +97,11 @@ Result<std::vector<SandboxMount>> user_mounts(const wire::LaunchSpec& spec, cons
 // namespace of its own, so without it all workers on a host would share one
 // node id and the master would mix their connections.
 Result<SandboxMount> own_node_name(const fs::path& home) {
-  std::random_device random;
+  const std::string hex = random_hex(16);
   const auto file = home / ".volador-fstab";
   std::ofstream out(file);
-  out << fmt::format("UUID={:08x}-{:04x}-{:04x}-{:04x}-{:08x}{:04x} / ext4 defaults 0 1\n", random(), random() & 0xffff,
-                     random() & 0xffff, random() & 0xffff, random(), random() & 0xffff);
+  out << fmt::format("UUID={}-{}-{}-{}-{} / ext4 defaults 0 1\n", hex.substr(0, 8), hex.substr(8, 4), hex.substr(12, 4),
+                     hex.substr(16, 4), hex.substr(20));
   if (!out.flush()) return fail(Error::io("cannot write " + file.string()));
   return SandboxMount{file, fs::path("/etc/fstab"), true};
 }
