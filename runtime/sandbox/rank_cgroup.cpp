@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <span>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -37,12 +38,13 @@ std::string limit_text(std::uint64_t value, bool v1) {
   return std::to_string(value);
 }
 
-Status write_limits(const CgroupDirs& dirs, const RankLimits& limits) {
+Status write_memory_limit(const CgroupDirs& dirs, std::uint64_t bytes) {
   const bool v1 = is_v1(dirs);
-  const auto memory_file = dirs.memory / (v1 ? "memory.limit_in_bytes" : "memory.max");
-  if (auto written = write_cgroup_file(memory_file, limit_text(limits.memory_bytes, v1)); !written) return written;
-  if (limits.max_processes == 0) return write_cgroup_file(dirs.pids / "pids.max", "max");
-  return write_cgroup_file(dirs.pids / "pids.max", std::to_string(limits.max_processes));
+  return write_cgroup_file(dirs.memory / (v1 ? "memory.limit_in_bytes" : "memory.max"), limit_text(bytes, v1));
+}
+
+Status write_process_limit(const CgroupDirs& dirs, std::uint32_t max_processes) {
+  return write_cgroup_file(dirs.pids / "pids.max", max_processes == 0 ? "max" : std::to_string(max_processes));
 }
 
 // The OOM killer off (v1: the rank waits, frozen, for its owner to end it) or
@@ -50,6 +52,19 @@ Status write_limits(const CgroupDirs& dirs, const RankLimits& limits) {
 Status set_oom_policy(const CgroupDirs& dirs) {
   if (is_v1(dirs)) return write_cgroup_file(dirs.memory / "memory.oom_control", "1");
   return write_cgroup_file(dirs.memory / "memory.oom.group", "1");
+}
+
+// The most a counter file holds (memory.events: a few short lines).
+constexpr std::size_t kCounterFileBytes = 4096;
+
+UniqueFd open_counter_file(const fs::path& path) { return UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)); }
+
+// The text of the counter file `fd` now, in `buffer`: read from offset 0,
+// where the kernel makes a cgroup file's text anew. Empty when it cannot be read.
+std::string_view text_now(const UniqueFd& fd, std::span<char, kCounterFileBytes> buffer) {
+  if (!fd) return {};
+  const auto size = ::pread(fd.get(), buffer.data(), buffer.size(), 0);
+  return {buffer.data(), size > 0 ? static_cast<std::size_t>(size) : 0};
 }
 
 std::set<int> live_members(const CgroupDirs& dirs) {
@@ -69,11 +84,19 @@ std::string process_breach(const RankLimits& limits) {
   return fmt::format("killed: process limit {}", limits.max_processes);
 }
 
-BreachCounters read_breach_counters(const CgroupDirs& dirs) {
-  const auto oom_file = is_v1(dirs) ? dirs.memory / "memory.oom_control" : dirs.memory / "memory.events";
-  return {read_cgroup_counter(oom_file, "oom_kill").value_or(0),
-          read_cgroup_counter(dirs.pids / "pids.events", "max").value_or(0)};
+BreachCounterFiles::BreachCounterFiles(const CgroupDirs& dirs)
+    : memory_(open_counter_file(is_v1(dirs) ? dirs.memory / "memory.oom_control" : dirs.memory / "memory.events")),
+      pids_(open_counter_file(dirs.pids / "pids.events")) {}
+
+BreachCounters BreachCounterFiles::read() const {
+  char memory_buffer[kCounterFileBytes];
+  char pids_buffer[kCounterFileBytes];
+  const auto memory = text_now(memory_, memory_buffer);
+  return {cgroup_counter(memory, "oom_kill").value_or(0), cgroup_counter(text_now(pids_, pids_buffer), "max").value_or(0),
+          cgroup_counter(memory, "under_oom") == 1};
 }
+
+BreachCounters read_breach_counters(const CgroupDirs& dirs) { return BreachCounterFiles(dirs).read(); }
 
 std::optional<std::string> breach_between(const RankLimits& limits, const BreachCounters& before,
                                           const BreachCounters& now) {
@@ -93,14 +116,7 @@ Status write_cgroup_file(const fs::path& path, const std::string& text) {
   return {};
 }
 
-std::optional<std::uint64_t> read_cgroup_counter(const fs::path& path, const std::string& key) {
-  // read(2) and no stream: the agent reads these per trial and at every flush, for every worker.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  char buffer[4096];
-  const auto size = ::read(fd, buffer, sizeof buffer);
-  ::close(fd);
-  std::string_view text(buffer, size > 0 ? static_cast<std::size_t>(size) : 0);
+std::optional<std::uint64_t> cgroup_counter(std::string_view text, std::string_view key) {
   while (!text.empty()) {
     const auto end = std::min(text.find('\n'), text.size());
     const auto line = text.substr(0, end);
@@ -124,16 +140,22 @@ std::vector<int> read_cgroup_procs(const fs::path& path) {
 
 Result<RankCgroup> RankCgroup::create(CgroupDirs dirs, const RankLimits& limits) {
   if (auto made = create_cgroup_folders(dirs); !made) return fail(made.error());
-  RankCgroup cgroup(std::move(dirs));
-  if (auto policy = set_oom_policy(cgroup.dirs_); !policy) return fail(policy.error());
-  if (auto applied = cgroup.apply(limits); !applied) return fail(applied.error());
-  return cgroup;
+  if (auto policy = set_oom_policy(dirs); !policy) return fail(policy.error());
+  if (auto written = write_memory_limit(dirs, limits.memory_bytes); !written) return fail(written.error());
+  if (auto written = write_process_limit(dirs, limits.max_processes); !written) return fail(written.error());
+  return RankCgroup(std::move(dirs), limits);
 }
 
 Status RankCgroup::apply(const RankLimits& limits) {
-  if (auto written = write_limits(dirs_, limits); !written) return written;
-  limits_ = limits;
-  applied_at_ = read_breach_counters(dirs_);
+  if (limits.memory_bytes != limits_.memory_bytes) {
+    if (auto written = write_memory_limit(dirs_, limits.memory_bytes); !written) return written;
+    limits_.memory_bytes = limits.memory_bytes;
+  }
+  if (limits.max_processes != limits_.max_processes) {
+    if (auto written = write_process_limit(dirs_, limits.max_processes); !written) return written;
+    limits_.max_processes = limits.max_processes;
+  }
+  applied_at_ = counters_.read();
   return {};
 }
 
@@ -144,9 +166,9 @@ std::vector<fs::path> RankCgroup::procs_files() const {
 }
 
 std::optional<std::string> RankCgroup::breach() const {
-  const bool frozen = is_v1(dirs_) && read_cgroup_counter(dirs_.memory / "memory.oom_control", "under_oom") == 1;
-  if (limits_.memory_bytes > 0 && frozen) return memory_breach(limits_);
-  return breach_between(limits_, applied_at_, read_breach_counters(dirs_));
+  const auto now = counters_.read();
+  if (limits_.memory_bytes > 0 && now.under_oom) return memory_breach(limits_);
+  return breach_between(limits_, applied_at_, now);
 }
 
 bool RankCgroup::kill_all() const { return kill_cgroup_processes(dirs_); }

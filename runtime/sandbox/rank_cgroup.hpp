@@ -15,9 +15,11 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/core/error.hpp"
+#include "runtime/core/unique_fd.hpp"
 #include "runtime/sandbox/cgroup_layout.hpp"
 
 namespace volador::sandbox {
@@ -37,9 +39,24 @@ std::string process_breach(const RankLimits& limits);
 struct BreachCounters {
   std::uint64_t oom_kills = 0;      // v1: memory.oom_control, v2: memory.events ("oom_kill")
   std::uint64_t refused_forks = 0;  // pids.events ("max")
+  bool under_oom = false;           // v1: memory.oom_control ("under_oom"): a process waits, frozen, at the memory limit
 };
 
-// The counts of the cgroup at `dirs`; 0 for a count whose file cannot be read.
+// The files of a cgroup that hold its BreachCounters, opened once and read
+// as often as needed: each read from offset 0 gets the kernel's counts of
+// that moment (a warm worker's cgroup is read per trial and at every flush).
+// A file that could not be opened reads as 0s.
+class BreachCounterFiles {
+ public:
+  explicit BreachCounterFiles(const CgroupDirs& dirs);
+  [[nodiscard]] BreachCounters read() const;
+
+ private:
+  UniqueFd memory_;  // v1: memory.oom_control, v2: memory.events
+  UniqueFd pids_;    // pids.events
+};
+
+// The counts of the cgroup at `dirs` now; 0 for a count whose file cannot be read.
 BreachCounters read_breach_counters(const CgroupDirs& dirs);
 
 // What a rank under `limits` broke between the counts `before` and `now`,
@@ -53,7 +70,8 @@ class RankCgroup {
   // Error io naming the file when a folder or a limit cannot be written.
   static Result<RankCgroup> create(CgroupDirs dirs, const RankLimits& limits);
 
-  // Sets new limits (a warm worker's next trial); breaches count from now.
+  // Sets new limits (a warm worker's next trial): only a limit that differs
+  // from the one in force is written. Breaches count from now.
   Status apply(const RankLimits& limits);
 
   // The cgroup.procs files a new process writes "0" into to join the cgroup (one per hierarchy).
@@ -74,10 +92,12 @@ class RankCgroup {
   [[nodiscard]] const RankLimits& limits() const { return limits_; }
 
  private:
-  explicit RankCgroup(CgroupDirs dirs) : dirs_(std::move(dirs)) {}
+  RankCgroup(CgroupDirs dirs, const RankLimits& limits)
+      : dirs_(std::move(dirs)), limits_(limits), counters_(dirs_), applied_at_(counters_.read()) {}
 
   CgroupDirs dirs_;
-  RankLimits limits_;
+  RankLimits limits_;  // as written to the cgroup's files
+  BreachCounterFiles counters_;
   BreachCounters applied_at_;  // the counters when the limits were applied
 };
 
@@ -94,9 +114,9 @@ bool remove_cgroup(const CgroupDirs& dirs);
 // Writes `text` to the cgroup file `path`. Error io with errno's text.
 Status write_cgroup_file(const std::filesystem::path& path, const std::string& text);
 
-// The value of `key` in a flat keyed cgroup file ("key value" lines, e.g.
-// memory.events); nullopt when the file or the key is missing.
-std::optional<std::uint64_t> read_cgroup_counter(const std::filesystem::path& path, const std::string& key);
+// The value of `key` in `text`, a flat keyed cgroup file's ("key value"
+// lines, e.g. memory.events); nullopt when the key is missing.
+std::optional<std::uint64_t> cgroup_counter(std::string_view text, std::string_view key);
 
 // The pids listed in the cgroup.procs file `path` (empty when it cannot be read).
 std::vector<int> read_cgroup_procs(const std::filesystem::path& path);

@@ -107,15 +107,84 @@ TEST_CASE("A limit file that cannot be written is an error naming it") {
 }
 
 TEST_CASE("Flat keyed cgroup files: a counter by its key") {
+  const std::string_view events = "low 0\nhigh 0\nmax 3\noom 2\noom_kill 7\noom_group_kill 1";
+  CHECK(cgroup_counter(events, "oom_kill") == 7);
+  CHECK(cgroup_counter(events, "oom") == 2);
+  CHECK(cgroup_counter(events, "oom_group_kill") == 1);  // the last line, unended
+  CHECK_FALSE(cgroup_counter(events, "oom_group"));
+  CHECK_FALSE(cgroup_counter(events, "nothing"));
+  CHECK_FALSE(cgroup_counter("", "max"));
+  CHECK_FALSE(cgroup_counter("max many\n", "max"));
+}
+
+TEST_CASE("Breach counters: read again from the files opened once, a missing file reads as 0s") {
   FakeCgroup2 fake;
-  CHECK(read_cgroup_counter(fake.dir / "memory.events", "oom_kill") == 0);
-  CHECK_FALSE(read_cgroup_counter(fake.dir / "memory.events", "nothing"));
-  CHECK_FALSE(read_cgroup_counter(fake.dir / "missing", "max"));
-  std::ofstream(fake.dir / "memory.events", std::ios::trunc) << "low 0\nhigh 0\nmax 3\noom 2\noom_kill 7\noom_group_kill 1";
-  CHECK(read_cgroup_counter(fake.dir / "memory.events", "oom_kill") == 7);
-  CHECK(read_cgroup_counter(fake.dir / "memory.events", "oom") == 2);
-  CHECK(read_cgroup_counter(fake.dir / "memory.events", "oom_group_kill") == 1);  // the last line, unended
-  CHECK_FALSE(read_cgroup_counter(fake.dir / "memory.events", "oom_group"));
+  const BreachCounterFiles files(fake.dirs());
+  CHECK(files.read().oom_kills == 0);
+  std::ofstream(fake.dir / "memory.events", std::ios::trunc) << "oom 2\noom_kill 2\n";
+  std::ofstream(fake.dir / "pids.events", std::ios::trunc) << "max 12\n";
+  CHECK(files.read().oom_kills == 2);
+  CHECK(files.read().refused_forks == 12);
+  CHECK_FALSE(files.read().under_oom);  // v2 has no such count
+  fs::remove(fake.dir / "pids.events");
+  CHECK(read_breach_counters(fake.dirs()).refused_forks == 0);
+  CHECK(read_breach_counters(fake.dirs()).oom_kills == 2);
+}
+
+TEST_CASE("A warm worker's next trial writes only the limits that changed") {
+  FakeCgroup2 fake;
+  auto cgroup = RankCgroup::create(fake.dirs(), {64ull << 20, 64});
+  REQUIRE(cgroup);
+  const auto clear_limit_files = [&] {  // what is written next is all they hold
+    for (const char* name : {"memory.max", "pids.max"}) std::ofstream(fake.dir / name, std::ios::trunc) << "";
+  };
+  clear_limit_files();
+  REQUIRE(cgroup->apply({64ull << 20, 64}));
+  CHECK(read_text(fake.dir / "memory.max").empty());
+  CHECK(read_text(fake.dir / "pids.max").empty());
+  REQUIRE(cgroup->apply({64ull << 20, 100}));
+  CHECK(read_text(fake.dir / "memory.max").empty());
+  CHECK(read_text(fake.dir / "pids.max") == "100");
+  clear_limit_files();
+  REQUIRE(cgroup->apply({128ull << 20, 100}));
+  CHECK(read_text(fake.dir / "memory.max") == std::to_string(128ull << 20));
+  CHECK(read_text(fake.dir / "pids.max").empty());
+  clear_limit_files();
+  REQUIRE(cgroup->apply({}));
+  CHECK(read_text(fake.dir / "memory.max") == "max");
+  CHECK(read_text(fake.dir / "pids.max") == "max");
+}
+
+TEST_CASE("A limit that could not be written is written again by the next trial asking for it") {
+  FakeCgroup2 fake;
+  auto cgroup = RankCgroup::create(fake.dirs(), {64ull << 20, 64});
+  REQUIRE(cgroup);
+  fs::remove(fake.dir / "pids.max");
+  CHECK_FALSE(cgroup->apply({128ull << 20, 100}));  // memory written, pids not
+  std::ofstream(fake.dir / "pids.max") << "";
+  REQUIRE(cgroup->apply({128ull << 20, 100}));
+  CHECK(read_text(fake.dir / "memory.max") == std::to_string(128ull << 20));
+  CHECK(read_text(fake.dir / "pids.max") == "100");
+  CHECK(cgroup->limits() == RankLimits{128ull << 20, 100});
+}
+
+TEST_CASE("cgroup v1: a rank frozen at its memory limit (under_oom) is a breach, with the OOM killer off") {
+  FakeCgroup2 memory;  // v1's two hierarchies, laid out as the kernel makes a cgroup in each
+  const auto pids = memory.dir.string() + "-pids";
+  fs::create_directories(pids);
+  for (const char* name : {"memory.limit_in_bytes", "memory.oom_control"}) std::ofstream(memory.dir / name) << "";
+  std::ofstream(fs::path(pids) / "pids.max") << "";
+  std::ofstream(fs::path(pids) / "pids.events") << "max 0\n";
+  const CgroupDirs dirs{CgroupVersion::v1, memory.dir, pids};
+  auto cgroup = RankCgroup::create(dirs, {64ull << 20, 64});
+  REQUIRE(cgroup);
+  CHECK(read_text(memory.dir / "memory.oom_control") == "1");
+  std::ofstream(memory.dir / "memory.oom_control", std::ios::trunc) << "oom_kill_disable 1\nunder_oom 0\noom_kill 0\n";
+  CHECK_FALSE(cgroup->breach());
+  std::ofstream(memory.dir / "memory.oom_control", std::ios::trunc) << "oom_kill_disable 1\nunder_oom 1\noom_kill 0\n";
+  CHECK(read_breach_counters(dirs).under_oom);
+  CHECK(cgroup->breach() == "killed: memory limit 64 MiB");
+  fs::remove_all(pids);
 }
 
 TEST_CASE("cgroup v2: a rank the kernel's group OOM kill ended before enforce() looked is released with the memory limit as the reason") {

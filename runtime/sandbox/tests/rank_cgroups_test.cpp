@@ -148,6 +148,25 @@ TEST_CASE("A warm worker's cgroup takes the limits of its next trial") {
   CHECK(limit == 128ull << 20);
 }
 
+TEST_CASE("A warm worker's next trial under the same limits that breaks one is ended with the limit as the reason") {
+  REQUIRE_CGROUPS(parent);
+  auto cgroups = RankCgroups::open(*parent, getpid());
+  REQUIRE(cgroups);
+  auto join = cgroups->assign(6, {256ull << 20, 16});
+  REQUIRE(join);
+  Rank first({"sh", "-c", "sleep 0.1 & wait"}, *join);
+  CHECK(first.exit.get_future().get().exit_code == 0);
+  CHECK(cgroups->enforce().empty());
+  REQUIRE(cgroups->assign(6, {256ull << 20, 16}));  // the limits in force stay: nothing written
+  Rank bomb({"sh", "-c", "i=0; while [ $i -lt 200 ]; do sleep 300 & i=$((i+1)); done; wait"}, *join);
+  const auto broken = await_breach(*cgroups);
+  REQUIRE(broken.size() == 1);
+  CHECK(broken[0] == std::pair<std::uint64_t, std::string>{6, "killed: process limit 16"});
+  bomb.exit.get_future().get();
+  CHECK(cgroups->release(6) == "killed: process limit 16");
+  CHECK(await_removed(*cgroups, join->front().parent_path()));
+}
+
 TEST_CASE("The groups of agents no longer running are ended at open: processes killed, folders removed") {
   REQUIRE_CGROUPS(parent);
   const pid_t gone = fork();  // a pid no agent runs as once reaped
