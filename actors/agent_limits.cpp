@@ -103,8 +103,9 @@ void open_work_folders(AgentState& state) {
 }
 
 wire::WorkDiskReport work_disk(const AgentState& state) {
-  const auto refusal = state.work_folders.refusal(state.options.work_dir);
-  return {state.options.agent_id, sandbox::free_disk_bytes(state.options.work_dir).value_or(0),
+  const auto free = sandbox::free_disk_bytes(state.options.work_dir);  // one statvfs per check: one per launch
+  const auto refusal = state.work_folders.refusal(state.options.work_dir, free);
+  return {state.options.agent_id, free.value_or(0),
           refusal ? fmt::format("agent {}: {}", state.options.agent_id, *refusal) : std::string()};
 }
 

@@ -79,12 +79,11 @@ void WorkFolders::reap_left_over(const fs::path& work_dir) const {
   }
 }
 
-std::optional<std::string> WorkFolders::refusal(const fs::path& work_dir) const {
-  auto free = free_disk_bytes(work_dir);
-  if (!free) return "cannot tell the free space of the work folder: " + free.error().message;
-  if (*free >= options_.min_free_bytes) return std::nullopt;
+std::optional<std::string> WorkFolders::refusal(const fs::path& work_dir, const Result<std::uint64_t>& free_bytes) const {
+  if (!free_bytes) return "cannot tell the free space of the work folder: " + free_bytes.error().message;
+  if (*free_bytes >= options_.min_free_bytes) return std::nullopt;
   return fmt::format("the work folder {} has {} MiB free, below the {} MiB (--min-free-disk) an agent needs to start a trial",
-                     work_dir.string(), *free >> 20, options_.min_free_bytes >> 20);
+                     work_dir.string(), *free_bytes >> 20, options_.min_free_bytes >> 20);
 }
 
 Result<std::uint64_t> free_disk_bytes(const fs::path& path) {

@@ -82,9 +82,11 @@ class WorkFolders {
   // now, and the worker homes left empty.
   void reap_left_over(const std::filesystem::path& work_dir) const;
 
-  // nullopt while `work_dir`'s disk has at least min_free_bytes free, else why
-  // no trial may start there (naming the folder, its free space and the minimum).
-  [[nodiscard]] std::optional<std::string> refusal(const std::filesystem::path& work_dir) const;
+  // nullopt while `free_bytes`, what `work_dir`'s disk has free (free_disk_bytes),
+  // is at least min_free_bytes, else why no trial may start there (naming the
+  // folder, its free space and the minimum, or why its free space is unknown).
+  [[nodiscard]] std::optional<std::string> refusal(const std::filesystem::path& work_dir,
+                                                   const Result<std::uint64_t>& free_bytes) const;
 
  private:
   WorkFolderOptions options_;

@@ -71,11 +71,20 @@ TEST_CASE("A work disk below the minimum refuses trials, saying how much is free
   WorkDir work;
   const auto free = free_disk_bytes(work.dir);
   REQUIRE(free);
-  CHECK_FALSE(WorkFolders({std::chrono::hours(1), 0}).refusal(work.dir));
-  const auto refusal = WorkFolders({std::chrono::hours(1), *free + (1ull << 40)}).refusal(work.dir);
+  CHECK_FALSE(WorkFolders({std::chrono::hours(1), 0}).refusal(work.dir, free));
+  const auto refusal = WorkFolders({std::chrono::hours(1), *free + (1ull << 40)}).refusal(work.dir, free);
   REQUIRE(refusal);
   CHECK(refusal->find(work.dir.string() + " has ") != std::string::npos);
   CHECK(refusal->find("(--min-free-disk) an agent needs to start a trial") != std::string::npos);
+}
+
+TEST_CASE("The refusal follows the free space it is given: at the minimum trials start, below it or unknown they do not") {
+  const WorkFolders folders({std::chrono::hours(1), 2ull << 30});
+  CHECK_FALSE(folders.refusal("/work", volador::Result<std::uint64_t>(2ull << 30)));
+  CHECK(folders.refusal("/work", volador::Result<std::uint64_t>((2ull << 30) - 1)) ==
+        "the work folder /work has 2047 MiB free, below the 2048 MiB (--min-free-disk) an agent needs to start a trial");
+  CHECK(folders.refusal("/work", volador::Result<std::uint64_t>(volador::fail(volador::Error::io("statvfs /work: gone")))) ==
+        "cannot tell the free space of the work folder: statvfs /work: gone");
 }
 
 namespace {
