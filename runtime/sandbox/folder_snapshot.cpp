@@ -1,5 +1,6 @@
 #include "runtime/sandbox/folder_snapshot.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace volador::sandbox {
@@ -24,13 +26,30 @@ bool unchanged(const Entry& was, const Entry& now) {
   return was == now;
 }
 
-// The names in `dir`; nullopt when it cannot be read.
-std::optional<std::vector<fs::path>> names_in(const fs::path& dir) {
-  std::error_code ec;
-  std::vector<fs::path> names;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) names.push_back(it->path().filename());
-  if (ec) return std::nullopt;
-  return names;
+// The folder `name` of the folder `at` (AT_FDCWD: `name` is a path), opened
+// to read its names and stat its entries relative to it, never through a
+// symlink; no descriptor when it is not a folder or cannot be opened.
+UniqueFd open_folder(int at, const fs::path& name) {
+  return UniqueFd(::openat(at, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+}
+
+// The names in the open folder `folder` (its descriptor read from the start,
+// once); nullopt when it cannot be read.
+std::optional<std::vector<std::string>> names_in(const UniqueFd& folder) {
+  if (!folder) return std::nullopt;
+  std::vector<std::string> names;
+  alignas(dirent64) char buffer[32768];
+  for (;;) {
+    const auto size = ::getdents64(folder.get(), buffer, sizeof buffer);
+    if (size < 0) return std::nullopt;
+    if (size == 0) return names;
+    for (ssize_t at = 0; at < size;) {
+      const auto* entry = reinterpret_cast<const dirent64*>(buffer + at);
+      at += entry->d_reclen;
+      const std::string_view name = entry->d_name;
+      if (name != "." && name != "..") names.emplace_back(name);
+    }
+  }
 }
 
 // Whether `info` is a folder its owner may list, enter and change.
@@ -38,8 +57,8 @@ bool open_folder(const struct stat& info) { return S_ISDIR(info.st_mode) && (inf
 
 // Whether every entry under `dir` is such a folder (symlinks not followed).
 bool holds_only_folders(const fs::path& dir) {
-  const auto names = names_in(dir);
-  return names && std::ranges::all_of(*names, [&](const fs::path& name) {
+  const auto names = names_in(open_folder(AT_FDCWD, dir));
+  return names && std::ranges::all_of(*names, [&](const std::string& name) {
            struct stat info {};
            return ::lstat((dir / name).c_str(), &info) == 0 && open_folder(info) && holds_only_folders(dir / name);
          });
@@ -47,13 +66,16 @@ bool holds_only_folders(const fs::path& dir) {
 
 }  // namespace
 
-Result<FolderSnapshot::Entry> FolderSnapshot::read_entry(const fs::path& path) {
+Result<FolderSnapshot::Entry> FolderSnapshot::read_entry(int at, const fs::path& name) {
   struct statx info {};
-  if (::statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &info) != 0)
-    return fail(Error::io("cannot stat " + path.string() + ": " + std::strerror(errno)));
+  const int flags = AT_SYMLINK_NOFOLLOW | (name.empty() ? AT_EMPTY_PATH : 0);
+  if (::statx(at, name.c_str(), flags, STATX_BASIC_STATS, &info) != 0)
+    return fail(Error::io("cannot stat " + name.string() + ": " + std::strerror(errno)));
   return Entry{info.stx_ino, info.stx_mode, info.stx_uid, info.stx_gid, info.stx_size, info.stx_ctime.tv_sec,
                info.stx_ctime.tv_nsec};
 }
+
+Result<FolderSnapshot::Entry> FolderSnapshot::read_entry(const fs::path& path) { return read_entry(AT_FDCWD, path); }
 
 Result<FolderSnapshot> FolderSnapshot::take(const fs::path& dir) {
   FolderSnapshot snapshot;
@@ -71,32 +93,40 @@ Result<FolderSnapshot> FolderSnapshot::take(const fs::path& dir) {
 }
 
 bool FolderSnapshot::restore(const fs::path& dir, const std::set<std::string>& worker_scratch) const {
-  auto root = read_entry(dir);
-  if (!root || !unchanged(root_, *root)) return false;
   std::size_t seen = 0;
-  return restore_folder(dir, {}, worker_scratch, seen) && seen == entries_.size();
+  return restore_folder(dir, open_folder(AT_FDCWD, dir), root_, {}, worker_scratch, seen) && seen == entries_.size();
 }
 
-// Removes what the folder `relative` of `dir` gained, checks what it held, and
-// goes down into its folders; `seen` counts the entries found unchanged.
-bool FolderSnapshot::restore_folder(const fs::path& dir, const fs::path& relative,
-                                    const std::set<std::string>& worker_scratch, std::size_t& seen) const {
-  const auto names = names_in(dir / relative);
+// Checks that `folder` (the open folder `relative` of `dir`) is the one
+// recorded as `was`, removes what it gained, checks what it held, and goes
+// down into its folders; `seen` counts the entries found unchanged. Each
+// entry is stat'ed relative to its open folder, and a folder through the
+// descriptor its names are read from.
+bool FolderSnapshot::restore_folder(const fs::path& dir, const UniqueFd& folder, const Entry& was,
+                                    const fs::path& relative, const std::set<std::string>& worker_scratch,
+                                    std::size_t& seen) const {
+  if (!folder) return false;
+  const auto now = read_entry(folder.get(), {});
+  if (!now || !unchanged(was, *now)) return false;
+  const auto names = names_in(folder);
   if (!names) return false;
   for (const auto& name : *names) {
     const auto path = relative / name;
     auto known = entries_.find(path);
-    std::error_code ec;
     if (known == entries_.end()) {
-      if (relative.empty() && worker_scratch.contains(name.string()) && holds_nothing_to_pass_on(dir / path)) continue;
+      if (relative.empty() && worker_scratch.contains(name) && holds_nothing_to_pass_on(dir / path)) continue;
+      std::error_code ec;
       fs::remove_all(dir / path, ec);
       if (ec) return false;
       continue;
     }
-    auto now = read_entry(dir / path);
-    if (!now || !unchanged(known->second, *now)) return false;
     ++seen;
-    if (S_ISDIR(now->mode) && !restore_folder(dir, path, worker_scratch, seen)) return false;
+    if (S_ISDIR(known->second.mode)) {
+      if (!restore_folder(dir, open_folder(folder.get(), name), known->second, path, worker_scratch, seen)) return false;
+      continue;
+    }
+    auto entry = read_entry(folder.get(), name);
+    if (!entry || !unchanged(known->second, *entry)) return false;
   }
   return true;
 }

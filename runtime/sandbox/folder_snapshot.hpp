@@ -18,6 +18,7 @@
 #include <string>
 
 #include "runtime/core/error.hpp"
+#include "runtime/core/unique_fd.hpp"
 
 namespace volador::sandbox {
 
@@ -50,9 +51,12 @@ class FolderSnapshot {
     std::uint32_t ctime_ns = 0;
     bool operator==(const Entry&) const = default;
   };
+  // The entry `name` of the open folder `at` (the folder itself when `name` is empty), or at the path `path`.
+  static Result<Entry> read_entry(int at, const std::filesystem::path& name);
   static Result<Entry> read_entry(const std::filesystem::path& path);
-  bool restore_folder(const std::filesystem::path& dir, const std::filesystem::path& relative,
-                      const std::set<std::string>& worker_scratch, std::size_t& seen) const;
+  bool restore_folder(const std::filesystem::path& dir, const UniqueFd& folder, const Entry& was,
+                      const std::filesystem::path& relative, const std::set<std::string>& worker_scratch,
+                      std::size_t& seen) const;
 
   Entry root_;
   std::map<std::filesystem::path, Entry> entries_;  // by path relative to the folder

@@ -158,6 +158,15 @@ TEST_CASE("A folder whose model definition a trial changed is never reused, howe
       {"a folder's mode", [](const fs::path& dir) { fs::permissions(dir / "pkg", fs::perms::others_all, fs::perm_options::remove); }},
       {"the working folder's mode", [](const fs::path& dir) { fs::permissions(dir, fs::perms::others_all, fs::perm_options::remove); }},
       {"the trial file", [](const fs::path& dir) { std::ofstream(dir / "volador-trial.json") << "{}"; }},
+      {"a folder swapped for a symlink to its copy", [](const fs::path& dir) {
+         fs::copy(dir / "pkg", dir / "pkg-copy", fs::copy_options::recursive);
+         fs::remove_all(dir / "pkg");
+         fs::create_directory_symlink("pkg-copy", dir / "pkg");
+       }},
+      {"a file swapped for a folder", [](const fs::path& dir) {
+         fs::remove(dir / "model_def.py");
+         fs::create_directory(dir / "model_def.py");
+       }},
   };
   std::uint64_t worker = 0;
   for (const auto& [name, change] : changes) {
