@@ -60,14 +60,18 @@ def main():
 
 
 def print_medians(rows):
-    """Each build's median trials/s and CPU ms per trial, slot count by slot count, and after's rate over before's."""
+    """Each build's median trials/s and CPU ms per trial (and its master's, agent's and workers'), slot count by slot
+    count, and after's rate over before's."""
     medians = {}
     for key in sorted({(name, slots) for name, slots, _ in rows}, key=lambda k: (k[1], k[0] != "before")):
         runs = [row for name, slots, row in rows if (name, slots) == key]
         rate = statistics.median(row["trials_per_s"] for row in runs)
-        cpu = statistics.median(row["cpu_ms_per_trial"] for row in runs)
+        cpu = {part: statistics.median(row[f"{part}_ms_per_trial"] for row in runs)
+               for part in ("cpu", "master_cpu", "agent_cpu", "workers_cpu")}
         medians[key] = rate
-        print(f"median {key[0]:6} {key[1]} slots: {rate:7.1f} trials/s, CPU {cpu:.2f} ms/trial over {len(runs)} runs", flush=True)
+        print(f"median {key[0]:6} {key[1]} slots: {rate:7.1f} trials/s, CPU {cpu['cpu']:.2f} ms/trial (master "
+              f"{cpu['master_cpu']:.2f}, agent {cpu['agent_cpu']:.2f}, workers {cpu['workers_cpu']:.2f}) over {len(runs)} runs",
+              flush=True)
     for slots in sorted({slots for _, slots in medians}):
         if ("before", slots) in medians and medians[("before", slots)] > 0:
             print(f"median after / before, {slots} slots: {medians[('after', slots)] / medians[('before', slots)]:.2f}")
