@@ -130,11 +130,12 @@ void watch_agents(Self self, const master::WatchAgents& watch) {
   }
 }
 
-void forget_run(Self self) {
+// Agents that reported every rank's exit hold nothing of the run: they are not told.
+void forget_run(Self self, const master::ForgetRun& forget) {
   auto& st = self->state;
   for (const auto& [id, agent] : st.agents) {
     self->demonitor(agent.address());
-    self->send(agent, kill_atom::value, trial_id(self));
+    if (!forget.ranks_exited) self->send(agent, kill_atom::value, trial_id(self));
   }
   st.agents.clear();
   st.ranks.clear();
@@ -202,7 +203,7 @@ void carry_out(Self self, master::TrialEffects effects) {
             },
             [&](const master::ReleaseSlots&) { self->send(st.context.pool, release_atom::value, id); },
             [&](const master::WatchAgents& e) { watch_agents(self, e); },
-            [&](const master::ForgetRun&) { forget_run(self); },
+            [&](const master::ForgetRun& e) { forget_run(self, e); },
             [&](const master::LaunchRank& e) { launch_rank(self, e); },
             [&](const master::AdmitRank& e) { admit_rank(self, e.rank); },
             [&](const master::RefuseRank& e) {

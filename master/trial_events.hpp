@@ -132,8 +132,11 @@ struct WatchAgents {
   bool operator==(const WatchAgents&) const = default;
 };
 // The run is over: stop watching its agents, have them kill what is left of
-// its workers, and drop its ranks' handles.
+// its workers, and drop its ranks' handles. `ranks_exited`: every rank's
+// agent reported its clean exit, so the agents hold nothing of the run and
+// are not told (a message per trial saved).
 struct ForgetRun {
+  bool ranks_exited = false;
   bool operator==(const ForgetRun&) const = default;
 };
 // Ask an agent to start one rank worker (a refusal is LaunchFailed).

@@ -144,7 +144,8 @@ void TrialRun::flush_journal() {
 void TrialRun::forget_run() {
   drop_command_staging();
   drop_launched_plan();
-  effects_.emplace_back(ForgetRun{});
+  const bool ranks_exited = !ranks_.empty() && std::ranges::all_of(ranks_, &Rank::stopped);
+  effects_.emplace_back(ForgetRun{.ranks_exited = ranks_exited});
   agent_ids_.clear();
   ranks_.clear();
   group_.reset();

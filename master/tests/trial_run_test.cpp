@@ -458,6 +458,22 @@ TEST_CASE("A run that dies after its target's work was done waits without slots,
   CHECK(h.journaled().state == RunState::completed);
 }
 
+// A run whose every rank exited cleanly after its shutdown leaves its agents
+// nothing to kill: they are not told. One whose rank died is killed.
+TEST_CASE("A run forgotten after every rank's clean exit does not have its agents kill it") {
+  Harness h;
+  const auto first = h.start_running();
+  (void)h.on(Close{});
+  auto sent = only<SendWorkload>(h.answer_all(first, answer(10)));
+  std::ofstream(fs::path(sent.request.path) / "weights.bin") << "weights";
+  (void)h.answer_all(sent, answer(10));
+  CHECK(h.exit(0, 0).empty());
+  CHECK(only<ForgetRun>(h.exit(1, 0)).ranks_exited);
+  Harness died("max_restarts: 1\n");
+  (void)died.start_running();
+  CHECK_FALSE(only<ForgetRun>(died.exit(1, -1, 9)).ranks_exited);
+}
+
 // The fault CI met: rank 1 died right after answering, its agent's report
 // restarted the run, and rank 0's answer came after that.
 TEST_CASE("An answer that arrives after its run was restarted is ignored") {
