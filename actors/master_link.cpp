@@ -14,6 +14,8 @@ MasterLink::MasterLink(const net::Endpoint& master, const std::filesystem::path&
 }
 
 MasterLink::~MasterLink() {
+  if (rank_actor_) caf::anon_send_exit(rank_actor_, caf::exit_reason::user_shutdown);  // the system waits for it
+  rank_actor_ = nullptr;
   gateway_ = nullptr;
   system_.reset();
 }

@@ -30,6 +30,9 @@ class MasterLink {
   [[nodiscard]] const master::Timings& timings() const { return timings_; }
   // The master's gateway as last reached.
   [[nodiscard]] const caf::actor& gateway() const { return gateway_; }
+  // The actor that speaks for this worker's ranks, kept for one trial after
+  // another (RankSession::join makes it for the first); ended with the link.
+  [[nodiscard]] caf::actor& rank_actor() { return rank_actor_; }
 
   // Reaches the master again (restarted, or the same once a dropped link is
   // back), never through the gateway last reached, until `deadline`; the new
@@ -47,6 +50,7 @@ class MasterLink {
   net::Endpoint endpoint_;
   master::Timings timings_;
   caf::actor gateway_;
+  caf::actor rank_actor_;
 };
 
 }  // namespace volador::actors

@@ -14,11 +14,17 @@ using Self = RankActor::stateful_pointer<RankActorState>;
 // How long points wait for more before they go to the trial as a batch.
 constexpr auto kFlushDelay = std::chrono::milliseconds(20);
 
+// Watches `master` instead of the gateway watched before, if any.
 void watch_master(Self self, caf::actor master) {
-  self->state.master = std::move(master);
-  self->monitor(self->state.master);
-  self->state.reporting = true;
+  auto& st = self->state;
+  if (st.master) self->demonitor(st.master);
+  st.master = std::move(master);
+  self->monitor(st.master);
+  st.reporting = true;
 }
+
+// Whether the trial that `trial_number` was taken for is still the one spoken for.
+bool current(Self self, std::uint64_t trial_number) { return self->state.trial_number == trial_number; }
 
 void refuse(Self self, Error error) {
   if (!self->state.reporting) return;  // the loss of the master answered first
@@ -31,33 +37,39 @@ void say_hello(Self self, const wire::Bytes& hello) {
   // master ends the wait at once (a down message). Answers through a
   // gateway given up since do not count.
   const auto master = self->state.master;
+  const auto number = self->state.trial_number;
   self->request(master, self->state.timings.hello_timeout, hello_atom::value, self->state.trial_id, hello,
                 caf::actor_cast<caf::actor>(self))
       .then(
           [=](const wire::Bytes& bytes) {
-            if (!self->state.reporting || !net::same_object(self->state.master, master)) return;
+            if (!current(self, number) || !self->state.reporting || !net::same_object(self->state.master, master))
+              return;
             self->state.reporting = false;
             auto group = wire::decode<wire::RankGroup>(bytes);
             if (group) self->state.inbox->push(GroupReceived{std::move(*group)});
             else self->state.inbox->push(ReportRefused{group.error()});
           },
           [=](const caf::error& error) {
-            if (net::same_object(self->state.master, master)) refuse(self, from_caf_error(error));
+            if (current(self, number) && net::same_object(self->state.master, master))
+              refuse(self, from_caf_error(error));
           });
 }
 
 void say_rejoin(Self self, const wire::Bytes& rejoin) {
   const auto master = self->state.master;
+  const auto number = self->state.trial_number;
   self->request(master, self->state.timings.rejoin_timeout(), rejoin_atom::value, self->state.trial_id, rejoin,
                 caf::actor_cast<caf::actor>(self))
       .then(
           [=](bool) {
-            if (!self->state.reporting || !net::same_object(self->state.master, master)) return;
+            if (!current(self, number) || !self->state.reporting || !net::same_object(self->state.master, master))
+              return;
             self->state.reporting = false;
             self->state.inbox->push(Rejoined{});
           },
           [=](const caf::error& error) {
-            if (net::same_object(self->state.master, master)) refuse(self, from_caf_error(error));
+            if (current(self, number) && net::same_object(self->state.master, master))
+              refuse(self, from_caf_error(error));
           });
 }
 
@@ -71,14 +83,18 @@ void send_ready(Self self, bool partial);
 // done with this run; the trial stops the rank. One that comes once the
 // batch is settled (its trial stopped the rank and ended before the batch's
 // write was acknowledged, as a fast command's trial does) is expected.
+// Answers that come once the rank speaks for another trial are dropped.
 void send_batch(Self self, OutgoingBatch batch) {
+  const auto number = self->state.trial_number;
   self->request(self->state.trial, caf::infinite, report_atom::value, batch.bytes)
       .then(
           [=](std::uint64_t journaled) {
+            if (!current(self, number)) return;
             self->state.outbox->acknowledge(journaled);
             send_ready(self, false);
           },
           [=](const caf::error& error) {
+            if (!current(self, number)) return;
             const auto level = self->state.outbox->settled(batch.seq) ? spdlog::level::debug : spdlog::level::warn;
             spdlog::log(level, "metric batch {} was refused: {}", batch.seq, self->system().render(error));
           });
@@ -137,20 +153,28 @@ void on_down(Self self, const caf::down_msg& down) {
   st.inbox->push(MasterLost{reason});
 }
 
+// Speaks for `start`'s trial from now on: the previous one's state goes.
+void start_trial(Self self, RankTrialStart start) {
+  auto& st = self->state;
+  ++st.trial_number;
+  st.inbox = std::move(start.inbox);
+  st.outbox = std::move(start.outbox);
+  st.trial_id = start.hello.trial_id;
+  st.trial = nullptr;
+  st.pending.reset();
+  st.started = std::move(start.started);
+  st.early_answer.reset();
+  watch_master(self, std::move(start.master));
+  say_hello(self, wire::encode(start.hello));
+}
+
 }  // namespace
 
-RankActor::behavior_type rank_actor(Self self, std::shared_ptr<RankInbox> inbox, std::shared_ptr<MetricOutbox> outbox,
-                                    caf::actor master, const wire::RankHello& hello, const master::Timings& timings,
-                                    std::optional<wire::WorkloadRequest> started) {
-  self->state.started = std::move(started);
-  self->state.inbox = std::move(inbox);
-  self->state.outbox = std::move(outbox);
+RankActor::behavior_type rank_actor(Self self, const master::Timings& timings) {
   self->state.timings = timings;
-  self->state.trial_id = hello.trial_id;
-  watch_master(self, std::move(master));
-  say_hello(self, wire::encode(hello));
   self->set_down_handler([=](const caf::down_msg& down) { on_down(self, down); });
   return {
+      [=](RankTrialStart& start) { start_trial(self, std::move(start)); },
       [=](workload_atom, const wire::Bytes& bytes) -> caf::typed_response_promise<wire::Bytes> {
         auto sender = caf::actor_cast<TrialActor>(self->current_sender());  // the promise takes it over
         auto promise = self->make_response_promise<wire::Bytes>();

@@ -5,12 +5,16 @@
 // once that thread completed it, and watches the master, so that losing it
 // is an event for that thread at once, never a timeout. A command's metric
 // reports go to the trial in acknowledged batches (MetricOutbox). RankSession
-// is the thread's blocking front to it.
+// is the thread's blocking front to it. One actor serves every trial of a
+// warm worker, one after another (RankTrialStart): the master keeps one
+// proxy of it, not one per trial (each proxy costs a message between the
+// nodes when it is made and another when its actor ends).
 
 #include <memory>
 #include <optional>
 
 #include <caf/actor.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_actor.hpp>
@@ -25,7 +29,30 @@
 
 namespace volador::actors {
 
+// The trial the rank actor speaks for from now on, from the thread that runs
+// it (a local message only): the previous trial's state is dropped, and
+// answers to that trial's requests that come later are ignored.
+struct RankTrialStart {
+  std::shared_ptr<RankInbox> inbox;
+  std::shared_ptr<MetricOutbox> outbox;  // the trial's command's reports, sent to the trial in batches
+  caf::actor master;                     // the gateway the hello goes to, watched
+  wire::RankHello hello;
+  // The launch's first workload, which the thread runs without waiting for
+  // the trial: the trial's first request, which must equal it, takes the
+  // thread's answer (at once if the thread completed it before); another one
+  // first is answered with an error (the run restarts).
+  std::optional<wire::WorkloadRequest> started;
+};
+
+}  // namespace volador::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(volador::actors::RankTrialStart)
+
+namespace volador::actors {
+
 using RankActor = caf::typed_actor<
+    // the trial thread: a trial to speak for, after the previous one
+    caf::reacts_to<RankTrialStart>,
     // the trial: a workload (WorkloadRequest), answered (WorkloadResult) once the trial thread completed it
     caf::replies_to<workload_atom, wire::Bytes>::with<wire::Bytes>,
     // the trial: it is done with this rank
@@ -44,6 +71,7 @@ using RankActor = caf::typed_actor<
     caf::reacts_to<hello_atom, wire::Bytes, caf::actor>>;
 
 struct RankActorState {
+  std::uint64_t trial_number = 0;  // of the RankTrialStart in force: answers meant for an earlier one are dropped
   std::shared_ptr<RankInbox> inbox;
   std::shared_ptr<MetricOutbox> outbox;  // a command's reports, sent to `trial` in batches
   bool flush_timer = false;              // a flush_atom to itself is under way
@@ -60,16 +88,10 @@ struct RankActorState {
   static inline const char* name = "rank";
 };
 
-// Sends `hello` to the trial through `master` and reports the answer to
-// `inbox` (GroupReceived or ReportRefused). Sends the batches of `outbox` to
-// the trial of the pending workload, again to a trial reached anew.
-// `started`: the launch's first workload, which the trial thread runs without
-// waiting for the trial; the trial's first request, which must equal it, is
-// answered with the thread's answer to it (at once if the thread completed it
-// before); another one first is answered with an error (the run restarts).
-RankActor::behavior_type rank_actor(RankActor::stateful_pointer<RankActorState> self, std::shared_ptr<RankInbox> inbox,
-                                    std::shared_ptr<MetricOutbox> outbox, caf::actor master,
-                                    const wire::RankHello& hello, const master::Timings& timings,
-                                    std::optional<wire::WorkloadRequest> started);
+// For each RankTrialStart: sends its hello to the trial through its master
+// and reports the answer to its inbox (GroupReceived or ReportRefused), and
+// sends the batches of its outbox to the trial of the pending workload, again
+// to a trial reached anew. `timings` bound the answers it waits for.
+RankActor::behavior_type rank_actor(RankActor::stateful_pointer<RankActorState> self, const master::Timings& timings);
 
 }  // namespace volador::actors

@@ -38,12 +38,12 @@ wire::RankRejoin rejoin_message(const wire::RankHello& hello, const std::deque<w
 }  // namespace
 
 struct RankSession::Impl {
-  std::unique_ptr<MasterLink> own_link;  // connect()'s; destroyed after the rank actor's exit is sent
+  std::unique_ptr<MasterLink> own_link;  // connect()'s, which ends the rank actor with it
   MasterLink* link = nullptr;
   wire::RankHello hello;
   std::shared_ptr<RankInbox> inbox = std::make_shared<RankInbox>();
   std::shared_ptr<MetricOutbox> outbox;  // the command's reports, until the trial journaled them
-  RankActor rank;
+  RankActor rank;  // the link's, which speaks for this session's trial until the next session's starts
   wire::RankGroup group;
   bool hello_pending = false;  // the rank started its launch's workload before the trial answered its hello
   std::optional<wire::WorkloadRequest> started;  // that workload, until next_workload() returns it
@@ -85,10 +85,6 @@ struct RankSession::Impl {
   // Keeps `result`, the running workload's; sends the request's answer (the
   // chain's results in `then`) once it failed or was the chain's last.
   void keep_result(wire::WorkloadResult result);
-
-  ~Impl() {
-    if (rank) caf::anon_send_exit(rank, caf::exit_reason::user_shutdown);
-  }
 };
 
 RankSession::RankSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -111,8 +107,10 @@ Result<std::unique_ptr<RankSession>> RankSession::join(MasterLink& link, const w
   impl->hello = hello;
   impl->hello.runs_chains = true;
   impl->outbox = std::make_shared<MetricOutbox>(hello.run_id, hello.rank);
-  impl->rank = link.system().spawn(rank_actor, impl->inbox, impl->outbox, link.gateway(), impl->hello, link.timings(),
-                                   started);
+  auto& rank = link.rank_actor();
+  if (!rank) rank = caf::actor_cast<caf::actor>(link.system().spawn(rank_actor, link.timings()));
+  impl->rank = caf::actor_cast<RankActor>(rank);
+  caf::anon_send(impl->rank, RankTrialStart{impl->inbox, impl->outbox, link.gateway(), impl->hello, started});
   if (started) {
     impl->hello_pending = true;
     impl->started = std::move(started);

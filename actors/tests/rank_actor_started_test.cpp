@@ -27,10 +27,14 @@ struct StartedRank {
   caf::scoped_actor gateway{system};
   caf::scoped_actor trial{system};
   std::shared_ptr<RankInbox> inbox = std::make_shared<RankInbox>();  // the trial thread's
-  RankActor rank = system.spawn(rank_actor, inbox,
-                                std::make_shared<MetricOutbox>(kHello.run_id, kHello.rank),
-                                caf::actor_cast<caf::actor>(gateway), kHello, master::Timings{}, std::optional(kRun));
+  RankActor rank = start(system.spawn(rank_actor, master::Timings{}));
   ~StartedRank() { caf::anon_send_exit(rank, caf::exit_reason::user_shutdown); }
+  // `actor`, speaking for a trial of kHello started with kRun.
+  RankActor start(RankActor actor) const {
+    caf::anon_send(actor, RankTrialStart{inbox, std::make_shared<MetricOutbox>(kHello.run_id, kHello.rank),
+                                         caf::actor_cast<caf::actor>(gateway), kHello, kRun});
+    return actor;
+  }
   // The thread completed the launch's workload with `answer`.
   void complete(const wire::WorkloadResult& answer) const { caf::anon_send(rank, complete_atom::value, wire::encode(answer)); }
 };
