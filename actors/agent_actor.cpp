@@ -333,6 +333,7 @@ Status start_rank(Self self, const wire::LaunchSpec& spec, const caf::actor& tri
   auto worker = worker_for(self, spec);
   if (!worker) return fail(worker.error());
   worker->trial = caf::actor_cast<TrialActor>(trial);
+  worker->exit_carries_output = spec.exit_carries_output;
   self->state.workers[{spec.trial_id, spec.run_id, spec.rank}] = std::move(*worker);
   return {};
 }
@@ -444,14 +445,31 @@ bool ship_output(Self self, const RankKey& key, AgentState::Worker& worker) {
   return true;
 }
 
+// Whether an ended rank's last lines go in its exit report: its trial takes
+// them there, and they fit one message.
+bool output_fits_exit(const AgentState::Worker& worker) {
+  return worker.exit_report && worker.exit_carries_output && worker.output->buffered_bytes() <= kMaxShippedOutput;
+}
+
+// Puts the rest of an ended rank's output in its exit report.
+void add_output_to_exit(AgentState::Worker& worker) {
+  auto exit = wire::decode<wire::WorkerExit>(*worker.exit_report);
+  if (!exit) return;
+  exit->output = worker.output->take(kMaxShippedOutput);
+  worker.exit_report = wire::encode(*exit);
+}
+
 // Ships what the worker's window lets go; once an ended rank's last line
 // went, its exit report follows (after its lines: messages to the trial
-// arrive in order) and the agent forgets it.
+// arrive in order), with its last lines when its trial takes them there,
+// and the agent forgets it.
 void report_when_shipped(Self self, WorkerIt it) {
   auto& worker = it->second;
-  while (ship_output(self, it->first, worker)) {
+  while (!output_fits_exit(worker) && ship_output(self, it->first, worker)) {
   }
-  if (!worker.trial || !worker.exit_report || worker.output->buffered_bytes() > 0) return;
+  if (!worker.trial || !worker.exit_report) return;
+  if (output_fits_exit(worker) && worker.output->buffered_bytes() > 0) add_output_to_exit(worker);
+  if (worker.output->buffered_bytes() > 0) return;
   self->send(worker.trial, exited_atom::value, *worker.exit_report);
   self->state.workers.erase(it);  // joins the reader thread, which has finished
 }
@@ -556,6 +574,7 @@ void adopt_workers(Self self, std::uint64_t trial_id, std::uint32_t run_id, cons
     auto adopted = it++;
     if (std::get<0>(adopted->first) != trial_id || std::get<1>(adopted->first) != run_id) continue;
     adopted->second.trial = caf::actor_cast<TrialActor>(trial);
+    adopted->second.exit_carries_output = false;  // a restarted master may not take lines in an exit report
     report_when_shipped(self, adopted);
   }
 }

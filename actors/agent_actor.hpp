@@ -117,6 +117,7 @@ struct AgentState {
     std::unique_ptr<process::ChildProcess> process;  // null once a warm worker finished the trial
     // It ended: reported once its last lines are shipped, or to the trial that adopts it after the master was away.
     std::optional<wire::Bytes> exit_report;
+    bool exit_carries_output = false;  // its launch's trial takes its last lines in the exit report (LaunchSpec)
     std::uint32_t slot = 0;                  // the agent's slot it runs on
     std::optional<WorkerReuseKey> reuse;     // a warm worker: the launches it may take next
     bool stopping = false;                   // told to stop: never reused

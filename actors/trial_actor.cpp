@@ -253,12 +253,6 @@ caf::typed_response_promise<Reply> accept_report(Self self, const wire::Bytes& b
   return promise;
 }
 
-template <class Message, class Event>
-void feed_decoded(Self self, const wire::Bytes& bytes) {
-  if (auto message = wire::decode<Message>(bytes)) feed(self, Event{std::move(*message)});
-  else spdlog::warn("trial {}: dropped an unreadable message: {}", trial_id(self), message.error().message);
-}
-
 // A batch of a command rank's reports (MetricReports), answered with the
 // last batch journaled; one the trial does not expect (another run, or a run
 // not running) is refused, and the rank keeps it.
@@ -277,6 +271,19 @@ caf::typed_response_promise<std::uint64_t> take_reports(Self self, const wire::B
   return promise;
 }
 
+// Hands a worker's output lines of run `run_id` to the journal's writer
+// thread, which calls `written` once they are written; false (nothing
+// written, `written` never called) when there are none or they are another run's.
+bool append_output(Self self, std::uint64_t trial_id, std::uint32_t run_id, std::vector<wire::LogEntry>& entries,
+                   std::function<void(const Status&)> written) {
+  if (run_id != self->state.run->record().run_id || entries.empty()) return false;
+  std::vector<storage::LogLine> lines;
+  for (auto& entry : entries)
+    lines.push_back({trial_id, 0, entry.time_ms, std::move(entry.stream), std::move(entry.text)});
+  self->state.context.journal->append_logs_async(trial_id, std::move(lines), std::move(written));
+  return true;
+}
+
 // A message of a worker's output (LogLines) from its agent, answered true once
 // its lines are written (false at once when it takes none: another run's).
 // The write goes to the journal's writer thread and the answer waits for it,
@@ -287,19 +294,29 @@ caf::typed_response_promise<bool> journal_logs(Self self, const wire::Bytes& byt
   if (!allowed) return promise.deliver(to_caf_error(allowed.error()));
   auto logs = wire::decode<wire::LogLines>(bytes);
   if (!logs) return promise.deliver(to_caf_error(logs.error()));
-  if (logs->run_id != self->state.run->record().run_id || logs->lines.empty()) return promise.deliver(false);
-  std::vector<storage::LogLine> lines;
-  for (auto& entry : logs->lines)
-    lines.push_back({logs->trial_id, 0, entry.time_ms, std::move(entry.stream), std::move(entry.text)});
   auto& st = self->state;
-  const auto message = ++st.last_log_message;
-  st.awaiting_logs.emplace(message, promise);
+  const auto message = st.last_log_message + 1;
   auto written_to = [trial = TrialActor(self), message](const Status& written) {
     // As the trial itself: a local sender, which the handler lets through.
     caf::send_as(trial, trial, logged_atom::value, message, written ? std::string() : written.error().message);
   };
-  st.context.journal->append_logs_async(logs->trial_id, std::move(lines), std::move(written_to));
+  if (!append_output(self, logs->trial_id, logs->run_id, logs->lines, std::move(written_to)))
+    return promise.deliver(false);
+  st.last_log_message = message;
+  st.awaiting_logs.emplace(message, promise);
   return promise;
+}
+
+// A rank's end from its agent (WorkerExit): its last output lines, when the
+// report carries them (LaunchSpec.exitCarriesOutput), are journaled first, as
+// a LogLines message before it would have been; then the run takes the end.
+void take_exit(Self self, const wire::Bytes& bytes) {
+  auto exit = wire::decode<wire::WorkerExit>(bytes);
+  if (!exit) return spdlog::warn("trial {}: dropped an unreadable message: {}", trial_id(self), exit.error().message);
+  append_output(self, exit->trial_id, exit->run_id, exit->output, [trial = trial_id(self)](const Status& written) {
+    if (!written) spdlog::error("trial {}: journaling a rank's last output failed: {}", trial, written.error().message);
+  });
+  feed(self, master::WorkerExited{std::move(*exit)});
 }
 
 // The lines of output message `message` are written (`error` empty) or lost: its agent is answered.
@@ -367,8 +384,7 @@ TrialActor::behavior_type trial_actor(Self self, MasterContext context, master::
         if (from_master(self, "report a journal write")) feed(self, master::ReportsJournaled{run_id, seq, error});
       },
       [=](exited_atom, const wire::Bytes& bytes) {
-        if (permitted(master::check_not_rank(current_peer(self), "report a worker's exit")))
-          feed_decoded<wire::WorkerExit, master::WorkerExited>(self, bytes);
+        if (permitted(master::check_not_rank(current_peer(self), "report a worker's exit"))) take_exit(self, bytes);
       },
       [=](logged_atom, std::uint64_t message, const std::string& error) {
         if (from_master(self, "report a log write")) answer_logs(self, message, error);

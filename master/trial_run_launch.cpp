@@ -114,6 +114,7 @@ Result<wire::LaunchSpec> TrialRun::launch_spec(const AgentShare& share, std::uin
   spec.master_host = setup_.master_host;
   spec.master_port = setup_.master_port;
   spec.token = token_;
+  spec.exit_carries_output = true;  // the trial actor journals WorkerExit.output before it takes the exit
   spec.rank_certificate = std::move(identity->certificate);
   spec.rank_private_key = std::move(identity->private_key);
   if (!restore_uuid_.empty())

@@ -308,6 +308,11 @@ struct LaunchSpec {
     none @33 :Void;
     value @34 :WorkloadRequest;
   }
+  # The trial takes the rank's last output lines in its exit report
+  # (WorkerExit.output), so the agent may send them there rather than in a
+  # LogLines message of their own. false from masters before 2026-11-30,
+  # which ignore WorkerExit.output: their agents send every line in LogLines.
+  exitCarriesOutput @35 :Bool;
 }
 
 # A container registry's credentials (the config's environment.registry_auth).
@@ -331,6 +336,7 @@ struct WorkerExit {
   exitCode @3 :Int32;        # -1 when killed by a signal
   signal @4 :Int32;          # 0 when it exited
   message @5 :Text;          # e.g. why it could not be started
+  output @6 :List(LogEntry); # its last output lines, after every LogLines before; only when its launch said exitCarriesOutput
 }
 
 struct LogLines {

@@ -5,6 +5,7 @@
 
 #include <future>
 #include <random>
+#include <thread>
 
 #include <caf/all.hpp>
 
@@ -73,6 +74,16 @@ std::vector<std::string> journaled_texts(const storage::Journal& journal) {
   return texts;
 }
 
+// The lines polled for until `count` are journaled (at most a few seconds).
+std::vector<std::string> journaled_texts_when(const storage::Journal& journal, std::size_t count) {
+  std::vector<std::string> texts;
+  for (int i = 0; i < 200 && texts.size() < count; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    texts = journaled_texts(journal);
+  }
+  return texts;
+}
+
 }  // namespace
 
 TEST_CASE("A trial answers a message of its worker's output only once the journal wrote its lines") {
@@ -100,6 +111,25 @@ TEST_CASE("A trial answers a message of its worker's output only once the journa
   CHECK(answer.get() == "true");
   const storage::DurableReads written_only;  // what is written, not what is queued
   CHECK(journaled_texts(*journal) == std::vector<std::string>{"printed"});
+  caf::anon_send_exit(trial, caf::exit_reason::user_shutdown);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("A rank's exit report journals the last lines it carries after the lines shipped before it") {
+  const auto dir = fs::temp_directory_path() / ("volador-trial-logs-" + std::to_string(std::random_device{}()));
+  auto journal = std::shared_ptr<storage::Journal>(storage::Journal::in_memory());
+  caf::actor_system_config config;
+  caf::actor_system system{config};
+  auto trial = spawn_trial(system, journal, dir);
+  auto exit_with = [](std::uint32_t run, const std::string& text) {
+    return wire::encode(wire::WorkerExit{.trial_id = kTrial, .run_id = run, .rank = 0, .exit_code = 0, .signal = 0,
+                                         .message = "", .output = {wire::LogEntry{0, 1'000, "stdout", text}}});
+  };
+  caf::scoped_actor agent{system};
+  agent->send(trial, exited_atom::value, exit_with(kRun - 1, "an earlier run's"));  // dropped
+  CHECK(answer_to(system, trial, output_line(kRun, "printed first")) == "true");
+  agent->send(trial, exited_atom::value, exit_with(kRun, "printed last"));
+  CHECK(journaled_texts_when(*journal, 2) == std::vector<std::string>{"printed first", "printed last"});
   caf::anon_send_exit(trial, caf::exit_reason::user_shutdown);
   fs::remove_all(dir);
 }

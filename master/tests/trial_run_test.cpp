@@ -245,6 +245,7 @@ TEST_CASE("A trial asks for its slots once given a target and launches one rank 
   CHECK((second.spec.rank == 1 && second.spec.slot == 0 && second.spec.node_index == 1 && second.spec.world_size == 2));
   CHECK((first.spec.run_id == 1 && first.spec.token == "secret" && first.spec.master_host == "master"));
   CHECK(first.spec.kill_grace_period_ms == 2500);  // resources.kill_grace_period reaches the agents
+  CHECK(first.spec.exit_carries_output);  // the trial takes the rank's last lines in its exit report
   CHECK(first.spec.shm_size_bytes == 0);  // resources.shm_size unset: an unsandboxed agent may run it
   // each launch carries an identity of its own, naming its experiment, trial, run and rank
   CHECK((first.spec.rank_certificate == "certificate of rank:1:7:1.0" && first.spec.rank_private_key == "key of rank:1:7:1.0"));
