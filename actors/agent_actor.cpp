@@ -438,8 +438,9 @@ bool ship_output(Self self, const RankKey& key, AgentState::Worker& worker) {
   auto lines = worker.output->take(kMaxShippedOutput);
   if (lines.empty()) return false;
   wire::LogLines logs{std::get<0>(key), std::get<1>(key), std::move(lines)};
-  const auto ticket = window.sent(key);
-  self->request(worker.trial, self->state.options.timings.log_timeout, log_atom::value, wire::encode(logs))
+  const auto ticket = window.sent(key, system_now_ms());
+  // No timeout of CAF's (each costs its clock thread wake-ups): the flush expires unanswered messages.
+  self->request(worker.trial, caf::infinite, log_atom::value, wire::encode(logs))
       .then([=](bool) { on_log_answered(self, ticket); },
             [=](const caf::error& error) { on_log_answered(self, ticket, error); });
   return true;
@@ -457,6 +458,16 @@ void add_output_to_exit(AgentState::Worker& worker) {
   if (!exit) return;
   exit->output = worker.output->take(kMaxShippedOutput);
   worker.exit_report = wire::encode(*exit);
+}
+
+// Messages of output left unanswered for the timings' log_timeout free their
+// places (LogWindow::expire); their ranks ship on at this flush.
+void expire_unanswered_output(Self self) {
+  auto& st = self->state;
+  for (const auto& rank : st.log_window.expire(system_now_ms(), st.options.timings.log_timeout.count()))
+    if (st.workers.contains(rank))
+      spdlog::warn("trial {} run {} rank {}: a message of its output went unanswered for {} ms; shipping on",
+                   std::get<0>(rank), std::get<1>(rank), std::get<2>(rank), st.options.timings.log_timeout.count());
 }
 
 // Ships what the worker's window lets go; once an ended rank's last line
@@ -680,6 +691,7 @@ AgentActor::behavior_type agent_actor(Self self, AgentOptions options, caf::acto
   self->send(self, flush_atom::value);
   return {
       [=](flush_atom) {
+        expire_unanswered_output(self);
         ship_all_output(self);
         end_expired_idle(self);
         kill_overdue_slot_holders(self);

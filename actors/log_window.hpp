@@ -7,14 +7,15 @@
 // lines with a marker when full: training never waits for its log.
 //
 // Each message gets a ticket, never reused: an answer is matched by it, and
-// one for a message sent before forget_all() (the master was lost) frees
-// nothing.
+// one for a message sent before forget_all() (the master was lost) or
+// expired (unanswered too long) frees nothing.
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <tuple>
+#include <vector>
 
 namespace volador::actors {
 
@@ -28,11 +29,14 @@ class LogWindow {
 
   // Whether another message of `rank`'s output may go now.
   [[nodiscard]] bool has_room(const RankKey& rank) const;
-  // A message of `rank`'s output goes now (only when has_room): its ticket.
-  std::uint64_t sent(const RankKey& rank);
+  // A message of `rank`'s output goes at `now_ms` (only when has_room): its ticket.
+  std::uint64_t sent(const RankKey& rank, std::int64_t now_ms);
   // The answer to message `ticket` came (or its request failed): the rank
-  // whose place it frees; nullopt for a ticket forgotten or answered before.
+  // whose place it frees; nullopt for a ticket forgotten, expired or answered before.
   std::optional<RankKey> answered(std::uint64_t ticket);
+  // The messages still unanswered `patience_ms` after they went, at `now_ms`:
+  // their places are free now. Their ranks, one per message, in the order sent.
+  std::vector<RankKey> expire(std::int64_t now_ms, std::int64_t patience_ms);
   // The master was lost: no answer comes for the messages out; every place is free.
   void forget_all();
   // Messages of `rank`'s output unanswered now.
@@ -41,7 +45,13 @@ class LogWindow {
  private:
   std::size_t limit_;
   std::uint64_t last_ticket_ = 0;
-  std::map<std::uint64_t, RankKey> unanswered_;  // by ticket
+  struct Unanswered {
+    RankKey rank;
+    std::int64_t sent_ms = 0;
+  };
+  void free_place(const RankKey& rank);
+
+  std::map<std::uint64_t, Unanswered> unanswered_;  // by ticket
   std::map<RankKey, std::size_t> in_flight_;     // ranks with any unanswered
 };
 

@@ -55,53 +55,89 @@ void collect_numbers(const wire::LogLines& logs, std::vector<int>& numbers) {
     if (line.stream == "stdout") numbers.push_back(std::stoi(line.text.substr(0, 5)));
 }
 
-}  // namespace
-
-TEST_CASE("An agent has at most two messages of a worker's output unanswered, and ships the rest in order as answers come") {
-  testing::TempFolder dir("volador-agent-logs-");
-  auto ca = tls::CertificateAuthority::open_or_create(dir.path / "ca").value();
+// An agent whose worker floods its output (kFloodWorker) to the test's trial,
+// which holds each message unanswered until told.
+struct FloodedTrial {
+  testing::TempFolder dir{"volador-agent-logs-"};
+  tls::CertificateAuthority ca = tls::CertificateAuthority::open_or_create(dir.path / "ca").value();
   caf::actor_system_config config;
   caf::actor_system system{config};
-  auto master = system.spawn(testing::accepting_master);
-  auto agent = system.spawn(agent_actor, testing::script_agent(dir.path, ca, kFloodWorker), caf::actor(master));
+  caf::actor master = system.spawn(testing::accepting_master);
+  caf::actor agent;
   caf::scoped_actor trial{system};
-  trial->request(agent, std::chrono::seconds(30), launch_atom::value, wire::encode(testing::script_launch(dir.path, ca, kTrial, kRun)),
-                 caf::actor(trial))
-      .receive([](const std::string& refusal) { REQUIRE(refusal == ""); },
-               [](const caf::error& error) { FAIL(caf::to_string(error)); });
-
   std::deque<HeldOutput> held;
   std::vector<int> numbers;  // of the lines received
-  auto receive_one = [&](std::chrono::milliseconds wait) {
+
+  explicit FloodedTrial(std::chrono::milliseconds log_timeout = master::Timings{}.log_timeout) {
+    auto options = testing::script_agent(dir.path, ca, kFloodWorker);
+    options.timings.log_timeout = log_timeout;
+    agent = caf::actor_cast<caf::actor>(system.spawn(agent_actor, std::move(options), master));
+    trial->request(agent, std::chrono::seconds(30), launch_atom::value,
+                   wire::encode(testing::script_launch(dir.path, ca, kTrial, kRun)), caf::actor(trial))
+        .receive([](const std::string& refusal) { REQUIRE(refusal == ""); },
+                 [](const caf::error& error) { FAIL(caf::to_string(error)); });
+  }
+  ~FloodedTrial() {
+    caf::anon_send_exit(agent, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
+  }
+
+  // Kills the trial (its held messages answered first): whether the agent reported its rank's exit within 30 s.
+  bool killed() {
+    while (!held.empty()) answer_oldest();
+    trial->send(agent, kill_atom::value, kTrial);
+    bool exited = false;
+    trial->receive([&](exited_atom, const wire::Bytes&) { exited = true; }, caf::after(std::chrono::seconds(30)) >> [] {});
+    return exited;
+  }
+
+  // Whether a message of output came within `wait` (held, its lines' numbers collected).
+  bool receive_one(std::chrono::milliseconds wait) {
     auto output = next_output(trial, wait);
     if (!output) return false;
     collect_numbers(output->logs, numbers);
     held.push_back(std::move(*output));
     return true;
-  };
-  auto answer_oldest = [&] {
+  }
+  void answer_oldest() {
     held.front().answer.deliver(true);
     held.pop_front();
-  };
-  for (std::size_t i = 0; i < kLogWindow; ++i) REQUIRE(receive_one(std::chrono::seconds(20)));
+  }
+  // Whether the lines received so far are the first ones, each once, in order.
+  [[nodiscard]] bool in_order() const {
+    for (std::size_t i = 0; i < numbers.size(); ++i)
+      if (numbers[i] != static_cast<int>(i)) return false;
+    return true;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("An agent has at most two messages of a worker's output unanswered, and ships the rest in order as answers come") {
+  FloodedTrial flood;
+  for (std::size_t i = 0; i < kLogWindow; ++i) REQUIRE(flood.receive_one(std::chrono::seconds(20)));
   // Five of the agent's flushes later, the output printed meanwhile (at least 1.7 MiB) still waits.
-  CHECK_FALSE(receive_one(std::chrono::milliseconds(500)));
-  answer_oldest();
-  REQUIRE(receive_one(std::chrono::seconds(20)));  // one answer lets one more go
-  CHECK_FALSE(receive_one(std::chrono::milliseconds(500)));
+  CHECK_FALSE(flood.receive_one(std::chrono::milliseconds(500)));
+  flood.answer_oldest();
+  REQUIRE(flood.receive_one(std::chrono::seconds(20)));  // one answer lets one more go
+  CHECK_FALSE(flood.receive_one(std::chrono::milliseconds(500)));
 
   // Answered as they come, the rest arrives: every line once, in order.
-  while (numbers.size() < static_cast<std::size_t>(kLines)) {
-    REQUIRE(held.size() == kLogWindow);
-    answer_oldest();
-    REQUIRE(receive_one(std::chrono::seconds(20)));
+  while (flood.numbers.size() < static_cast<std::size_t>(kLines)) {
+    REQUIRE(flood.held.size() == kLogWindow);
+    flood.answer_oldest();
+    REQUIRE(flood.receive_one(std::chrono::seconds(20)));
   }
-  while (!held.empty()) answer_oldest();
-  REQUIRE(numbers.size() == static_cast<std::size_t>(kLines));
-  for (int i = 0; i < kLines; ++i) REQUIRE(numbers[i] == i);
+  REQUIRE(flood.numbers.size() == static_cast<std::size_t>(kLines));
+  CHECK(flood.in_order());
+  CHECK(flood.killed());
+}
 
-  trial->send(agent, kill_atom::value, kTrial);
-  trial->receive([](exited_atom, const wire::Bytes&) {}, caf::after(std::chrono::seconds(30)) >> [] { FAIL("no exit"); });
-  caf::anon_send_exit(agent, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
+TEST_CASE("Output unanswered for log_timeout frees its places, and the rest ships on in order") {
+  FloodedTrial flood(std::chrono::milliseconds(1500));
+  for (std::size_t i = 0; i < kLogWindow; ++i) REQUIRE(flood.receive_one(std::chrono::seconds(20)));
+  CHECK_FALSE(flood.receive_one(std::chrono::milliseconds(500)));  // within log_timeout: the window holds
+  for (std::size_t i = 0; i < kLogWindow; ++i) REQUIRE(flood.receive_one(std::chrono::seconds(10)));  // none answered
+  CHECK(flood.in_order());
+  CHECK(flood.killed());
 }
