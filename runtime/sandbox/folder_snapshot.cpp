@@ -29,7 +29,7 @@ bool unchanged(const Entry& was, const Entry& now) {
 // The folder `name` of the folder `at` (AT_FDCWD: `name` is a path), opened
 // to read its names and stat its entries relative to it, never through a
 // symlink; no descriptor when it is not a folder or cannot be opened.
-UniqueFd open_folder(int at, const fs::path& name) {
+UniqueFd folder_descriptor(int at, const fs::path& name) {
   return UniqueFd(::openat(at, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
 }
 
@@ -55,13 +55,31 @@ std::optional<std::vector<std::string>> names_in(const UniqueFd& folder) {
 // Whether `info` is a folder its owner may list, enter and change.
 bool open_folder(const struct stat& info) { return S_ISDIR(info.st_mode) && (info.st_mode & S_IRWXU) == S_IRWXU; }
 
-// Whether every entry under `dir` is such a folder (symlinks not followed).
-bool holds_only_folders(const fs::path& dir) {
-  const auto names = names_in(open_folder(AT_FDCWD, dir));
+// The entry `name` of the folder `at` (AT_FDCWD: `name` is a path), symlinks not followed; nullopt when missing.
+std::optional<struct stat> entry_stat(int at, const fs::path& name) {
+  struct stat info {};
+  if (::fstatat(at, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+  return info;
+}
+
+// Whether every entry under the open folder `folder` is such a folder.
+bool holds_only_folders(const UniqueFd& folder) {
+  const auto names = names_in(folder);
   return names && std::ranges::all_of(*names, [&](const std::string& name) {
-           struct stat info {};
-           return ::lstat((dir / name).c_str(), &info) == 0 && open_folder(info) && holds_only_folders(dir / name);
+           const auto info = entry_stat(folder.get(), name);
+           return info && open_folder(*info) && holds_only_folders(folder_descriptor(folder.get(), name));
          });
+}
+
+// holds_nothing_to_pass_on for the entry `name` of the folder `at`.
+bool holds_nothing_to_pass_on_at(int at, const fs::path& name) {
+  const auto info = entry_stat(at, name);
+  if (!info) return false;
+  constexpr auto kOwnerReadWrite = S_IRUSR | S_IWUSR;
+  if (S_ISREG(info->st_mode))
+    return info->st_nlink == 1 && (info->st_mode & kOwnerReadWrite) == kOwnerReadWrite &&
+           (info->st_mode & (S_ISUID | S_ISGID)) == 0;
+  return open_folder(*info) && holds_only_folders(folder_descriptor(at, name));
 }
 
 }  // namespace
@@ -94,7 +112,7 @@ Result<FolderSnapshot> FolderSnapshot::take(const fs::path& dir) {
 
 bool FolderSnapshot::restore(const fs::path& dir, const std::set<std::string>& worker_scratch) const {
   std::size_t seen = 0;
-  return restore_folder(dir, open_folder(AT_FDCWD, dir), root_, {}, worker_scratch, seen) && seen == entries_.size();
+  return restore_folder(dir, folder_descriptor(AT_FDCWD, dir), root_, {}, worker_scratch, seen) && seen == entries_.size();
 }
 
 // Checks that `folder` (the open folder `relative` of `dir`) is the one
@@ -114,7 +132,7 @@ bool FolderSnapshot::restore_folder(const fs::path& dir, const UniqueFd& folder,
     const auto path = relative / name;
     auto known = entries_.find(path);
     if (known == entries_.end()) {
-      if (relative.empty() && worker_scratch.contains(name) && holds_nothing_to_pass_on(dir / path)) continue;
+      if (relative.empty() && worker_scratch.contains(name) && holds_nothing_to_pass_on_at(folder.get(), name)) continue;
       std::error_code ec;
       fs::remove_all(dir / path, ec);
       if (ec) return false;
@@ -122,7 +140,7 @@ bool FolderSnapshot::restore_folder(const fs::path& dir, const UniqueFd& folder,
     }
     ++seen;
     if (S_ISDIR(known->second.mode)) {
-      if (!restore_folder(dir, open_folder(folder.get(), name), known->second, path, worker_scratch, seen)) return false;
+      if (!restore_folder(dir, folder_descriptor(folder.get(), name), known->second, path, worker_scratch, seen)) return false;
       continue;
     }
     auto entry = read_entry(folder.get(), name);
@@ -138,14 +156,7 @@ Status FolderSnapshot::refresh(const fs::path& dir, const fs::path& name) {
   return {};
 }
 
-bool holds_nothing_to_pass_on(const fs::path& path) {
-  struct stat info {};
-  if (::lstat(path.c_str(), &info) != 0) return false;
-  constexpr auto kOwnerReadWrite = S_IRUSR | S_IWUSR;
-  if (S_ISREG(info.st_mode))
-    return info.st_nlink == 1 && (info.st_mode & kOwnerReadWrite) == kOwnerReadWrite && (info.st_mode & (S_ISUID | S_ISGID)) == 0;
-  return open_folder(info) && holds_only_folders(path);
-}
+bool holds_nothing_to_pass_on(const fs::path& path) { return holds_nothing_to_pass_on_at(AT_FDCWD, path); }
 
 bool ctime_marks_every_change(const fs::path& dir) {
   const auto probe = dir / ".volador-ctime-probe";
