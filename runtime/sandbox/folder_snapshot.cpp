@@ -38,13 +38,13 @@ UniqueFd folder_descriptor(int at, const fs::path& name) {
 std::optional<std::vector<std::string>> names_in(const UniqueFd& folder) {
   if (!folder) return std::nullopt;
   std::vector<std::string> names;
-  alignas(dirent64) char buffer[32768];
+  std::vector<char> buffer(32768);  // on the heap: the callers recurse down folders
   for (;;) {
-    const auto size = ::getdents64(folder.get(), buffer, sizeof buffer);
+    const auto size = ::getdents64(folder.get(), buffer.data(), buffer.size());
     if (size < 0) return std::nullopt;
     if (size == 0) return names;
     for (ssize_t at = 0; at < size;) {
-      const auto* entry = reinterpret_cast<const dirent64*>(buffer + at);
+      const auto* entry = reinterpret_cast<const dirent64*>(buffer.data() + at);
       at += entry->d_reclen;
       const std::string_view name = entry->d_name;
       if (name != "." && name != "..") names.emplace_back(name);
@@ -62,12 +62,16 @@ std::optional<struct stat> entry_stat(int at, const fs::path& name) {
   return info;
 }
 
-// Whether every entry under the open folder `folder` is such a folder.
-bool holds_only_folders(const UniqueFd& folder) {
+// How deep holds_only_folders looks: a deeper tree (which a trial may make,
+// relative paths knowing no PATH_MAX) counts as holding something else.
+constexpr int kMaxFolderDepth = 32;
+
+// Whether every entry under the open folder `folder` is such a folder, `depth` folders down.
+bool holds_only_folders(const UniqueFd& folder, int depth = 1) {
   const auto names = names_in(folder);
-  return names && std::ranges::all_of(*names, [&](const std::string& name) {
+  return names && depth <= kMaxFolderDepth && std::ranges::all_of(*names, [&](const std::string& name) {
            const auto info = entry_stat(folder.get(), name);
-           return info && open_folder(*info) && holds_only_folders(folder_descriptor(folder.get(), name));
+           return info && open_folder(*info) && holds_only_folders(folder_descriptor(folder.get(), name), depth + 1);
          });
 }
 

@@ -66,8 +66,8 @@ class FolderSnapshot {
 // name its worker remakes: a regular file with no other link, its owner
 // able to read and write it, no set-id bit (the worker writes it anew, and no
 // other name shares its bytes), or a folder holding only folders, each one
-// its owner may list, enter and change (the worker empties it). Symlinks
-// and anything else: false.
+// its owner may list, enter and change, 32 deep at most (the worker empties
+// it). Symlinks and anything else: false.
 bool holds_nothing_to_pass_on(const std::filesystem::path& path);
 
 // Whether a change to a file of `dir`'s file system right after a stat of it

@@ -111,6 +111,13 @@ ino_t inode_of(const fs::path& file) {
   return info.st_ino;
 }
 
+// "d/d/.../d", `depth` folders.
+fs::path nested_folders(int depth) {
+  fs::path path;
+  for (int i = 0; i < depth; ++i) path /= "d";
+  return path;
+}
+
 std::string text_of(const fs::path& file) {
   std::ifstream in(file);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -247,6 +254,8 @@ TEST_CASE("A reused folder keeps the names its worker remakes only while they ho
          fs::create_directories(dir / ".scratch" / "current");
          fs::permissions(dir / ".scratch" / "current", fs::perms::owner_read | fs::perms::owner_write);
        }, false},
+      {"folders only, 32 deep", [](const fs::path& dir) { fs::create_directories(dir / ".scratch" / nested_folders(31)); }, true},
+      {"folders only, 33 deep", [](const fs::path& dir) { fs::create_directories(dir / ".scratch" / nested_folders(32)); }, false},
   };
   std::uint64_t worker = 0;
   for (const auto& left : cases) {
