@@ -63,6 +63,19 @@ bool await_removed(RankCgroups& cgroups, const fs::path& folder) {
   return !fs::exists(folder);
 }
 
+// A fork bomb in worker `worker`'s cgroup (bounded: 200 sleeps at most,
+// whatever the limit does), which `cgroups` must end with its process limit
+// of 16 as the reason, and then remove the worker's cgroup.
+void expect_fork_bomb_ended(RankCgroups& cgroups, std::uint64_t worker, const std::vector<fs::path>& join) {
+  Rank bomb({"sh", "-c", "i=0; while [ $i -lt 200 ]; do sleep 300 & i=$((i+1)); done; wait"}, join);
+  const auto broken = await_breach(cgroups);
+  REQUIRE(broken.size() == 1);
+  CHECK(broken[0] == std::pair<std::uint64_t, std::string>{worker, "killed: process limit 16"});
+  bomb.exit.get_future().get();  // killed, or ended by a refused fork just before
+  CHECK(cgroups.release(worker) == "killed: process limit 16");
+  CHECK(await_removed(cgroups, join.front().parent_path()));  // every sleep gone: a cgroup with processes stays
+}
+
 #define REQUIRE_CGROUPS(parent)                                         \
   auto parent = test_parent();                                          \
   if (!parent) {                                                        \
@@ -97,14 +110,7 @@ TEST_CASE("A fork bomb under a process limit is ended whole with the limit as th
   REQUIRE(cgroups);
   auto join = cgroups->assign(2, {256ull << 20, 16});
   REQUIRE(join);
-  // Bounded: 200 sleeps at most, whatever the limit does.
-  Rank bomb({"sh", "-c", "i=0; while [ $i -lt 200 ]; do sleep 300 & i=$((i+1)); done; wait"}, *join);
-  const auto broken = await_breach(*cgroups);
-  REQUIRE(broken.size() == 1);
-  CHECK(broken[0].second == "killed: process limit 16");
-  bomb.exit.get_future().get();  // killed, or ended by a refused fork just before
-  CHECK(cgroups->release(2) == "killed: process limit 16");
-  CHECK(await_removed(*cgroups, join->front().parent_path()));  // every sleep gone: a cgroup with processes stays
+  expect_fork_bomb_ended(*cgroups, 2, *join);
 }
 
 TEST_CASE("A rank within its limits breaks none, and its cgroup goes when it is released") {
@@ -158,13 +164,7 @@ TEST_CASE("A warm worker's next trial under the same limits that breaks one is e
   CHECK(first.exit.get_future().get().exit_code == 0);
   CHECK(cgroups->enforce().empty());
   REQUIRE(cgroups->assign(6, {256ull << 20, 16}));  // the limits in force stay: nothing written
-  Rank bomb({"sh", "-c", "i=0; while [ $i -lt 200 ]; do sleep 300 & i=$((i+1)); done; wait"}, *join);
-  const auto broken = await_breach(*cgroups);
-  REQUIRE(broken.size() == 1);
-  CHECK(broken[0] == std::pair<std::uint64_t, std::string>{6, "killed: process limit 16"});
-  bomb.exit.get_future().get();
-  CHECK(cgroups->release(6) == "killed: process limit 16");
-  CHECK(await_removed(*cgroups, join->front().parent_path()));
+  expect_fork_bomb_ended(*cgroups, 6, *join);
 }
 
 TEST_CASE("The groups of agents no longer running are ended at open: processes killed, folders removed") {
