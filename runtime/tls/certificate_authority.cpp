@@ -6,12 +6,9 @@
 
 #include <openssl/bn.h>
 #include <openssl/ec.h>
-#include <openssl/rand.h>
 #include <openssl/x509v3.h>
 
-#include <array>
-
-#include "runtime/core/hex.hpp"
+#include "runtime/core/random_bytes.hpp"
 #include "runtime/tls/openssl_handles.hpp"
 #include "runtime/tls/private_file.hpp"
 
@@ -27,13 +24,6 @@ constexpr long kClockSkewSeconds = 3600;  // hosts whose clocks lag the master's
 
 Error openssl_failure(const std::string& what) {
   return Error::internal(what + ": " + detail::take_openssl_errors());
-}
-
-// `bytes` (at most 32) random bytes as lowercase hex.
-std::string random_hex(std::size_t bytes) {
-  std::array<unsigned char, 32> random{};
-  RAND_bytes(random.data(), static_cast<int>(bytes));
-  return to_hex(std::span(random.data(), bytes));
 }
 
 // "DNS:localhost,IP:127.0.0.1" for OpenSSL's subjectAltName; empty for none.
