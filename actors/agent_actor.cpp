@@ -166,13 +166,15 @@ void end_idle(Self self, std::uint64_t id) {
   st.idle_processes.erase(it);
 }
 
-// Worker `id` running a launch on `slot`, its output going where `route` sends it now.
-AgentState::Worker running_worker(std::uint64_t id, std::shared_ptr<OutputRoute> route,
-                                  std::unique_ptr<process::ChildProcess> process, std::uint32_t slot,
-                                  std::optional<WorkerReuseKey> reuse) {
+// Worker `id` running a launch on `slot`: its trial's lines go to `output`,
+// which `route` gave before the worker could see the trial (a warm worker may
+// finish a short trial, and `route` move on, before the hand-over returns).
+AgentState::Worker running_worker(std::uint64_t id, std::shared_ptr<trial_output::WorkerOutput> output,
+                                  std::shared_ptr<OutputRoute> route, std::unique_ptr<process::ChildProcess> process,
+                                  std::uint32_t slot, std::optional<WorkerReuseKey> reuse) {
   AgentState::Worker worker;
   worker.id = id;
-  worker.output = route->current();
+  worker.output = std::move(output);
   worker.route = std::move(route);
   worker.process = std::move(process);
   worker.slot = slot;
@@ -220,6 +222,7 @@ Result<AgentState::Worker> spawn_worker(Self self, std::uint64_t id, const wire:
   if (!tls_dir) return fail(Error{tls_dir.error().code, "the rank's identity: " + tls_dir.error().message});
   env["VOLADOR_TLS_DIR"] = tls_dir->string();  // the worker's own identity, never the agent's
   auto route = std::make_shared<OutputRoute>(kOutputLimits, kMaxBufferedOutput, system_now_ms);
+  auto output = route->current();  // the first trial's
   auto agent = AgentActor(self);
   auto on_line = [route](std::string_view stream, std::string line) { route->add(stream, std::move(line)); };
   auto command = contained_command(self, id, spec, dir, env);
@@ -255,7 +258,7 @@ Result<AgentState::Worker> spawn_worker(Self self, std::uint64_t id, const wire:
   spdlog::info("trial {} run {} rank {}: worker pid {} on slot {} ({}{}) in {}", spec.trial_id, spec.run_id, spec.rank,
                (*child)->pid(), spec.slot, lowercase_name(slot.type), slot.device_uuid.empty() ? "" : " " + slot.device_uuid,
                dir.string());
-  return running_worker(id, std::move(route), std::move(*child), spec.slot, std::move(reuse));
+  return running_worker(id, std::move(output), std::move(route), std::move(*child), spec.slot, std::move(reuse));
 }
 
 // Hands `spec`'s launch to the idle worker `id`; nullopt (and the worker ended) when it does not take it.
@@ -272,6 +275,7 @@ std::optional<AgentState::Worker> hand_over(Self self, std::uint64_t id, const w
   worker_env["VOLADOR_TLS_DIR"] = tls::rank_identity_folder(st.options.work_dir, id).string();
   const auto view = worker_view(st.options, spec, worker_home(st.options, id), dir);
   const auto bytes = wire::encode(wire::WorkerAssignment{view.string(), worker::to_environment_list(worker_env)});
+  auto output = it->second.route->current();  // before the worker sees the trial: its lines go there
   if (auto sent = it->second.process->send_message(process::Message(bytes.begin(), bytes.end())); !sent) {
     spdlog::warn("trial {} run {} rank {}: idle worker pid {} did not take the launch ({}); starting a new one",
                  spec.trial_id, spec.run_id, spec.rank, it->second.process->pid(), sent.error().message);
@@ -280,7 +284,8 @@ std::optional<AgentState::Worker> hand_over(Self self, std::uint64_t id, const w
   }
   spdlog::info("trial {} run {} rank {}: handed to idle worker pid {} on slot {} in {}", spec.trial_id, spec.run_id,
                spec.rank, it->second.process->pid(), spec.slot, dir.string());
-  auto worker = running_worker(id, std::move(it->second.route), std::move(it->second.process), spec.slot, std::move(reuse));
+  auto worker = running_worker(id, std::move(output), std::move(it->second.route), std::move(it->second.process), spec.slot,
+                               std::move(reuse));
   st.idle_processes.erase(it);
   return worker;
 }

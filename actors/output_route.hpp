@@ -28,7 +28,8 @@ class OutputRoute {
     std::lock_guard lock(mutex_);
     current_ = std::move(fresh);
   }
-  // The output lines go to now.
+  // The output lines go to now. A trial's output is taken before its worker
+  // sees the trial: a short trial may end, and the route move on, at once.
   [[nodiscard]] std::shared_ptr<trial_output::WorkerOutput> current() const {
     std::lock_guard lock(mutex_);
     return current_;
