@@ -84,6 +84,15 @@ class HandOverHoldingSink : public spdlog::sinks::base_sink<std::mutex> {
   fs::path marks_;
 };
 
+// `sink` added to spdlog's default logger for the scope's life.
+struct AddedSink {
+  std::shared_ptr<spdlog::sinks::sink> sink;
+  explicit AddedSink(std::shared_ptr<spdlog::sinks::sink> added) : sink(std::move(added)) {
+    spdlog::default_logger()->sinks().push_back(sink);
+  }
+  ~AddedSink() { std::erase(spdlog::default_logger()->sinks(), sink); }
+};
+
 // The stdout lines that reached the trial for each trial id, from LogLines
 // messages and exit reports, until `trials` exit reports came.
 std::map<std::uint64_t, std::vector<std::string>> lines_until_exits(caf::scoped_actor& trial, std::size_t trials) {
@@ -124,7 +133,7 @@ TEST_CASE("A trial that a warm worker ends before the agent's hand-over returns 
         .write(finished.data(), static_cast<std::streamsize>(finished.size()));
   }
   auto sink = std::make_shared<HandOverHoldingSink>(dir.path);
-  spdlog::default_logger()->sinks().push_back(sink);
+  const AddedSink added(sink);
 
   caf::actor_system_config config;
   caf::actor_system system{config};
@@ -143,7 +152,6 @@ TEST_CASE("A trial that a warm worker ends before the agent's hand-over returns 
   }
   caf::anon_send_exit(agent, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
-  std::erase(spdlog::default_logger()->sinks(), sink);
 
   CHECK(sink->held == 2);  // trials 2 and 3 went to the warm worker, which finished each first
   CHECK(lines[1] == std::vector<std::string>{"line of trial 1"});
