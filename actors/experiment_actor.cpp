@@ -161,12 +161,21 @@ void park_if_waiting(Self self, search::RequestId request) {
     self->state.orders.emplace_back(trial_orders::Tell{request, trial_orders::Signal::park});
 }
 
-// One checkpoint GC step after a trial checkpointed; the first loads the
-// experiment's checkpoint index from the journal.
+// Tells the experiment (if it still runs) to take a GC step, from any thread.
+std::function<void()> gc_step_cue(Self self) {
+  return [experiment = caf::actor_cast<caf::weak_actor_ptr>(self->ctrl())] {
+    if (auto alive = caf::actor_cast<caf::strong_actor_ptr>(experiment))
+      caf::anon_send(caf::actor_cast<ExperimentActor>(alive), checkpointed_atom::value, std::uint64_t{0});
+  };
+}
+
+// One checkpoint GC step, after a trial checkpointed or a checkpoint record
+// was written; the first loads the experiment's checkpoint index from the
+// journal, which cues a step for every record written from then on.
 void collect_garbage(Self self) {
   auto& st = self->state;
   if (!st.checkpoints) {
-    auto loaded = master::load_checkpoint_index(*st.context.journal, st.record.id, *st.config);
+    auto loaded = master::load_checkpoint_index(*st.context.journal, st.record.id, *st.config, gc_step_cue(self));
     if (!loaded) return log_failure(self, fail(loaded.error()), "loading the checkpoint index");
     st.checkpoints.emplace(std::move(*loaded));
   }

@@ -98,7 +98,8 @@ using TrialActor = caf::typed_actor<
 using ExperimentActor = caf::typed_actor<
     // a trial (by searcher request id): a validation of the searcher metric after some batches
     caf::reacts_to<validated_atom, std::uint64_t, double, std::uint64_t>,
-    // a trial journaled a checkpoint: collect the ones the policy no longer keeps
+    // a trial checkpointed (its request id), or the journal wrote a checkpoint record (0): collect
+    // the ones the policy no longer keeps
     caf::reacts_to<checkpointed_atom, std::uint64_t>,
     // a trial ended in this state
     caf::reacts_to<trial_ended_atom, std::uint64_t, RunState>,

@@ -23,8 +23,9 @@ Result<bool> delete_unless_registered(storage::Journal& journal, checkpoints::Ch
 }  // namespace
 
 Result<FedCheckpointIndex> load_checkpoint_index(storage::Journal& journal, std::uint64_t experiment_id,
-                                                 const config::ExperimentConfig& config) {
-  auto feed = journal.follow_checkpoints(experiment_id);  // first: what is written meanwhile is read or fed
+                                                 const config::ExperimentConfig& config, std::function<void()> on_fed) {
+  // First: what is written meanwhile is read or fed.
+  auto feed = journal.follow_checkpoints(experiment_id, std::move(on_fed));
   auto trials = journal.trials(experiment_id);
   if (!trials) return fail(trials.error());
   auto checkpoints = journal.checkpoints_of_experiment(experiment_id);

@@ -12,6 +12,7 @@
 // entry of a checkpoint it gives up. No actors: journal and store only.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "master/checkpoint_index.hpp"
@@ -31,12 +32,16 @@ struct FedCheckpointIndex {
 // The index of the experiment's trials and active checkpoints as journaled
 // (at its start, or when a restarted master continues it), fed from now on;
 // its first step weighs them all. The caller tells it of the experiment's
-// new trials (put_trial) and ended ones (end_trial). Errors: the journal's.
+// new trials (put_trial) and ended ones (end_trial). `on_fed` is called, on
+// the journal's writer thread, each time a written record reaches the feed:
+// the caller's cue to take a step. Errors: the journal's.
 Result<FedCheckpointIndex> load_checkpoint_index(storage::Journal& journal, std::uint64_t experiment_id,
-                                                 const config::ExperimentConfig& config);
+                                                 const config::ExperimentConfig& config,
+                                                 std::function<void()> on_fed = {});
 
-// One GC step after a trial checkpointed: takes the checkpoint records
-// journaled since the last step into the index, then deletes what the policy
+// One GC step: takes the checkpoint records written since the last step
+// into the index (a record only queued is not there yet, so nothing is given
+// up for a checkpoint a crash could still lose), then deletes what the policy
 // gives up. Returns how many checkpoints were deleted. Errors: journal or
 // store failures (what was deleted before the failure stays marked; the rest
 // is weighed again at the next step).

@@ -8,12 +8,15 @@ std::vector<CheckpointRecord> CheckpointFeed::take() {
 }
 
 void CheckpointFeed::push(const CheckpointRecord& record) {
-  std::lock_guard lock(mutex_);
-  records_.push_back(record);
+  {
+    std::lock_guard lock(mutex_);
+    records_.push_back(record);
+  }
+  if (on_push_) on_push_();
 }
 
-std::shared_ptr<CheckpointFeed> CheckpointFeeds::follow(std::uint64_t experiment_id) {
-  auto feed = std::make_shared<CheckpointFeed>();
+std::shared_ptr<CheckpointFeed> CheckpointFeeds::follow(std::uint64_t experiment_id, std::function<void()> on_push) {
+  auto feed = std::make_shared<CheckpointFeed>(std::move(on_push));
   std::lock_guard lock(mutex_);
   std::erase_if(feeds_, [](const auto& entry) { return entry.second.expired(); });  // of experiments that ended
   feeds_.emplace(experiment_id, feed);

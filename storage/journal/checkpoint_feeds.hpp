@@ -5,6 +5,7 @@
 // Thread-safe: any thread may publish, follow or take.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,8 @@ namespace volador::storage {
 // One follower's records, in the order they were published, until taken.
 class CheckpointFeed {
  public:
+  // `on_push` (when set) is called after each record is pushed, on the pushing thread.
+  explicit CheckpointFeed(std::function<void()> on_push = {}) : on_push_(std::move(on_push)) {}
   // The records published since the last take, oldest first.
   [[nodiscard]] std::vector<CheckpointRecord> take();
   void push(const CheckpointRecord& record);
@@ -24,13 +27,14 @@ class CheckpointFeed {
  private:
   std::mutex mutex_;
   std::vector<CheckpointRecord> records_;
+  const std::function<void()> on_push_;
 };
 
 class CheckpointFeeds {
  public:
   // A feed of every record of experiment `experiment_id` published from now
-  // on, for as long as the caller holds it.
-  [[nodiscard]] std::shared_ptr<CheckpointFeed> follow(std::uint64_t experiment_id);
+  // on, for as long as the caller holds it; `on_push` as CheckpointFeed's.
+  [[nodiscard]] std::shared_ptr<CheckpointFeed> follow(std::uint64_t experiment_id, std::function<void()> on_push = {});
   // Hands `record` to each live feed of its experiment.
   void publish(const CheckpointRecord& record);
 

@@ -145,9 +145,7 @@ Journal::~Journal() = default;
 
 Status Journal::commit(const JournalBatch& batch) {
   if (batch.empty()) return {};
-  Status written = batch.trials_to_number().empty() ? committer_.commit(batch) : commit_numbered(batch);
-  if (written) publish_checkpoints(batch);
-  return written;
+  return batch.trials_to_number().empty() ? committer_.commit(batch) : commit_numbered(batch);
 }
 
 Status Journal::commit_numbered(const JournalBatch& batch) {
@@ -158,7 +156,6 @@ Status Journal::commit_numbered(const JournalBatch& batch) {
 }
 
 void Journal::commit_async(std::shared_ptr<const JournalBatch> batch, std::function<void(const Status&)> done) {
-  publish_checkpoints(*batch);
   if (batch->trials_to_number().empty()) return committer_.submit(std::move(batch), std::move(done));
   queue_numbered(*batch, std::move(done));
 }

@@ -301,12 +301,15 @@ class Journal {
   }
 
   // Every checkpoint record of experiment `experiment_id` that a later
-  // commit writes (handed over once written) or commit_async is given
-  // (handed over as it is queued, so before any later read, which waits for
-  // it; a failed write is not taken back), in that order, for as long as the
-  // caller holds the feed.
-  [[nodiscard]] std::shared_ptr<CheckpointFeed> follow_checkpoints(std::uint64_t experiment_id) {
-    return checkpoint_feeds_.follow(experiment_id);
+  // commit or commit_async writes, handed over once written (on the writer
+  // thread, in the order written; `on_push` is called after each), for as
+  // long as the caller holds the feed. Never one that is only queued: what
+  // acts on a record (the checkpoint GC removing older checkpoints' files)
+  // must not outrun the record's write, or a crash leaves the journal
+  // without the checkpoint that made the others garbage.
+  [[nodiscard]] std::shared_ptr<CheckpointFeed> follow_checkpoints(std::uint64_t experiment_id,
+                                                                  std::function<void()> on_push = {}) {
+    return checkpoint_feeds_.follow(experiment_id, std::move(on_push));
   }
 
   // Called with each batch once it is written, on the writer thread, in the
@@ -405,7 +408,7 @@ class Journal {
   std::unordered_map<std::uint64_t, std::uint64_t> last_search_event_seqs_;
   mutable RegisteredCheckpoints registered_;
   CheckpointFeeds checkpoint_feeds_;
-  // Hands the checkpoint records of `batch` to checkpoint_feeds_.
+  // Hands the checkpoint records of `batch`, just written, to checkpoint_feeds_ (writer thread).
   void publish_checkpoints(const JournalBatch& batch);
   // Last: its destructor writes what is queued while the rest still stands.
   GroupCommitter committer_;

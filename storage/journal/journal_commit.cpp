@@ -329,6 +329,7 @@ Status Journal::write(std::span<const JournalBatch* const> batches) {
         ended_trials_.insert(trial->id);
     }
     stats_.record(*batch, latency);
+    publish_checkpoints(*batch);
     if (observer_) observer_(*batch);
   }
   return written;

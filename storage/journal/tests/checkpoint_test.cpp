@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <future>
 #include <string>
 #include <vector>
 
@@ -186,4 +187,23 @@ TEST_CASE("a checkpoint feed gets its experiment's records from commits and queu
     REQUIRE(journal->put_checkpoint(before));
     CHECK(dropped.expired());
   }
+}
+
+TEST_CASE("a queued checkpoint record reaches its feed once written, never before, and its follower is told",
+          "[journal][checkpoint]") {
+  auto store = std::make_unique<GatedStore>();
+  auto& gate = *store;
+  Journal journal(std::move(store));
+  int told = 0;
+  auto feed = journal.follow_checkpoints(1, [&told] { ++told; });
+  const auto queued = make_checkpoint("6f1c2d3e-aaaa-4bbb-8ccc-000000000004", 1, 8, 300);
+  std::promise<Status> written;
+  journal.commit_async(std::make_shared<JournalBatch>(JournalBatch().put_checkpoint(queued)),
+                       [&written](const Status& status) { written.set_value(status); });
+  CHECK(feed->take().empty());  // a master killed now has no such record: nothing may act on it
+  CHECK(told == 0);
+  gate.open();
+  REQUIRE(written.get_future().get());
+  CHECK(uuids(feed->take()) == std::vector<std::string>{queued.uuid});
+  CHECK(told == 1);
 }

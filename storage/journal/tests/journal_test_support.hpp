@@ -7,11 +7,13 @@
 
 #include <sys/types.h>
 
+#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,36 @@ class SeekHookStore final : public KeyValueStore {
  private:
   MemoryStore store_;
   std::function<Status()> on_seek_;
+};
+
+// A store in memory whose writes wait until open() is called: what a
+// journal queues stays unwritten meanwhile. Open it before the journal
+// using it is destroyed (the journal writes what is queued then).
+class GatedStore final : public KeyValueStore {
+ public:
+  Result<std::optional<std::string>> get(std::string_view key) const override { return store_.get(key); }
+  Result<std::optional<std::string>> last_key_with(std::string_view prefix) const override {
+    return store_.last_key_with(prefix);
+  }
+  Status scan(std::string_view prefix, std::string_view start, const Visitor& visit) const override {
+    return store_.scan(prefix, start, visit);
+  }
+  Status write(const KeyValueBatch& batch) override {
+    std::unique_lock lock(mutex_);
+    opened_.wait(lock, [this] { return open_; });
+    return store_.write(batch);
+  }
+  void open() {
+    std::lock_guard lock(mutex_);
+    open_ = true;
+    opened_.notify_all();
+  }
+
+ private:
+  MemoryStore store_;
+  std::mutex mutex_;
+  std::condition_variable opened_;
+  bool open_ = false;
 };
 
 // A SeekHookStore that counts its seeks in `seeks`; read it after a commit has returned.
