@@ -56,6 +56,8 @@ inline wire::LaunchSpec script_launch(const std::filesystem::path& dir, const tl
   spec.experiment_id = 1;
   spec.run_id = run;
   spec.entrypoint = "sh worker.sh";
+  spec.hparams_json = "{}";  // a master's launch always carries both
+  spec.data_json = "{}";
   spec.archive = archives::pack_directory(dir / "project").value();
   spec.master_host = "127.0.0.1";
   spec.rank_certificate = identity.certificate;

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string_view>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "runtime/core/file_read.hpp"
@@ -26,30 +27,54 @@ Result<std::optional<wire::WorkloadRequest>> read_first_workload(const nlohmann:
   return std::optional(std::move(*request));
 }
 
+// `text` as a JSON string: quoted, escaped; bytes that are not UTF-8 kept
+// as they are (the launch's strings are UTF-8: the config is checked where it
+// enters), which the reader then refuses.
+std::string json_string(std::string_view text) {
+  std::string quoted = "\"";
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') quoted += {'\\', c};
+    else if (byte < 0x20) quoted += fmt::format("\\u{:04x}", byte);
+    else quoted += c;
+  }
+  return quoted + '"';
+}
+
 }  // namespace
 
 Status write_trial_file(const wire::LaunchSpec& spec, const fs::path& dir) {
-  nlohmann::json trial = {{"trial_id", spec.trial_id},
-                                {"experiment_id", spec.experiment_id},
-                                {"run_id", spec.run_id},
-                                {"rank", spec.rank},
-                                {"world_size", spec.world_size},
-                                {"local_rank", spec.local_rank},
-                                {"local_size", spec.local_size},
-                                {"node_index", spec.node_index},
-                                {"node_count", spec.node_count},
-                                {"entrypoint", spec.entrypoint},
-                                {"hparams", nlohmann::json::parse(spec.hparams_json, nullptr, false)},
-                                {"seed", spec.seed},
-                                {"global_batch_size", spec.global_batch_size},
-                                {"data", nlohmann::json::parse(spec.data_json, nullptr, false)},
-                                {"restore_path", spec.restore_path},
-                                {"kill_grace_period_ms", spec.kill_grace_period_ms}};
+  if (!nlohmann::json::accept(spec.hparams_json))
+    return fail(Error::invalid_argument("the launch's hyperparameters are not one JSON value"));
+  if (!nlohmann::json::accept(spec.data_json))
+    return fail(Error::invalid_argument("the launch's data section is not one JSON value"));
+  auto text = fmt::format(R"({{
+  "trial_id": {},
+  "experiment_id": {},
+  "run_id": {},
+  "rank": {},
+  "world_size": {},
+  "local_rank": {},
+  "local_size": {},
+  "node_index": {},
+  "node_count": {},
+  "entrypoint": {},
+  "hparams": {},
+  "seed": {},
+  "global_batch_size": {},
+  "data": {},
+  "restore_path": {},
+  "kill_grace_period_ms": {})",
+                          spec.trial_id, spec.experiment_id, spec.run_id, spec.rank, spec.world_size, spec.local_rank,
+                          spec.local_size, spec.node_index, spec.node_count, json_string(spec.entrypoint),
+                          spec.hparams_json, spec.seed, spec.global_batch_size, spec.data_json,
+                          json_string(spec.restore_path), spec.kill_grace_period_ms);
   if (spec.first_workload) {
     const auto bytes = wire::encode(*spec.first_workload);
-    trial["first_workload"] = to_hex(std::string_view(bytes.data(), bytes.size()));
+    text += ",\n  \"first_workload\": \"" + to_hex(std::string_view(bytes.data(), bytes.size())) + '"';
   }
-  return rewrite_file(dir / kTrialFileName, trial.dump(2) + '\n');
+  text += "\n}\n";
+  return rewrite_file(dir / kTrialFileName, text);
 }
 
 Result<wire::LaunchSpec> read_trial_file(const fs::path& path) {

@@ -54,6 +54,41 @@ TEST_CASE("A worker reads back every field of the trial file its agent wrote, an
   CHECK(*read == launch_spec());
 }
 
+TEST_CASE("The trial file is one JSON object holding the launch's hyperparameters and data as they came, and quoted strings") {
+  TempDir dir;
+  auto written = launch_spec();
+  written.hparams_json = R"({"layers":[1,2],"name":"a\"b","rate":1e-3})";
+  written.entrypoint = "python3 train.py --tag \"x\\y\"\t\n\x01 é";
+  REQUIRE(worker::write_trial_file(written, dir.path));
+  const auto path = dir.path / worker::kTrialFileName;
+  std::ifstream in(path);
+  const auto json = nlohmann::json::parse(in);  // what the worker and any other reader parse
+  CHECK(json.at("hparams") == nlohmann::json::parse(written.hparams_json));
+  CHECK(json.at("data") == nlohmann::json::parse(written.data_json));
+  CHECK(json.at("entrypoint") == written.entrypoint);
+  const auto read = worker::read_trial_file(path);
+  REQUIRE(read);
+  CHECK(read->entrypoint == written.entrypoint);
+  CHECK(nlohmann::json::parse(read->hparams_json) == nlohmann::json::parse(written.hparams_json));
+}
+
+TEST_CASE("A launch whose hyperparameters or data are not one JSON value writes no trial file") {
+  TempDir dir;
+  for (const auto* text : {"", "{", R"({"a":1}, "rank": 9)", "{} {}"}) {
+    auto written = launch_spec();
+    written.hparams_json = text;
+    auto status = worker::write_trial_file(written, dir.path);
+    REQUIRE_FALSE(status);
+    CHECK(status.error().code == ErrorCode::invalid_argument);
+    written = launch_spec();
+    written.data_json = text;
+    status = worker::write_trial_file(written, dir.path);
+    REQUIRE_FALSE(status);
+    CHECK(status.error().code == ErrorCode::invalid_argument);
+  }
+  CHECK_FALSE(fs::exists(dir.path / worker::kTrialFileName));
+}
+
 TEST_CASE("The trial file of a reused folder is the same file rewritten, holding the new trial alone") {
   TempDir dir;
   auto first = launch_spec();
