@@ -1,0 +1,73 @@
+"""A CPU profile of the agent and its warm workers over bench_control_plane's throughput search.
+
+    /usr/bin/python3 bench/control_plane/agent_perf.py --bin BIN --out FILE.perf [--trials 3000] [--slots 2]
+                                                       [--trial command|native] [--warmup-s 1.5] [--freq 999]
+
+Runs one `volador command` (or `--trial native`) search as ab_builds.py does,
+and `--warmup-s` after the submission (the warm workers started) attaches
+`perf record --call-graph dwarf` to the agent and to the volador-worker
+processes then under it (their later threads and children, the commands,
+included; workers started later are not followed). When the experiment ends
+it stops perf, prints how many trials ended while perf watched, and leaves
+the profile in `--out`: read it with `perf report -i FILE.perf --comm
+volador-node` (the agent) or `--comm volador-worker`.
+"""
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_control_plane as bench  # noqa: E402
+from cluster import Cluster, live_descendants  # noqa: E402
+
+
+def warm_workers(agent_pid):
+    """Pids of the volador-worker processes under the agent now."""
+    pids = []
+    for pid in live_descendants(agent_pid):
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() == "volador-worker":
+                    pids.append(pid)
+        except FileNotFoundError:  # ended meanwhile
+            pass
+    return pids
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True, help="the build's bin folder")
+    parser.add_argument("--out", required=True, help="perf's data file")
+    parser.add_argument("--trials", type=int, default=3000)
+    parser.add_argument("--slots", type=int, default=2)
+    parser.add_argument("--trial", choices=("command", "native"), default="command")
+    parser.add_argument("--warmup-s", type=float, default=1.5, help="seconds after the submission before perf attaches")
+    parser.add_argument("--freq", type=int, default=999, help="samples per second and thread")
+    args = parser.parse_args()
+    make_config = bench.echo_config if args.trial == "command" else bench.native_config
+    with Cluster(os.path.abspath(args.bin), args.slots) as cluster:
+        project = bench.write_project(os.path.join(cluster.data, "project"), make_config(args.trials, 4 * args.slots))
+        experiment, _ = bench.submit(cluster, project)
+        time.sleep(args.warmup_s)
+        pids = [cluster.agent.pid] + warm_workers(cluster.agent.pid)
+        perf = subprocess.Popen(["perf", "record", "-q", "-F", str(args.freq), "--call-graph", "dwarf,16384",
+                                 "-p", ",".join(map(str, pids)), "-o", args.out])
+        time.sleep(0.5)  # perf attached
+        watched_from_ms = time.time() * 1000
+        summary, timed_out = bench.wait_until_ended(cluster, experiment, 300, poll_s=0.1)
+        watched_to_ms = time.time() * 1000
+        perf.send_signal(signal.SIGINT)
+        perf.wait()
+        trials = cluster.api.get(f"/experiments/{experiment}/trials")["trials"]
+    ended = [t for t in trials if t["state"] == "COMPLETED" and watched_from_ms <= t["ended_at_ms"] <= watched_to_ms]
+    print(f"# {args.trial} trials, {args.slots} slots: {len(ended)} trials ended in "
+          f"{(watched_to_ms - watched_from_ms) / 1000:.1f} s while perf watched the agent (pid {pids[0]}) and "
+          f"{len(pids) - 1} warm workers (pids {', '.join(map(str, pids[1:]))}){' (TIMED OUT)' if timed_out else ''}; "
+          f"state {summary['state']}")
+
+
+if __name__ == "__main__":
+    main()
