@@ -77,14 +77,15 @@ Status write_trial_file(const wire::LaunchSpec& spec, const fs::path& dir) {
   return rewrite_file(dir / kTrialFileName, text);
 }
 
-Result<wire::LaunchSpec> read_trial_file(const fs::path& path) {
+Result<TrialFile> read_trial_file(const fs::path& path) {
   const auto text = read_file(path);
   if (!text) return fail(Error::not_found("the trial file: " + text.error().message));
-  const auto trial = nlohmann::json::parse(*text, nullptr, false);
+  auto trial = nlohmann::json::parse(*text, nullptr, false);
   if (trial.is_discarded() || !trial.is_object())
     return fail(Error::corruption("the trial file " + path.string() + " is not a JSON object"));
   try {
-    wire::LaunchSpec spec;
+    TrialFile file;
+    auto& spec = file.spec;
     spec.trial_id = trial.at("trial_id").get<std::uint64_t>();
     spec.experiment_id = trial.at("experiment_id").get<std::uint64_t>();
     spec.run_id = trial.at("run_id").get<std::uint32_t>();
@@ -95,16 +96,16 @@ Result<wire::LaunchSpec> read_trial_file(const fs::path& path) {
     spec.node_index = trial.at("node_index").get<std::uint32_t>();
     spec.node_count = trial.at("node_count").get<std::uint32_t>();
     spec.entrypoint = trial.at("entrypoint").get<std::string>();
-    spec.hparams_json = trial.at("hparams").dump();
+    file.hparams = std::move(trial.at("hparams"));
     spec.seed = trial.at("seed").get<std::uint32_t>();
     spec.global_batch_size = trial.at("global_batch_size").get<std::uint64_t>();
-    spec.data_json = trial.at("data").dump();
+    file.data = std::move(trial.at("data"));
     spec.restore_path = trial.at("restore_path").get<std::string>();
     spec.kill_grace_period_ms = trial.at("kill_grace_period_ms").get<std::uint64_t>();
     auto first_workload = read_first_workload(trial, path);
     if (!first_workload) return fail(first_workload.error());
     spec.first_workload = std::move(*first_workload);
-    return spec;
+    return file;
   } catch (const nlohmann::json::exception& e) {
     return fail(Error::corruption("the trial file " + path.string() + " is incomplete: " + e.what()));
   }
