@@ -96,6 +96,16 @@ TEST_CASE("A launch whose hyperparameters or data are not one JSON value writes 
   CHECK_FALSE(fs::exists(dir.path / worker::kTrialFileName));
 }
 
+TEST_CASE("A launch string that is not UTF-8 throws nothing at the agent, and the worker refuses the file") {
+  TempDir dir;
+  auto written = launch_spec();
+  written.entrypoint = "sh run\xff.sh";
+  REQUIRE(worker::write_trial_file(written, dir.path));
+  const auto read = worker::read_trial_file(dir.path / worker::kTrialFileName);
+  REQUIRE_FALSE(read);
+  CHECK(read.error().code == ErrorCode::corruption);
+}
+
 TEST_CASE("The trial file of a reused folder is the same file rewritten, holding the new trial alone") {
   TempDir dir;
   auto first = launch_spec();
