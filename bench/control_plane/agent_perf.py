@@ -8,9 +8,10 @@ and `--warmup-s` after the submission (the warm workers started) attaches
 `perf record --call-graph dwarf` to the agent and to the volador-worker
 processes then under it (their later threads and children, the commands,
 included; workers started later are not followed). When the experiment ends
-it stops perf, prints how many trials ended while perf watched, and leaves
-the profile in `--out`: read it with `perf report -i FILE.perf --comm
-volador-node` (the agent) or `--comm volador-worker`.
+it stops perf, prints how many trials ended while perf watched and the
+pids, and leaves the profile in `--out`. CAF names the agent's and the
+workers' threads alike: split the samples by pid (`perf script -i
+FILE.perf -F pid,tid,ip,sym` prints each sample's PID/TID and its stack).
 """
 import argparse
 import os
