@@ -63,7 +63,7 @@ def child_pids(pid):
         for task in os.listdir(f"/proc/{pid}/task"):
             with open(f"/proc/{pid}/task/{task}/children") as f:
                 out += [int(c) for c in f.read().split()]
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # the process or a thread ended meanwhile
         pass
     return out
 
