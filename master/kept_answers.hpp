@@ -2,10 +2,14 @@
 // Serialized answers about one experiment, kept under the read model's
 // version of it (ReadModel::version) they were made at: asked again while
 // nothing in that experiment changed, an experiment's 10,000 trials (3 MB)
-// are neither copied out of the model nor serialized again. `Text` is what
-// an answer is serialized to (wire::Bytes for the query actors, JSON text for
-// the HTTP API). At most kMaxKeptBytes in all (then all are dropped and kept
-// anew). Thread-safe.
+// are neither copied out of the model nor serialized again. An answer is
+// kept only once it was asked twice at one version (the first ask leaves a
+// mark of the version alone): an answer asked once, as a search's trial list
+// at its end usually is, would otherwise hold its text (~0.4 KB a trial) in
+// the master until the bound, for nothing. `Text` is what an answer is
+// serialized to (wire::Bytes for the query actors, JSON text for the HTTP
+// API). At most kMaxKeptBytes in all, marks included (then all are dropped
+// and kept anew). Thread-safe.
 
 #include <cstddef>
 #include <cstdint>
@@ -35,7 +39,8 @@ class KeptAnswers {
     const Key key{question, experiment_id};
     {
       std::lock_guard lock(mutex_);
-      if (auto kept = kept_.find(key); kept != kept_.end() && kept->second.first == version) return kept->second.second;
+      if (auto kept = kept_.find(key); kept != kept_.end() && kept->second.version == version && kept->second.text)
+        return kept->second.text;
     }
     auto made = make();
     if (!made) return fail(made.error());
@@ -44,25 +49,42 @@ class KeptAnswers {
     return text;
   }
 
+  // Bytes held: the kept texts and the marks of answers asked once.
+  [[nodiscard]] std::size_t kept_bytes() const {
+    std::lock_guard lock(mutex_);
+    return kept_bytes_;
+  }
+
  private:
   using Key = std::pair<Question, std::uint64_t>;
+  // An answer made at `version`; its text once it was asked twice at that version, else none (a mark).
+  struct Entry {
+    std::uint64_t version = 0;
+    Answer text;
+  };
+  static constexpr std::size_t kMarkBytes = sizeof(Key) + sizeof(Entry);
 
+  static std::size_t bytes_of(const Entry& entry) { return kMarkBytes + (entry.text ? entry.text->size() : 0); }
+
+  // Keeps `text` when the answer was marked at `version` already, else marks it.
   void keep(const Key& key, std::uint64_t version, const Answer& text) {
     std::lock_guard lock(mutex_);
+    Entry entry{.version = version};
     if (auto old = kept_.find(key); old != kept_.end()) {
-      kept_bytes_ -= old->second.second->size();
+      if (old->second.version == version) entry.text = text;
+      kept_bytes_ -= bytes_of(old->second);
       kept_.erase(old);
     }
-    if (kept_bytes_ + text->size() > kMaxKeptBytes) {
+    if (kept_bytes_ + bytes_of(entry) > kMaxKeptBytes) {
       kept_.clear();
       kept_bytes_ = 0;
     }
-    kept_bytes_ += text->size();
-    kept_.emplace(key, std::make_pair(version, text));
+    kept_bytes_ += bytes_of(entry);
+    kept_.emplace(key, std::move(entry));
   }
 
-  std::mutex mutex_;
-  std::map<Key, std::pair<std::uint64_t, Answer>> kept_;
+  mutable std::mutex mutex_;
+  std::map<Key, Entry> kept_;
   std::size_t kept_bytes_ = 0;
 };
 
