@@ -15,14 +15,11 @@ FILE.perf -F pid,tid,ip,sym` prints each sample's PID/TID and its stack).
 """
 import argparse
 import os
-import signal
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_control_plane as bench  # noqa: E402
 from cluster import Cluster, live_descendants  # noqa: E402
+from perf_watch import watch_search  # noqa: E402
 
 
 def warm_workers(agent_pid):
@@ -48,26 +45,19 @@ def main():
     parser.add_argument("--warmup-s", type=float, default=1.5, help="seconds after the submission before perf attaches")
     parser.add_argument("--freq", type=int, default=999, help="samples per second and thread")
     args = parser.parse_args()
-    make_config = bench.echo_config if args.trial == "command" else bench.native_config
     with Cluster(os.path.abspath(args.bin), args.slots) as cluster:
-        project = bench.write_project(os.path.join(cluster.data, "project"), make_config(args.trials, 4 * args.slots))
-        experiment, _ = bench.submit(cluster, project)
-        time.sleep(args.warmup_s)
-        pids = [cluster.agent.pid] + warm_workers(cluster.agent.pid)
-        perf = subprocess.Popen(["perf", "record", "-q", "-F", str(args.freq), "--call-graph", "dwarf,16384",
-                                 "-p", ",".join(map(str, pids)), "-o", args.out])
-        time.sleep(0.5)  # perf attached
-        watched_from_ms = time.time() * 1000
-        summary, timed_out = bench.wait_until_ended(cluster, experiment, 300, poll_s=0.1)
-        watched_to_ms = time.time() * 1000
-        perf.send_signal(signal.SIGINT)
-        perf.wait()
-        trials = cluster.api.get(f"/experiments/{experiment}/trials")["trials"]
-    ended = [t for t in trials if t["state"] == "COMPLETED" and watched_from_ms <= t["ended_at_ms"] <= watched_to_ms]
-    print(f"# {args.trial} trials, {args.slots} slots: {len(ended)} trials ended in "
-          f"{(watched_to_ms - watched_from_ms) / 1000:.1f} s while perf watched the agent (pid {pids[0]}) and "
-          f"{len(pids) - 1} warm workers (pids {', '.join(map(str, pids[1:]))}){' (TIMED OUT)' if timed_out else ''}; "
-          f"state {summary['state']}")
+        pids = []
+
+        def perf_record():
+            pids.extend([cluster.agent.pid] + warm_workers(cluster.agent.pid))
+            return ["perf", "record", "-q", "-F", str(args.freq), "--call-graph", "dwarf,16384",
+                    "-p", ",".join(map(str, pids)), "-o", args.out]
+
+        watched = watch_search(cluster, args.trial, args.trials, args.slots, args.warmup_s, perf_record)
+    print(f"# {args.trial} trials, {args.slots} slots: {len(watched.ended)} trials ended in "
+          f"{watched.seconds:.1f} s while perf watched the agent (pid {pids[0]}) and "
+          f"{len(pids) - 1} warm workers (pids {', '.join(map(str, pids[1:]))}){' (TIMED OUT)' if watched.timed_out else ''}; "
+          f"state {watched.summary['state']}")
 
 
 if __name__ == "__main__":

@@ -15,15 +15,12 @@ import argparse
 import collections
 import os
 import re
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_control_plane as bench  # noqa: E402
 from cluster import Cluster  # noqa: E402
+from perf_watch import watch_search  # noqa: E402
 
 SUMMARY_LINE = re.compile(r"^\s+(\w+)\s+(\d+)\s+(\d+)\s+[\d.]+")
 
@@ -37,29 +34,24 @@ def main():
     parser.add_argument("--warmup-s", type=float, default=1.5, help="seconds after the submission before perf attaches")
     parser.add_argument("--trace-out", help="keep perf's summary (by thread) in this file")
     args = parser.parse_args()
-    make_config = bench.echo_config if args.trial == "command" else bench.native_config
     with Cluster(args.bin, args.slots, keep=False) as cluster:
-        project = bench.write_project(os.path.join(cluster.data, "project"), make_config(args.trials, 4 * args.slots))
-        experiment, _ = bench.submit(cluster, project)
-        time.sleep(args.warmup_s)
-        tids = sorted(os.listdir(f"/proc/{cluster.agent.pid}/task"), key=int)
+        tids = []
         with tempfile.NamedTemporaryFile("r", suffix=".perf-trace") as out:
-            perf = subprocess.Popen(["perf", "trace", "-s", "--tid", ",".join(tids), "-o", out.name])
-            time.sleep(0.5)  # perf attached
-            watched_from_ms = time.time() * 1000
-            summary, timed_out = bench.wait_until_ended(cluster, experiment, 300, poll_s=0.1)
-            watched_to_ms = time.time() * 1000
-            perf.send_signal(signal.SIGINT)
-            perf.wait()
+
+            def perf_trace():
+                tids.extend(sorted(os.listdir(f"/proc/{cluster.agent.pid}/task"), key=int))
+                return ["perf", "trace", "-s", "--tid", ",".join(tids), "-o", out.name]
+
+            watched = watch_search(cluster, args.trial, args.trials, args.slots, args.warmup_s, perf_trace)
             text = out.read()
         if args.trace_out:
             with open(args.trace_out, "w") as kept:
                 kept.write(text)
         calls = count_calls(text)
-        trials = cluster.api.get(f"/experiments/{experiment}/trials")["trials"]
-    ended = [t for t in trials if t["state"] == "COMPLETED" and watched_from_ms <= t["ended_at_ms"] <= watched_to_ms]
-    print(f"# {args.trial} trials, {args.slots} slots: {len(ended)} trials ended in {(watched_to_ms - watched_from_ms) / 1000:.1f} s "
-          f"while perf watched {len(tids)} agent threads{' (TIMED OUT)' if timed_out else ''}; state {summary['state']}")
+    ended = watched.ended
+    print(f"# {args.trial} trials, {args.slots} slots: {len(ended)} trials ended in {watched.seconds:.1f} s "
+          f"while perf watched {len(tids)} agent threads{' (TIMED OUT)' if watched.timed_out else ''}; "
+          f"state {watched.summary['state']}")
     per_trial = max(len(ended), 1)
     for name, count in sorted(calls.items(), key=lambda item: -item[1]):
         print(f"{name:24} {count:8} {count / per_trial:8.2f} per trial")
