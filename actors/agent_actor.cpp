@@ -625,14 +625,18 @@ void register_with_master(Self self) {
 }
 
 // Looks for the master on a thread of its own (connecting blocks) and hands
-// it to the agent, or makes the agent quit after the reconnect patience.
-// `lost`, the gateway of the connection that died, does not count.
+// it to the agent, or makes the agent quit after the reconnect patience; it
+// stops looking once the agent ended (stopped meanwhile), so the agent's
+// process is not held until the patience runs out. `lost`, the gateway of
+// the connection that died, does not count.
 void reconnect(Self self, const net::Endpoint& endpoint, caf::actor lost) {
   auto agent = AgentActor(self);
   const auto patience = self->state.options.timings.reconnect_patience;
-  self->spawn([agent, endpoint, lost, patience](caf::blocking_actor* finder) {
+  auto agent_ended = std::make_shared<std::atomic<bool>>(false);
+  self->attach_functor([agent_ended] { *agent_ended = true; });
+  self->spawn([agent, endpoint, lost, patience, agent_ended](caf::blocking_actor* finder) {
     const auto deadline = std::chrono::steady_clock::now() + patience;
-    auto master = net::await_master(finder->home_system(), endpoint, deadline, lost);
+    auto master = net::await_master(finder->home_system(), endpoint, deadline, lost, [&] { return agent_ended->load(); });
     if (master) return finder->send(agent, reconnected_atom::value, *master);
     finder->send_exit(agent, caf::sec::remote_linking_failed);
   });

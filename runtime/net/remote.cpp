@@ -36,9 +36,11 @@ Result<std::uint16_t> publish(caf::actor_system& system, const caf::actor& actor
 }
 
 Result<caf::actor> await_master(caf::actor_system& system, const Endpoint& master,
-                                std::chrono::steady_clock::time_point deadline, const caf::actor& stale) {
+                                std::chrono::steady_clock::time_point deadline, const caf::actor& stale,
+                                const std::function<bool()>& stopped) {
   auto delay = std::chrono::milliseconds(100);
   for (;;) {
+    if (stopped && stopped()) return fail(Error::unavailable("stopped while waiting for the master at " + master.to_string()));
     auto actor = remote_actor(system, master);
     if (actor && !same_object(*actor, stale)) return actor;
     const auto now = std::chrono::steady_clock::now();

@@ -4,6 +4,7 @@
 // configure_actor_system). The only place that opens node connections.
 
 #include <chrono>
+#include <functional>
 #include <cstdint>
 
 #include <caf/actor.hpp>
@@ -32,8 +33,11 @@ bool same_object(const caf::actor& a, const caf::actor& b);
 // though its node id is the same). Once the deadline has passed: unavailable,
 // "cannot reach the master at HOST:PORT: " and CAF's last reason
 // (unreachable, or one side refused the other's certificate). Blocks the
-// calling thread.
+// calling thread; `stopped` (when given) is asked before each try, and true
+// ends the wait at once (unavailable, "stopped ..."), so a caller that is shutting down does
+// not hold its actor system until the deadline.
 Result<caf::actor> await_master(caf::actor_system& system, const Endpoint& master,
-                                std::chrono::steady_clock::time_point deadline, const caf::actor& stale = {});
+                                std::chrono::steady_clock::time_point deadline, const caf::actor& stale = {},
+                                const std::function<bool()>& stopped = {});
 
 }  // namespace volador::net

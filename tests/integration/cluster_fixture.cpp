@@ -97,6 +97,7 @@ Cluster::~Cluster() {
 }
 
 pid_t Cluster::master_pid() const { return master_->pid(); }
+pid_t Cluster::agent_pid() const { return agent_->pid(); }
 
 std::string Cluster::nodes_log() const {
   std::ifstream in(data_dir_ / "nodes.log");

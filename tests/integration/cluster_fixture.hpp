@@ -81,6 +81,7 @@ class Cluster {
   // waits until the master has registered it.
   void start_agent_on(int host, const std::string& name, std::uint32_t slots, const std::string& advertise = "");
   [[nodiscard]] pid_t master_pid() const;
+  [[nodiscard]] pid_t agent_pid() const;  // the usual agent's
   // What the master and agents this cluster started have printed so far (DATA/nodes.log).
   [[nodiscard]] std::string nodes_log() const;
   [[nodiscard]] const std::string& master_address() const { return address_; }

@@ -800,3 +800,14 @@ TEST_CASE("A master whose journal lost acknowledged writes refuses to start unti
   CHECK(cluster.cli({"experiment", "list"}).exit_code == 0);
   CHECK_THAT(cluster.nodes_log(), Catch::Contains("acknowledged write(s) lost (writes "));
 }
+
+TEST_CASE("An agent stopped while it looks for its lost master ends within seconds, not after the reconnect patience") {
+  TempDir dir;
+  Cluster cluster(dir.path() / "data", 1);
+  const pid_t agent = cluster.agent_pid();
+  cluster.kill_master();
+  REQUIRE(eventually([&] { return cluster.nodes_log().find("lost the master") != std::string::npos; }, 30));
+  REQUIRE(::kill(agent, SIGTERM) == 0);
+  // Its reconnect patience is minutes: it must not hold the agent's process until then.
+  CHECK(eventually([&] { return ::kill(agent, 0) != 0 && errno == ESRCH; }, 20));
+}
