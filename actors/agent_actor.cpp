@@ -632,9 +632,7 @@ void register_with_master(Self self) {
 void reconnect(Self self, const net::Endpoint& endpoint, caf::actor lost) {
   auto agent = AgentActor(self);
   const auto patience = self->state.options.timings.reconnect_patience;
-  auto agent_ended = std::make_shared<std::atomic<bool>>(false);
-  self->attach_functor([agent_ended] { *agent_ended = true; });
-  self->spawn([agent, endpoint, lost, patience, agent_ended](caf::blocking_actor* finder) {
+  self->spawn([agent, endpoint, lost, patience, agent_ended = self->state.ended](caf::blocking_actor* finder) {
     const auto deadline = std::chrono::steady_clock::now() + patience;
     auto master = net::await_master(finder->home_system(), endpoint, deadline, lost, [&] { return agent_ended->load(); });
     if (master) return finder->send(agent, reconnected_atom::value, *master);
@@ -689,6 +687,7 @@ void on_orphaned(Self self, std::uint32_t outage) {
 
 AgentActor::behavior_type agent_actor(Self self, AgentOptions options, caf::actor master) {
   self->state.options = std::move(options);
+  self->attach_functor([ended = self->state.ended] { *ended = true; });
   tls::remove_rank_identities(self->state.options.work_dir);  // an earlier agent's workers are gone
   self->state.idle = IdleWorkers(self->state.options.timings.warm_worker_idle.count());
   open_rank_limits(self->state);

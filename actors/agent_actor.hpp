@@ -38,6 +38,7 @@
 // options' timings). An agent without the address (in the master's own
 // process) kills its workers and quits with the master.
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -147,6 +148,8 @@ struct AgentState {
   std::map<SlotWaits::Ticket, WaitingLaunch> waiting_launches;
   sandbox::RankCgroups cgroups;  // each worker process's cgroup, with its trial's limits
   sandbox::WorkFolders work_folders;  // failed ranks' folders, until their time is up; idle workers' clean ones
+  // Set once the agent ended: its master finder (reconnect) stops looking.
+  std::shared_ptr<std::atomic<bool>> ended = std::make_shared<std::atomic<bool>>(false);
   // What the master last heard of the work disk (registration, WorkDiskReport): whether it refused trials, and when.
   struct WorkDiskReported {
     bool refusing = false;
